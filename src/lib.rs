@@ -1,0 +1,9 @@
+//! beryl: a compiler for FreeBSD fleets.
+//!
+//! The modules follow the data flow of one compile: inventory discovery, YAML
+//! loading with spans, merging by a policy table, SSH key resolution and
+//! injection, schema validation, then the outputs.
+
+pub mod diag;
+pub mod value;
+pub mod yaml;

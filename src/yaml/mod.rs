@@ -1,0 +1,196 @@
+//! YAML loading with spans and budgets.
+//!
+//! Entry point: [`load_file`] (or [`parse`] for text already in memory). The
+//! dialect is YAML 1.2 core: `yes`/`no`/`on`/`off` stay strings, `0644` stays the
+//! string "0644", duplicate keys are an error at the second key, unknown tags are
+//! an error, anchors and aliases work within an expansion budget and merge keys
+//! `<<` are applied. Every node keeps its file, line, column and byte span.
+
+mod raw;
+
+use std::io::Read;
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::diag::Diag;
+use crate::value::{Entry, Map, Node, Source, Span, Value};
+use raw::Raw;
+
+/// Resource limits for one file.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Largest file accepted, in bytes.
+    pub max_file_size: u64,
+    /// Deepest nesting of mappings and lists.
+    pub max_depth: usize,
+    /// Most nodes in one file, aliases expanded.
+    pub max_nodes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_file_size: DEFAULT_MAX_FILE_SIZE,
+            max_depth: 64,
+            max_nodes: 1_000_000,
+        }
+    }
+}
+
+/// 4 MiB: a level file is a few KB; this leaves room for generated ones.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 4 * 1024 * 1024;
+
+/// Reads a file within the size cap and parses it. `name` is how the file is
+/// shown in diagnostics.
+pub fn load_file(path: &Path, name: &str, limits: &Limits) -> Result<Node, Diag> {
+    let text = read_text(path, name, limits.max_file_size)?;
+    parse(&Source::new(name, text), limits)
+}
+
+/// Reads a text file within a size cap, refusing invalid UTF-8.
+pub fn read_text(path: &Path, name: &str, max: u64) -> Result<String, Diag> {
+    let io_err = |e: std::io::Error| {
+        Diag::new("beryl::io", format!("cannot read {name}: {e}"))
+    };
+    let file = std::fs::File::open(path).map_err(io_err)?;
+    let mut bytes = Vec::new();
+    file.take(max + 1).read_to_end(&mut bytes).map_err(io_err)?;
+    if bytes.len() as u64 > max {
+        return Err(Diag::new(
+            "beryl::yaml::too_large",
+            format!("{name} is larger than the {max}-byte file size cap"),
+        )
+        .help("raise the cap with --max-file-size BYTES if the file is meant to be this large"));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
+        Diag::new(
+            "beryl::yaml::utf8",
+            format!("{name}:{line}: the file is not valid UTF-8 (byte {})", valid.len()),
+        )
+    })
+}
+
+/// Parses one YAML document into a mapping node. An empty document (or one
+/// holding only comments) is an empty mapping; any other non-mapping root is an
+/// error.
+pub fn parse(source: &Arc<Source>, limits: &Limits) -> Result<Node, Diag> {
+    let opts = serde_saphyr::options! {
+        strict_booleans: true,
+        leading_zero_numbers_as_strings: true,
+        underscored_numbers_as_strings: true,
+        reject_unsupported_tags: true,
+        duplicate_keys: serde_saphyr::DuplicateKeyPolicy::PassThrough,
+        budget: serde_saphyr::budget! {
+            max_depth: limits.max_depth,
+            flow_nesting_limit: limits.max_depth,
+            max_nodes: limits.max_nodes,
+            max_events: limits.max_nodes.saturating_mul(4),
+            max_reader_input_bytes: Some(usize::try_from(limits.max_file_size).unwrap_or(usize::MAX)),
+        },
+    };
+    let root = if source.text.trim().is_empty() {
+        None
+    } else {
+        let raw: serde_saphyr::Spanned<Raw> =
+            serde_saphyr::from_str_with_options(&source.text, opts)
+                .map_err(|e| syntax_error(source, &e))?;
+        Some(raw)
+    };
+    let node = match root {
+        None => Node::new(Value::Map(Map::new()), Span::file(source)),
+        Some(raw) => convert(source, raw)?,
+    };
+    match node.value {
+        Value::Map(_) => Ok(node),
+        Value::Null => Ok(Node::new(Value::Map(Map::new()), node.span)),
+        ref other => Err(Diag::new(
+            "beryl::yaml::root_not_mapping",
+            format!("the document's root is {}, not a mapping", other.type_name()),
+        )
+        .label(&node.span, "this must be a mapping of keys to values")),
+    }
+}
+
+fn span_of(source: &Arc<Source>, loc: &serde_saphyr::Location) -> Span {
+    let s = loc.span();
+    let offset = s.byte_offset().unwrap_or(0) as usize;
+    let len = s.byte_len().unwrap_or(0) as usize;
+    Span {
+        source: Some(source.clone()),
+        offset: offset.min(source.text.len()),
+        len,
+        line: u32::try_from(loc.line()).unwrap_or(u32::MAX),
+        col: u32::try_from(loc.column()).unwrap_or(u32::MAX),
+    }
+}
+
+fn syntax_error(source: &Arc<Source>, err: &serde_saphyr::Error) -> Diag {
+    let message = first_line(&err.without_snippet().render());
+    let mut diag = Diag::new("beryl::yaml::syntax", format!("invalid YAML in {}: {message}", source.name));
+    if let Some(loc) = err.location() {
+        let span = span_of(source, &loc);
+        diag = diag.label(&span, message);
+    }
+    diag
+}
+
+fn first_line(s: &str) -> String {
+    s.lines().next().unwrap_or("").trim().to_string()
+}
+
+/// Turns the parser's tree into spanned nodes, checking keys on the way.
+fn convert(source: &Arc<Source>, raw: serde_saphyr::Spanned<Raw>) -> Result<Node, Diag> {
+    let span = span_of(source, &raw.referenced);
+    let value = match raw.value {
+        Raw::Null => Value::Null,
+        Raw::Bool(b) => Value::Bool(b),
+        Raw::Int(i) => Value::Int(i),
+        Raw::Float(f) => Value::Float(f),
+        Raw::Str(s) => Value::Str(s),
+        Raw::BigInt(text) => {
+            return Err(Diag::new(
+                "beryl::yaml::integer_range",
+                format!("integer {text} does not fit in 64 bits"),
+            )
+            .label(&span, "out of range")
+            .help("quote it to keep it as a string"));
+        }
+        Raw::Seq(items) => Value::Seq(
+            items
+                .into_iter()
+                .map(|item| convert(source, item))
+                .collect::<Result<_, _>>()?,
+        ),
+        Raw::Map(pairs) => {
+            let mut map = Map::with_capacity(pairs.len());
+            for (key, value) in pairs {
+                let key_span = span_of(source, &key.referenced);
+                let Raw::Str(name) = key.value else {
+                    return Err(Diag::new(
+                        "beryl::yaml::key_type",
+                        format!("mapping keys must be strings, found {}", key.value.type_name()),
+                    )
+                    .label(&key_span, "this key is not a string")
+                    .help("quote the key to make it a string"));
+                };
+                if let Some(first) = map.get(&name) {
+                    return Err(Diag::new(
+                        "beryl::yaml::duplicate_key",
+                        format!("duplicate key `{name}`"),
+                    )
+                    .label(&key_span, "this key is already set")
+                    .label(&first.key_span, "first set here"));
+                }
+                let node = convert(source, value)?;
+                map.insert(name, Entry { key_span, node });
+            }
+            Value::Map(map)
+        }
+    };
+    Ok(Node::new(value, span))
+}
+
+#[cfg(test)]
+mod tests;
