@@ -70,7 +70,10 @@ impl Diag {
 
     /// A key that identifies the same error reached from several hosts.
     pub fn dedup_key(&self) -> String {
-        let at = self.span().map(|s| format!("{s}@{}", s.offset)).unwrap_or_default();
+        let at = self
+            .span()
+            .map(|s| format!("{s}@{}", s.offset))
+            .unwrap_or_default();
         format!("{}|{}|{}", self.code, self.message, at)
     }
 }
@@ -181,15 +184,21 @@ impl Diagnostic for Report<'_> {
         if self.diag.labels.is_empty() {
             return None;
         }
-        Some(Box::new(self.diag.labels.iter().enumerate().map(|(i, (span, text))| {
-            let text = if self.diag.advice { String::new() } else { text.clone() };
-            let text = (!text.is_empty()).then_some(text);
-            if i == 0 {
-                LabeledSpan::new_primary_with_span(text, (span.offset, span.len))
-            } else {
-                LabeledSpan::new_with_span(text, (span.offset, span.len))
-            }
-        })))
+        Some(Box::new(self.diag.labels.iter().enumerate().map(
+            |(i, (span, text))| {
+                let text = if self.diag.advice {
+                    String::new()
+                } else {
+                    text.clone()
+                };
+                let text = (!text.is_empty()).then_some(text);
+                if i == 0 {
+                    LabeledSpan::new_primary_with_span(text, (span.offset, span.len))
+                } else {
+                    LabeledSpan::new_with_span(text, (span.offset, span.len))
+                }
+            },
+        )))
     }
 
     fn related<'b>(&'b self) -> Option<Box<dyn Iterator<Item = &'b dyn Diagnostic> + 'b>> {
@@ -209,9 +218,23 @@ mod tests {
     fn labels_in_other_files_become_related_notes() {
         let a = Source::new("a.yml", "x: 1\n");
         let b = Source::new("b.yml", "x: 2\n");
-        let sa = Span { source: Some(a), offset: 3, len: 1, line: 1, col: 4 };
-        let sb = Span { source: Some(b), offset: 3, len: 1, line: 1, col: 4 };
-        let d = Diag::new("beryl::test", "boom").label(&sa, "here").label(&sb, "and there");
+        let sa = Span {
+            source: Some(a),
+            offset: 3,
+            len: 1,
+            line: 1,
+            col: 4,
+        };
+        let sb = Span {
+            source: Some(b),
+            offset: 3,
+            len: 1,
+            line: 1,
+            col: 4,
+        };
+        let d = Diag::new("beryl::test", "boom")
+            .label(&sa, "here")
+            .label(&sb, "and there");
         assert_eq!(d.labels.len(), 1);
         assert_eq!(d.related.len(), 1);
         assert_eq!(d.span().unwrap().to_string(), "a.yml:1:4");

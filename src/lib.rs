@@ -5,5 +5,7 @@
 //! injection, schema validation, then the outputs.
 
 pub mod diag;
+pub mod inventory;
+pub mod merge;
 pub mod value;
 pub mod yaml;

@@ -49,9 +49,7 @@ pub fn load_file(path: &Path, name: &str, limits: &Limits) -> Result<Node, Diag>
 
 /// Reads a text file within a size cap, refusing invalid UTF-8.
 pub fn read_text(path: &Path, name: &str, max: u64) -> Result<String, Diag> {
-    let io_err = |e: std::io::Error| {
-        Diag::new("beryl::io", format!("cannot read {name}: {e}"))
-    };
+    let io_err = |e: std::io::Error| Diag::new("beryl::io", format!("cannot read {name}: {e}"));
     let file = std::fs::File::open(path).map_err(io_err)?;
     let mut bytes = Vec::new();
     file.take(max + 1).read_to_end(&mut bytes).map_err(io_err)?;
@@ -67,7 +65,10 @@ pub fn read_text(path: &Path, name: &str, max: u64) -> Result<String, Diag> {
         let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
         Diag::new(
             "beryl::yaml::utf8",
-            format!("{name}:{line}: the file is not valid UTF-8 (byte {})", valid.len()),
+            format!(
+                "{name}:{line}: the file is not valid UTF-8 (byte {})",
+                valid.len()
+            ),
         )
     })
 }
@@ -107,7 +108,10 @@ pub fn parse(source: &Arc<Source>, limits: &Limits) -> Result<Node, Diag> {
         Value::Null => Ok(Node::new(Value::Map(Map::new()), node.span)),
         ref other => Err(Diag::new(
             "beryl::yaml::root_not_mapping",
-            format!("the document's root is {}, not a mapping", other.type_name()),
+            format!(
+                "the document's root is {}, not a mapping",
+                other.type_name()
+            ),
         )
         .label(&node.span, "this must be a mapping of keys to values")),
     }
@@ -128,7 +132,10 @@ fn span_of(source: &Arc<Source>, loc: &serde_saphyr::Location) -> Span {
 
 fn syntax_error(source: &Arc<Source>, err: &serde_saphyr::Error) -> Diag {
     let message = first_line(&err.without_snippet().render());
-    let mut diag = Diag::new("beryl::yaml::syntax", format!("invalid YAML in {}: {message}", source.name));
+    let mut diag = Diag::new(
+        "beryl::yaml::syntax",
+        format!("invalid YAML in {}: {message}", source.name),
+    );
     if let Some(loc) = err.location() {
         let span = span_of(source, &loc);
         diag = diag.label(&span, message);
@@ -170,7 +177,10 @@ fn convert(source: &Arc<Source>, raw: serde_saphyr::Spanned<Raw>) -> Result<Node
                 let Raw::Str(name) = key.value else {
                     return Err(Diag::new(
                         "beryl::yaml::key_type",
-                        format!("mapping keys must be strings, found {}", key.value.type_name()),
+                        format!(
+                            "mapping keys must be strings, found {}",
+                            key.value.type_name()
+                        ),
                     )
                     .label(&key_span, "this key is not a string")
                     .help("quote the key to make it a string"));

@@ -21,7 +21,10 @@ fn spans_are_one_based_with_byte_offsets() {
     let n = load("a:\n  b: ééx\n  c: 3\n").unwrap();
     let c = n.get("a").unwrap().get("c").unwrap();
     assert_eq!((c.span.line, c.span.col), (3, 6));
-    assert_eq!(&n.span.source.as_ref().unwrap().text[c.span.offset..c.span.offset + 1], "3");
+    assert_eq!(
+        &n.span.source.as_ref().unwrap().text[c.span.offset..c.span.offset + 1],
+        "3"
+    );
     let key = &n.get("a").unwrap().as_map().unwrap()["c"].key_span;
     assert_eq!((key.line, key.col), (3, 3));
 }
@@ -50,7 +53,11 @@ fn empty_and_comment_only_are_empty_mappings() {
 #[test]
 fn non_mapping_root_is_an_error() {
     for text in ["- a\n", "hello\n", "42\n"] {
-        assert_eq!(load(text).unwrap_err().code, "beryl::yaml::root_not_mapping", "{text}");
+        assert_eq!(
+            load(text).unwrap_err().code,
+            "beryl::yaml::root_not_mapping",
+            "{text}"
+        );
     }
 }
 
@@ -64,7 +71,10 @@ fn anchors_and_merge_keys() {
 
 #[test]
 fn unknown_tags_are_refused() {
-    assert_eq!(load("a: !custom x\n").unwrap_err().code, "beryl::yaml::syntax");
+    assert_eq!(
+        load("a: !custom x\n").unwrap_err().code,
+        "beryl::yaml::syntax"
+    );
 }
 
 #[test]
@@ -102,5 +112,8 @@ fn deep_nesting_is_refused_without_overflow() {
 
 #[test]
 fn big_integers_are_refused() {
-    assert_eq!(load("a: 9223372036854775808\n").unwrap_err().code, "beryl::yaml::integer_range");
+    assert_eq!(
+        load("a: 9223372036854775808\n").unwrap_err().code,
+        "beryl::yaml::integer_range"
+    );
 }

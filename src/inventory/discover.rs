@@ -1,0 +1,427 @@
+//! Walking the inventory tree and enforcing the layout.
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::{Domain, Group, Host, Inventory, LevelFile};
+use crate::diag::{Diag, Diags};
+
+const ROOT_HELP: &str = "give the inventory with -i/--inventory DIR or BERYL_INVENTORY";
+
+impl Inventory {
+    /// Discovers the inventory under `root`, reporting every layout error.
+    /// `root_display` is the root as the user wrote it, for messages.
+    pub fn discover(root: &Path, root_display: &str) -> Result<Inventory, Diags> {
+        let mut walk = Walk {
+            root: root.to_path_buf(),
+            display: root_display.trim_end_matches('/').to_string(),
+            errors: Vec::new(),
+        };
+        let canonical = match fs::canonicalize(root) {
+            Ok(c) if c.is_dir() => c,
+            Ok(_) => {
+                return Err(vec![
+                    Diag::new(
+                        "beryl::inventory::not_a_directory",
+                        format!("the inventory {} is not a directory", walk.display),
+                    )
+                    .help(ROOT_HELP),
+                ]);
+            }
+            Err(e) => {
+                return Err(vec![
+                    Diag::new(
+                        "beryl::inventory::not_found",
+                        format!("cannot open the inventory {}: {e}", walk.display),
+                    )
+                    .help(ROOT_HELP),
+                ]);
+            }
+        };
+        let inv = walk.root_dir(&canonical);
+        if walk.errors.is_empty() {
+            Ok(inv)
+        } else {
+            Err(walk.errors)
+        }
+    }
+}
+
+struct Walk {
+    root: PathBuf,
+    display: String,
+    errors: Diags,
+}
+
+enum Kind {
+    Dir,
+    Yaml(String),
+    Other,
+}
+
+struct Item {
+    name: String,
+    rel: String,
+    kind: Kind,
+}
+
+impl Walk {
+    fn file(&self, rel: &str) -> LevelFile {
+        LevelFile {
+            path: self.root.join(rel),
+            rel: rel.to_string(),
+            display: self.display_of(rel),
+        }
+    }
+
+    fn display_of(&self, rel: &str) -> String {
+        if self.display.is_empty() || self.display == "." {
+            rel.to_string()
+        } else {
+            format!("{}/{rel}", self.display)
+        }
+    }
+
+    fn error(&mut self, code: &'static str, message: String, help: Option<&str>) {
+        let mut d = Diag::new(code, message);
+        if let Some(h) = help {
+            d = d.help(h);
+        }
+        self.errors.push(d);
+    }
+
+    /// Lists a directory, sorted by name, skipping hidden entries. Entries are
+    /// classified after following links; a link that leaves the inventory, or
+    /// that cannot be followed, is an error.
+    fn list(&mut self, dir_rel: &str, canonical_root: &Path) -> Vec<Item> {
+        let dir = self.root.join(dir_rel);
+        let entries = match fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) => {
+                let shown = self.display_of(dir_rel);
+                self.error(
+                    "beryl::inventory::io",
+                    format!("cannot list {shown}: {e}"),
+                    None,
+                );
+                return Vec::new();
+            }
+        };
+        let mut names: Vec<String> = Vec::new();
+        for entry in entries {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(e) => {
+                    let shown = self.display_of(dir_rel);
+                    self.error(
+                        "beryl::inventory::io",
+                        format!("cannot list {shown}: {e}"),
+                        None,
+                    );
+                    continue;
+                }
+            };
+            match entry.file_name().into_string() {
+                Ok(n) if n.starts_with('.') => {}
+                Ok(n) => names.push(n),
+                Err(raw) => {
+                    let shown = self.display_of(dir_rel);
+                    self.error(
+                        "beryl::inventory::name",
+                        format!("{shown} holds an entry whose name is not UTF-8: {raw:?}"),
+                        None,
+                    );
+                }
+            }
+        }
+        names.sort();
+        let mut items = Vec::new();
+        for name in names {
+            let rel = if dir_rel.is_empty() {
+                name.clone()
+            } else {
+                format!("{dir_rel}/{name}")
+            };
+            let path = self.root.join(&rel);
+            let shown = self.display_of(&rel);
+            let real = match fs::canonicalize(&path) {
+                Ok(r) => r,
+                Err(e) => {
+                    self.error(
+                        "beryl::inventory::io",
+                        format!("cannot follow {shown}: {e}"),
+                        None,
+                    );
+                    continue;
+                }
+            };
+            if !real.starts_with(canonical_root) {
+                self.error(
+                    "beryl::inventory::outside",
+                    format!(
+                        "{shown} is a link to {}, outside the inventory",
+                        real.display()
+                    ),
+                    Some("inventory files must lie inside the inventory directory"),
+                );
+                continue;
+            }
+            let kind = if real.is_dir() {
+                Kind::Dir
+            } else if let Some(stem) = yaml_stem(&name) {
+                Kind::Yaml(stem.to_string())
+            } else {
+                Kind::Other
+            };
+            items.push(Item { name, rel, kind });
+        }
+        items
+    }
+
+    fn root_dir(&mut self, canonical: &Path) -> Inventory {
+        let mut default = None;
+        let mut domains = Vec::new();
+        let mut groups = Vec::new();
+        let mut hosts = Vec::new();
+        for item in self.list("", canonical) {
+            match item.kind {
+                Kind::Yaml(stem) if stem == "_default" => {
+                    if let Some(first) = &default {
+                        self.duplicate_level(first, &item.rel);
+                    } else {
+                        default = Some(self.file(&item.rel));
+                    }
+                }
+                Kind::Yaml(stem) => self.misplaced(&stem, &item.rel, "the inventory root"),
+                Kind::Dir => {
+                    if !is_dns_name(&item.name) {
+                        let shown = self.display_of(&item.rel);
+                        self.error(
+                            "beryl::inventory::domain_name",
+                            format!("{shown}: `{}` is not a valid DNS domain name", item.name),
+                            Some("each directory directly under the inventory root is a domain, named like example.org"),
+                        );
+                        continue;
+                    }
+                    self.domain_dir(&item, canonical, &mut domains, &mut groups, &mut hosts);
+                }
+                Kind::Other => {}
+            }
+        }
+        let default = default.unwrap_or_else(|| {
+            let shown = self.display_of("_default.yml");
+            self.error(
+                "beryl::inventory::missing_default",
+                format!("{shown} is missing: every inventory needs a _default.yml at its root"),
+                None,
+            );
+            self.file("_default.yml")
+        });
+        self.check_duplicate_fqdns(&hosts);
+        hosts.sort_by(|a: &Host, b: &Host| a.fqdn.cmp(&b.fqdn));
+        Inventory {
+            root: self.root.clone(),
+            default,
+            domains,
+            groups,
+            hosts,
+        }
+    }
+
+    fn domain_dir(
+        &mut self,
+        dir: &Item,
+        canonical: &Path,
+        domains: &mut Vec<Domain>,
+        groups: &mut Vec<Group>,
+        hosts: &mut Vec<Host>,
+    ) {
+        let domain = dir.name.clone();
+        let mut file = None;
+        for item in self.list(&dir.rel, canonical) {
+            match item.kind {
+                Kind::Yaml(stem) if stem == "_domain" => {
+                    if let Some(first) = &file {
+                        self.duplicate_level(first, &item.rel);
+                    } else {
+                        file = Some(self.file(&item.rel));
+                    }
+                }
+                Kind::Yaml(stem) if stem.starts_with('_') => {
+                    self.misplaced(&stem, &item.rel, "a domain directory")
+                }
+                Kind::Yaml(stem) => {
+                    if let Some(h) = self.host(&stem, &item.rel, &domain, None) {
+                        hosts.push(h);
+                    }
+                }
+                Kind::Dir => {
+                    if !is_label(&item.name) {
+                        let shown = self.display_of(&item.rel);
+                        self.error(
+                            "beryl::inventory::group_name",
+                            format!("{shown}: `{}` is not a valid group name", item.name),
+                            Some("group names are letters, digits and `-`, like host names"),
+                        );
+                        continue;
+                    }
+                    self.group_dir(&item, &domain, canonical, groups, hosts);
+                }
+                Kind::Other => {}
+            }
+        }
+        match file {
+            Some(file) => domains.push(Domain { name: domain, file }),
+            None => {
+                let shown = self.display_of(&format!("{}/_domain.yml", dir.rel));
+                self.error(
+                    "beryl::inventory::missing_domain_file",
+                    format!("{shown} is missing: every domain needs a _domain.yml"),
+                    Some("_domain.yml holds the domain's ssh_keys, which every user of its hosts receives"),
+                );
+            }
+        }
+    }
+
+    fn group_dir(
+        &mut self,
+        dir: &Item,
+        domain: &str,
+        canonical: &Path,
+        groups: &mut Vec<Group>,
+        hosts: &mut Vec<Host>,
+    ) {
+        let mut file = None;
+        for item in self.list(&dir.rel, canonical) {
+            match item.kind {
+                Kind::Yaml(stem) if stem == "_group" => {
+                    if let Some(first) = &file {
+                        self.duplicate_level(first, &item.rel);
+                    } else {
+                        file = Some(self.file(&item.rel));
+                    }
+                }
+                Kind::Yaml(stem) if stem.starts_with('_') => {
+                    self.misplaced(&stem, &item.rel, "a group directory")
+                }
+                Kind::Yaml(stem) => {
+                    if let Some(h) = self.host(&stem, &item.rel, domain, Some(&dir.name)) {
+                        hosts.push(h);
+                    }
+                }
+                Kind::Dir => {
+                    let shown = self.display_of(&item.rel);
+                    self.error(
+                        "beryl::inventory::too_deep",
+                        format!("{shown} is a directory inside a group; the layout stops at groups"),
+                        Some("the layout is <domain>/<group>/<host>.yml; move the hosts up or make it a group of the domain"),
+                    );
+                }
+                Kind::Other => {}
+            }
+        }
+        groups.push(Group {
+            domain: domain.to_string(),
+            name: dir.name.clone(),
+            file,
+        });
+    }
+
+    fn host(&mut self, stem: &str, rel: &str, domain: &str, group: Option<&str>) -> Option<Host> {
+        if !is_label(stem) {
+            let shown = self.display_of(rel);
+            self.error(
+                "beryl::inventory::host_name",
+                format!("{shown}: `{stem}` is not a valid host name label"),
+                Some("a host file is named <short>.yml, where <short> is 1 to 63 letters, digits or `-`, not starting or ending with `-`"),
+            );
+            return None;
+        }
+        Some(Host {
+            short: stem.to_string(),
+            domain: domain.to_string(),
+            group: group.map(str::to_string),
+            fqdn: format!("{stem}.{domain}"),
+            file: self.file(rel),
+        })
+    }
+
+    fn misplaced(&mut self, stem: &str, rel: &str, place: &str) {
+        let shown = self.display_of(rel);
+        let home = match stem {
+            "_default" => Some("the inventory root"),
+            "_domain" => Some("a domain directory (inventory/<domain>/_domain.yml)"),
+            "_group" => Some("a group directory (inventory/<domain>/<group>/_group.yml)"),
+            _ => None,
+        };
+        match home {
+            Some(home) => self.error(
+                "beryl::inventory::misplaced_level",
+                format!("{shown}: {stem} is a level file in the wrong place: it belongs in {home}, not in {place}"),
+                None,
+            ),
+            None if stem.starts_with('_') => self.error(
+                "beryl::inventory::unknown_level",
+                format!("{shown}: `{stem}` is not a level file name"),
+                Some("level files are _default.yml (root), _domain.yml (domain) and _group.yml (group); other names starting with `_` are reserved"),
+            ),
+            None => self.error(
+                "beryl::inventory::misplaced_host",
+                format!("{shown}: host files belong in a domain directory, not in {place}"),
+                Some("move it to inventory/<domain>/ or inventory/<domain>/<group>/"),
+            ),
+        }
+    }
+
+    fn duplicate_level(&mut self, first: &LevelFile, rel: &str) {
+        let shown = self.display_of(rel);
+        self.error(
+            "beryl::inventory::duplicate_file",
+            format!(
+                "{shown} and {} are the same level file; keep one",
+                first.display
+            ),
+            None,
+        );
+    }
+
+    fn check_duplicate_fqdns(&mut self, hosts: &[Host]) {
+        let mut seen: HashMap<String, &Host> = HashMap::new();
+        for h in hosts {
+            if let Some(first) = seen.get(&h.fqdn.to_ascii_lowercase()) {
+                let message = format!(
+                    "{} and {} both define the host {}",
+                    first.file.display, h.file.display, h.fqdn
+                );
+                self.error(
+                    "beryl::inventory::duplicate_host",
+                    message,
+                    Some("a host is defined once: as <domain>/<host>.yml or <domain>/<group>/<host>.yml, with .yml or .yaml"),
+                );
+            } else {
+                seen.insert(h.fqdn.to_ascii_lowercase(), h);
+            }
+        }
+    }
+}
+
+fn yaml_stem(name: &str) -> Option<&str> {
+    name.strip_suffix(".yml")
+        .or_else(|| name.strip_suffix(".yaml"))
+        .filter(|s| !s.is_empty())
+}
+
+/// A host name label: 1–63 of `[A-Za-z0-9-]`, not starting or ending with `-`.
+pub(super) fn is_label(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 63
+        && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+        && !s.starts_with('-')
+        && !s.ends_with('-')
+}
+
+/// An RFC 1123 DNS name: labels separated by dots, at most 253 bytes.
+pub fn is_dns_name(s: &str) -> bool {
+    s.len() <= 253 && s.split('.').all(is_label)
+}

@@ -1,0 +1,138 @@
+//! Inventory discovery: the layout rules, host selection and the chain of a host.
+//!
+//! Entry point: [`Inventory::discover`]. Discovery only lists directories; it
+//! never reads a file, so rendering one host reads only the files of its chain.
+//!
+//! ```text
+//! inventory/              root
+//!   _default.yml          level 1, required
+//!   example.org/          a domain
+//!     _domain.yml         level 2, required
+//!     mail.yml            a host directly in the domain
+//!     web/                a group
+//!       _group.yml        level 3, optional
+//!       host01.yml        level 4
+//! ```
+
+mod discover;
+mod select;
+
+use std::path::PathBuf;
+
+pub use discover::is_dns_name;
+
+/// A file of the inventory: where it is and how it is named.
+#[derive(Clone, Debug)]
+pub struct LevelFile {
+    /// The path to open (the inventory root as given, joined with `rel`).
+    pub path: PathBuf,
+    /// The path relative to the inventory root, with `/` separators.
+    pub rel: String,
+    /// How diagnostics show it: the root as the user gave it, joined with `rel`.
+    pub display: String,
+}
+
+/// The kind of a level in a host's chain, most general first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LevelKind {
+    Default,
+    Domain,
+    Group,
+    Host,
+}
+
+impl LevelKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            LevelKind::Default => "default",
+            LevelKind::Domain => "domain",
+            LevelKind::Group => "group",
+            LevelKind::Host => "host",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Level<'a> {
+    pub kind: LevelKind,
+    pub file: &'a LevelFile,
+}
+
+#[derive(Clone, Debug)]
+pub struct Domain {
+    pub name: String,
+    pub file: LevelFile,
+}
+
+#[derive(Clone, Debug)]
+pub struct Group {
+    pub domain: String,
+    pub name: String,
+    pub file: Option<LevelFile>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Host {
+    pub short: String,
+    pub domain: String,
+    pub group: Option<String>,
+    pub fqdn: String,
+    pub file: LevelFile,
+}
+
+/// A discovered inventory: every domain, group and host, sorted by name.
+#[derive(Debug)]
+pub struct Inventory {
+    pub root: PathBuf,
+    pub default: LevelFile,
+    pub domains: Vec<Domain>,
+    pub groups: Vec<Group>,
+    /// Sorted by FQDN.
+    pub hosts: Vec<Host>,
+}
+
+impl Inventory {
+    pub fn domain(&self, name: &str) -> Option<&Domain> {
+        self.domains.iter().find(|d| d.name == name)
+    }
+
+    pub fn group(&self, domain: &str, name: &str) -> Option<&Group> {
+        self.groups
+            .iter()
+            .find(|g| g.domain == domain && g.name == name)
+    }
+
+    /// The chain of a host: `_default` → `_domain` → `_group` (when the host is
+    /// in a group and the group has a file) → the host file.
+    pub fn chain<'a>(&'a self, host: &'a Host) -> Vec<Level<'a>> {
+        let mut chain = vec![Level {
+            kind: LevelKind::Default,
+            file: &self.default,
+        }];
+        if let Some(d) = self.domain(&host.domain) {
+            chain.push(Level {
+                kind: LevelKind::Domain,
+                file: &d.file,
+            });
+        }
+        if let Some(g) = host
+            .group
+            .as_deref()
+            .and_then(|g| self.group(&host.domain, g))
+            && let Some(file) = &g.file
+        {
+            chain.push(Level {
+                kind: LevelKind::Group,
+                file,
+            });
+        }
+        chain.push(Level {
+            kind: LevelKind::Host,
+            file: &host.file,
+        });
+        chain
+    }
+}
+
+#[cfg(test)]
+mod tests;
