@@ -4,8 +4,13 @@
 //! loading with spans, merging by a policy table, SSH key resolution and
 //! injection, schema validation, then the outputs.
 
+pub mod cli;
+pub mod compile;
 pub mod diag;
 pub mod inventory;
+pub mod keys;
 pub mod merge;
+pub mod output;
+pub mod schema;
 pub mod value;
 pub mod yaml;

@@ -1,0 +1,35 @@
+//! `beryl check`: compile hosts and report every error.
+
+use std::io::Write;
+
+use super::{Context, Failure, Outcome, write_out};
+
+/// Check hosts (every host by default) and report every error found.
+///
+/// Prints `checked N hosts: ok` on success; otherwise prints each error once
+/// and exits 2.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  beryl check\n  beryl check host01 mail.example.org")]
+pub struct Args {
+    /// Hosts to check: SHORT, FQDN, DOMAIN/SHORT or DOMAIN/GROUP/SHORT (default: all).
+    #[arg(value_name = "HOST")]
+    pub hosts: Vec<String>,
+}
+
+pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
+    let inventory = ctx.inventory()?;
+    let hosts = ctx.select(&inventory, &args.hosts, args.hosts.is_empty())?;
+    let compiler = ctx.compiler(&inventory);
+    let mut errors = Vec::new();
+    for host in &hosts {
+        if let Err(e) = compiler.compile(host) {
+            errors.extend(e);
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let noun = if hosts.len() == 1 { "host" } else { "hosts" };
+    write_out(out, &format!("checked {} {noun}: ok\n", hosts.len()))?;
+    Ok(Outcome::Ok)
+}

@@ -1,0 +1,69 @@
+//! What every command needs: the inventory, the key store and the limits.
+
+use std::path::Path;
+
+use super::{Cli, Failure};
+use crate::compile::Compiler;
+use crate::inventory::{Host, Inventory};
+use crate::keys::KeyStore;
+use crate::yaml::Limits;
+
+pub struct Context {
+    pub inventory_dir: std::path::PathBuf,
+    pub limits: Limits,
+    pub keys: KeyStore,
+}
+
+impl Context {
+    pub fn new(cli: &Cli) -> Self {
+        let limits = Limits {
+            max_file_size: cli.max_file_size,
+            ..Limits::default()
+        };
+        let keys = KeyStore::new(&cli.ssh_dir, &display(&cli.ssh_dir), limits.max_file_size);
+        Self {
+            inventory_dir: cli.inventory.clone(),
+            limits,
+            keys,
+        }
+    }
+
+    pub fn inventory(&self) -> Result<Inventory, Failure> {
+        Inventory::discover(&self.inventory_dir, &display(&self.inventory_dir))
+    }
+
+    pub fn compiler<'a>(&'a self, inventory: &'a Inventory) -> Compiler<'a> {
+        Compiler::new(inventory, &self.keys, self.limits)
+    }
+
+    /// The hosts named on the command line (every host with `all`), in the
+    /// order given, each once. Every unknown or ambiguous name is reported.
+    pub fn select<'a>(
+        &self,
+        inventory: &'a Inventory,
+        names: &[String],
+        all: bool,
+    ) -> Result<Vec<&'a Host>, Failure> {
+        if all {
+            return Ok(inventory.hosts.iter().collect());
+        }
+        let mut hosts: Vec<&Host> = Vec::new();
+        let mut errors = Vec::new();
+        for name in names {
+            match inventory.select(name) {
+                Ok(h) if !hosts.iter().any(|x| x.fqdn == h.fqdn) => hosts.push(h),
+                Ok(_) => {}
+                Err(e) => errors.push(e),
+            }
+        }
+        if errors.is_empty() {
+            Ok(hosts)
+        } else {
+            Err(errors)
+        }
+    }
+}
+
+fn display(p: &Path) -> String {
+    p.to_string_lossy().into_owned()
+}

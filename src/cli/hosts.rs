@@ -1,0 +1,65 @@
+//! `beryl hosts`: list the hosts of the inventory.
+
+use std::io::Write;
+
+use serde::Serialize;
+
+use super::{Context, Failure, Outcome, write_out};
+
+/// List every host: FQDN, short name, domain, group and file.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  beryl hosts\n  beryl hosts --format json")]
+pub struct Args {
+    /// The output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: ListFormat,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ListFormat {
+    Text,
+    Json,
+}
+
+#[derive(Serialize)]
+struct Row<'a> {
+    fqdn: &'a str,
+    short: &'a str,
+    domain: &'a str,
+    group: Option<&'a str>,
+    file: &'a str,
+}
+
+pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
+    let inventory = ctx.inventory()?;
+    let rows: Vec<Row> = inventory
+        .hosts
+        .iter()
+        .map(|h| Row {
+            fqdn: &h.fqdn,
+            short: &h.short,
+            domain: &h.domain,
+            group: h.group.as_deref(),
+            file: &h.file.rel,
+        })
+        .collect();
+    let text = match args.format {
+        ListFormat::Json => {
+            let mut s = serde_json::to_string_pretty(&rows).unwrap_or_default();
+            s.push('\n');
+            s
+        }
+        ListFormat::Text => {
+            let table: Vec<[&str; 5]> =
+                std::iter::once(["FQDN", "SHORT", "DOMAIN", "GROUP", "FILE"])
+                    .chain(
+                        rows.iter()
+                            .map(|r| [r.fqdn, r.short, r.domain, r.group.unwrap_or("-"), r.file]),
+                    )
+                    .collect();
+            super::keys::table(&table)
+        }
+    };
+    write_out(out, &text)?;
+    Ok(Outcome::Ok)
+}

@@ -1,0 +1,143 @@
+//! The command line: global options, one file per subcommand, and the mapping
+//! of outcomes to exit codes (0 ok, 1 differences found, 2 error).
+
+mod check;
+mod context;
+mod hosts;
+mod keys;
+mod render;
+mod report;
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+pub use context::Context;
+use report::Reporter;
+
+use crate::diag::Diags;
+
+/// Compile a FreeBSD fleet inventory into each host's effective config.
+///
+/// The inventory is a tree of YAML files layered _default → domain → group →
+/// host. beryl merges them with path-aware rules and injects the domain's SSH
+/// keys into every user.
+#[derive(Debug, Parser)]
+#[command(name = "beryl", version, max_term_width = 100)]
+#[command(
+    after_help = "Examples:\n  beryl render host01\n  beryl check\n  beryl -i fleet/inventory --ssh-dir fleet/ssh hosts"
+)]
+pub struct Cli {
+    /// The inventory root directory.
+    #[arg(
+        short,
+        long,
+        global = true,
+        value_name = "DIR",
+        env = "BERYL_INVENTORY",
+        default_value = "inventory"
+    )]
+    pub inventory: PathBuf,
+
+    /// The directory of SSH public key files named by key references.
+    #[arg(
+        long,
+        global = true,
+        value_name = "DIR",
+        env = "BERYL_SSH_DIR",
+        default_value = "ssh"
+    )]
+    pub ssh_dir: PathBuf,
+
+    /// When to colour diagnostics (NO_COLOR is honoured by `auto`).
+    #[arg(long, global = true, value_name = "WHEN", default_value = "auto")]
+    pub color: ColorChoice,
+
+    /// The largest file beryl reads, in bytes.
+    #[arg(long, global = true, value_name = "BYTES", default_value_t = crate::yaml::DEFAULT_MAX_FILE_SIZE)]
+    pub max_file_size: u64,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    Render(render::Args),
+    Check(check::Args),
+    Hosts(hosts::Args),
+    Keys(keys::Args),
+}
+
+/// What a command concluded, short of an error.
+pub enum Outcome {
+    Ok,
+    /// Differences were found (diff, apply --exit-code).
+    #[allow(dead_code)]
+    Differences,
+}
+
+/// A command's failure: the diagnostics to print, already complete.
+pub type Failure = Diags;
+
+/// Parses the arguments, runs the command and returns the exit code.
+pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let reporter = Reporter::new(cli.color);
+    let ctx = Context::new(&cli);
+    let mut out = std::io::stdout().lock();
+    let result = match &cli.command {
+        Command::Render(a) => render::run(&ctx, a, &mut out),
+        Command::Check(a) => check::run(&ctx, a, &mut out),
+        Command::Hosts(a) => hosts::run(&ctx, a, &mut out),
+        Command::Keys(a) => keys::run(&ctx, a, &mut out),
+    };
+    let flushed = out.flush();
+    match result {
+        Ok(Outcome::Ok) => exit_after_write(flushed, 0),
+        Ok(Outcome::Differences) => exit_after_write(flushed, 1),
+        Err(diags) => {
+            reporter.print(&diags);
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// A closed pipe (`beryl render --all | head`) is not an error.
+fn exit_after_write(flushed: std::io::Result<()>, code: u8) -> ExitCode {
+    match flushed {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            eprintln!("beryl: cannot write the output: {e}");
+            ExitCode::from(2)
+        }
+        _ => ExitCode::from(code),
+    }
+}
+
+/// Writes command output, mapping a write failure to a diagnostic.
+pub(crate) fn write_out(out: &mut dyn Write, text: &str) -> Result<(), Failure> {
+    match out.write_all(text.as_bytes()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(vec![crate::diag::Diag::new(
+            "beryl::io",
+            format!("cannot write the output: {e}"),
+        )]),
+    }
+}

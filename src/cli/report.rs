@@ -1,0 +1,59 @@
+//! Printing diagnostics to stderr through miette.
+
+use std::io::{IsTerminal, Write};
+
+use miette::{GraphicalReportHandler, GraphicalTheme};
+
+use super::ColorChoice;
+use crate::diag::{Diag, Report};
+
+pub struct Reporter {
+    handler: GraphicalReportHandler,
+}
+
+impl Reporter {
+    pub fn new(choice: ColorChoice) -> Self {
+        let color = match choice {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                    && std::io::stderr().is_terminal()
+            }
+        };
+        let theme = if color {
+            GraphicalTheme::unicode()
+        } else {
+            GraphicalTheme::unicode_nocolor()
+        };
+        let handler = GraphicalReportHandler::new_themed(theme)
+            .with_links(false)
+            .with_width(100);
+        Self { handler }
+    }
+
+    /// Prints each diagnostic once, in order, then a count when there are several.
+    pub fn print(&self, diags: &[Diag]) {
+        let mut seen = std::collections::HashSet::new();
+        let unique: Vec<&Diag> = diags
+            .iter()
+            .filter(|d| seen.insert(d.dedup_key()))
+            .collect();
+        let mut text = String::new();
+        for d in &unique {
+            let mut one = String::new();
+            if self
+                .handler
+                .render_report(&mut one, &Report::new(d))
+                .is_err()
+            {
+                one = format!("error: {}\n", d.message);
+            }
+            text.push_str(&one);
+        }
+        if unique.len() > 1 {
+            text.push_str(&format!("error: {} errors\n", unique.len()));
+        }
+        let _ = std::io::stderr().lock().write_all(text.as_bytes());
+    }
+}

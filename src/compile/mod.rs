@@ -1,0 +1,242 @@
+//! The pipeline for one host: load the chain → merge → SSH keys → validate.
+//!
+//! Entry point: [`Compiler::compile`]. A `Compiler` is built once per run and
+//! caches every parsed level, so the shared levels (`_default`, each `_domain`,
+//! each `_group`) are parsed once however many hosts use them.
+
+mod levels;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use crate::diag::Diags;
+use crate::inventory::{Host, Inventory, LevelKind};
+use crate::keys::{self, Key, KeyStore};
+use crate::merge::{self, Policy};
+use crate::schema::{self, FreeBsd};
+use crate::value::{Entry, Map, Node, Span, Value};
+use crate::yaml::Limits;
+
+/// A host's effective config and what was derived on the way.
+#[derive(Debug)]
+pub struct Compiled {
+    /// The effective config as rendered: `_beryl_` first, then the merged data.
+    pub config: Node,
+    /// The validated `freebsd` section.
+    pub freebsd: FreeBsd,
+    /// The resolved domain keys, in order.
+    pub domain_keys: Vec<Key>,
+    /// Each user's final key list, in user order.
+    pub users: Vec<UserKeys>,
+}
+
+#[derive(Debug)]
+pub struct UserKeys {
+    pub name: String,
+    /// The final list: the domain keys first, then the user's own.
+    pub keys: Vec<Key>,
+    /// How many of `keys` (at the head) are the domain's.
+    pub from_domain: usize,
+}
+
+type Loaded = Result<Arc<Node>, Diags>;
+
+pub struct Compiler<'a> {
+    inventory: &'a Inventory,
+    keys: &'a KeyStore,
+    limits: Limits,
+    policy: Policy,
+    cache: Mutex<HashMap<String, Loaded>>,
+}
+
+impl<'a> Compiler<'a> {
+    pub fn new(inventory: &'a Inventory, keys: &'a KeyStore, limits: Limits) -> Self {
+        Self {
+            inventory,
+            keys,
+            limits,
+            policy: Policy::beryl(),
+            cache: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Compiles one host, returning every error found.
+    pub fn compile(&self, host: &Host) -> Result<Compiled, Diags> {
+        let chain = self.inventory.chain(host);
+        let mut nodes = Vec::with_capacity(chain.len());
+        let mut errors = Vec::new();
+        let mut domain_level = None;
+        for level in &chain {
+            match self.load(level.kind, level.file) {
+                Ok(node) => {
+                    if level.kind == LevelKind::Domain {
+                        domain_level = Some(node.clone());
+                    }
+                    nodes.push(node);
+                }
+                Err(e) => errors.extend(e),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let mut merged = merge::merge_levels(nodes.iter().map(|n| &**n), &self.policy)?;
+
+        let domain_keys = match domain_level.as_deref().and_then(|d| d.get("ssh_keys")) {
+            Some(list) => self.resolve_list(list, &mut errors),
+            None => Vec::new(),
+        };
+        let users = self.inject_keys(&mut merged, &domain_keys, &mut errors);
+        let freebsd = match schema::validate(merged.get("freebsd")) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                errors.extend(e);
+                None
+            }
+        };
+        match freebsd {
+            Some(freebsd) if errors.is_empty() => {
+                let files = chain
+                    .iter()
+                    .map(|l| Node::str(l.file.rel.clone()))
+                    .collect();
+                let config = with_header(host, files, merged);
+                Ok(Compiled {
+                    config,
+                    freebsd,
+                    domain_keys,
+                    users,
+                })
+            }
+            _ => Err(errors),
+        }
+    }
+
+    fn load(&self, kind: LevelKind, file: &crate::inventory::LevelFile) -> Loaded {
+        if let Some(hit) = self.lock().get(&file.rel) {
+            return hit.clone();
+        }
+        let loaded = crate::yaml::load_file(&file.path, &file.display, &self.limits)
+            .map_err(|d| vec![d])
+            .and_then(|node| levels::check(kind, &node).map(|()| Arc::new(node)));
+        self.lock().insert(file.rel.clone(), loaded.clone());
+        loaded
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Loaded>> {
+        // A poisoned cache only means another host's compile panicked; the
+        // entries themselves are whole values, so keep using them.
+        self.cache.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn resolve_list(&self, list: &Node, errors: &mut Diags) -> Vec<Key> {
+        let mut keys = Vec::new();
+        for entry in list.as_seq().unwrap_or_default() {
+            match self.keys.resolve(entry) {
+                Ok(k) => keys.extend(k),
+                Err(d) => errors.push(d),
+            }
+        }
+        keys
+    }
+
+    /// Resolves each user's `ssh_keys` and writes the final lists into the
+    /// merged config: the domain keys first, then the user's own new keys.
+    /// The root `ssh_keys` becomes the resolved domain key list.
+    fn inject_keys(&self, merged: &mut Node, domain: &[Key], errors: &mut Diags) -> Vec<UserKeys> {
+        let mut out = Vec::new();
+        let Value::Map(root) = &mut merged.value else {
+            return out;
+        };
+        if let Some(entry) = root.get_mut("ssh_keys") {
+            entry.node = key_list(domain, entry.node.span.clone());
+        }
+        let Some(users) = root
+            .get_mut("freebsd")
+            .and_then(|e| match &mut e.node.value {
+                Value::Map(m) => m.get_mut("users"),
+                _ => None,
+            })
+            .and_then(|e| match &mut e.node.value {
+                Value::Seq(items) => Some(items),
+                _ => None,
+            })
+        else {
+            return out;
+        };
+        for user in users.iter_mut() {
+            let Value::Map(fields) = &mut user.value else {
+                continue;
+            };
+            let name = fields
+                .get("name")
+                .and_then(|e| e.node.as_str())
+                .unwrap_or_default()
+                .to_string();
+            let own = match fields.get("ssh_keys").map(|e| &e.node) {
+                Some(
+                    list @ Node {
+                        value: Value::Seq(_),
+                        ..
+                    },
+                ) => self.resolve_list(list, errors),
+                // Not a list: validation reports it; leave the value as written.
+                Some(_) => continue,
+                None => Vec::new(),
+            };
+            let keys = keys::inject(domain, &own);
+            let span = fields
+                .get("ssh_keys")
+                .map(|e| e.node.span.clone())
+                .unwrap_or_default();
+            let node = key_list(&keys, span);
+            match fields.get_mut("ssh_keys") {
+                Some(entry) => entry.node = node,
+                None => {
+                    fields.insert(
+                        "ssh_keys".into(),
+                        Entry {
+                            key_span: Span::synthetic(),
+                            node,
+                        },
+                    );
+                }
+            }
+            out.push(UserKeys {
+                name,
+                keys,
+                from_domain: domain.len(),
+            });
+        }
+        out
+    }
+}
+
+fn key_list(keys: &[Key], span: Span) -> Node {
+    let items = keys
+        .iter()
+        .map(|k| Node::new(Value::Str(k.line()), k.origin.at().clone()))
+        .collect();
+    Node::new(Value::Seq(items), span)
+}
+
+/// The effective config: `_beryl_` first, then the merged levels.
+fn with_header(host: &Host, files: Vec<Node>, merged: Node) -> Node {
+    let entry = |node: Node| Entry {
+        key_span: Span::synthetic(),
+        node,
+    };
+    let mut header = Map::new();
+    header.insert("fqdn".into(), entry(Node::str(host.fqdn.clone())));
+    header.insert("short".into(), entry(Node::str(host.short.clone())));
+    header.insert("domain".into(), entry(Node::str(host.domain.clone())));
+    let group = host.group.clone().map_or(Value::Null, Value::Str);
+    header.insert("group".into(), entry(Node::synthetic(group)));
+    header.insert("files".into(), entry(Node::synthetic(Value::Seq(files))));
+    let mut root = Map::new();
+    root.insert("_beryl_".into(), entry(Node::synthetic(Value::Map(header))));
+    if let Value::Map(m) = merged.value {
+        root.extend(m);
+    }
+    Node::new(Value::Map(root), merged.span)
+}

@@ -1,0 +1,137 @@
+//! SSH keys: resolving `ssh_keys` entries and injecting the domain's keys.
+//!
+//! Entry points: [`KeyStore::resolve`] turns one YAML entry into keys, and
+//! [`inject`] builds a user's final list. An entry is either
+//!
+//! * an **inline key**, `[options ]type base64[ comment]`, recognised by
+//!   parsing it (not by an `ssh-` prefix): a string with a blank that does not
+//!   parse is an invalid key, never a file name; or
+//! * a **key name**, a plain file name looked up in the SSH key directory as
+//!   `<name>.pub` first, then `<name>` (so `id_ed25519` never opens the private
+//!   key when `id_ed25519.pub` exists). A key file holds one or more keys, one
+//!   per line; blank and `#` lines are skipped.
+//!
+//! Every error points at the YAML entry. Errors about a key file name the file
+//! and line but never quote its content, and files holding a private key are
+//! refused outright.
+//!
+//! Error codes: `beryl::keys::` + `not_string`, `invalid_name`, `not_found`,
+//! `not_file`, `outside_dir`, `io`, `too_large`, `not_utf8`, `private`,
+//! `empty`, `invalid`, `options`, `comment`, `dss`, `certificate`,
+//! `rsa_too_short`, `unsupported_type`.
+
+mod base64;
+mod key;
+mod options;
+mod parse;
+mod store;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+pub use key::{Key, Origin, inject};
+
+use crate::diag::Diag;
+use crate::value::{Node, Span};
+use parse::LineError;
+use store::{Loaded, Problem};
+
+/// The SSH key directory. Shared by all hosts of a compile (it is `Sync`);
+/// each key file is read and parsed once.
+pub struct KeyStore {
+    dir: PathBuf,
+    display: String,
+    max_file_size: u64,
+    cache: Mutex<HashMap<String, Result<Arc<Loaded>, Problem>>>,
+}
+
+impl KeyStore {
+    /// `dir` as given by the user (default `ssh`); `display` is how it is
+    /// shown in messages; `max_file_size` caps every key file read.
+    pub fn new(dir: &Path, display: &str, max_file_size: u64) -> Self {
+        Self {
+            dir: dir.to_path_buf(),
+            display: display.to_string(),
+            max_file_size,
+            cache: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Resolves one `ssh_keys` entry (a YAML string node) into one or more
+    /// keys, in file order. Errors are located at `entry.span`.
+    pub fn resolve(&self, entry: &Node) -> Result<Vec<Key>, Diag> {
+        let at = &entry.span;
+        let Some(text) = entry.as_str() else {
+            return Err(Diag::new(
+                "beryl::keys::not_string",
+                format!(
+                    "ssh_keys entries must be strings, not {}",
+                    entry.value.type_name()
+                ),
+            )
+            .label(at, "not a string")
+            .help(ENTRY_HELP));
+        };
+        let text = text.trim();
+        match parse::parse_line(text) {
+            Ok(p) => return Ok(vec![Key::from_parsed(p, Origin::Inline { at: at.clone() })]),
+            Err(e) if text.contains(char::is_whitespace) => return Err(inline_error(&e, at)),
+            Err(_) => {}
+        }
+        let loaded = self.load(text).map_err(|p| p.at(at))?;
+        Ok(loaded
+            .keys
+            .iter()
+            .map(|(line, p)| {
+                let origin = Origin::File {
+                    name: text.to_string(),
+                    path: loaded.path.clone(),
+                    line: *line,
+                    at: at.clone(),
+                };
+                Key::from_parsed(p.clone(), origin)
+            })
+            .collect())
+    }
+
+    /// The key file of `name`, read once per store.
+    fn load(&self, name: &str) -> Result<Arc<Loaded>, Problem> {
+        if let Some(hit) = self.lock().get(name) {
+            return hit.clone();
+        }
+        // Read without the lock; two threads may both read a file the first
+        // time, which is harmless.
+        let result = store::load(&self.dir, &self.display, self.max_file_size, name).map(Arc::new);
+        self.lock().insert(name.to_string(), result.clone());
+        result
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Result<Arc<Loaded>, Problem>>> {
+        self.cache
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+const ENTRY_HELP: &str = "an ssh_keys entry is a key name (the file <ssh dir>/<name>.pub) or \
+                          an inline public key such as `ssh-ed25519 AAAA… user@host`";
+
+/// The diagnostic for an inline key that does not parse.
+fn inline_error(e: &LineError, at: &Span) -> Diag {
+    let d = Diag::new(e.code(), format!("inline SSH key: {}", e.reason()))
+        .label(at, "this ssh_keys entry");
+    match e.help() {
+        Some(h) => d.help(h),
+        None => d.help(ENTRY_HELP),
+    }
+}
+
+#[cfg(test)]
+mod fixtures;
+#[cfg(test)]
+mod tests_inject;
+#[cfg(test)]
+mod tests_parse;
+#[cfg(test)]
+mod tests_store;

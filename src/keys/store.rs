@@ -1,0 +1,225 @@
+//! Key files: name checks, lookup in the SSH key directory, capped reads and
+//! the refusal of private keys. Results are span-free so that they can be
+//! cached and then located at whichever YAML entry asked for them.
+
+use std::fs;
+use std::io::Read;
+use std::path::Path;
+
+use super::parse::{self, Parsed};
+use crate::diag::Diag;
+use crate::value::Span;
+
+/// A key file that parsed: its display path and its keys with line numbers.
+#[derive(Debug)]
+pub(crate) struct Loaded {
+    pub path: String,
+    pub keys: Vec<(usize, Parsed)>,
+}
+
+/// An error waiting for the span of the entry that caused it.
+#[derive(Clone, Debug)]
+pub(crate) struct Problem {
+    code: &'static str,
+    message: String,
+    help: Option<String>,
+}
+
+impl Problem {
+    fn new(code: &'static str, message: impl Into<String>, help: Option<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            help,
+        }
+    }
+
+    pub fn at(&self, span: &Span) -> Diag {
+        let d = Diag::new(self.code, self.message.clone()).label(span, "this ssh_keys entry");
+        match &self.help {
+            Some(h) => d.help(h.clone()),
+            None => d,
+        }
+    }
+}
+
+const NAME_MAX: usize = 255;
+
+/// Finds, reads and parses the key file of `name` in `dir`.
+pub(crate) fn load(dir: &Path, display: &str, max: u64, name: &str) -> Result<Loaded, Problem> {
+    check_name(name)?;
+    let shown = |file: &str| join_display(display, file);
+    if !dir.is_dir() {
+        let state = if dir.exists() {
+            "is not a directory"
+        } else {
+            "does not exist"
+        };
+        return Err(Problem::new(
+            "beryl::keys::not_found",
+            format!("SSH key `{name}` not found: the SSH key directory {display} {state}"),
+            Some("point beryl at the key directory with --ssh-dir DIR or BERYL_SSH_DIR".into()),
+        ));
+    }
+    let (pub_file, candidates) = if name.ends_with(".pub") {
+        (name.to_string(), vec![name.to_string()])
+    } else {
+        let pub_file = format!("{name}.pub");
+        (pub_file.clone(), vec![pub_file, name.to_string()])
+    };
+    // The first candidate that exists in any form wins, a broken link
+    // included: never fall through to the private key next to a `.pub`.
+    let Some(file) = candidates
+        .iter()
+        .find(|c| dir.join(c).symlink_metadata().is_ok())
+    else {
+        let looked: Vec<String> = candidates.iter().map(|c| shown(c)).collect();
+        return Err(Problem::new(
+            "beryl::keys::not_found",
+            format!(
+                "SSH key `{name}` not found: looked for {}",
+                looked.join(" and ")
+            ),
+            Some(format!(
+                "put the public key in {}, or write the key inline (`ssh-ed25519 AAAA… user@host`)",
+                shown(&pub_file)
+            )),
+        ));
+    };
+    let path = shown(file);
+    let full = dir.join(file);
+    let meta = fs::metadata(&full).map_err(|e| {
+        Problem::new(
+            "beryl::keys::not_found",
+            format!("cannot open {path}: {e}"),
+            None,
+        )
+    })?;
+    if !meta.is_file() {
+        return Err(Problem::new(
+            "beryl::keys::not_file",
+            format!("{path} is not a regular file"),
+            None,
+        ));
+    }
+    let io = |e: std::io::Error| {
+        Problem::new("beryl::keys::io", format!("cannot read {path}: {e}"), None)
+    };
+    let real_dir = dir.canonicalize().map_err(io)?;
+    let real = full.canonicalize().map_err(io)?;
+    if !real.starts_with(&real_dir) {
+        return Err(Problem::new(
+            "beryl::keys::outside_dir",
+            format!("{path} leads outside the SSH key directory {display}"),
+            Some(format!(
+                "copy the public key into {display} instead of linking to it"
+            )),
+        ));
+    }
+    let bytes = read_capped(&real, max).map_err(io)?;
+    let Some(bytes) = bytes else {
+        return Err(Problem::new(
+            "beryl::keys::too_large",
+            format!("{path} is larger than the {max}-byte file size cap"),
+            Some("a public key file is a few hundred bytes; is this the right file?".into()),
+        ));
+    };
+    if holds_private_key(&bytes) {
+        return Err(Problem::new(
+            "beryl::keys::private",
+            format!("{path} holds a private key; refusing to read it"),
+            Some(
+                "give the .pub file, the public half (`ssh-keygen -y -f PRIVATE_KEY` prints it)"
+                    .into(),
+            ),
+        ));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
+        Problem::new(
+            "beryl::keys::not_utf8",
+            format!("{path}:{line}: not valid UTF-8"),
+            None,
+        )
+    })?;
+    let mut keys = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        match parse::parse_line(line) {
+            Ok(p) => keys.push((i + 1, p)),
+            Err(e) => {
+                let help = e.help().map(str::to_string);
+                return Err(Problem::new(
+                    e.code(),
+                    format!("{path}:{}: {}", i + 1, e.reason()),
+                    help,
+                ));
+            }
+        }
+    }
+    if keys.is_empty() {
+        return Err(Problem::new(
+            "beryl::keys::empty",
+            format!("{path} holds no SSH key"),
+            Some("a key file has one public key per line; blank and `#` lines are skipped".into()),
+        ));
+    }
+    Ok(Loaded { path, keys })
+}
+
+/// A key name is a plain file name of the SSH key directory.
+fn check_name(name: &str) -> Result<(), Problem> {
+    let why = if name.is_empty() {
+        "the entry is empty"
+    } else if name.contains(['/', '\\']) || Path::new(name).is_absolute() {
+        "a key name is a file name in the SSH key directory, not a path"
+    } else if name.starts_with('.') {
+        "a key name cannot start with `.`"
+    } else if name.chars().any(char::is_control) {
+        "a key name cannot hold control characters"
+    } else if name.len() > NAME_MAX {
+        "a key name is at most 255 bytes"
+    } else {
+        return Ok(());
+    };
+    Err(Problem::new(
+        "beryl::keys::invalid_name",
+        format!("invalid key name: {why}"),
+        Some(super::ENTRY_HELP.into()),
+    ))
+}
+
+/// `display/file`, without doubling a `/`.
+fn join_display(display: &str, file: &str) -> String {
+    match display {
+        "" => file.to_string(),
+        d if d.ends_with('/') => format!("{d}{file}"),
+        d => format!("{d}/{file}"),
+    }
+}
+
+/// Reads at most `max` bytes; `None` when the file is larger.
+fn read_capped(path: &Path, max: u64) -> std::io::Result<Option<Vec<u8>>> {
+    let mut bytes = Vec::new();
+    fs::File::open(path)?
+        .take(max.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= max).then_some(bytes))
+}
+
+/// PEM private keys (`-----BEGIN … PRIVATE KEY-----`: OpenSSH, RSA, EC, DSA,
+/// PKCS#8 plain or encrypted), the SSH2 `---- BEGIN … PRIVATE KEY ----` form
+/// and PuTTY key files.
+fn holds_private_key(bytes: &[u8]) -> bool {
+    let has = |line: &[u8], pat: &[u8]| line.windows(pat.len()).any(|w| w == pat);
+    bytes.split(|&b| b == b'\n').any(|line| {
+        let line = line.trim_ascii();
+        ((line.starts_with(b"-----BEGIN") || line.starts_with(b"---- BEGIN"))
+            && has(line, b"PRIVATE KEY"))
+            || line.starts_with(b"PuTTY-User-Key-File-")
+    })
+}

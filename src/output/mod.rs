@@ -1,0 +1,50 @@
+//! Output formats for effective configs.
+
+use crate::diag::Diag;
+use crate::value::{Entry, Map, Node, Span, Value};
+
+/// The formats a config can be written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Yaml,
+    Json,
+}
+
+/// Serialises a node. YAML quotes every string that a YAML 1.1 reader could
+/// take for another type (`"yes"`, `"0644"`, `"null"`), so the output reads
+/// back the same in any YAML parser. JSON is pretty-printed. Both end with a
+/// newline and keep the key order of the node.
+pub fn to_string(node: &Node, format: Format) -> Result<String, Diag> {
+    let text = match format {
+        Format::Yaml => {
+            // Long one-line strings (SSH keys) stay on one line; strings with
+            // newlines are written as literal blocks.
+            let options = serde_saphyr::ser_options! { folded_wrap_chars: usize::MAX };
+            serde_saphyr::to_string_with_options(node, options).map_err(|e| e.to_string())
+        }
+        Format::Json => serde_json::to_string_pretty(node).map_err(|e| e.to_string()),
+    };
+    let mut text =
+        text.map_err(|e| Diag::new("beryl::output", format!("cannot serialise the output: {e}")))?;
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    Ok(text)
+}
+
+/// A mapping of names to nodes, in the order given (callers sort it).
+pub fn mapping(items: impl IntoIterator<Item = (String, Node)>) -> Node {
+    let map: Map = items
+        .into_iter()
+        .map(|(k, node)| {
+            (
+                k,
+                Entry {
+                    key_span: Span::synthetic(),
+                    node,
+                },
+            )
+        })
+        .collect();
+    Node::synthetic(Value::Map(map))
+}

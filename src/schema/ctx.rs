@@ -1,0 +1,173 @@
+//! The walking machinery: field tables, typed accessors and error collection.
+//!
+//! A mapping is checked by walking its entries in document order and handing
+//! each to the [`Field`] row of the same key; unknown keys are reported with a
+//! suggestion drawn from the same table. Accessors report a type error and
+//! return `None`, so every checker simply carries on.
+
+use crate::diag::Diag;
+use crate::value::{Entry, Map, Node};
+
+use super::code;
+use super::model::Located;
+use super::rules;
+
+/// One key of a mapping: its name, a one-line doc, and the checker that
+/// validates its value and stores it in the model `T`.
+pub(crate) struct Field<T> {
+    pub key: &'static str,
+    pub doc: &'static str,
+    /// Other spellings (older or common names) that should suggest this key.
+    pub aliases: &'static [&'static str],
+    pub check: fn(&mut Ctx, &At<'_>, &mut T),
+}
+
+/// What a checker sees: the dotted path of the value, the value, and the
+/// mapping it sits in (for rules that involve a sibling).
+pub(crate) struct At<'a> {
+    pub path: String,
+    pub node: &'a Node,
+    pub siblings: &'a Map,
+}
+
+/// A string rule: the pure check from `rules`, its error code, what a valid
+/// value is called, and a help for a refused value.
+pub(crate) struct Rule {
+    pub check: fn(&str) -> Result<(), String>,
+    pub code: &'static str,
+    pub what: &'static str,
+    pub help: fn(&str) -> String,
+}
+
+/// The errors found so far, in document order.
+#[derive(Default)]
+pub(crate) struct Ctx {
+    pub diags: Vec<Diag>,
+}
+
+impl Ctx {
+    /// Records an error.
+    pub fn push(&mut self, diag: Diag) {
+        self.diags.push(diag);
+    }
+
+    /// Checks each entry of `map` with its row of `fields`, in document order.
+    pub fn walk<T>(&mut self, path: &str, map: &Map, fields: &[Field<T>], out: &mut T) {
+        for (key, entry) in map {
+            match fields.iter().find(|f| f.key == key) {
+                Some(field) => {
+                    let at = At {
+                        path: format!("{path}.{key}"),
+                        node: &entry.node,
+                        siblings: map,
+                    };
+                    (field.check)(self, &at, out);
+                }
+                None => self.unknown_key(path, key, entry, fields),
+            }
+        }
+    }
+
+    fn unknown_key<T>(&mut self, path: &str, key: &str, entry: &Entry, fields: &[Field<T>]) {
+        let hint = suggest(key, fields)
+            .map(|s| format!("; did you mean `{s}`?"))
+            .unwrap_or_default();
+        let known: Vec<&str> = fields.iter().map(|f| f.key).collect();
+        self.push(
+            Diag::new(
+                code::UNKNOWN_KEY,
+                format!("unknown key {} in {path}{hint}", rules::quote(key)),
+            )
+            .label(&entry.key_span, "unknown key")
+            .help(format!("{path} accepts: {}", known.join(", "))),
+        );
+    }
+
+    /// A type error: "PATH must be EXPECTED, found TYPE".
+    pub fn type_error(&self, path: &str, expected: &str, node: &Node) -> Diag {
+        Diag::new(
+            code::TYPE,
+            format!(
+                "{path} must be {expected}, found {}",
+                node.value.type_name()
+            ),
+        )
+        .label(&node.span, format!("expected {expected}"))
+    }
+
+    /// The entries of a mapping, or a type error.
+    pub fn mapping<'n>(&mut self, path: &str, node: &'n Node) -> Option<&'n Map> {
+        let map = node.as_map();
+        if map.is_none() {
+            self.push(self.type_error(path, "a mapping", node));
+        }
+        map
+    }
+
+    /// The items of a list; `expected` names the whole (`a list of strings`).
+    pub fn list<'n>(&mut self, path: &str, node: &'n Node, expected: &str) -> Option<&'n [Node]> {
+        let items = node.as_seq();
+        if items.is_none() {
+            self.push(self.type_error(path, expected, node));
+        }
+        items
+    }
+
+    /// The text of a string, or a type error.
+    pub fn string<'n>(&mut self, path: &str, node: &'n Node) -> Option<&'n str> {
+        let s = node.as_str();
+        if s.is_none() {
+            self.push(self.type_error(path, "a string", node));
+        }
+        s
+    }
+
+    /// A string that passes `rule`.
+    pub fn checked(&mut self, path: &str, node: &Node, rule: &Rule) -> Option<Located<String>> {
+        let s = self.string(path, node)?;
+        match (rule.check)(s) {
+            Ok(()) => Some(Located::new(s.to_string(), node.span.clone())),
+            Err(reason) => {
+                self.push(
+                    Diag::new(rule.code, format!("invalid {path}: {reason}"))
+                        .label(&node.span, format!("not a valid {}", rule.what))
+                        .help((rule.help)(s)),
+                );
+                None
+            }
+        }
+    }
+
+    /// A list of strings that each pass `rule`; items are reported as `path[i]`.
+    pub fn checked_list(&mut self, path: &str, node: &Node, rule: &Rule) -> Vec<Located<String>> {
+        let Some(items) = self.list(path, node, "a list of strings") else {
+            return Vec::new();
+        };
+        items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, item)| self.checked(&format!("{path}[{i}]"), item, rule))
+            .collect()
+    }
+}
+
+/// The key of `fields` that `key` most likely meant, if any is close enough.
+pub(crate) fn suggest<T>(key: &str, fields: &[Field<T>]) -> Option<&'static str> {
+    let key = key.to_ascii_lowercase();
+    fields
+        .iter()
+        .flat_map(|f| {
+            std::iter::once(f.key)
+                .chain(f.aliases.iter().copied())
+                .map(move |n| (f.key, n))
+        })
+        .map(|(field, name)| (strsim::jaro_winkler(&key, name), field))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, field)| field)
+}
+
+/// The keys and docs of a field table, for `explain` and the docs.
+pub(crate) fn docs<T>(fields: &[Field<T>]) -> Vec<(&'static str, &'static str)> {
+    fields.iter().map(|f| (f.key, f.doc)).collect()
+}

@@ -1,0 +1,275 @@
+//! The keys of the `freebsd` mapping: one row per key, one checker per row.
+//!
+//! To add a key: write a checker `fn(&mut Ctx, &At, &mut FreeBsd)` (usually a
+//! one-liner over a [`Rule`]), add the model field, and add a row to [`FREEBSD`].
+
+use crate::diag::Diag;
+use crate::value::Value;
+
+use super::code;
+use super::ctx::{At, Ctx, Field, Rule};
+use super::model::{FreeBsd, Located, Raid};
+use super::rules;
+use super::users;
+
+/// The keys of `freebsd`, in the order the docs list them.
+pub(crate) const FREEBSD: &[Field<FreeBsd>] = &[
+    Field {
+        key: "hostname",
+        doc: "fully qualified host name (RFC 1123), such as web01.example.org",
+        aliases: &["host", "fqdn", "host_name"],
+        check: hostname,
+    },
+    Field {
+        key: "timezone",
+        doc: "IANA time zone, such as Europe/Berlin",
+        aliases: &["tz", "time_zone", "zone"],
+        check: timezone,
+    },
+    Field {
+        key: "raid",
+        doc: "ZFS layout of the boot pool: stripe, mirror, raid10, raidz1, raidz2 or raidz3",
+        aliases: &["vdev_type", "layout", "raid_level"],
+        check: raid,
+    },
+    Field {
+        key: "disks",
+        doc: "whole disks of the boot pool, such as [ada0, ada1]; the installer wipes them",
+        aliases: &["disk", "devices", "drives"],
+        check: disks,
+    },
+    Field {
+        key: "pool",
+        doc: "name of the ZFS boot pool (zfsboot's default is zroot)",
+        aliases: &["pool_name", "zpool", "zfs_pool"],
+        check: pool,
+    },
+    Field {
+        key: "swap",
+        doc: "swap size per disk, such as 4g, or 0 for none",
+        aliases: &["swap_size", "swap_gb"],
+        check: swap,
+    },
+    Field {
+        key: "packages",
+        doc: "packages to install, by name (sudo) or origin (security/sudo)",
+        aliases: &["package", "pkgs", "pkg"],
+        check: packages,
+    },
+    Field {
+        key: "sudoers",
+        doc: "lines of the sudoers drop-in, one rule per item",
+        aliases: &["sudo", "sudoer"],
+        check: sudoers,
+    },
+    Field {
+        key: "users",
+        doc: "user accounts, each a mapping with at least `name`",
+        aliases: &["user", "accounts"],
+        check: users::users,
+    },
+];
+
+const HOSTNAME: Rule = Rule {
+    check: rules::hostname,
+    code: code::HOSTNAME,
+    what: "host name",
+    help: |_| {
+        "use dot-separated labels of letters, digits and `-`, such as web01.example.org".into()
+    },
+};
+
+const TIMEZONE: Rule = Rule {
+    check: rules::timezone,
+    code: code::TIMEZONE,
+    what: "time zone",
+    help: |_| {
+        "use a name from the tz database, such as Europe/Berlin, America/New_York or UTC".into()
+    },
+};
+
+const DISK: Rule = Rule {
+    check: rules::disk,
+    code: code::DISK,
+    what: "disk",
+    help: disk_help,
+};
+
+fn disk_help(s: &str) -> String {
+    match s.strip_prefix("/dev/") {
+        Some(rest) if rules::disk(rest).is_ok() => {
+            format!("drop the `/dev/` prefix: write `{rest}`")
+        }
+        Some(_) => "drop the `/dev/` prefix and list whole disks such as ada0 or nda0".into(),
+        None => "list whole disks such as ada0 or nda0 (see `geom disk list`); \
+                 zfsboot partitions them itself"
+            .into(),
+    }
+}
+
+const POOL: Rule = Rule {
+    check: rules::pool,
+    code: code::POOL,
+    what: "pool name",
+    help: |_| "start with a letter, then use letters, digits and `_ . : -`, such as zroot".into(),
+};
+
+const PACKAGE: Rule = Rule {
+    check: rules::package,
+    code: code::PACKAGE,
+    what: "package",
+    help: |_| "give a package name such as sudo, or an origin such as security/sudo".into(),
+};
+
+const SUDOERS: Rule = Rule {
+    check: rules::sudoers_line,
+    code: code::SUDOERS,
+    what: "sudoers line",
+    help: |_| "give one non-empty sudoers rule per item, such as `%wheel ALL=(ALL:ALL) ALL`".into(),
+};
+
+fn hostname(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
+    out.hostname = cx.checked(&at.path, at.node, &HOSTNAME);
+}
+
+fn timezone(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
+    out.timezone = cx.checked(&at.path, at.node, &TIMEZONE);
+}
+
+fn pool(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
+    out.pool = cx.checked(&at.path, at.node, &POOL);
+}
+
+fn packages(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
+    out.packages = cx.checked_list(&at.path, at.node, &PACKAGE);
+}
+
+fn sudoers(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
+    out.sudoers = cx.checked_list(&at.path, at.node, &SUDOERS);
+}
+
+/// The layouts with their disk needs, for helps.
+const LAYOUTS: &str =
+    "stripe (1+ disks), mirror (2+), raidz1 (3+), raid10 (4+, even), raidz2 (4+), raidz3 (5+)";
+
+fn raid(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
+    if let Value::Int(_) = at.node.value {
+        let help = format!("write a ZFS layout word, not a RAID level number: {LAYOUTS}");
+        cx.push(cx.type_error(&at.path, "a string", at.node).help(help));
+        return;
+    }
+    let Some(s) = cx.string(&at.path, at.node) else {
+        return;
+    };
+    match rules::raid(s) {
+        Ok(r) => out.raid = Some(Located::new(r, at.node.span.clone())),
+        Err(reason) => cx.push(
+            Diag::new(code::RAID, format!("invalid {}: {reason}", at.path))
+                .label(&at.node.span, "not a ZFS layout")
+                .help(format!("write one of {LAYOUTS}")),
+        ),
+    }
+}
+
+fn swap(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
+    let text = match &at.node.value {
+        Value::Int(n) => n.to_string(),
+        Value::Str(s) => s.clone(),
+        _ => {
+            cx.push(cx.type_error(&at.path, "a size such as 4g", at.node));
+            return;
+        }
+    };
+    match rules::swap(&text) {
+        Ok(_) => out.swap = Some(Located::new(text, at.node.span.clone())),
+        Err(reason) => cx.push(
+            Diag::new(code::SWAP, format!("invalid {}: {reason}", at.path))
+                .label(&at.node.span, "not a valid swap size")
+                .help("write 0 for no swap, or a size of at least 100m, such as 2g"),
+        ),
+    }
+}
+
+/// Whole disks, without duplicates, and enough of them for `raid`.
+fn disks(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
+    let Some(items) = cx.list(&at.path, at.node, "a list of disk names") else {
+        return;
+    };
+    let mut seen: Vec<(usize, &Located<String>)> = Vec::new();
+    let checked: Vec<Option<Located<String>>> = items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| cx.checked(&format!("{}[{i}]", at.path), item, &DISK))
+        .collect();
+    for (i, disk) in checked.iter().enumerate() {
+        let Some(disk) = disk else { continue };
+        if let Some((first, prev)) = seen.iter().find(|(_, d)| d.value == disk.value) {
+            cx.push(
+                Diag::new(
+                    code::DUPLICATE_DISK,
+                    format!(
+                        "{}[{i}] {} is already listed as {}[{first}]",
+                        at.path,
+                        rules::quote(&disk.value),
+                        at.path
+                    ),
+                )
+                .label(&disk.span, "listed again here")
+                .label(&prev.span, "first listed here")
+                .help("list each disk once"),
+            );
+        } else {
+            seen.push((i, disk));
+        }
+    }
+    disk_count(cx, at, items.len());
+    out.disks = checked.into_iter().flatten().collect();
+}
+
+/// The count rule: the layout named by the sibling `raid` (stripe when absent).
+fn disk_count(cx: &mut Ctx, at: &At<'_>, count: usize) {
+    let raid = match at.siblings.get("raid") {
+        None => None,
+        Some(entry) => match entry.node.as_str().map(Raid::parse) {
+            Some(Some(r)) => Some((r, &entry.node.span)),
+            // An invalid raid is reported at the raid key; nothing to compare.
+            _ => return,
+        },
+    };
+    let plural = |n: usize| if n == 1 { "disk" } else { "disks" };
+    let listed = format!("{count} {} listed here", plural(count));
+    let Some((raid, raid_span)) = raid else {
+        if count == 0 {
+            cx.push(
+                Diag::new(code::DISK_COUNT, format!("{} is empty", at.path))
+                    .label(&at.node.span, "no disks")
+                    .help("list at least one whole disk, or remove the key"),
+            );
+        }
+        return;
+    };
+    let min = raid.min_disks();
+    let problem = if count < min {
+        format!("needs at least {min} {}", plural(min))
+    } else if raid.needs_even() && count % 2 == 1 {
+        "needs an even number of disks (they are mirrored in pairs, in the order given)".to_string()
+    } else {
+        return;
+    };
+    cx.push(
+        Diag::new(
+            code::DISK_COUNT,
+            format!(
+                "{} lists {count} {}, but raid `{}` (set at {raid_span}) {problem}",
+                at.path,
+                plural(count),
+                raid.name()
+            ),
+        )
+        .label(&at.node.span, listed)
+        .label(raid_span, format!("raid `{}` set here", raid.name()))
+        .help(format!(
+            "add disks, or choose a layout that fits: {LAYOUTS}"
+        )),
+    );
+}

@@ -1,0 +1,117 @@
+//! Validation of the merged `freebsd` mapping into the typed model.
+//!
+//! Entry point: [`validate`]. The keys of `freebsd` and of a user are rows of
+//! two field tables (`fields::FREEBSD`, `users::USER`): a key, a one-line doc
+//! and a checker. Unknown keys and their "did you mean" come from the same
+//! tables, so adding a key is adding a row. The name, size and path checks
+//! are pure functions in [`rules`], for later stages to reuse.
+//!
+//! Every error is collected (not just the first), in document order, and
+//! points at the value (or key) where it was written.
+
+#![warn(missing_docs)]
+
+mod ctx;
+mod fields;
+mod model;
+pub mod rules;
+mod users;
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_storage;
+#[cfg(test)]
+mod tests_users;
+
+use crate::diag::Diag;
+use crate::value::Node;
+
+pub use model::{FreeBsd, Located, Raid, User, UserState};
+
+/// The error codes of this stage.
+pub mod code {
+    /// A value of the wrong type (including null, and `freebsd` not a mapping).
+    pub const TYPE: &str = "beryl::schema::type";
+    /// A key that is not in the field table.
+    pub const UNKNOWN_KEY: &str = "beryl::schema::unknown_key";
+    /// A required key is absent (a user without `name`).
+    pub const MISSING_KEY: &str = "beryl::schema::missing_key";
+    /// An invalid host name.
+    pub const HOSTNAME: &str = "beryl::schema::hostname";
+    /// A time zone not in the tz database (or malformed).
+    pub const TIMEZONE: &str = "beryl::schema::timezone";
+    /// Not a ZFS layout word.
+    pub const RAID: &str = "beryl::schema::raid";
+    /// Not a whole-disk device name.
+    pub const DISK: &str = "beryl::schema::disk";
+    /// A disk listed twice (reported at the second).
+    pub const DUPLICATE_DISK: &str = "beryl::schema::duplicate_disk";
+    /// Too few disks for the layout (or an odd count for raid10, or an empty list).
+    pub const DISK_COUNT: &str = "beryl::schema::disk_count";
+    /// An invalid or reserved ZFS pool name.
+    pub const POOL: &str = "beryl::schema::pool";
+    /// An invalid swap size (or below 100m).
+    pub const SWAP: &str = "beryl::schema::swap";
+    /// Not a package name or origin.
+    pub const PACKAGE: &str = "beryl::schema::package";
+    /// A sudoers line that is empty or spans several lines.
+    pub const SUDOERS: &str = "beryl::schema::sudoers";
+    /// A user name FreeBSD `pw` would refuse.
+    pub const USER_NAME: &str = "beryl::schema::user_name";
+    /// A user defined twice (reported at the second).
+    pub const DUPLICATE_USER: &str = "beryl::schema::duplicate_user";
+    /// A uid out of range.
+    pub const UID: &str = "beryl::schema::uid";
+    /// A GECOS comment with `:` or a control character.
+    pub const COMMENT: &str = "beryl::schema::comment";
+    /// A shell that is not a clean absolute path.
+    pub const SHELL: &str = "beryl::schema::shell";
+    /// A primary or supplementary group name.
+    pub const GROUP: &str = "beryl::schema::group";
+    /// A user state other than `present` or `absent`.
+    pub const STATE: &str = "beryl::schema::state";
+}
+
+/// Validates the merged `freebsd` node of one host (absent = empty mapping is
+/// fine; all fields optional).
+///
+/// Returns the typed model, or *every* error found (not just the first), in
+/// document order, each located at the file, line and column where the
+/// offending value (or key) was written.
+pub fn validate(freebsd: Option<&Node>) -> Result<FreeBsd, Vec<Diag>> {
+    let mut out = FreeBsd::default();
+    let Some(node) = freebsd else {
+        return Ok(out);
+    };
+    out.span = node.span.clone();
+    let mut cx = ctx::Ctx::default();
+    match node.as_map() {
+        Some(map) => cx.walk("freebsd", map, fields::FREEBSD, &mut out),
+        None => {
+            let diag = cx.type_error("freebsd", "a mapping", node);
+            let help = match node.value {
+                crate::value::Value::Null => "to clear inherited settings, write `freebsd: {}`",
+                _ => {
+                    "write the settings as keys under `freebsd:`, such as `hostname: web01.example.org`"
+                }
+            };
+            cx.push(diag.help(help));
+        }
+    }
+    if cx.diags.is_empty() {
+        Ok(out)
+    } else {
+        Err(cx.diags)
+    }
+}
+
+/// The keys of `freebsd` with their one-line docs, in table order.
+pub fn freebsd_keys() -> Vec<(&'static str, &'static str)> {
+    ctx::docs(fields::FREEBSD)
+}
+
+/// The keys of a user mapping with their one-line docs, in table order.
+pub fn user_keys() -> Vec<(&'static str, &'static str)> {
+    ctx::docs(users::USER)
+}

@@ -1,0 +1,171 @@
+//! The typed model of a validated `freebsd` mapping.
+//!
+//! Every value keeps the span where it was written ([`Located`]), so the
+//! install and apply stages can point at a field when they refuse it.
+
+use serde::{Serialize, Serializer};
+
+use crate::value::{Node, Span};
+
+/// A validated value with the place it was written. Serializes as the bare value.
+#[derive(Debug, Clone)]
+pub struct Located<T> {
+    /// The validated value.
+    pub value: T,
+    /// Where it was written.
+    pub span: Span,
+}
+
+impl<T> Located<T> {
+    /// Pairs a value with its span.
+    pub fn new(value: T, span: Span) -> Self {
+        Self { value, span }
+    }
+}
+
+impl<T: Serialize> Serialize for Located<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.value.serialize(s)
+    }
+}
+
+/// The validated `freebsd` settings of one host. Absent fields are `None` or empty.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct FreeBsd {
+    /// Fully qualified host name (RFC 1123).
+    pub hostname: Option<Located<String>>,
+    /// IANA time zone name, as written (`Europe/Berlin`).
+    pub timezone: Option<Located<String>>,
+    /// ZFS layout of the boot pool.
+    pub raid: Option<Located<Raid>>,
+    /// Whole-disk device names (`ada0`), in the order given; no duplicates.
+    pub disks: Vec<Located<String>>,
+    /// ZFS pool name.
+    pub pool: Option<Located<String>>,
+    /// Swap size per disk, as written (`4g`, `0`); see [`super::rules::swap`] for bytes.
+    pub swap: Option<Located<String>>,
+    /// Package names (`sudo`) or origins (`security/sudo`, `devel/py-foo@py311`).
+    pub packages: Vec<Located<String>>,
+    /// Lines of the sudoers drop-in, one line each.
+    pub sudoers: Vec<Located<String>>,
+    /// User accounts, in the order given.
+    pub users: Vec<User>,
+    /// Where the `freebsd` mapping was written (synthetic when it was absent).
+    #[serde(skip)]
+    pub span: Span,
+}
+
+/// One validated user account.
+#[derive(Debug, Clone, Serialize)]
+pub struct User {
+    /// Login name (FreeBSD `pw` rules).
+    pub name: Located<String>,
+    /// Numeric user id; `None` lets `pw` allocate one.
+    pub uid: Option<Located<u32>>,
+    /// GECOS comment (full name).
+    pub comment: Option<Located<String>>,
+    /// Absolute path of the login shell.
+    pub shell: Option<Located<String>>,
+    /// Primary group; `None` means a group named like the user.
+    pub primary_group: Option<Located<String>>,
+    /// Supplementary groups.
+    pub groups: Vec<Located<String>>,
+    /// SSH keys as written; resolved and checked by the keys stage.
+    pub ssh_keys: Vec<Node>,
+    /// Whether the account should exist.
+    pub state: UserState,
+    /// Where the user's mapping was written.
+    #[serde(skip)]
+    pub span: Span,
+}
+
+impl User {
+    /// A user with no fields set yet (the name is filled in by validation).
+    pub(crate) fn blank(span: Span) -> Self {
+        Self {
+            name: Located::new(String::new(), span.clone()),
+            uid: None,
+            comment: None,
+            shell: None,
+            primary_group: None,
+            groups: Vec::new(),
+            ssh_keys: Vec::new(),
+            state: UserState::Present,
+            span,
+        }
+    }
+}
+
+/// Whether a user account should exist on the host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UserState {
+    /// The account is created or updated (the default).
+    #[default]
+    Present,
+    /// The account is removed if it exists.
+    Absent,
+}
+
+/// A ZFS boot-pool layout, as bsdinstall's `ZFSBOOT_VDEV_TYPE` spells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Raid {
+    /// One vdev per disk, no redundancy (1+ disks).
+    Stripe,
+    /// One mirror of all disks (2+).
+    Mirror,
+    /// Mirrors of disk pairs, in the order given (4+, even).
+    Raid10,
+    /// Single parity (3+).
+    Raidz1,
+    /// Double parity (4+).
+    Raidz2,
+    /// Triple parity (5+).
+    Raidz3,
+}
+
+impl Raid {
+    /// Every layout, in order of the fewest disks needed.
+    pub const ALL: [Raid; 6] = [
+        Raid::Stripe,
+        Raid::Mirror,
+        Raid::Raidz1,
+        Raid::Raid10,
+        Raid::Raidz2,
+        Raid::Raidz3,
+    ];
+
+    /// The word used in YAML and in `ZFSBOOT_VDEV_TYPE`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Raid::Stripe => "stripe",
+            Raid::Mirror => "mirror",
+            Raid::Raid10 => "raid10",
+            Raid::Raidz1 => "raidz1",
+            Raid::Raidz2 => "raidz2",
+            Raid::Raidz3 => "raidz3",
+        }
+    }
+
+    /// The layout spelled exactly `word`, if any.
+    pub fn parse(word: &str) -> Option<Raid> {
+        Raid::ALL.into_iter().find(|r| r.name() == word)
+    }
+
+    /// The fewest disks the layout accepts (zfsboot's `dialog_menu_layout`).
+    pub fn min_disks(self) -> usize {
+        match self {
+            Raid::Stripe => 1,
+            Raid::Mirror => 2,
+            Raid::Raidz1 => 3,
+            Raid::Raid10 | Raid::Raidz2 => 4,
+            Raid::Raidz3 => 5,
+        }
+    }
+
+    /// Whether the layout needs an even number of disks (raid10 mirrors pairs).
+    pub fn needs_even(self) -> bool {
+        self == Raid::Raid10
+    }
+}

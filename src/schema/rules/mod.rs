@@ -1,0 +1,42 @@
+//! Pure validators of FreeBSD names, sizes and identifiers, reusable by later stages.
+//!
+//! Each takes the text as written and returns `Err(reason)`: a phrase that
+//! completes `invalid freebsd.FIELD: `, quoting the offending part.
+//! `system` has the host-wide settings, `storage` the ZFS boot pool and
+//! `account` users and groups.
+
+mod account;
+mod storage;
+mod system;
+
+pub use account::{MAX_NAME, MAX_UID, comment, group_name, shell, uid, user_name, user_state};
+pub use storage::{DISK_DRIVERS, MIN_SWAP, disk, pool, raid, swap};
+pub use system::{MAX_HOSTNAME, MAX_LABEL, hostname, package, sudoers_line, timezone};
+
+/// Quotes a value for a message: backticks, escapes, at most 60 characters.
+pub fn quote(s: &str) -> String {
+    let mut out: String = s.chars().take(60).flat_map(char::escape_debug).collect();
+    if s.chars().nth(60).is_some() {
+        out.push('…');
+    }
+    format!("`{out}`")
+}
+
+/// Names one character for a message.
+pub(crate) fn show(c: char) -> String {
+    match c {
+        ' ' => "a space".into(),
+        '\t' => "a tab".into(),
+        '\n' => "a newline".into(),
+        c if c.is_control() => format!("the control character U+{:04X}", c as u32),
+        c if !c.is_ascii() => format!("the non-ASCII character `{c}`"),
+        c => format!("`{c}`"),
+    }
+}
+
+pub(crate) fn all_digits(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
+#[cfg(test)]
+mod tests;

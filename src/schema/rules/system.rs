@@ -1,0 +1,184 @@
+//! Host-wide settings: host name, time zone, packages, sudoers lines.
+
+use std::str::FromStr;
+
+use super::{quote, show};
+
+/// The longest host name (RFC 1123).
+pub const MAX_HOSTNAME: usize = 253;
+/// The longest label of a host name.
+pub const MAX_LABEL: usize = 63;
+
+/// An RFC 1123 host name: dot-separated labels of letters, digits and `-`.
+pub fn hostname(s: &str) -> Result<(), String> {
+    if s.is_empty() {
+        return Err("the host name is empty".into());
+    }
+    if s.len() > MAX_HOSTNAME {
+        return Err(format!(
+            "the host name is {} characters long; at most {MAX_HOSTNAME} are allowed",
+            s.len()
+        ));
+    }
+    if s.ends_with('.') {
+        return Err(format!(
+            "{} ends with a dot; write it without the trailing `.`",
+            quote(s)
+        ));
+    }
+    for label in s.split('.') {
+        if label.is_empty() {
+            return Err(format!(
+                "{} has an empty label (a leading dot or two dots in a row)",
+                quote(s)
+            ));
+        }
+        if let Some(c) = label
+            .chars()
+            .find(|c| !c.is_ascii_alphanumeric() && *c != '-')
+        {
+            return Err(format!(
+                "{} contains {}; labels may only use letters, digits and `-`",
+                quote(s),
+                show(c)
+            ));
+        }
+        if label.len() > MAX_LABEL {
+            return Err(format!(
+                "label {} is {} characters long; at most {MAX_LABEL} are allowed",
+                quote(label),
+                label.len()
+            ));
+        }
+        if label.starts_with('-') || label.ends_with('-') {
+            return Err(format!("label {} starts or ends with `-`", quote(label)));
+        }
+    }
+    Ok(())
+}
+
+/// A zone or link name of the tz database (as shipped in chrono-tz).
+pub fn timezone(s: &str) -> Result<(), String> {
+    if s.is_empty() {
+        return Err("the time zone is empty".into());
+    }
+    if s.starts_with('/') {
+        return Err(format!(
+            "{} starts with `/`; give the zone name (such as Europe/Berlin), not a path",
+            quote(s)
+        ));
+    }
+    if s.contains("..") {
+        return Err(format!("{} contains `..`", quote(s)));
+    }
+    if let Some(c) = s
+        .chars()
+        .find(|c| !c.is_ascii_alphanumeric() && !"/_+-".contains(*c))
+    {
+        return Err(format!(
+            "{} contains {}; zone names use only letters, digits and `/ _ + -`",
+            quote(s),
+            show(c)
+        ));
+    }
+    if chrono_tz::Tz::from_str(s).is_ok() {
+        return Ok(());
+    }
+    let hint = zone_like(s)
+        .map(|z| format!("; did you mean `{z}`?"))
+        .unwrap_or_default();
+    Err(format!(
+        "{} is not a zone of the tz database{hint}",
+        quote(s)
+    ))
+}
+
+/// The known zone closest to `s`: same name in another case, same city, or a near spelling.
+fn zone_like(s: &str) -> Option<&'static str> {
+    let names = || chrono_tz::TZ_VARIANTS.iter().map(|z| z.name());
+    let city = |n: &str| n.rsplit('/').next().unwrap_or(n).to_string();
+    names()
+        .find(|n| n.eq_ignore_ascii_case(s))
+        .or_else(|| names().find(|n| n.contains('/') && city(n).eq_ignore_ascii_case(s)))
+        .or_else(|| {
+            names()
+                .map(|n| {
+                    (
+                        strsim::jaro_winkler(&n.to_ascii_lowercase(), &s.to_ascii_lowercase()),
+                        n,
+                    )
+                })
+                .filter(|(score, _)| *score >= 0.9)
+                .max_by(|a, b| a.0.total_cmp(&b.0))
+                .map(|(_, n)| n)
+        })
+}
+
+/// A package name (`sudo`) or origin (`security/sudo`, `devel/py-foo@py311`).
+pub fn package(s: &str) -> Result<(), String> {
+    let port_char = |c: char| c.is_ascii_alphanumeric() || "._+-".contains(c);
+    if s.is_empty() {
+        return Err("the package name is empty".into());
+    }
+    let Some((category, port)) = s.split_once('/') else {
+        if s.contains('@') {
+            return Err(format!(
+                "{} has a flavor; flavors need an origin such as devel/py-foo@py311",
+                quote(s)
+            ));
+        }
+        if !s.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+            return Err(format!("{} must start with a letter or digit", quote(s)));
+        }
+        return match s.chars().find(|c| !port_char(*c)) {
+            Some(c) => Err(format!(
+                "{} contains {}; package names use letters, digits and `. _ + -`",
+                quote(s),
+                show(c)
+            )),
+            None => Ok(()),
+        };
+    };
+    let (port, flavor) = match port.split_once('@') {
+        Some((p, f)) => (p, Some(f)),
+        None => (port, None),
+    };
+    let origin = quote(s);
+    if category.is_empty()
+        || !category
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+    {
+        return Err(format!(
+            "the category of origin {origin} must be lowercase letters, digits and `-`"
+        ));
+    }
+    if port.is_empty() || !port.chars().all(port_char) {
+        return Err(format!(
+            "the port of origin {origin} must be letters, digits and `. _ + -`"
+        ));
+    }
+    if let Some(f) = flavor
+        && (f.is_empty() || !f.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+    {
+        return Err(format!(
+            "the flavor of origin {origin} must be letters, digits and `_`"
+        ));
+    }
+    Ok(())
+}
+
+/// One sudoers line: not blank, no newline, carriage return or NUL.
+pub fn sudoers_line(s: &str) -> Result<(), String> {
+    if s.trim().is_empty() {
+        return Err("the line is empty".into());
+    }
+    match s.chars().find(|c| matches!(c, '\n' | '\r' | '\0')) {
+        Some(c) => Err(format!(
+            "{} contains {}; give each line as its own item",
+            quote(s),
+            show(c)
+        )),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,256 @@
+//! `validate` on the `freebsd` keys: typed results, error codes, messages and locations.
+
+use super::*;
+use crate::value::Source;
+
+/// Parses `text` as `t.yml` and validates its `freebsd` key.
+pub(super) fn run(text: &str) -> Result<FreeBsd, Vec<Diag>> {
+    let root = crate::yaml::parse(&Source::new("t.yml", text), &Default::default())
+        .unwrap_or_else(|d| panic!("bad test YAML: {d}"));
+    validate(root.get("freebsd"))
+}
+
+/// `file:line:col` of a diagnostic's primary label.
+pub(super) fn at(d: &Diag) -> String {
+    d.span().map(|s| s.to_string()).unwrap_or_default()
+}
+
+/// Asserts exactly one error, with this code, message part and location.
+pub(super) fn fails(text: &str, code: &str, part: &str, loc: &str) -> Diag {
+    let mut diags = run(text).expect_err("should be refused");
+    assert_eq!(diags.len(), 1, "{text}: {diags:#?}");
+    let d = diags.remove(0);
+    assert_eq!(d.code, code, "{text}: {}", d.message);
+    assert!(
+        d.message.contains(part),
+        "{text}: {:?} lacks {part:?}",
+        d.message
+    );
+    assert_eq!(at(&d), loc, "{text}: {}", d.message);
+    d
+}
+
+pub(super) fn ok(text: &str) -> FreeBsd {
+    run(text).unwrap_or_else(|ds| {
+        panic!(
+            "{text}: {:#?}",
+            ds.iter().map(|d| &d.message).collect::<Vec<_>>()
+        )
+    })
+}
+
+#[test]
+fn absent_and_empty_are_fine() {
+    let f = ok("other: 1\n");
+    assert!(f.hostname.is_none() && f.disks.is_empty() && f.users.is_empty());
+    assert!(ok("freebsd: {}\n").packages.is_empty());
+}
+
+#[test]
+fn freebsd_must_be_a_mapping() {
+    let d = fails(
+        "freebsd: [a]\n",
+        code::TYPE,
+        "freebsd must be a mapping, found a list",
+        "t.yml:1:10",
+    );
+    assert!(d.help.is_some());
+    let d = fails("freebsd: ~\n", code::TYPE, "found null", "t.yml:1:10");
+    assert!(d.help.unwrap_or_default().contains("freebsd: {}"));
+}
+
+#[test]
+fn a_full_valid_block() {
+    let f = ok("freebsd:
+  hostname: web01.example.org
+  timezone: Europe/Berlin
+  raid: mirror
+  disks: [ada0, ada1]
+  pool: zroot
+  swap: 4g
+  packages: [sudo, security/doas, devel/py-foo@py311]
+  sudoers: ['%wheel ALL=(ALL:ALL) ALL']
+  users:
+    - name: alice
+      uid: 1001
+      shell: /usr/local/bin/bash
+      groups: [wheel]
+");
+    assert_eq!(
+        f.hostname.as_ref().map(|h| h.value.as_str()),
+        Some("web01.example.org")
+    );
+    assert_eq!(
+        f.hostname.as_ref().map(|h| h.span.to_string()).as_deref(),
+        Some("t.yml:2:13")
+    );
+    assert_eq!(f.raid.as_ref().map(|r| r.value), Some(Raid::Mirror));
+    assert_eq!(
+        f.disks.iter().map(|d| d.value.as_str()).collect::<Vec<_>>(),
+        ["ada0", "ada1"]
+    );
+    assert_eq!(f.swap.as_ref().map(|s| s.value.as_str()), Some("4g"));
+    assert_eq!(f.packages.len(), 3);
+    assert_eq!(f.users[0].uid.as_ref().map(|u| u.value), Some(1001));
+    let json = serde_json::to_value(&f).unwrap_or_default();
+    assert_eq!(json["raid"], "mirror");
+    assert_eq!(json["users"][0]["state"], "present");
+    assert_eq!(json["disks"][1], "ada1");
+}
+
+#[test]
+fn hostname() {
+    ok("freebsd: {hostname: web01.example.org}\n");
+    fails(
+        "freebsd:\n  hostname: web_01.example.org\n",
+        code::HOSTNAME,
+        "freebsd.hostname",
+        "t.yml:2:13",
+    );
+    fails(
+        "freebsd:\n  hostname: web01.\n",
+        code::HOSTNAME,
+        "trailing",
+        "t.yml:2:13",
+    );
+    fails(
+        "freebsd:\n  hostname: 42\n",
+        code::TYPE,
+        "freebsd.hostname must be a string, found an integer",
+        "t.yml:2:13",
+    );
+}
+
+#[test]
+fn timezone() {
+    ok("freebsd: {timezone: US/Eastern}\n");
+    let d = fails(
+        "freebsd:\n  timezone: Europe/Pariss\n",
+        code::TIMEZONE,
+        "did you mean `Europe/Paris`?",
+        "t.yml:2:13",
+    );
+    assert!(d.message.starts_with("invalid freebsd.timezone: "));
+    fails(
+        "freebsd:\n  timezone: ../etc/passwd\n",
+        code::TIMEZONE,
+        "`..`",
+        "t.yml:2:13",
+    );
+}
+
+#[test]
+fn packages() {
+    ok("freebsd:\n  packages: [sudo, security/sudo]\n");
+    fails(
+        "freebsd:\n  packages: sudo\n",
+        code::TYPE,
+        "freebsd.packages must be a list of strings, found a string",
+        "t.yml:2:13",
+    );
+    fails(
+        "freebsd:\n  packages:\n",
+        code::TYPE,
+        "freebsd.packages must be a list of strings, found null",
+        "t.yml:2:11",
+    );
+    fails(
+        "freebsd:\n  packages: [sudo, 'bad name']\n",
+        code::PACKAGE,
+        "freebsd.packages[1]",
+        "t.yml:2:20",
+    );
+}
+
+#[test]
+fn sudoers() {
+    ok("freebsd:\n  sudoers: ['alice ALL=(ALL) ALL']\n");
+    fails(
+        "freebsd:\n  sudoers: [\"a ALL\\nb ALL\"]\n",
+        code::SUDOERS,
+        "freebsd.sudoers[0]",
+        "t.yml:2:13",
+    );
+    fails(
+        "freebsd:\n  sudoers: ['']\n",
+        code::SUDOERS,
+        "empty",
+        "t.yml:2:13",
+    );
+    fails(
+        "freebsd:\n  sudoers: {a: b}\n",
+        code::TYPE,
+        "found a mapping",
+        "t.yml:2:12",
+    );
+}
+
+#[test]
+fn unknown_key_suggests_from_the_table() {
+    let d = fails(
+        "freebsd:\n  timezon: UTC\n",
+        code::UNKNOWN_KEY,
+        "unknown key `timezon` in freebsd; did you mean `timezone`?",
+        "t.yml:2:3",
+    );
+    assert!(
+        d.help
+            .unwrap_or_default()
+            .contains("hostname, timezone, raid, disks")
+    );
+    fails(
+        "freebsd:\n  swap_gb: 4\n",
+        code::UNKNOWN_KEY,
+        "did you mean `swap`?",
+        "t.yml:2:3",
+    );
+    fails(
+        "freebsd:\n  Hostname: x\n",
+        code::UNKNOWN_KEY,
+        "did you mean `hostname`?",
+        "t.yml:2:3",
+    );
+    let d = fails(
+        "freebsd:\n  kernel: GENERIC\n",
+        code::UNKNOWN_KEY,
+        "unknown key `kernel` in freebsd",
+        "t.yml:2:3",
+    );
+    assert!(!d.message.contains("did you mean"), "{}", d.message);
+}
+
+#[test]
+fn every_error_is_reported_in_document_order() {
+    let diags = run("freebsd:
+  hostname: -bad
+  timezon: UTC
+  disks: [ada0, ada0p1, ada0]
+  raid: mirror
+  swap: 10m
+  packages: [sudo, 7]
+  users:
+    - name: alice
+      shell: bash
+      uid: yes
+")
+    .expect_err("should be refused");
+    let got: Vec<(&str, String)> = diags.iter().map(|d| (d.code, at(d))).collect();
+    assert_eq!(
+        got,
+        [
+            (code::HOSTNAME, "t.yml:2:13".to_string()),
+            (code::UNKNOWN_KEY, "t.yml:3:3".into()),
+            (code::DISK, "t.yml:4:17".into()),
+            (code::DUPLICATE_DISK, "t.yml:4:25".into()),
+            (code::SWAP, "t.yml:6:9".into()),
+            (code::TYPE, "t.yml:7:20".into()),
+            (code::SHELL, "t.yml:10:14".into()),
+            (code::TYPE, "t.yml:11:12".into()),
+        ]
+    );
+    assert!(
+        diags[7]
+            .message
+            .contains("freebsd.users[alice].uid must be an integer, found a string")
+    );
+}

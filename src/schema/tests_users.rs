@@ -1,0 +1,292 @@
+//! `validate` on `freebsd.users`.
+
+use super::tests::{at, fails, ok, run};
+use super::*;
+
+fn user(fields: &str) -> String {
+    format!("freebsd:\n  users:\n    - name: alice\n{fields}")
+}
+
+#[test]
+fn a_full_user() {
+    let f = ok(&user(
+        "      uid: 1001\n      comment: Alice Example\n      shell: /bin/sh\n      primary_group: staff\n      groups: [wheel, operator]\n      ssh_keys: [alice.pub, {inline: x}]\n      state: absent\n",
+    ));
+    let u = &f.users[0];
+    assert_eq!(u.name.value, "alice");
+    assert_eq!(u.name.span.to_string(), "t.yml:3:13");
+    assert_eq!(
+        u.comment.as_ref().map(|c| c.value.as_str()),
+        Some("Alice Example")
+    );
+    assert_eq!(
+        u.primary_group.as_ref().map(|g| g.value.as_str()),
+        Some("staff")
+    );
+    assert_eq!(u.groups.len(), 2);
+    assert_eq!(u.ssh_keys.len(), 2);
+    assert_eq!(u.state, UserState::Absent);
+    assert_eq!(ok(&user("")).users[0].state, UserState::Present);
+}
+
+#[test]
+fn users_must_be_a_list_of_mappings() {
+    fails(
+        "freebsd:\n  users: alice\n",
+        code::TYPE,
+        "freebsd.users must be a list of users, found a string",
+        "t.yml:2:10",
+    );
+    fails(
+        "freebsd:\n  users:\n",
+        code::TYPE,
+        "found null",
+        "t.yml:2:8",
+    );
+    fails(
+        "freebsd:\n  users: [alice]\n",
+        code::TYPE,
+        "freebsd.users[0] must be a mapping, found a string",
+        "t.yml:2:11",
+    );
+}
+
+#[test]
+fn name() {
+    fails(
+        "freebsd:\n  users:\n    - shell: /bin/sh\n",
+        code::MISSING_KEY,
+        "freebsd.users[0] has no `name`",
+        "t.yml:3:7",
+    );
+    fails(
+        "freebsd:\n  users:\n    - name: 'bad:name'\n",
+        code::USER_NAME,
+        "freebsd.users[0].name",
+        "t.yml:3:13",
+    );
+    fails(
+        "freebsd:\n  users:\n    - name: 7\n",
+        code::TYPE,
+        "freebsd.users[0].name must be a string",
+        "t.yml:3:13",
+    );
+    fails(
+        "freebsd:\n  users:\n    - name: a$b\n",
+        code::USER_NAME,
+        "`$`",
+        "t.yml:3:13",
+    );
+    ok("freebsd:\n  users:\n    - name: host$\n");
+}
+
+#[test]
+fn duplicate_user_points_at_the_second() {
+    fails(
+        "freebsd:\n  users:\n    - name: alice\n    - name: bob\n    - name: alice\n",
+        code::DUPLICATE_USER,
+        "user `alice` is defined twice in freebsd.users",
+        "t.yml:5:13",
+    );
+}
+
+#[test]
+fn uid() {
+    ok(&user("      uid: 0\n"));
+    ok(&user("      uid: 4294967294\n"));
+    fails(
+        &user("      uid: 4294967295\n"),
+        code::UID,
+        "freebsd.users[alice].uid: 4294967295 is out of range",
+        "t.yml:4:12",
+    );
+    fails(
+        &user("      uid: -1\n"),
+        code::UID,
+        "out of range",
+        "t.yml:4:12",
+    );
+    fails(
+        &user("      uid: true\n"),
+        code::TYPE,
+        "must be an integer, found a boolean",
+        "t.yml:4:12",
+    );
+    fails(
+        &user("      uid: '1000'\n"),
+        code::TYPE,
+        "found a string",
+        "t.yml:4:12",
+    );
+    fails(
+        &user("      uid: 1000.0\n"),
+        code::TYPE,
+        "found a float",
+        "t.yml:4:12",
+    );
+}
+
+#[test]
+fn comment() {
+    ok(&user("      comment: 'Zoë Example, room 4'\n"));
+    fails(
+        &user("      comment: 'a:b'\n"),
+        code::COMMENT,
+        "freebsd.users[alice].comment",
+        "t.yml:4:16",
+    );
+    fails(
+        &user("      comment: \"a\\nb\"\n"),
+        code::COMMENT,
+        "a newline",
+        "t.yml:4:16",
+    );
+}
+
+#[test]
+fn shell() {
+    ok(&user("      shell: /usr/local/bin/zsh\n"));
+    let d = fails(
+        &user("      shell: bash\n"),
+        code::SHELL,
+        "freebsd.users[alice].shell: `bash` is not an absolute path",
+        "t.yml:4:14",
+    );
+    assert!(d.help.unwrap_or_default().contains("/usr/local/bin/bash"));
+    fails(
+        &user("      shell: '/bin/sh -x'\n"),
+        code::SHELL,
+        "a space",
+        "t.yml:4:14",
+    );
+}
+
+#[test]
+fn groups() {
+    ok(&user("      primary_group: staff\n      groups: [wheel]\n"));
+    fails(
+        &user("      primary_group: 'a b'\n"),
+        code::GROUP,
+        "freebsd.users[alice].primary_group",
+        "t.yml:4:22",
+    );
+    fails(
+        &user("      groups: [wheel, '-ops']\n"),
+        code::GROUP,
+        "freebsd.users[alice].groups[1]",
+        "t.yml:4:23",
+    );
+    fails(
+        &user("      groups: wheel\n"),
+        code::TYPE,
+        "must be a list of strings, found a string",
+        "t.yml:4:15",
+    );
+}
+
+#[test]
+fn ssh_keys_must_be_a_list() {
+    ok(&user("      ssh_keys: []\n"));
+    fails(
+        &user("      ssh_keys: alice.pub\n"),
+        code::TYPE,
+        "freebsd.users[alice].ssh_keys must be a list of SSH keys, found a string",
+        "t.yml:4:17",
+    );
+    fails(
+        &user("      ssh_keys:\n"),
+        code::TYPE,
+        "found null",
+        "t.yml:4:15",
+    );
+}
+
+#[test]
+fn state() {
+    ok(&user("      state: present\n"));
+    fails(
+        &user("      state: gone\n"),
+        code::STATE,
+        "neither `present` nor `absent`",
+        "t.yml:4:14",
+    );
+    fails(
+        &user("      state: false\n"),
+        code::TYPE,
+        "found a boolean",
+        "t.yml:4:14",
+    );
+}
+
+#[test]
+fn unknown_user_key() {
+    let d = fails(
+        &user("      secondary_groups: [wheel]\n"),
+        code::UNKNOWN_KEY,
+        "in freebsd.users[alice]; did you mean `groups`?",
+        "t.yml:4:7",
+    );
+    assert!(
+        d.help
+            .unwrap_or_default()
+            .contains("name, uid, comment, shell")
+    );
+    fails(
+        &user("      shel: /bin/sh\n"),
+        code::UNKNOWN_KEY,
+        "did you mean `shell`?",
+        "t.yml:4:7",
+    );
+}
+
+#[test]
+fn errors_in_several_users_keep_their_order() {
+    let diags = run("freebsd:\n  users:\n    - name: alice\n      state: gone\n    - {shell: x}\n    - name: bob\n      uid: -5\n")
+        .expect_err("refused");
+    let got: Vec<(&str, String)> = diags.iter().map(|d| (d.code, at(d))).collect();
+    assert_eq!(
+        got,
+        [
+            (code::STATE, "t.yml:4:14".to_string()),
+            (code::SHELL, "t.yml:5:15".into()),
+            (code::MISSING_KEY, "t.yml:5:7".into()),
+            (code::UID, "t.yml:7:12".into()),
+        ]
+    );
+}
+
+#[test]
+fn shell_help_guesses_the_path() {
+    let help = |sh: &str| {
+        let d = fails(
+            &user(&format!("      shell: {sh}\n")),
+            code::SHELL,
+            "absolute",
+            "t.yml:4:14",
+        );
+        d.help.unwrap_or_default()
+    };
+    assert!(help("sh").contains("/bin/sh:"));
+    assert!(help("nologin").contains("/usr/sbin/nologin"));
+    assert!(help("zsh").contains("/usr/local/bin/zsh"));
+    assert!(help("'x y'").contains("such as /bin/sh or"));
+}
+
+#[test]
+fn key_docs_come_from_the_tables() {
+    let keys: Vec<&str> = user_keys().iter().map(|(k, _)| *k).collect();
+    assert_eq!(
+        keys,
+        [
+            "name",
+            "uid",
+            "comment",
+            "shell",
+            "primary_group",
+            "groups",
+            "ssh_keys",
+            "state"
+        ]
+    );
+    assert!(freebsd_keys().iter().all(|(_, doc)| !doc.is_empty()));
+}

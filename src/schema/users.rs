@@ -1,0 +1,216 @@
+//! `freebsd.users`: a list of user mappings, each checked by the [`USER`] table.
+
+use crate::diag::Diag;
+use crate::value::{Node, Value};
+
+use super::code;
+use super::ctx::{At, Ctx, Field, Rule};
+use super::model::{FreeBsd, Located, User};
+use super::rules;
+
+/// The keys of one user mapping.
+pub(crate) const USER: &[Field<User>] = &[
+    Field {
+        key: "name",
+        doc: "login name (required), such as alice",
+        aliases: &["login", "username", "user"],
+        check: name,
+    },
+    Field {
+        key: "uid",
+        doc: "numeric user id (0 to 4294967294); pw allocates one when absent",
+        aliases: &["user_id", "id"],
+        check: uid,
+    },
+    Field {
+        key: "comment",
+        doc: "GECOS comment, usually the full name",
+        aliases: &["gecos", "full_name", "fullname", "description"],
+        check: comment,
+    },
+    Field {
+        key: "shell",
+        doc: "absolute path of the login shell, such as /usr/local/bin/bash",
+        aliases: &["login_shell"],
+        check: shell,
+    },
+    Field {
+        key: "primary_group",
+        doc: "primary group; a group named like the user when absent",
+        aliases: &["group", "gid", "primary"],
+        check: primary_group,
+    },
+    Field {
+        key: "groups",
+        doc: "supplementary groups, such as [wheel, operator]",
+        aliases: &["secondary_groups", "supplementary_groups", "extra_groups"],
+        check: groups,
+    },
+    Field {
+        key: "ssh_keys",
+        doc: "SSH public keys: inline keys or names of key files",
+        aliases: &["keys", "ssh_key", "authorized_keys"],
+        check: ssh_keys,
+    },
+    Field {
+        key: "state",
+        doc: "present (the default) or absent",
+        aliases: &["ensure", "status"],
+        check: state,
+    },
+];
+
+const NAME: Rule = Rule {
+    check: rules::user_name,
+    code: code::USER_NAME,
+    what: "user name",
+    help: |_| {
+        "use lowercase letters, digits, `_` and `-`, starting with a letter, such as alice".into()
+    },
+};
+
+const GROUP: Rule = Rule {
+    check: rules::group_name,
+    code: code::GROUP,
+    what: "group name",
+    help: |_| {
+        "use lowercase letters, digits, `_` and `-`, starting with a letter, such as wheel".into()
+    },
+};
+
+const COMMENT: Rule = Rule {
+    check: rules::comment,
+    code: code::COMMENT,
+    what: "comment",
+    help: |_| "write the comment on one line, without `:`".into(),
+};
+
+const SHELL: Rule = Rule {
+    check: rules::shell,
+    code: code::SHELL,
+    what: "shell",
+    help: shell_help,
+};
+
+/// For a bare name, the path it most likely means (pw does not search PATH).
+fn shell_help(s: &str) -> String {
+    let name = s.trim();
+    let path = match name {
+        "sh" | "csh" | "tcsh" => format!("/bin/{name}"),
+        "nologin" => "/usr/sbin/nologin".into(),
+        _ if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') => {
+            format!("/usr/local/bin/{name}")
+        }
+        _ => {
+            return "give the shell's absolute path, such as /bin/sh or /usr/local/bin/bash".into();
+        }
+    };
+    format!("give the absolute path, such as {path}: pw does not search PATH")
+}
+
+/// Checks each user; duplicate names are reported at the second.
+pub(crate) fn users(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
+    let Some(items) = cx.list(&at.path, at.node, "a list of users") else {
+        return;
+    };
+    for (i, item) in items.iter().enumerate() {
+        let Some(user) = one(cx, &at.path, i, item) else {
+            continue;
+        };
+        let valid = rules::user_name(&user.name.value).is_ok();
+        if let Some(first) = out
+            .users
+            .iter()
+            .find(|u| valid && u.name.value == user.name.value)
+        {
+            cx.push(
+                Diag::new(
+                    code::DUPLICATE_USER,
+                    format!("user `{}` is defined twice in {}", user.name.value, at.path),
+                )
+                .label(&user.name.span, "defined again here")
+                .label(&first.name.span, "first defined here")
+                .help("define each user once and merge their fields"),
+            );
+            continue;
+        }
+        out.users.push(user);
+    }
+}
+
+fn one(cx: &mut Ctx, list: &str, i: usize, node: &Node) -> Option<User> {
+    let index_path = format!("{list}[{i}]");
+    let map = cx.mapping(&index_path, node)?;
+    let path = match map.get("name").and_then(|e| e.node.as_str()) {
+        Some(n) if rules::user_name(n).is_ok() => format!("{list}[{n}]"),
+        _ => index_path,
+    };
+    let mut user = User::blank(node.span.clone());
+    cx.walk(&path, map, USER, &mut user);
+    if !map.contains_key("name") {
+        cx.push(
+            Diag::new(code::MISSING_KEY, format!("{path} has no `name`"))
+                .label(&node.span, "this user needs a `name`")
+                .help("give each user a login name, such as `- name: alice`"),
+        );
+        return None;
+    }
+    Some(user)
+}
+
+fn name(cx: &mut Ctx, at: &At<'_>, user: &mut User) {
+    if let Some(n) = cx.checked(&at.path, at.node, &NAME) {
+        user.name = n;
+    }
+}
+
+fn uid(cx: &mut Ctx, at: &At<'_>, user: &mut User) {
+    let Value::Int(n) = at.node.value else {
+        cx.push(cx.type_error(&at.path, "an integer", at.node));
+        return;
+    };
+    match rules::uid(n) {
+        Ok(u) => user.uid = Some(Located::new(u, at.node.span.clone())),
+        Err(reason) => cx.push(
+            Diag::new(code::UID, format!("invalid {}: {reason}", at.path))
+                .label(&at.node.span, "not a valid uid")
+                .help("omit `uid` to let pw pick one (from 1000 up)"),
+        ),
+    }
+}
+
+fn comment(cx: &mut Ctx, at: &At<'_>, user: &mut User) {
+    user.comment = cx.checked(&at.path, at.node, &COMMENT);
+}
+
+fn shell(cx: &mut Ctx, at: &At<'_>, user: &mut User) {
+    user.shell = cx.checked(&at.path, at.node, &SHELL);
+}
+
+fn primary_group(cx: &mut Ctx, at: &At<'_>, user: &mut User) {
+    user.primary_group = cx.checked(&at.path, at.node, &GROUP);
+}
+
+fn groups(cx: &mut Ctx, at: &At<'_>, user: &mut User) {
+    user.groups = cx.checked_list(&at.path, at.node, &GROUP);
+}
+
+fn ssh_keys(cx: &mut Ctx, at: &At<'_>, user: &mut User) {
+    if let Some(items) = cx.list(&at.path, at.node, "a list of SSH keys") {
+        user.ssh_keys = items.to_vec();
+    }
+}
+
+fn state(cx: &mut Ctx, at: &At<'_>, user: &mut User) {
+    let Some(s) = cx.string(&at.path, at.node) else {
+        return;
+    };
+    match rules::user_state(s) {
+        Ok(st) => user.state = st,
+        Err(reason) => cx.push(
+            Diag::new(code::STATE, format!("invalid {}: {reason}", at.path))
+                .label(&at.node.span, "not a user state")
+                .help("write `present` or `absent`"),
+        ),
+    }
+}

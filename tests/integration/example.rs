@@ -1,0 +1,53 @@
+//! The bundled example inventory: what a new user sees first must work.
+
+use crate::harness::{beryl, repo};
+
+fn args(a: &[&str]) -> Vec<String> {
+    a.iter().map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn example_inventory_checks() {
+    let run = beryl(&repo(), &args(&["check"]));
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.starts_with("checked ") && run.stdout.ends_with(" hosts: ok\n"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn example_host01_renders() {
+    let a = args(&["render", "host01"]);
+    let run = beryl(&repo(), &a);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    insta::assert_snapshot!(run.transcript(&a));
+}
+
+#[test]
+fn example_has_two_domains_three_groups_six_hosts() {
+    let run = beryl(&repo(), &args(&["hosts", "--format", "json"]));
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let hosts: Vec<serde_json::Value> = serde_json::from_str(&run.stdout).unwrap();
+    let set = |key: &str| {
+        let mut v: Vec<String> = hosts.iter().map(|h| h[key].to_string()).collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    assert!(hosts.len() >= 6, "{} hosts", hosts.len());
+    assert!(set("domain").len() >= 2);
+    let groups: Vec<String> = set("group").into_iter().filter(|g| g != "null").collect();
+    assert!(groups.len() >= 3, "{groups:?}");
+}
+
+#[test]
+fn rendering_is_deterministic() {
+    let a = args(&["render", "--all"]);
+    let first = beryl(&repo(), &a);
+    assert_eq!(first.status, 0, "{}", first.stderr);
+    for _ in 0..3 {
+        assert_eq!(beryl(&repo(), &a).stdout, first.stdout);
+    }
+}

@@ -1,0 +1,170 @@
+//! Materialises fixture trees and runs the beryl binary on them.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A parsed `.case` file.
+///
+/// ```text
+/// args: render host01            the command line (shell-like words)
+/// fixture: base                  a tree under tests/fixtures/ to start from (optional)
+/// --- inventory/x.yml            a file to write (replaces the fixture's)
+/// text...
+/// --- !delete inventory/y.yml    a file to remove
+/// --- !symlink a -> b            a symbolic link a pointing at b
+/// --- !mkdir inventory/z         an empty directory
+/// ```
+///
+/// plus optional `status: N` and `stderr-has: TEXT` lines before the files.
+pub struct Case {
+    pub args: Vec<String>,
+    pub fixture: Option<String>,
+    pub ops: Vec<Op>,
+    /// `status: N`: the exit code the case must end with.
+    pub status: Option<i32>,
+    /// `stderr-has: text` (repeatable): text the diagnostics must contain,
+    /// typically the `file:line:col` of the offending value.
+    pub stderr_has: Vec<String>,
+}
+
+pub enum Op {
+    Write(String, String),
+    Delete(String),
+    Symlink(String, String),
+    Mkdir(String),
+}
+
+impl Case {
+    pub fn parse(text: &str) -> Case {
+        let mut args = None;
+        let mut fixture = None;
+        let mut ops = Vec::new();
+        let mut status = None;
+        let mut stderr_has = Vec::new();
+        let mut lines = text.lines().peekable();
+        while let Some(line) = lines.next() {
+            if let Some(a) = line.strip_prefix("args:") {
+                args = Some(shlex::split(a.trim()).expect("args: bad quoting"));
+            } else if let Some(s) = line.strip_prefix("status:") {
+                status = Some(s.trim().parse().expect("status: N"));
+            } else if let Some(s) = line.strip_prefix("stderr-has:") {
+                stderr_has.push(s.trim().to_string());
+            } else if let Some(f) = line.strip_prefix("fixture:") {
+                fixture = Some(f.trim().to_string());
+            } else if let Some(header) = line.strip_prefix("--- ") {
+                let mut body = String::new();
+                while let Some(next) = lines.peek() {
+                    if next.starts_with("--- ") {
+                        break;
+                    }
+                    body.push_str(next);
+                    body.push('\n');
+                    lines.next();
+                }
+                let header = header.trim();
+                ops.push(if let Some(p) = header.strip_prefix("!delete ") {
+                    Op::Delete(p.to_string())
+                } else if let Some(p) = header.strip_prefix("!mkdir ") {
+                    Op::Mkdir(p.to_string())
+                } else if let Some(spec) = header.strip_prefix("!symlink ") {
+                    let (a, b) = spec.split_once(" -> ").expect("!symlink a -> b");
+                    Op::Symlink(a.to_string(), b.to_string())
+                } else {
+                    Op::Write(header.to_string(), body)
+                });
+            } else if !line.trim().is_empty() && !line.starts_with('#') {
+                panic!("unexpected line in case file: {line}");
+            }
+        }
+        Case {
+            args: args.expect("a case needs an `args:` line"),
+            fixture,
+            ops,
+            status,
+            stderr_has,
+        }
+    }
+
+    /// Builds the tree in a fresh temporary directory.
+    pub fn materialise(&self) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        if let Some(f) = &self.fixture {
+            copy_tree(&repo().join("tests/fixtures").join(f), dir.path());
+        }
+        for op in &self.ops {
+            match op {
+                Op::Write(p, body) => {
+                    let path = dir.path().join(p);
+                    fs::create_dir_all(path.parent().unwrap()).unwrap();
+                    fs::write(path, body).unwrap();
+                }
+                Op::Delete(p) => fs::remove_file(dir.path().join(p)).unwrap(),
+                Op::Mkdir(p) => fs::create_dir_all(dir.path().join(p)).unwrap(),
+                Op::Symlink(a, b) => {
+                    let path = dir.path().join(a);
+                    fs::create_dir_all(path.parent().unwrap()).unwrap();
+                    let _ = fs::remove_file(&path);
+                    let target = b.replace("$ROOT", &dir.path().display().to_string());
+                    std::os::unix::fs::symlink(target, path).unwrap();
+                }
+            }
+        }
+        dir
+    }
+}
+
+pub fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display())) {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// The result of one run.
+pub struct Run {
+    pub status: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs beryl in `dir` with colour off and a clean environment.
+pub fn beryl(dir: &Path, args: &[String]) -> Run {
+    let out = Command::new(env!("CARGO_BIN_EXE_beryl"))
+        .args(["--color", "never"])
+        .args(args)
+        .current_dir(dir)
+        .env_remove("BERYL_INVENTORY")
+        .env_remove("BERYL_SSH_DIR")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run beryl");
+    Run {
+        status: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+impl Run {
+    /// The whole observable result, as snapshotted.
+    pub fn transcript(&self, args: &[String]) -> String {
+        format!(
+            "$ beryl {}\nexit: {}\n--- stdout\n{}--- stderr\n{}",
+            args.join(" "),
+            self.status,
+            self.stdout,
+            self.stderr
+        )
+    }
+}

@@ -1,0 +1,12 @@
+//! beryl's integration tests: one binary that runs the built `beryl` on
+//! fixture trees and compares whole outputs.
+//!
+//! - `cases.rs`: every `tests/cases/**/*.case` file (a fixture tree, overlay
+//!   files and a command line) run and compared with its insta snapshot.
+//! - `keys.rs`: fingerprints checked against `ssh-keygen -lf`.
+//! - `example.rs`: the bundled example inventory renders and checks.
+
+mod cases;
+mod example;
+mod harness;
+mod keys;
