@@ -119,15 +119,46 @@ pub fn parse(source: &Arc<Source>, limits: &Limits) -> Result<Node, Diag> {
 
 fn span_of(source: &Arc<Source>, loc: &serde_saphyr::Location) -> Span {
     let s = loc.span();
-    let offset = s.byte_offset().unwrap_or(0) as usize;
-    let len = s.byte_len().unwrap_or(0) as usize;
+    let line = u32::try_from(loc.line()).unwrap_or(u32::MAX);
+    let col = u32::try_from(loc.column()).unwrap_or(u32::MAX);
+    let text = &source.text;
+    let offset = match s.byte_offset() {
+        Some(o) => usize::try_from(o).unwrap_or(usize::MAX),
+        // Some parser errors carry only a line and a (character) column.
+        None => offset_of(text, line, col),
+    };
+    let offset = floor_char_boundary(text, offset.min(text.len()));
+    let len = usize::try_from(s.byte_len().unwrap_or(0)).unwrap_or(0);
+    let len = floor_char_boundary(text, (offset + len).min(text.len())) - offset;
     Span {
         source: Some(source.clone()),
-        offset: offset.min(source.text.len()),
+        offset,
         len,
-        line: u32::try_from(loc.line()).unwrap_or(u32::MAX),
-        col: u32::try_from(loc.column()).unwrap_or(u32::MAX),
+        line,
+        col,
     }
+}
+
+/// The byte offset of a 1-based line and character column.
+fn offset_of(text: &str, line: u32, col: u32) -> usize {
+    let start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1) as usize)
+        .map(str::len)
+        .sum();
+    let rest = &text[start.min(text.len())..];
+    let within = rest
+        .char_indices()
+        .nth(col.saturating_sub(1) as usize)
+        .map_or(rest.len(), |(i, _)| i);
+    start + within
+}
+
+fn floor_char_boundary(text: &str, mut i: usize) -> usize {
+    while i > 0 && !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
 }
 
 fn syntax_error(source: &Arc<Source>, err: &serde_saphyr::Error) -> Diag {
@@ -143,8 +174,14 @@ fn syntax_error(source: &Arc<Source>, err: &serde_saphyr::Error) -> Diag {
     diag
 }
 
+/// The parser's message without its trailing "at line N, column M", which
+/// the snippet already shows.
 fn first_line(s: &str) -> String {
-    s.lines().next().unwrap_or("").trim().to_string()
+    let line = s.lines().next().unwrap_or("").trim();
+    match line.rfind(" at line ") {
+        Some(i) if line[i..].contains(", column ") => line[..i].to_string(),
+        _ => line.to_string(),
+    }
 }
 
 /// Turns the parser's tree into spanned nodes, checking keys on the way.

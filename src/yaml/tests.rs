@@ -117,3 +117,12 @@ fn big_integers_are_refused() {
         "beryl::yaml::integer_range"
     );
 }
+
+#[test]
+fn syntax_error_spans_point_at_the_problem() {
+    let d = load("a: 1\nb: [1, 2\n").unwrap_err();
+    let s = d.span().unwrap();
+    assert_eq!(s.line, 2);
+    assert!(s.offset >= 5, "offset {} should be on line 2", s.offset);
+    assert!(!d.message.contains("at line"), "{}", d.message);
+}

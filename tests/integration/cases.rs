@@ -3,37 +3,46 @@
 //! a reviewed insta snapshot. Declared expectations (`status:`,
 //! `stderr-has:`) are asserted as well, so a case states its intent.
 
-use crate::harness::{Case, beryl};
+use crate::harness::{Case, beryl, repo};
 
 #[test]
 fn cases() {
+    let mut failures: Vec<String> = Vec::new();
     insta::glob!("../cases", "**/*.case", |path| {
         let case = Case::parse(&std::fs::read_to_string(path).unwrap());
         let dir = case.materialise();
         let run = beryl(dir.path(), &case.args);
-        let name = path.display().to_string();
-        assert_ne!(run.status, 101, "{name}: beryl panicked:\n{}", run.stderr);
-        if let Some(status) = case.status {
-            assert_eq!(
-                run.status,
-                status,
-                "{name}: exit code\n{}",
-                run.transcript(&case.args)
-            );
+        let name = path
+            .strip_prefix(repo())
+            .unwrap_or(path)
+            .display()
+            .to_string();
+        let transcript = run.transcript(&case.args);
+        if run.status == 101 {
+            failures.push(format!("{name}: beryl panicked\n{transcript}"));
+        }
+        if case.status.is_some_and(|s| s != run.status) {
+            failures.push(format!(
+                "{name}: expected exit {:?}\n{transcript}",
+                case.status
+            ));
         }
         for text in &case.stderr_has {
-            assert!(
-                run.stderr.contains(text.as_str()),
-                "{name}: stderr lacks `{text}`:\n{}",
-                run.stderr
-            );
+            if !run.stderr.contains(text.as_str()) {
+                failures.push(format!("{name}: stderr lacks `{text}`\n{transcript}"));
+            }
         }
-        if run.status == 2 {
-            assert!(
-                run.stdout.is_empty(),
-                "{name}: an error must not print a result"
-            );
+        if run.status == 2 && !run.stdout.is_empty() {
+            failures.push(format!(
+                "{name}: an error must not print a result\n{transcript}"
+            ));
         }
-        insta::assert_snapshot!(run.transcript(&case.args));
+        insta::assert_snapshot!(transcript);
     });
+    assert!(
+        failures.is_empty(),
+        "{} failing cases:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }
