@@ -89,7 +89,9 @@ impl<'a> Compiler<'a> {
         let users = self.inject_keys(&mut merged, &domain_keys, &mut errors);
         let freebsd = match schema::validate(merged.get("freebsd")) {
             Ok(f) => Some(f),
-            Err(e) => {
+            Err(mut e) => {
+                // Reading order: by file, then by position in the file.
+                e.sort_by(|a, b| location(a).cmp(&location(b)));
                 errors.extend(e);
                 None
             }
@@ -210,6 +212,12 @@ impl<'a> Compiler<'a> {
         }
         out
     }
+}
+
+fn location(d: &crate::diag::Diag) -> (String, usize) {
+    d.span()
+        .map(|s| (s.file_name().unwrap_or_default().to_string(), s.offset))
+        .unwrap_or_default()
 }
 
 fn key_list(keys: &[Key], span: Span) -> Node {

@@ -149,10 +149,22 @@ pub fn beryl(dir: &Path, args: &[String]) -> Run {
         .env("NO_COLOR", "1")
         .output()
         .expect("run beryl");
+    // Paths of the temporary tree are not stable: show them as [ROOT].
+    let mut roots = vec![dir.display().to_string()];
+    if let Ok(real) = dir.canonicalize() {
+        roots.insert(0, real.display().to_string());
+    }
+    let clean = |bytes: &[u8]| {
+        let mut text = String::from_utf8_lossy(bytes).into_owned();
+        for root in &roots {
+            text = text.replace(root.as_str(), "[ROOT]");
+        }
+        text
+    };
     Run {
         status: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        stdout: clean(&out.stdout),
+        stderr: clean(&out.stderr),
     }
 }
 
