@@ -91,7 +91,7 @@ impl<'a> Compiler<'a> {
             Ok(f) => Some(f),
             Err(mut e) => {
                 // Reading order: by file, then by position in the file.
-                e.sort_by(|a, b| location(a).cmp(&location(b)));
+                e.sort_by_key(location);
                 errors.extend(e);
                 None
             }
