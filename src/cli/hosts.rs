@@ -57,7 +57,7 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
                             .map(|r| [r.fqdn, r.short, r.domain, r.group.unwrap_or("-"), r.file]),
                     )
                     .collect();
-            super::keys::table(&table)
+            crate::output::table(&table)
         }
     };
     write_out(out, &text)?;

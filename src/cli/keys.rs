@@ -7,6 +7,7 @@ use serde::Serialize;
 use super::hosts::ListFormat;
 use super::{Context, Failure, Outcome, write_out};
 use crate::keys::{Key, Origin};
+use crate::output;
 
 /// List each user's final SSH keys for a host: the SHA256 fingerprint as
 /// `ssh-keygen -l` prints it, the comment and where the key came from.
@@ -109,28 +110,5 @@ fn text(rows: &[KeyRow]) -> String {
         .iter()
         .map(|c| [&*c[0], &*c[1], &*c[2], &*c[3], &*c[4]])
         .collect();
-    table(&refs)
-}
-
-/// Left-aligned columns separated by two spaces, no trailing blanks.
-pub(super) fn table<const N: usize>(rows: &[[&str; N]]) -> String {
-    let mut widths = [0usize; N];
-    for row in rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let mut out = String::new();
-    for row in rows {
-        let mut line = String::new();
-        for (i, cell) in row.iter().enumerate() {
-            line.push_str(cell);
-            if i + 1 < N {
-                line.push_str(&" ".repeat(widths[i] - cell.chars().count() + 2));
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
+    output::table(&refs)
 }

@@ -195,11 +195,11 @@ impl Walk {
                 }
                 Kind::Yaml(stem) => self.misplaced(&stem, &item.rel, "the inventory root"),
                 Kind::Dir => {
-                    if !is_dns_name(&item.name) {
+                    if let Err(why) = crate::schema::rules::hostname(&item.name) {
                         let shown = self.display_of(&item.rel);
                         self.error(
                             "beryl::inventory::domain_name",
-                            format!("{shown}: `{}` is not a valid DNS domain name", item.name),
+                            format!("{shown}: `{}` is not a valid DNS domain name: {why}", item.name),
                             Some("each directory directly under the inventory root is a domain, named like example.org"),
                         );
                         continue;
@@ -257,11 +257,11 @@ impl Walk {
                     }
                 }
                 Kind::Dir => {
-                    if !is_label(&item.name) {
+                    if let Some(why) = label_problem(&item.name) {
                         let shown = self.display_of(&item.rel);
                         self.error(
                             "beryl::inventory::group_name",
-                            format!("{shown}: `{}` is not a valid group name", item.name),
+                            format!("{shown}: `{}` is not a valid group name: {why}", item.name),
                             Some("group names are letters, digits and `-`, like host names"),
                         );
                         continue;
@@ -329,11 +329,11 @@ impl Walk {
     }
 
     fn host(&mut self, stem: &str, rel: &str, domain: &str, group: Option<&str>) -> Option<Host> {
-        if !is_label(stem) {
+        if let Some(why) = label_problem(stem) {
             let shown = self.display_of(rel);
             self.error(
                 "beryl::inventory::host_name",
-                format!("{shown}: `{stem}` is not a valid host name label"),
+                format!("{shown}: `{stem}` is not a valid host name label: {why}"),
                 Some("a host file is named <short>.yml, where <short> is 1 to 63 letters, digits or `-`, not starting or ending with `-`"),
             );
             return None;
@@ -412,16 +412,12 @@ fn yaml_stem(name: &str) -> Option<&str> {
         .filter(|s| !s.is_empty())
 }
 
-/// A host name label: 1–63 of `[A-Za-z0-9-]`, not starting or ending with `-`.
-pub(super) fn is_label(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 63
-        && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
-        && !s.starts_with('-')
-        && !s.ends_with('-')
-}
-
-/// An RFC 1123 DNS name: labels separated by dots, at most 253 bytes.
-pub fn is_dns_name(s: &str) -> bool {
-    s.len() <= 253 && s.split('.').all(is_label)
+/// Why `s` is not a host name label (one label of an RFC 1123 name), if it is not.
+pub(super) fn label_problem(s: &str) -> Option<String> {
+    if s.contains('.') {
+        return Some(format!(
+            "`{s}` contains a dot; a host or group name is a single label"
+        ));
+    }
+    crate::schema::rules::hostname(s).err()
 }

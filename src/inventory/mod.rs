@@ -19,8 +19,6 @@ mod select;
 
 use std::path::PathBuf;
 
-pub use discover::is_dns_name;
-
 /// A file of the inventory: where it is and how it is named.
 #[derive(Clone, Debug)]
 pub struct LevelFile {

@@ -48,3 +48,26 @@ pub fn mapping(items: impl IntoIterator<Item = (String, Node)>) -> Node {
         .collect();
     Node::synthetic(Value::Map(map))
 }
+
+/// Left-aligned columns separated by two spaces, no trailing blanks.
+pub fn table<const N: usize>(rows: &[[&str; N]]) -> String {
+    let mut widths = [0usize; N];
+    for row in rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in rows {
+        let mut line = String::new();
+        for (i, cell) in row.iter().enumerate() {
+            line.push_str(cell);
+            if i + 1 < N {
+                line.push_str(&" ".repeat(widths[i] - cell.chars().count() + 2));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
