@@ -186,13 +186,10 @@ impl Walk {
         let mut hosts = Vec::new();
         for item in self.list("", canonical) {
             match item.kind {
-                Kind::Yaml(stem) if stem == "_default" => {
-                    if let Some(first) = &default {
-                        self.duplicate_level(first, &item.rel);
-                    } else {
-                        default = Some(self.file(&item.rel));
-                    }
-                }
+                Kind::Yaml(stem) if stem == "_default" => match &default {
+                    Some(first) => self.duplicate_level(first, &item.rel),
+                    None => default = Some(self.file(&item.rel)),
+                },
                 Kind::Yaml(stem) => self.misplaced(&stem, &item.rel, "the inventory root"),
                 Kind::Dir => {
                     if let Err(why) = crate::schema::rules::hostname(&item.name) {
@@ -229,6 +226,43 @@ impl Walk {
         }
     }
 
+    /// Scans a domain or group directory: its level file (`_domain` or
+    /// `_group`), its hosts, and its subdirectories, which the caller handles.
+    fn level_dir(
+        &mut self,
+        dir: &Item,
+        canonical: &Path,
+        level: &str,
+        domain: &str,
+        group: Option<&str>,
+        hosts: &mut Vec<Host>,
+    ) -> (Option<LevelFile>, Vec<Item>) {
+        let place = if group.is_some() {
+            "a group directory"
+        } else {
+            "a domain directory"
+        };
+        let mut file = None;
+        let mut dirs = Vec::new();
+        for item in self.list(&dir.rel, canonical) {
+            match &item.kind {
+                Kind::Yaml(stem) if stem == level => match &file {
+                    Some(first) => self.duplicate_level(first, &item.rel),
+                    None => file = Some(self.file(&item.rel)),
+                },
+                Kind::Yaml(stem) if stem.starts_with('_') => self.misplaced(stem, &item.rel, place),
+                Kind::Yaml(stem) => {
+                    if let Some(h) = self.host(stem, &item.rel, domain, group) {
+                        hosts.push(h);
+                    }
+                }
+                Kind::Dir => dirs.push(item),
+                Kind::Other => {}
+            }
+        }
+        (file, dirs)
+    }
+
     fn domain_dir(
         &mut self,
         dir: &Item,
@@ -238,38 +272,32 @@ impl Walk {
         hosts: &mut Vec<Host>,
     ) {
         let domain = dir.name.clone();
-        let mut file = None;
-        for item in self.list(&dir.rel, canonical) {
-            match item.kind {
-                Kind::Yaml(stem) if stem == "_domain" => {
-                    if let Some(first) = &file {
-                        self.duplicate_level(first, &item.rel);
-                    } else {
-                        file = Some(self.file(&item.rel));
-                    }
-                }
-                Kind::Yaml(stem) if stem.starts_with('_') => {
-                    self.misplaced(&stem, &item.rel, "a domain directory")
-                }
-                Kind::Yaml(stem) => {
-                    if let Some(h) = self.host(&stem, &item.rel, &domain, None) {
-                        hosts.push(h);
-                    }
-                }
-                Kind::Dir => {
-                    if let Some(why) = label_problem(&item.name) {
-                        let shown = self.display_of(&item.rel);
-                        self.error(
-                            "beryl::inventory::group_name",
-                            format!("{shown}: `{}` is not a valid group name: {why}", item.name),
-                            Some("group names are letters, digits and `-`, like host names"),
-                        );
-                        continue;
-                    }
-                    self.group_dir(&item, &domain, canonical, groups, hosts);
-                }
-                Kind::Other => {}
+        let (file, subdirs) = self.level_dir(dir, canonical, "_domain", &domain, None, hosts);
+        for sub in subdirs {
+            if let Some(why) = label_problem(&sub.name) {
+                let shown = self.display_of(&sub.rel);
+                self.error(
+                    "beryl::inventory::group_name",
+                    format!("{shown}: `{}` is not a valid group name: {why}", sub.name),
+                    Some("group names are letters, digits and `-`, like host names"),
+                );
+                continue;
             }
+            let (file, deeper) =
+                self.level_dir(&sub, canonical, "_group", &domain, Some(&sub.name), hosts);
+            for d in deeper {
+                let shown = self.display_of(&d.rel);
+                self.error(
+                    "beryl::inventory::too_deep",
+                    format!("{shown} is a directory inside a group; the layout stops at groups"),
+                    Some("the layout is <domain>/<group>/<host>.yml; move the hosts up or make it a group of the domain"),
+                );
+            }
+            groups.push(Group {
+                domain: domain.clone(),
+                name: sub.name.clone(),
+                file,
+            });
         }
         match file {
             Some(file) => domains.push(Domain { name: domain, file }),
@@ -282,50 +310,6 @@ impl Walk {
                 );
             }
         }
-    }
-
-    fn group_dir(
-        &mut self,
-        dir: &Item,
-        domain: &str,
-        canonical: &Path,
-        groups: &mut Vec<Group>,
-        hosts: &mut Vec<Host>,
-    ) {
-        let mut file = None;
-        for item in self.list(&dir.rel, canonical) {
-            match item.kind {
-                Kind::Yaml(stem) if stem == "_group" => {
-                    if let Some(first) = &file {
-                        self.duplicate_level(first, &item.rel);
-                    } else {
-                        file = Some(self.file(&item.rel));
-                    }
-                }
-                Kind::Yaml(stem) if stem.starts_with('_') => {
-                    self.misplaced(&stem, &item.rel, "a group directory")
-                }
-                Kind::Yaml(stem) => {
-                    if let Some(h) = self.host(&stem, &item.rel, domain, Some(&dir.name)) {
-                        hosts.push(h);
-                    }
-                }
-                Kind::Dir => {
-                    let shown = self.display_of(&item.rel);
-                    self.error(
-                        "beryl::inventory::too_deep",
-                        format!("{shown} is a directory inside a group; the layout stops at groups"),
-                        Some("the layout is <domain>/<group>/<host>.yml; move the hosts up or make it a group of the domain"),
-                    );
-                }
-                Kind::Other => {}
-            }
-        }
-        groups.push(Group {
-            domain: domain.to_string(),
-            name: dir.name.clone(),
-            file,
-        });
     }
 
     fn host(&mut self, stem: &str, rel: &str, domain: &str, group: Option<&str>) -> Option<Host> {
