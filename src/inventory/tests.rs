@@ -107,7 +107,7 @@ fn duplicate_fqdns_name_both_files() {
     let errs = discover(t.path()).unwrap_err();
     assert_eq!(errs.len(), 2, "{errs:#?}");
     assert!(
-        errs[0].contains("inv/a.org/x.yaml and inv/a.org/g/x.yml both define the host x.a.org"),
+        errs[1].contains("inv/a.org/x.yaml and inv/a.org/g/x.yml both define the host x.a.org"),
         "{errs:#?}"
     );
 }

@@ -93,11 +93,11 @@ impl Engine<'_> {
         Node::new(Value::Map(map), span)
     }
 
-    fn append(
+    fn append<'a>(
         &mut self,
         base: Option<Node>,
         over: &Node,
-        items: &[Node],
+        items: &'a [Node],
         dedup: bool,
         knockout: bool,
     ) -> Node {
@@ -108,16 +108,17 @@ impl Engine<'_> {
             }) => v,
             _ => Vec::with_capacity(items.len()),
         };
-        for item in items {
-            match item
-                .as_str()
+        // Knockouts remove items from the inherited list only; the level's
+        // own items are appended after them whatever their position.
+        let knocked = |item: &'a Node| -> Option<&'a str> {
+            item.as_str()
                 .and_then(|s| s.strip_prefix(KNOCKOUT))
                 .filter(|_| knockout)
-            {
-                Some(target) => out.retain(|n| n.as_str() != Some(target)),
-                None => out.push(item.clone()),
-            }
+        };
+        for target in items.iter().filter_map(knocked) {
+            out.retain(|n| n.as_str() != Some(target));
         }
+        out.extend(items.iter().filter(|item| knocked(item).is_none()).cloned());
         if dedup {
             let mut seen = HashSet::with_capacity(out.len());
             let keep: Vec<bool> = out.iter().map(|n| seen.insert(SameKey(&n.value))).collect();

@@ -60,6 +60,14 @@ fn knockout_removes_inherited_and_is_dropped() {
         merged(&["freebsd: {packages: [--a, a]}\n"]),
         r#"{"freebsd":{"packages":["a"]}}"#
     );
+    // A knockout reaches the inherited list only, not its own level's items.
+    assert_eq!(
+        merged(&[
+            "freebsd: {packages: [a, b]}\n",
+            "freebsd: {packages: [c, --c, --a]}\n"
+        ]),
+        r#"{"freebsd":{"packages":["b","c"]}}"#
+    );
 }
 
 #[test]

@@ -91,7 +91,9 @@ pub fn validate(freebsd: Option<&Node>) -> Result<FreeBsd, Vec<Diag>> {
         None => {
             let diag = cx.type_error("freebsd", "a mapping", node);
             let help = match node.value {
-                crate::value::Value::Null => "to clear inherited settings, write `freebsd: {}`",
+                crate::value::Value::Null => {
+                    "`freebsd: ~` replaces the inherited settings with null; write the settings as keys under `freebsd:` instead"
+                }
                 _ => {
                     "write the settings as keys under `freebsd:`, such as `hostname: web01.example.org`"
                 }

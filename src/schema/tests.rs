@@ -56,7 +56,11 @@ fn freebsd_must_be_a_mapping() {
     );
     assert!(d.help.is_some());
     let d = fails("freebsd: ~\n", code::TYPE, "found null", "t.yml:1:10");
-    assert!(d.help.unwrap_or_default().contains("freebsd: {}"));
+    assert!(
+        d.help
+            .unwrap_or_default()
+            .contains("replaces the inherited settings")
+    );
 }
 
 #[test]

@@ -162,7 +162,10 @@ fn floor_char_boundary(text: &str, mut i: usize) -> usize {
 }
 
 fn syntax_error(source: &Arc<Source>, err: &serde_saphyr::Error) -> Diag {
-    let message = first_line(&err.without_snippet().render());
+    let mut message = first_line(&err.without_snippet().render());
+    if message.starts_with("multiple YAML documents") {
+        message = "the file holds several YAML documents; a level file holds one".to_string();
+    }
     let mut diag = Diag::new(
         "beryl::yaml::syntax",
         format!("invalid YAML in {}: {message}", source.name),

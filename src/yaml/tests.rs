@@ -126,3 +126,13 @@ fn syntax_error_spans_point_at_the_problem() {
     assert!(s.offset >= 5, "offset {} should be on line 2", s.offset);
     assert!(!d.message.contains("at line"), "{}", d.message);
 }
+
+#[test]
+fn several_documents_are_refused_in_our_words() {
+    let d = load("a: 1\n---\nb: 2\n").unwrap_err();
+    assert!(
+        d.message.contains("several YAML documents"),
+        "{}",
+        d.message
+    );
+}
