@@ -9,8 +9,10 @@ use super::{Context, Failure, Outcome, write_out};
 use crate::keys::{Key, Origin};
 use crate::output;
 
-/// List each user's final SSH keys for a host: the SHA256 fingerprint as
-/// `ssh-keygen -l` prints it, the comment and where the key came from.
+/// List each user's SSH keys for a host, with fingerprints and origins.
+///
+/// Each row is a user's final key: the SHA256 fingerprint as `ssh-keygen -l`
+/// prints it, the comment, whether it is a domain key, and where it came from.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  beryl keys host01\n  beryl keys mail.example.org --format json"

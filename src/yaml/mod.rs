@@ -96,7 +96,7 @@ pub fn parse(source: &Arc<Source>, limits: &Limits) -> Result<Node, Diag> {
     } else {
         let raw: serde_saphyr::Spanned<Raw> =
             serde_saphyr::from_str_with_options(&source.text, opts)
-                .map_err(|e| syntax_error(source, &e))?;
+                .map_err(|e| syntax_error(source, &e, limits))?;
         Some(raw)
     };
     let node = match root {
@@ -161,10 +161,13 @@ fn floor_char_boundary(text: &str, mut i: usize) -> usize {
     i
 }
 
-fn syntax_error(source: &Arc<Source>, err: &serde_saphyr::Error) -> Diag {
+fn syntax_error(source: &Arc<Source>, err: &serde_saphyr::Error, limits: &Limits) -> Diag {
     let mut message = first_line(&err.without_snippet().render());
     if message.starts_with("multiple YAML documents") {
         message = "the file holds several YAML documents; a level file holds one".to_string();
+    }
+    if let Some(breach) = message.strip_prefix("budget breached: ") {
+        message = budget_message(breach, limits);
     }
     let mut diag = Diag::new(
         "beryl::yaml::syntax",
@@ -175,6 +178,19 @@ fn syntax_error(source: &Arc<Source>, err: &serde_saphyr::Error) -> Diag {
         diag = diag.label(&span, message);
     }
     diag
+}
+
+/// A resource budget breach, in the user's terms.
+fn budget_message(breach: &str, limits: &Limits) -> String {
+    let kind = breach.split([' ', '{', '(']).next().unwrap_or(breach);
+    match kind {
+        "Depth" => format!("the document nests deeper than {} levels", limits.max_depth),
+        "Nodes" | "Events" => format!("the document has more than {} values", limits.max_nodes),
+        k if k.contains("Alias") || k.contains("Anchor") => {
+            "aliases expand beyond the budget (an alias bomb?)".to_string()
+        }
+        _ => format!("the document exceeds a parser budget ({breach})"),
+    }
 }
 
 /// The parser's message without its trailing "at line N, column M", which
