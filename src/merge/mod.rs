@@ -101,13 +101,7 @@ impl Engine<'_> {
         dedup: bool,
         knockout: bool,
     ) -> Node {
-        let mut out = match base {
-            Some(Node {
-                value: Value::Seq(v),
-                ..
-            }) => v,
-            _ => Vec::with_capacity(items.len()),
-        };
+        let mut out = inherited_list(base, items.len());
         // Knockouts remove items from the inherited list only; the level's
         // own items are appended after them whatever their position.
         let knocked = |item: &'a Node| -> Option<&'a str> {
@@ -136,21 +130,20 @@ impl Engine<'_> {
         key: &str,
         knockout: bool,
     ) -> Node {
-        let mut out = match base {
-            Some(Node {
-                value: Value::Seq(v),
-                ..
-            }) => v,
-            _ => Vec::with_capacity(items.len()),
-        };
+        let mut out = inherited_list(base, items.len());
+        // As for lists, knockouts remove inherited items only: the level's
+        // own items are merged after them whatever their position.
+        let mut own = Vec::with_capacity(items.len());
         for (index, item) in items.iter().enumerate() {
             let Some(id) = self.item_key(item, key, index) else {
                 continue;
             };
-            if let Some(target) = id.strip_prefix(KNOCKOUT).filter(|_| knockout) {
-                out.retain(|n| item_id(n, key) != Some(target));
-                continue;
+            match id.strip_prefix(KNOCKOUT).filter(|_| knockout) {
+                Some(target) => out.retain(|n| item_id(n, key) != Some(target)),
+                None => own.push((id, item)),
             }
+        }
+        for (id, item) in own {
             self.path.push(id.to_string());
             match out.iter().position(|n| item_id(n, key) == Some(id)) {
                 Some(pos) => {
@@ -200,6 +193,17 @@ impl Engine<'_> {
             ));
         self.errors.push(d);
         None
+    }
+}
+
+/// The inherited value as a list to extend (anything else counts as empty).
+fn inherited_list(base: Option<Node>, capacity: usize) -> Vec<Node> {
+    match base {
+        Some(Node {
+            value: Value::Seq(v),
+            ..
+        }) => v,
+        _ => Vec::with_capacity(capacity),
     }
 }
 

@@ -112,6 +112,14 @@ fn user_knockout_removes_the_inherited_user() {
         ]),
         r#"{"freebsd":{"users":[{"name":"alice"}]}}"#
     );
+    // Only inherited users: a same-level user survives its own knockout.
+    assert_eq!(
+        merged(&[
+            "freebsd: {users: [{name: a}]}\n",
+            "freebsd: {users: [{name: b}, {name: --b}, {name: --a}]}\n"
+        ]),
+        r#"{"freebsd":{"users":[{"name":"b"}]}}"#
+    );
 }
 
 #[test]
