@@ -83,7 +83,8 @@ impl<'a> Compiler<'a> {
         let mut merged = merge::merge_levels(nodes.iter().map(|n| &**n), &self.policy)?;
 
         let domain_keys = match domain_level.as_deref().and_then(|d| d.get("ssh_keys")) {
-            Some(list) => self.resolve_list(list, &mut errors),
+            // A key given twice (by name and inline, say) counts once.
+            Some(list) => keys::inject(&self.resolve_list(list, &mut errors), &[]),
             None => Vec::new(),
         };
         let users = self.inject_keys(&mut merged, &domain_keys, &mut errors);

@@ -170,6 +170,14 @@ impl Walk {
             let kind = if real.is_dir() {
                 Kind::Dir
             } else if let Some(stem) = yaml_stem(&name) {
+                if !real.is_file() {
+                    self.error(
+                        "beryl::inventory::not_a_file",
+                        format!("{shown} is not a regular file"),
+                        Some("level and host files must be regular files (or links to them)"),
+                    );
+                    continue;
+                }
                 Kind::Yaml(stem.to_string())
             } else {
                 Kind::Other
@@ -390,10 +398,11 @@ impl Walk {
     }
 }
 
+/// The stem of a YAML file name (`.yml` or `.yaml`, in any case).
 fn yaml_stem(name: &str) -> Option<&str> {
-    name.strip_suffix(".yml")
-        .or_else(|| name.strip_suffix(".yaml"))
-        .filter(|s| !s.is_empty())
+    let lower = name.to_ascii_lowercase();
+    let ext = [".yml", ".yaml"].into_iter().find(|e| lower.ends_with(e))?;
+    Some(&name[..name.len() - ext.len()]).filter(|s| !s.is_empty())
 }
 
 /// Why `s` is not a host name label (one label of an RFC 1123 name), if it is not.

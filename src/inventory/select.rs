@@ -5,15 +5,23 @@ use super::{Host, Inventory};
 use crate::diag::Diag;
 
 impl Inventory {
-    /// Finds the host a command-line name refers to. An ambiguous short name
+    /// Finds the host a command-line name refers to (ignoring ASCII case, as
+    /// DNS does). An ambiguous short name
     /// lists the candidate FQDNs; an unknown name suggests the closest ones.
     pub fn select(&self, name: &str) -> Result<&Host, Diag> {
         let parts: Vec<&str> = name.split('/').collect();
         let found: Vec<&Host> = match parts.as_slice() {
             [one] => {
-                let exact: Vec<&Host> = self.hosts.iter().filter(|h| h.fqdn == *one).collect();
+                let exact: Vec<&Host> = self
+                    .hosts
+                    .iter()
+                    .filter(|h| h.fqdn.eq_ignore_ascii_case(one))
+                    .collect();
                 if exact.is_empty() {
-                    self.hosts.iter().filter(|h| h.short == *one).collect()
+                    self.hosts
+                        .iter()
+                        .filter(|h| h.short.eq_ignore_ascii_case(one))
+                        .collect()
                 } else {
                     exact
                 }
@@ -22,7 +30,9 @@ impl Inventory {
                 self.known_domain(domain, name)?;
                 self.hosts
                     .iter()
-                    .filter(|h| h.domain == *domain && h.short == *short)
+                    .filter(|h| {
+                        h.domain.eq_ignore_ascii_case(domain) && h.short.eq_ignore_ascii_case(short)
+                    })
                     .collect()
             }
             [domain, group, short] => {
@@ -30,9 +40,11 @@ impl Inventory {
                 self.hosts
                     .iter()
                     .filter(|h| {
-                        h.domain == *domain
-                            && h.group.as_deref() == Some(*group)
-                            && h.short == *short
+                        h.domain.eq_ignore_ascii_case(domain)
+                            && h.group
+                                .as_deref()
+                                .is_some_and(|g| g.eq_ignore_ascii_case(group))
+                            && h.short.eq_ignore_ascii_case(short)
                     })
                     .collect()
             }
@@ -62,7 +74,11 @@ impl Inventory {
     }
 
     fn known_domain(&self, domain: &str, name: &str) -> Result<(), Diag> {
-        if self.domain(domain).is_some() {
+        if self
+            .domains
+            .iter()
+            .any(|d| d.name.eq_ignore_ascii_case(domain))
+        {
             return Ok(());
         }
         let names = self.domains.iter().map(|d| d.name.as_str());

@@ -162,12 +162,11 @@ impl Key {
 /// user's copy of a domain key is dropped, and so are repeats within the
 /// user's own list. The domain list is taken as it is.
 pub fn inject(domain: &[Key], user: &[Key]) -> Vec<Key> {
-    let mut seen: HashSet<(&str, &str)> = domain.iter().map(Key::identity).collect();
-    let mut out = domain.to_vec();
-    for key in user {
-        if seen.insert(key.identity()) {
-            out.push(key.clone());
-        }
-    }
-    out
+    let mut seen: HashSet<(&str, &str)> = HashSet::new();
+    domain
+        .iter()
+        .chain(user)
+        .filter(|key| seen.insert(key.identity()))
+        .cloned()
+        .collect()
 }

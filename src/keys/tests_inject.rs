@@ -53,3 +53,15 @@ fn store_and_key_are_thread_safe() {
     sync_send::<KeyStore>();
     sync_send::<Key>();
 }
+
+#[test]
+fn duplicate_domain_keys_count_once() {
+    let user: Vec<Key> = Vec::new();
+    let domain = [
+        with_comment(ED25519, "domain copy one"),
+        with_comment(&format!("no-pty {ED25519}"), "domain copy two"),
+    ];
+    let got = inject(&domain, &user);
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].comment, "domain copy one");
+}

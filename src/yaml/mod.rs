@@ -50,6 +50,13 @@ pub fn load_file(path: &Path, name: &str, limits: &Limits) -> Result<Node, Diag>
 /// Reads a text file within a size cap, refusing invalid UTF-8.
 pub fn read_text(path: &Path, name: &str, max: u64) -> Result<String, Diag> {
     let io_err = |e: std::io::Error| Diag::new("beryl::io", format!("cannot read {name}: {e}"));
+    // Never open a FIFO or a device: reading one could block forever.
+    if !std::fs::metadata(path).map_err(io_err)?.is_file() {
+        return Err(Diag::new(
+            "beryl::io",
+            format!("{name} is not a regular file"),
+        ));
+    }
     let file = std::fs::File::open(path).map_err(io_err)?;
     let mut bytes = Vec::new();
     file.take(max + 1).read_to_end(&mut bytes).map_err(io_err)?;
@@ -203,6 +210,16 @@ fn first_line(s: &str) -> String {
     }
 }
 
+/// Whether the scalar at `span` is written as a plain integer (which the
+/// parser turns into a float when it overflows 64 bits).
+fn looks_like_integer(text: &str, span: &Span) -> bool {
+    let Some(written) = text.get(span.offset..span.offset + span.len) else {
+        return false;
+    };
+    let digits = written.strip_prefix(['-', '+']).unwrap_or(written);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
 /// Turns the parser's tree into spanned nodes, checking keys on the way.
 fn convert(source: &Arc<Source>, raw: serde_saphyr::Spanned<Raw>) -> Result<Node, Diag> {
     let span = span_of(source, &raw.referenced);
@@ -210,6 +227,14 @@ fn convert(source: &Arc<Source>, raw: serde_saphyr::Spanned<Raw>) -> Result<Node
         Raw::Null => Value::Null,
         Raw::Bool(b) => Value::Bool(b),
         Raw::Int(i) => Value::Int(i),
+        Raw::Float(_) if looks_like_integer(&source.text, &span) => {
+            return Err(Diag::new(
+                "beryl::yaml::integer_range",
+                "this integer does not fit in 64 bits",
+            )
+            .label(&span, "out of range")
+            .help("quote it to keep it as a string"));
+        }
         Raw::Float(f) => Value::Float(f),
         Raw::Str(s) => Value::Str(s),
         Raw::BigInt(text) => {

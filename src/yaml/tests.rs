@@ -142,3 +142,18 @@ fn several_documents_are_refused_in_our_words() {
         d.message
     );
 }
+
+#[test]
+fn integers_beyond_64_bits_are_refused_not_rounded() {
+    for text in [
+        "a: 123456789012345678901234567890\n",
+        "a: -99999999999999999999\n",
+    ] {
+        assert_eq!(
+            load(text).unwrap_err().code,
+            "beryl::yaml::integer_range",
+            "{text}"
+        );
+    }
+    assert_eq!(render("a: 1.5e300\n"), r#"{"a":1.5e+300}"#);
+}

@@ -18,6 +18,7 @@ pub fn repo() -> PathBuf {
 /// --- !delete inventory/y.yml    a file to remove
 /// --- !symlink a -> b            a symbolic link a pointing at b
 /// --- !mkdir inventory/z         an empty directory
+/// --- !fifo inventory/f.yml      a named pipe
 /// ```
 ///
 /// plus optional `status: N` and `stderr-has: TEXT` lines before the files.
@@ -37,6 +38,7 @@ pub enum Op {
     Delete(String),
     Symlink(String, String),
     Mkdir(String),
+    Fifo(String),
 }
 
 impl Case {
@@ -69,6 +71,8 @@ impl Case {
                 let header = header.trim();
                 ops.push(if let Some(p) = header.strip_prefix("!delete ") {
                     Op::Delete(p.to_string())
+                } else if let Some(p) = header.strip_prefix("!fifo ") {
+                    Op::Fifo(p.to_string())
                 } else if let Some(p) = header.strip_prefix("!mkdir ") {
                     Op::Mkdir(p.to_string())
                 } else if let Some(spec) = header.strip_prefix("!symlink ") {
@@ -105,6 +109,13 @@ impl Case {
                 }
                 Op::Delete(p) => fs::remove_file(dir.path().join(p)).unwrap(),
                 Op::Mkdir(p) => fs::create_dir_all(dir.path().join(p)).unwrap(),
+                Op::Fifo(p) => {
+                    let made = Command::new("mkfifo")
+                        .arg(dir.path().join(p))
+                        .status()
+                        .unwrap();
+                    assert!(made.success(), "mkfifo {p}");
+                }
                 Op::Symlink(a, b) => {
                     let path = dir.path().join(a);
                     fs::create_dir_all(path.parent().unwrap()).unwrap();
