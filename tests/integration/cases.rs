@@ -3,7 +3,7 @@
 //! a reviewed insta snapshot. Declared expectations (`status:`,
 //! `stderr-has:`) are asserted as well, so a case states its intent.
 
-use crate::harness::{Case, beryl, repo};
+use crate::harness::{Case, beryl_with_env, repo};
 
 #[test]
 fn cases() {
@@ -11,7 +11,7 @@ fn cases() {
     insta::glob!("../cases", "**/*.case", |path| {
         let case = Case::parse(&std::fs::read_to_string(path).unwrap());
         let dir = case.materialise();
-        let run = beryl(dir.path(), &case.args);
+        let run = beryl_with_env(dir.path(), &case.args, &case.env);
         let name = path
             .strip_prefix(repo())
             .unwrap_or(path)

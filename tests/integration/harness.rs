@@ -21,7 +21,8 @@ pub fn repo() -> PathBuf {
 /// --- !fifo inventory/f.yml      a named pipe
 /// ```
 ///
-/// plus optional `status: N` and `stderr-has: TEXT` lines before the files.
+/// plus optional `status: N`, `stderr-has: TEXT` and `env: NAME=VALUE` lines
+/// before the files.
 pub struct Case {
     pub args: Vec<String>,
     pub fixture: Option<String>,
@@ -31,6 +32,8 @@ pub struct Case {
     /// `stderr-has: text` (repeatable): text the diagnostics must contain,
     /// typically the `file:line:col` of the offending value.
     pub stderr_has: Vec<String>,
+    /// `env: NAME=VALUE` (repeatable): environment variables for the run.
+    pub env: Vec<(String, String)>,
 }
 
 pub enum Op {
@@ -48,12 +51,16 @@ impl Case {
         let mut ops = Vec::new();
         let mut status = None;
         let mut stderr_has = Vec::new();
+        let mut env = Vec::new();
         let mut lines = text.lines().peekable();
         while let Some(line) = lines.next() {
             if let Some(a) = line.strip_prefix("args:") {
                 args = Some(shlex::split(a.trim()).expect("args: bad quoting"));
             } else if let Some(s) = line.strip_prefix("status:") {
                 status = Some(s.trim().parse().expect("status: N"));
+            } else if let Some(e) = line.strip_prefix("env:") {
+                let (k, v) = e.trim().split_once('=').expect("env: NAME=VALUE");
+                env.push((k.to_string(), v.to_string()));
             } else if let Some(s) = line.strip_prefix("stderr-has:") {
                 stderr_has.push(s.trim().to_string());
             } else if let Some(f) = line.strip_prefix("fixture:") {
@@ -91,6 +98,7 @@ impl Case {
             ops,
             status,
             stderr_has,
+            env,
         }
     }
 
@@ -151,6 +159,11 @@ pub struct Run {
 
 /// Runs beryl in `dir` with colour off and a clean environment.
 pub fn beryl(dir: &Path, args: &[String]) -> Run {
+    beryl_with_env(dir, args, &[])
+}
+
+/// Runs beryl with extra environment variables (set after the clean-up).
+pub fn beryl_with_env(dir: &Path, args: &[String], env: &[(String, String)]) -> Run {
     let out = Command::new(env!("CARGO_BIN_EXE_beryl"))
         .args(["--color", "never"])
         .args(args)
@@ -158,6 +171,7 @@ pub fn beryl(dir: &Path, args: &[String]) -> Run {
         .env_remove("BERYL_INVENTORY")
         .env_remove("BERYL_SSH_DIR")
         .env("NO_COLOR", "1")
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .output()
         .expect("run beryl");
     // Paths of the temporary tree are not stable: show them as [ROOT].
