@@ -7,6 +7,7 @@
 pub mod cli;
 pub mod compile;
 pub mod diag;
+pub mod fsutil;
 pub mod inventory;
 pub mod keys;
 pub mod merge;

@@ -3,11 +3,11 @@
 //! cached and then located at whichever YAML entry asked for them.
 
 use std::fs;
-use std::io::Read;
 use std::path::Path;
 
 use super::parse::{self, Parsed};
 use crate::diag::Diag;
+use crate::fsutil::{ReadError, read_capped, utf8_error_position};
 use crate::value::Span;
 
 /// A key file that parsed: its display path and its keys with line numbers.
@@ -116,14 +116,19 @@ pub(crate) fn load(dir: &Path, display: &str, max: u64, name: &str) -> Result<Lo
             )),
         ));
     }
-    let bytes = read_capped(&real, max).map_err(io)?;
-    let Some(bytes) = bytes else {
-        return Err(Problem::new(
+    let bytes = read_capped(&real, max).map_err(|e| match e {
+        ReadError::Io(e) => io(e),
+        ReadError::NotAFile => Problem::new(
+            "beryl::keys::not_file",
+            format!("{path} is not a regular file"),
+            None,
+        ),
+        ReadError::TooLarge => Problem::new(
             "beryl::keys::too_large",
             format!("{path} is larger than the {max}-byte file size cap"),
             Some("a public key file is a few hundred bytes; is this the right file?".into()),
-        ));
-    };
+        ),
+    })?;
     if holds_private_key(&bytes) {
         return Err(Problem::new(
             "beryl::keys::private",
@@ -135,8 +140,7 @@ pub(crate) fn load(dir: &Path, display: &str, max: u64, name: &str) -> Result<Lo
         ));
     }
     let text = String::from_utf8(bytes).map_err(|e| {
-        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-        let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
+        let (line, _) = utf8_error_position(&e);
         Problem::new(
             "beryl::keys::not_utf8",
             format!("{path}:{line}: not valid UTF-8"),
@@ -200,15 +204,6 @@ fn join_display(display: &str, file: &str) -> String {
         d if d.ends_with('/') => format!("{d}{file}"),
         d => format!("{d}/{file}"),
     }
-}
-
-/// Reads at most `max` bytes; `None` when the file is larger.
-fn read_capped(path: &Path, max: u64) -> std::io::Result<Option<Vec<u8>>> {
-    let mut bytes = Vec::new();
-    fs::File::open(path)?
-        .take(max.saturating_add(1))
-        .read_to_end(&mut bytes)?;
-    Ok((bytes.len() as u64 <= max).then_some(bytes))
 }
 
 /// PEM private keys (`-----BEGIN … PRIVATE KEY-----`: OpenSSH, RSA, EC, DSA,

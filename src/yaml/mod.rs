@@ -8,11 +8,11 @@
 
 mod raw;
 
-use std::io::Read;
 use std::path::Path;
 use std::sync::Arc;
 
 use crate::diag::Diag;
+use crate::fsutil::{ReadError, read_capped, utf8_error_position};
 use crate::value::{Entry, Map, Node, Source, Span, Value};
 use raw::Raw;
 
@@ -49,33 +49,20 @@ pub fn load_file(path: &Path, name: &str, limits: &Limits) -> Result<Node, Diag>
 
 /// Reads a text file within a size cap, refusing invalid UTF-8.
 pub fn read_text(path: &Path, name: &str, max: u64) -> Result<String, Diag> {
-    let io_err = |e: std::io::Error| Diag::new("beryl::io", format!("cannot read {name}: {e}"));
-    // Never open a FIFO or a device: reading one could block forever.
-    if !std::fs::metadata(path).map_err(io_err)?.is_file() {
-        return Err(Diag::new(
-            "beryl::io",
-            format!("{name} is not a regular file"),
-        ));
-    }
-    let file = std::fs::File::open(path).map_err(io_err)?;
-    let mut bytes = Vec::new();
-    file.take(max + 1).read_to_end(&mut bytes).map_err(io_err)?;
-    if bytes.len() as u64 > max {
-        return Err(Diag::new(
+    let bytes = read_capped(path, max).map_err(|e| match e {
+        ReadError::NotAFile => Diag::new("beryl::io", format!("{name} is not a regular file")),
+        ReadError::TooLarge => Diag::new(
             "beryl::yaml::too_large",
             format!("{name} is larger than the {max}-byte file size cap"),
         )
-        .help("raise the cap with --max-file-size BYTES if the file is meant to be this large"));
-    }
+        .help("raise the cap with --max-file-size BYTES if the file is meant to be this large"),
+        ReadError::Io(e) => Diag::new("beryl::io", format!("cannot read {name}: {e}")),
+    })?;
     String::from_utf8(bytes).map_err(|e| {
-        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-        let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
+        let (line, byte) = utf8_error_position(&e);
         Diag::new(
             "beryl::yaml::utf8",
-            format!(
-                "{name}:{line}: the file is not valid UTF-8 (byte {})",
-                valid.len()
-            ),
+            format!("{name}:{line}: the file is not valid UTF-8 (byte {byte})"),
         )
     })
 }
