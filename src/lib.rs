@@ -12,6 +12,7 @@ pub mod inventory;
 pub mod keys;
 pub mod merge;
 pub mod output;
+pub mod path;
 pub mod schema;
 pub mod value;
 pub mod yaml;

@@ -5,11 +5,7 @@ use crate::inventory::LevelKind;
 use crate::value::{Node, Span, Value};
 
 /// Root keys that later versions give a meaning; refused until then.
-const RESERVED: &[(&str, &str)] = &[
-    ("merge", "merge tables"),
-    ("classes", "classes"),
-    ("exports", "exports"),
-];
+const RESERVED: &[(&str, &str)] = &[("classes", "classes"), ("exports", "exports")];
 
 /// Checks the root of one level file: `_beryl_` is never set by hand, reserved
 /// names are refused, and `ssh_keys` lives in `_domain.yml` only, where it is a

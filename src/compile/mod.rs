@@ -80,7 +80,8 @@ impl<'a> Compiler<'a> {
         if !errors.is_empty() {
             return Err(errors);
         }
-        let mut merged = merge::merge_levels(nodes.iter().map(|n| &**n), &self.policy)?;
+        let docs: Vec<&Node> = nodes.iter().map(|n| &**n).collect();
+        let mut merged = merge::merge_documents(&docs, &self.policy, None)?;
 
         let domain_keys = match domain_level.as_deref().and_then(|d| d.get("ssh_keys")) {
             // A key given twice (by name and inline, say) counts once.

@@ -1,214 +1,131 @@
-//! The merge engine: folds the levels of a chain, most general first.
+//! The merge engine: folds a chain of documents, lowest priority first.
 //!
-//! Entry point: [`merge_levels`]. At each path the engine asks the [`Policy`]
-//! which [`Strategy`] applies; it has no rule of its own. Key order is first
-//! appearance: inherited keys keep their place, new keys follow in the order
-//! the higher level wrote them.
+//! Entry point: [`merge_documents`]. Each document may carry a root `merge:`
+//! table; the tables are layered onto a base [`Policy`] and never appear in the
+//! result. At every path the engine asks the policy which [`Spec`] applies and
+//! dispatches on its [`Kind`]; it has no rule of its own. The strategies live in
+//! `strategies.rs` (Beryl's, RFC 7396 and the simple Hiera ones) and `deep.rs`
+//! (Hiera `deep`, which is the deep_merge gem); key prefixes (`~`, `=`) in
+//! `keys.rs`; orderings in `order.rs`.
 
+mod deep;
+mod keys;
+mod order;
 pub mod policy;
+pub mod spec;
+mod strategies;
 
-use std::collections::HashSet;
+use std::sync::LazyLock;
 
-pub use policy::{Policy, Strategy};
+pub use policy::{Pattern, Policy, Rule};
+pub use spec::{Kind, Spec};
 
-use crate::diag::{Diag, Diags};
-use crate::value::{Entry, Map, Node, SameKey, Value};
-use policy::KNOCKOUT;
+use crate::diag::Diags;
+use crate::value::{Map, Node, Value};
 
-/// Folds `levels` (most general first) onto an empty mapping. Every level is an
-/// overlay, the first one included, so its lists are deduplicated and its
-/// knockouts dropped like any other's. Returns every error found.
-pub fn merge_levels<'a>(
-    levels: impl IntoIterator<Item = &'a Node>,
-    policy: &Policy,
-) -> Result<Node, Diags> {
+/// The name of the root key that holds a document's merge table.
+pub const TABLE_KEY: &str = "merge";
+
+static DEFAULT: LazyLock<Spec> = LazyLock::new(|| Spec::of(Kind::Default));
+
+/// Merges `docs` (lowest priority first). Their `merge:` tables are layered onto
+/// `base` in order; `root`, when given, is the strategy at the root and beats
+/// any table. Returns every error found.
+pub fn merge_documents(docs: &[&Node], base: &Policy, root: Option<&Spec>) -> Result<Node, Diags> {
+    let mut policy = base.clone();
+    let mut errors = Vec::new();
+    for doc in docs {
+        if let Some(table) = doc.get(TABLE_KEY) {
+            match policy::parse_table(table) {
+                Ok(rules) => policy.layer(rules),
+                Err(e) => errors.extend(e),
+            }
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
     let mut engine = Engine {
-        policy,
+        policy: &policy,
+        root,
         path: Vec::new(),
         errors: Vec::new(),
     };
-    let mut acc: Option<Node> = None;
-    for level in levels {
-        acc = Some(engine.fold(acc, level));
-    }
+    let contributions: Vec<Option<&Node>> = docs.iter().map(|d| Some(*d)).collect();
+    let merged = engine.merge_at(&DEFAULT, &contributions, false, false);
     if !engine.errors.is_empty() {
         return Err(engine.errors);
     }
-    Ok(acc.unwrap_or_else(|| Node::synthetic(Value::Map(Map::new()))))
+    Ok(merged.unwrap_or_else(|| Node::synthetic(Value::Map(Map::new()))))
 }
 
+/// The state of one merge: the table, the current path, and the errors so far.
 struct Engine<'p> {
     policy: &'p Policy,
+    root: Option<&'p Spec>,
     path: Vec<String>,
     errors: Diags,
 }
 
-impl Engine<'_> {
-    /// The value at the current path: `over` folded onto `base`.
-    fn fold(&mut self, base: Option<Node>, over: &Node) -> Node {
-        match (self.policy.strategy_for(&self.path), &over.value) {
-            (Strategy::Replace, _) => over.clone(),
-            (Strategy::Append { dedup, knockout }, Value::Seq(items)) => {
-                let (dedup, knockout) = (*dedup, *knockout);
-                self.append(base, over, items, dedup, knockout)
-            }
-            (Strategy::ByKey { key, knockout }, Value::Seq(items)) => {
-                let (key, knockout) = (key.clone(), *knockout);
-                self.by_key(base, over, items, &key, knockout)
-            }
-            (_, Value::Map(over_map)) => self.deep(base, over, over_map),
-            _ => over.clone(),
+/// The values written at one path, lowest priority first. `None` marks a level
+/// whose parent mapping lacks the key; only `deep` gives that a meaning (the
+/// deep_merge gem merges such a value with itself).
+type Contribs<'a> = [Option<&'a Node>];
+
+impl<'p> Engine<'p> {
+    /// The spec in force at the current path.
+    fn spec_here(&self, inherited: &'p Spec) -> &'p Spec {
+        if self.path.is_empty()
+            && let Some(root) = self.root
+        {
+            return root;
         }
+        self.policy
+            .rule_for(&self.path)
+            .map_or(inherited, |r| &r.spec)
     }
 
-    fn deep(&mut self, base: Option<Node>, over: &Node, over_map: &Map) -> Node {
-        let (mut map, span) = match base {
-            Some(Node {
-                value: Value::Map(m),
-                span,
-            }) => (m, span),
-            _ => (Map::with_capacity(over_map.len()), over.span.clone()),
-        };
-        for (key, entry) in over_map {
-            self.path.push(key.clone());
-            match map.get_mut(key) {
-                Some(existing) => {
-                    let old = std::mem::replace(&mut existing.node, Node::synthetic(Value::Null));
-                    existing.node = self.fold(Some(old), &entry.node);
-                    existing.key_span = entry.key_span.clone();
-                }
-                None => {
-                    let node = self.fold(None, &entry.node);
-                    map.insert(
-                        key.clone(),
-                        Entry {
-                            key_span: entry.key_span.clone(),
-                            node,
-                        },
-                    );
-                }
-            }
-            self.path.pop();
-        }
-        Node::new(Value::Map(map), span)
-    }
-
-    fn append<'a>(
+    /// Merges the values at the current path. `member` is false at the root
+    /// only; `in_deep` tells whether the parent was merged by `deep`. `None`
+    /// means the key is deleted (a `patch` null, a `deep` knockout).
+    fn merge_at(
         &mut self,
-        base: Option<Node>,
-        over: &Node,
-        items: &'a [Node],
-        dedup: bool,
-        knockout: bool,
-    ) -> Node {
-        let mut out = inherited_list(base, items.len());
-        // Knockouts remove items from the inherited list only; the level's
-        // own items are appended after them whatever their position.
-        let knocked = |item: &'a Node| -> Option<&'a str> {
-            item.as_str()
-                .and_then(|s| s.strip_prefix(KNOCKOUT))
-                .filter(|_| knockout)
-        };
-        for target in items.iter().filter_map(knocked) {
-            out.retain(|n| n.as_str() != Some(target));
+        inherited: &'p Spec,
+        cs: &Contribs<'_>,
+        member: bool,
+        in_deep: bool,
+    ) -> Option<Node> {
+        let spec = self.spec_here(inherited);
+        match spec.kind {
+            Kind::Default | Kind::Append | Kind::Concat | Kind::ByKey => {
+                self.layered(spec, inherited, cs)
+            }
+            Kind::First => self.first(cs),
+            Kind::Unique => self.unique(spec, cs),
+            Kind::Hash => self.hash(cs),
+            Kind::Patch => self.patch(spec, cs, member),
+            Kind::Deep => self.deep(spec, cs, member, in_deep),
         }
-        out.extend(items.iter().filter(|item| knocked(item).is_none()).cloned());
-        if dedup {
-            let mut seen = HashSet::with_capacity(out.len());
-            let keep: Vec<bool> = out.iter().map(|n| seen.insert(SameKey(&n.value))).collect();
-            let mut keep = keep.into_iter();
-            out.retain(|_| keep.next().unwrap_or(true));
-        }
-        Node::new(Value::Seq(out), over.span.clone())
     }
 
-    fn by_key(
+    /// Merges a child of the current path.
+    fn child(
         &mut self,
-        base: Option<Node>,
-        over: &Node,
-        items: &[Node],
         key: &str,
-        knockout: bool,
-    ) -> Node {
-        let mut out = inherited_list(base, items.len());
-        // As for lists, knockouts remove inherited items only: the level's
-        // own items are merged after them whatever their position.
-        let mut own = Vec::with_capacity(items.len());
-        for (index, item) in items.iter().enumerate() {
-            let Some(id) = self.item_key(item, key, index) else {
-                continue;
-            };
-            match id.strip_prefix(KNOCKOUT).filter(|_| knockout) {
-                Some(target) => out.retain(|n| item_id(n, key) != Some(target)),
-                None => own.push((id, item)),
-            }
-        }
-        for (id, item) in own {
-            self.path.push(id.to_string());
-            match out.iter().position(|n| item_id(n, key) == Some(id)) {
-                Some(pos) => {
-                    let old = std::mem::replace(&mut out[pos], Node::synthetic(Value::Null));
-                    out[pos] = self.fold(Some(old), item);
-                }
-                None => {
-                    let node = self.fold(None, item);
-                    out.push(node);
-                }
-            }
-            self.path.pop();
-        }
-        Node::new(Value::Seq(out), over.span.clone())
-    }
-
-    /// The identifying field of a by-key item, or an error at the item.
-    fn item_key<'n>(&mut self, item: &'n Node, key: &str, index: usize) -> Option<&'n str> {
-        let path = format!("{}[{index}]", self.path.join("."));
-        let problem = match &item.value {
-            Value::Map(m) => match m.get(key).map(|e| &e.node) {
-                Some(Node {
-                    value: Value::Str(s),
-                    ..
-                }) if !s.is_empty() => return Some(s),
-                Some(n) => {
-                    let found = n.value.type_name();
-                    let d = Diag::new(
-                        "beryl::merge::item_key",
-                        format!("{path}: `{key}` must be a non-empty string, found {found}"),
-                    )
-                    .label(&n.span, format!("`{key}` must be a string"));
-                    self.errors.push(d);
-                    return None;
-                }
-                None => format!("{path} has no `{key}`"),
-            },
-            other => format!(
-                "{path} must be a mapping with a `{key}`, found {}",
-                other.type_name()
-            ),
-        };
-        let d = Diag::new("beryl::merge::item_key", problem)
-            .label(&item.span, format!("this item needs a `{key}`"))
-            .help(format!(
-                "items of this list are merged by their `{key}` field"
-            ));
-        self.errors.push(d);
-        None
+        inherited: &'p Spec,
+        cs: &Contribs<'_>,
+        in_deep: bool,
+    ) -> Option<Node> {
+        self.path.push(key.to_string());
+        let out = self.merge_at(inherited, cs, true, in_deep);
+        self.path.pop();
+        out
     }
 }
 
-/// The inherited value as a list to extend (anything else counts as empty).
-fn inherited_list(base: Option<Node>, capacity: usize) -> Vec<Node> {
-    match base {
-        Some(Node {
-            value: Value::Seq(v),
-            ..
-        }) => v,
-        _ => Vec::with_capacity(capacity),
-    }
-}
-
-fn item_id<'n>(n: &'n Node, key: &str) -> Option<&'n str> {
-    n.get(key).and_then(Node::as_str)
+/// The values actually written (levels that hold the key).
+fn written<'c, 'a>(cs: &'c Contribs<'a>) -> impl DoubleEndedIterator<Item = &'a Node> + 'c {
+    cs.iter().filter_map(|c| *c)
 }
 
 #[cfg(test)]

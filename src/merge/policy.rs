@@ -1,41 +1,17 @@
-//! The rule table: which strategy merges the value at a path.
+//! The rule table: which merge spec applies at a path.
 //!
-//! A rule is a row of (path pattern → strategy); the engine asks the table and
-//! never branches on a path itself. The built-in rows are Beryl's rules.
+//! A rule is a row of (path pattern → spec); the engine asks the table and never
+//! branches on a path itself. Tables come from each level's `merge:` mapping and
+//! are layered the way Hiera layers `lookup_options` (a `hash` merge: a higher
+//! level's spec for the same pattern replaces the lower one whole, in place).
+//! The built-in Beryl rules form the lowest layer.
 
-use std::fmt;
+use regex::Regex;
 
-/// How a higher level's value is folded onto the value inherited so far.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Strategy {
-    /// Mappings merge key by key, recursively; anything else is replaced.
-    Deep,
-    /// The higher level's value replaces the inherited one, whatever the types.
-    Replace,
-    /// Lists concatenate (inherited first). With `dedup`, later duplicates are
-    /// dropped (deep, typed equality) over the whole result. With `knockout`, a
-    /// string item `--x` removes `x` from the inherited list and is dropped.
-    Append { dedup: bool, knockout: bool },
-    /// List items are mappings identified by the string field `key`; an item
-    /// for a known key merges into it (its fields under `<path>.<key value>`),
-    /// new keys append. With `knockout`, `key: --x` removes item `x`.
-    ByKey { key: String, knockout: bool },
-}
-
-impl fmt::Display for Strategy {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Strategy::Deep => f.write_str("deep"),
-            Strategy::Replace => f.write_str("replace"),
-            Strategy::Append { dedup: true, .. } => f.write_str("append (unique)"),
-            Strategy::Append { .. } => f.write_str("append"),
-            Strategy::ByKey { key, .. } => write!(f, "merge by `{key}`"),
-        }
-    }
-}
-
-/// The prefix that marks a knockout item.
-pub const KNOCKOUT: &str = "--";
+use super::spec::{Kind, Spec};
+use crate::diag::{Diag, Diags};
+use crate::path;
+use crate::value::{Node, Span, Value};
 
 /// One segment of a path pattern.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,98 +21,103 @@ pub enum Seg {
     Any,
 }
 
-/// A dotted path pattern such as `freebsd.packages` or `freebsd.users.*.groups`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Pattern(Vec<Seg>);
+#[derive(Clone, Debug)]
+pub enum Pattern {
+    /// A dotted path, possibly with `*` segments.
+    Path(Vec<Seg>),
+    /// `^…`: a regex matched against the whole dotted path.
+    Regex(Regex),
+}
 
 impl Pattern {
-    /// Parses a dotted pattern of plain segments (`*` for any one segment).
-    pub fn dotted(text: &str) -> Self {
-        Pattern(
-            text.split('.')
+    /// Parses a pattern as written in a `merge:` table.
+    pub fn parse(text: &str) -> Result<Pattern, String> {
+        if text.starts_with('^') {
+            return regex::RegexBuilder::new(text)
+                .size_limit(1 << 20)
+                .build()
+                .map(Pattern::Regex)
+                .map_err(|e| format!("invalid regex: {e}"));
+        }
+        let segments = path::parse(text).map_err(|e| e.to_string())?;
+        Ok(Pattern::Path(
+            segments
+                .into_iter()
                 .map(|s| {
-                    if s == "*" {
+                    if s.text == "*" && !s.quoted {
                         Seg::Any
                     } else {
-                        Seg::Literal(s.to_string())
+                        Seg::Literal(s.text)
                     }
                 })
                 .collect(),
-        )
+        ))
     }
 
-    fn matches(&self, path: &[String]) -> bool {
-        self.0.len() == path.len()
-            && self.0.iter().zip(path).all(|(seg, p)| match seg {
-                Seg::Any => true,
-                Seg::Literal(l) => l == p,
-            })
+    /// The canonical text: two patterns are the same rule when these agree.
+    pub fn canonical(&self) -> String {
+        match self {
+            Pattern::Regex(r) => r.as_str().to_string(),
+            Pattern::Path(segs) => segs
+                .iter()
+                .map(|s| match s {
+                    Seg::Any => "*".to_string(),
+                    Seg::Literal(l) if l == "*" => "\"*\"".to_string(),
+                    Seg::Literal(l) => path::segment(l),
+                })
+                .collect::<Vec<_>>()
+                .join("."),
+        }
     }
 
-    fn literals(&self) -> usize {
-        self.0
-            .iter()
-            .filter(|s| matches!(s, Seg::Literal(_)))
-            .count()
+    fn literals(segs: &[Seg]) -> usize {
+        segs.iter().filter(|s| matches!(s, Seg::Literal(_))).count()
     }
 }
 
-impl fmt::Display for Pattern {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, seg) in self.0.iter().enumerate() {
-            if i > 0 {
-                f.write_str(".")?;
-            }
-            match seg {
-                Seg::Any => f.write_str("*")?,
-                Seg::Literal(l) => f.write_str(l)?,
-            }
-        }
-        Ok(())
-    }
+fn path_matches(segs: &[Seg], path: &[String]) -> bool {
+    segs.len() == path.len()
+        && segs.iter().zip(path).all(|(seg, p)| match seg {
+            Seg::Any => true,
+            Seg::Literal(l) => l == p,
+        })
 }
 
 #[derive(Clone, Debug)]
 pub struct Rule {
     pub pattern: Pattern,
-    pub strategy: Strategy,
+    pub spec: Spec,
+    /// Where the pattern was written (synthetic for built-in rules).
+    pub key_span: Span,
 }
 
-/// The rule table consulted by the merge engine.
-#[derive(Clone, Debug)]
+/// The rule table consulted by the merge engine, in table order.
+#[derive(Clone, Debug, Default)]
 pub struct Policy {
     rules: Vec<Rule>,
+    has_regex: bool,
 }
-
-static DEEP: Strategy = Strategy::Deep;
 
 impl Policy {
     pub fn new(rules: Vec<Rule>) -> Self {
-        Self { rules }
+        let mut policy = Policy::default();
+        policy.layer(rules);
+        policy
     }
 
-    /// Beryl's rules: packages and sudoers append with dedup and knockout,
-    /// users merge by name, disks are replaced.
+    /// Beryl's rules: packages and sudoers append (deduplicated, `--`
+    /// knockouts), users merge by name, disks are replaced.
     pub fn beryl() -> Self {
-        let append = Strategy::Append {
-            dedup: true,
-            knockout: true,
-        };
-        let rule = |p: &str, strategy: Strategy| Rule {
-            pattern: Pattern::dotted(p),
-            strategy,
+        let rule = |p: &str, kind: Kind| Rule {
+            pattern: Pattern::parse(p).expect("built-in pattern"),
+            spec: Spec::of(kind),
+            key_span: Span::synthetic(),
         };
         Self::new(vec![
-            rule("freebsd.packages", append.clone()),
-            rule("freebsd.sudoers", append),
-            rule(
-                "freebsd.users",
-                Strategy::ByKey {
-                    key: "name".into(),
-                    knockout: true,
-                },
-            ),
-            rule("freebsd.disks", Strategy::Replace),
+            rule("freebsd.packages", Kind::Append),
+            rule("freebsd.sudoers", Kind::Append),
+            rule("freebsd.users", Kind::ByKey),
+            rule("freebsd.disks", Kind::First),
         ])
     }
 
@@ -144,16 +125,98 @@ impl Policy {
         &self.rules
     }
 
-    /// The strategy for a path: an exact pattern first, then the `*` pattern
-    /// with the most literal segments (ties go to the first written), else deep.
-    pub fn strategy_for(&self, path: &[String]) -> &Strategy {
-        let mut best: Option<&Rule> = None;
-        for rule in self.rules.iter().filter(|r| r.pattern.matches(path)) {
-            if best.is_none_or(|b| rule.pattern.literals() > b.pattern.literals()) {
-                best = Some(rule);
+    /// Layers a higher table on top: a rule for a pattern already present
+    /// replaces it in place; new patterns are appended in their written order.
+    pub fn layer(&mut self, rules: Vec<Rule>) {
+        for rule in rules {
+            let canonical = rule.pattern.canonical();
+            self.has_regex |= matches!(rule.pattern, Pattern::Regex(_));
+            match self
+                .rules
+                .iter_mut()
+                .find(|r| r.pattern.canonical() == canonical)
+            {
+                Some(existing) => *existing = rule,
+                None => self.rules.push(rule),
             }
         }
-        best.map_or(&DEEP, |r| &r.strategy)
+    }
+
+    /// The rule for a path, if any: an exact path first, then the `*` pattern
+    /// with the most literal segments (ties go to the first in table order),
+    /// then the first `^regex` that matches the dotted path.
+    pub fn rule_for(&self, path: &[String]) -> Option<&Rule> {
+        let mut best: Option<(&Rule, usize)> = None;
+        for rule in &self.rules {
+            let Pattern::Path(segs) = &rule.pattern else {
+                continue;
+            };
+            if !path_matches(segs, path) {
+                continue;
+            }
+            let literals = Pattern::literals(segs);
+            if literals == path.len() {
+                return Some(rule);
+            }
+            if best.is_none_or(|(_, n)| literals > n) {
+                best = Some((rule, literals));
+            }
+        }
+        if let Some((rule, _)) = best {
+            return Some(rule);
+        }
+        if !self.has_regex || path.is_empty() {
+            return None;
+        }
+        let dotted = path::display(path);
+        self.rules
+            .iter()
+            .find(|r| matches!(&r.pattern, Pattern::Regex(re) if re.is_match(&dotted)))
+    }
+}
+
+/// Reads one level's `merge:` table. Every bad pattern or spec is reported.
+pub fn parse_table(node: &Node) -> Result<Vec<Rule>, Diags> {
+    let Value::Map(map) = &node.value else {
+        return Err(vec![
+            Diag::new(
+                "beryl::merge::table",
+                format!(
+                    "`merge` must be a mapping of path pattern to merge spec, found {}",
+                    node.value.type_name()
+                ),
+            )
+            .label(&node.span, "expected a mapping")
+            .help("for example:\nmerge:\n  freebsd.packages: unique\n  \"^app\\\\.\": deep"),
+        ]);
+    };
+    let mut rules = Vec::with_capacity(map.len());
+    let mut errors = Vec::new();
+    for (key, entry) in map {
+        let pattern = Pattern::parse(key).map_err(|e| {
+            Diag::new(
+                "beryl::merge::pattern",
+                format!("bad path pattern `{key}`: {e}"),
+            )
+            .label(&entry.key_span, "this pattern")
+            .help("a pattern is a dotted path (`freebsd.users.*.groups`, quoting segments that contain `.`, `*` or `\"`), or a regex starting with `^`")
+        });
+        match (pattern, Spec::parse(&entry.node)) {
+            (Ok(pattern), Ok(spec)) => rules.push(Rule {
+                pattern,
+                spec,
+                key_span: entry.key_span.clone(),
+            }),
+            (p, s) => {
+                errors.extend(p.err());
+                errors.extend(s.err());
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(rules)
+    } else {
+        Err(errors)
     }
 }
 
@@ -162,48 +225,104 @@ mod tests {
     use super::*;
 
     fn path(p: &str) -> Vec<String> {
-        p.split('.').map(str::to_string).collect()
+        path::parse(p)
+            .unwrap()
+            .into_iter()
+            .map(|s| s.text)
+            .collect()
+    }
+
+    fn policy(rows: &[(&str, Kind)]) -> Policy {
+        Policy::new(
+            rows.iter()
+                .map(|(p, k)| Rule {
+                    pattern: Pattern::parse(p).unwrap(),
+                    spec: Spec::of(*k),
+                    key_span: Span::synthetic(),
+                })
+                .collect(),
+        )
+    }
+
+    fn kind(p: &Policy, at: &str) -> Option<Kind> {
+        p.rule_for(&path(at)).map(|r| r.spec.kind)
     }
 
     #[test]
-    fn exact_beats_wildcards_and_more_literals_win() {
-        let rule = |p: &str, s: Strategy| Rule {
-            pattern: Pattern::dotted(p),
-            strategy: s,
-        };
-        let policy = Policy::new(vec![
-            rule("*.*.groups", Strategy::Replace),
-            rule(
-                "freebsd.*.groups",
-                Strategy::Append {
-                    dedup: false,
-                    knockout: false,
-                },
-            ),
-            rule("freebsd.x.groups", Strategy::Deep),
-            rule("*.y.groups", Strategy::Replace),
+    fn exact_then_most_literal_star_then_first_regex() {
+        let p = policy(&[
+            ("^a\\.", Kind::Hash),
+            ("*.*.groups", Kind::First),
+            ("freebsd.*.groups", Kind::Append),
+            ("freebsd.x.groups", Kind::Deep),
+            ("*.y.groups", Kind::Unique),
+            ("^a\\.b", Kind::Patch),
         ]);
+        assert_eq!(kind(&p, "freebsd.x.groups"), Some(Kind::Deep));
         assert_eq!(
-            policy.strategy_for(&path("freebsd.x.groups")),
-            &Strategy::Deep
-        );
-        assert_eq!(
-            policy.strategy_for(&path("freebsd.y.groups")),
-            &Strategy::Append {
-                dedup: false,
-                knockout: false
-            },
+            kind(&p, "freebsd.y.groups"),
+            Some(Kind::Append),
             "a tie on literal count goes to the first written"
         );
-        assert_eq!(policy.strategy_for(&path("a.b.groups")), &Strategy::Replace);
-        assert_eq!(policy.strategy_for(&path("a.b")), &Strategy::Deep);
+        assert_eq!(
+            kind(&p, "a.b.groups"),
+            Some(Kind::First),
+            "a `*` pattern beats a regex"
+        );
+        assert_eq!(
+            kind(&p, "a.b"),
+            Some(Kind::Hash),
+            "the first matching regex wins"
+        );
+        assert_eq!(kind(&p, "b"), None);
     }
 
     #[test]
-    fn beryl_rules_are_exact_paths() {
-        let p = Policy::beryl();
-        assert_eq!(p.strategy_for(&path("freebsd.disks")), &Strategy::Replace);
-        assert_eq!(p.strategy_for(&path("packages")), &Strategy::Deep);
-        assert_eq!(p.to_owned().rules().len(), 4);
+    fn quoted_segments_are_literal() {
+        let p = policy(&[
+            ("sysctl.\"net.inet.ip.forwarding\"", Kind::First),
+            ("x.\"*\"", Kind::Hash),
+        ]);
+        assert_eq!(
+            p.rule_for(&["sysctl".into(), "net.inet.ip.forwarding".into()])
+                .map(|r| r.spec.kind),
+            Some(Kind::First)
+        );
+        assert_eq!(
+            p.rule_for(&["sysctl".into(), "net".into()])
+                .map(|r| r.spec.kind),
+            None
+        );
+        assert_eq!(
+            p.rule_for(&["x".into(), "*".into()]).map(|r| r.spec.kind),
+            Some(Kind::Hash)
+        );
+        assert_eq!(
+            p.rule_for(&["x".into(), "y".into()]).map(|r| r.spec.kind),
+            None
+        );
+    }
+
+    #[test]
+    fn a_higher_layer_replaces_the_same_pattern_in_place() {
+        let mut p = Policy::beryl();
+        p.layer(vec![Rule {
+            pattern: Pattern::parse("freebsd.\"packages\"").unwrap(),
+            spec: Spec::of(Kind::Unique),
+            key_span: Span::synthetic(),
+        }]);
+        assert_eq!(p.rules().len(), 4);
+        assert_eq!(p.rules()[0].spec.kind, Kind::Unique);
+        assert_eq!(kind(&p, "freebsd.disks"), Some(Kind::First));
+    }
+
+    #[test]
+    fn bad_patterns_are_refused() {
+        assert!(Pattern::parse("a..b").is_err());
+        assert!(
+            Pattern::parse("^(")
+                .unwrap_err()
+                .starts_with("invalid regex")
+        );
     }
 }

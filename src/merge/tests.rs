@@ -13,7 +13,8 @@ fn levels(texts: &[&str]) -> Vec<Node> {
 
 fn merged(texts: &[&str]) -> String {
     let nodes = levels(texts);
-    let out = merge_levels(&nodes, &Policy::beryl()).unwrap();
+    let docs: Vec<&Node> = nodes.iter().collect();
+    let out = merge_documents(&docs, &Policy::beryl(), None).unwrap();
     serde_json::to_string(&out).unwrap()
 }
 
@@ -127,7 +128,8 @@ fn users_without_a_name_are_located_errors() {
     let nodes = levels(&[
         "freebsd:\n  users:\n    - {shell: /bin/sh}\n    - just-a-string\n    - {name: 7}\n",
     ]);
-    let errs = merge_levels(&nodes, &Policy::beryl()).unwrap_err();
+    let docs: Vec<&Node> = nodes.iter().collect();
+    let errs = merge_documents(&docs, &Policy::beryl(), None).unwrap_err();
     let got: Vec<(String, String)> = errs
         .iter()
         .map(|d| (d.message.clone(), d.span().unwrap().to_string()))
@@ -154,26 +156,11 @@ fn users_without_a_name_are_located_errors() {
 #[test]
 fn user_fields_follow_the_table_by_path() {
     // A rule addressed through the user's name applies inside the user.
-    let rule = |p: &str, s: Strategy| policy::Rule {
-        pattern: policy::Pattern::dotted(p),
-        strategy: s,
-    };
-    let mut rules = Policy::beryl().rules().to_vec();
-    rules.push(rule(
-        "freebsd.users.*.groups",
-        Strategy::Append {
-            dedup: true,
-            knockout: false,
-        },
-    ));
-    let policy = Policy::new(rules);
-    let nodes = levels(&[
-        "freebsd: {users: [{name: a, groups: [x]}]}\n",
-        "freebsd: {users: [{name: a, groups: [y, x]}]}\n",
-    ]);
-    let out = merge_levels(&nodes, &policy).unwrap();
     assert_eq!(
-        serde_json::to_string(&out).unwrap(),
+        merged(&[
+            "merge: {freebsd.users.*.groups: append}\nfreebsd: {users: [{name: a, groups: [x]}]}\n",
+            "freebsd: {users: [{name: a, groups: [y, x]}]}\n",
+        ]),
         r#"{"freebsd":{"users":[{"name":"a","groups":["x","y"]}]}}"#
     );
 }
@@ -181,7 +168,8 @@ fn user_fields_follow_the_table_by_path() {
 #[test]
 fn values_keep_the_span_of_the_level_that_wrote_them() {
     let nodes = levels(&["a: 1\nb: 2\n", "b: 3\n"]);
-    let out = merge_levels(&nodes, &Policy::beryl()).unwrap();
+    let docs: Vec<&Node> = nodes.iter().collect();
+    let out = merge_documents(&docs, &Policy::beryl(), None).unwrap();
     assert_eq!(out.get("a").unwrap().span.to_string(), "l0.yml:1:4");
     assert_eq!(out.get("b").unwrap().span.to_string(), "l1.yml:1:4");
 }

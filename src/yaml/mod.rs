@@ -71,6 +71,23 @@ pub fn read_text(path: &Path, name: &str, max: u64) -> Result<String, Diag> {
 /// holding only comments) is an empty mapping; any other non-mapping root is an
 /// error.
 pub fn parse(source: &Arc<Source>, limits: &Limits) -> Result<Node, Diag> {
+    let node = parse_any(source, limits)?;
+    match node.value {
+        Value::Map(_) => Ok(node),
+        Value::Null => Ok(Node::new(Value::Map(Map::new()), node.span)),
+        ref other => Err(Diag::new(
+            "beryl::yaml::root_not_mapping",
+            format!(
+                "the document's root is {}, not a mapping",
+                other.type_name()
+            ),
+        )
+        .label(&node.span, "this must be a mapping of keys to values")),
+    }
+}
+
+/// Parses one YAML (or JSON) document with any root. An empty document is null.
+pub fn parse_any(source: &Arc<Source>, limits: &Limits) -> Result<Node, Diag> {
     let opts = serde_saphyr::options! {
         strict_booleans: true,
         leading_zero_numbers_as_strings: true,
@@ -85,30 +102,12 @@ pub fn parse(source: &Arc<Source>, limits: &Limits) -> Result<Node, Diag> {
             max_reader_input_bytes: Some(usize::try_from(limits.max_file_size).unwrap_or(usize::MAX)),
         },
     };
-    let root = if source.text.trim().is_empty() {
-        None
-    } else {
-        let raw: serde_saphyr::Spanned<Raw> =
-            serde_saphyr::from_str_with_options(&source.text, opts)
-                .map_err(|e| syntax_error(source, &e, limits))?;
-        Some(raw)
-    };
-    let node = match root {
-        None => Node::new(Value::Map(Map::new()), Span::file(source)),
-        Some(raw) => convert(source, raw)?,
-    };
-    match node.value {
-        Value::Map(_) => Ok(node),
-        Value::Null => Ok(Node::new(Value::Map(Map::new()), node.span)),
-        ref other => Err(Diag::new(
-            "beryl::yaml::root_not_mapping",
-            format!(
-                "the document's root is {}, not a mapping",
-                other.type_name()
-            ),
-        )
-        .label(&node.span, "this must be a mapping of keys to values")),
+    if source.text.trim().is_empty() {
+        return Ok(Node::new(Value::Null, Span::file(source)));
     }
+    let raw: serde_saphyr::Spanned<Raw> = serde_saphyr::from_str_with_options(&source.text, opts)
+        .map_err(|e| syntax_error(source, &e, limits))?;
+    convert(source, raw)
 }
 
 fn span_of(source: &Arc<Source>, loc: &serde_saphyr::Location) -> Span {

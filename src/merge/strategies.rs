@@ -1,0 +1,292 @@
+//! The strategies other than `deep`: Beryl's own (`default`, `append`,
+//! `concat`, `by_key`), Hiera's `first`, `unique` and `hash`, and RFC 7396
+//! `patch`. Each takes the values written at one path, lowest priority first.
+
+use indexmap::IndexMap;
+
+use super::spec::{Kind, Spec};
+use super::{Contribs, Engine, TABLE_KEY, order, written};
+use crate::diag::Diag;
+use crate::value::{Entry, Map, Node, Value};
+
+impl<'p> Engine<'p> {
+    /// `default`, `append`, `concat`, `by_key`: folded lowest first, and a value
+    /// of another kind replaces what was merged below it. Mappings merge key
+    /// by key; lists follow the strategy; anything else is replaced.
+    pub(super) fn layered(
+        &mut self,
+        spec: &'p Spec,
+        inherited: &'p Spec,
+        cs: &Contribs<'_>,
+    ) -> Option<Node> {
+        let values: Vec<&Node> = written(cs).collect();
+        let top = *values.last()?;
+        // The run of values of the top's kind, unbroken from the top down.
+        let start = values
+            .iter()
+            .rposition(|v| std::mem::discriminant(&v.value) != std::mem::discriminant(&top.value))
+            .map_or(0, |i| i + 1);
+        let run = &values[start..];
+        match &top.value {
+            Value::Map(_) => {
+                // `by_key` addresses its items; below a mapping it merges like its parent.
+                let below = if spec.kind == Kind::ByKey {
+                    inherited
+                } else {
+                    spec
+                };
+                Some(self.maps(run, below, false))
+            }
+            Value::Seq(_) => match spec.kind {
+                Kind::Append => Some(self.append(spec, run, true)),
+                Kind::Concat => Some(self.append(spec, run, false)),
+                Kind::ByKey => Some(self.by_key(spec, inherited, run)),
+                _ => Some(self.whole(top)),
+            },
+            _ => Some(self.whole(top)),
+        }
+    }
+
+    /// Merges mappings key by key; each child with the spec in force at its path.
+    pub(super) fn maps(&mut self, run: &[&Node], inherited: &'p Spec, in_deep: bool) -> Node {
+        let events: Vec<Option<&Map>> = run.iter().map(|n| n.as_map()).collect();
+        let span = run.first().map(|n| n.span.clone()).unwrap_or_default();
+        let children = self.children(&events);
+        let mut out = Map::with_capacity(children.len());
+        for (key, child) in children {
+            if let Some(node) = self.child(&key, inherited, &child.cs, in_deep) {
+                out.insert(
+                    key,
+                    Entry {
+                        key_span: child.key_span,
+                        node,
+                    },
+                );
+            }
+        }
+        Node::new(Value::Map(out), span)
+    }
+
+    /// `append` (deduplicated) and `concat`: lists concatenate, lowest first. A
+    /// knockout item `--x` removes the string `x` from the levels below its own
+    /// and is dropped.
+    fn append(&mut self, spec: &Spec, run: &[&Node], dedup: bool) -> Node {
+        let prefix = spec.knockout_prefix.as_deref().filter(|_| dedup);
+        let mut out: Vec<Node> = Vec::new();
+        for list in run {
+            let items = list.as_seq().unwrap_or_default();
+            fn knocked<'n>(item: &'n Node, prefix: Option<&str>) -> Option<&'n str> {
+                item.as_str().and_then(|s| s.strip_prefix(prefix?))
+            }
+            for target in items.iter().filter_map(|i| knocked(i, prefix)) {
+                out.retain(|n| n.as_str() != Some(target));
+            }
+            for item in items.iter().filter(|i| knocked(i, prefix).is_none()) {
+                let item = self.whole(item);
+                out.push(item);
+            }
+        }
+        if dedup {
+            order::dedup(&mut out);
+        }
+        Node::new(
+            Value::Seq(out),
+            run.last().map(|n| n.span.clone()).unwrap_or_default(),
+        )
+    }
+
+    /// `by_key`: items are mappings identified by their `key` field; items with
+    /// the same key merge (their fields under `<path>.<key value>`), new ones
+    /// append, and `key: --x` removes item `x` from the levels below.
+    fn by_key(&mut self, spec: &Spec, inherited: &'p Spec, run: &[&Node]) -> Node {
+        let prefix = spec.knockout_prefix.as_deref();
+        let mut items: IndexMap<String, Vec<Option<&Node>>> = IndexMap::new();
+        for list in run {
+            let mut own: Vec<(&str, &Node)> = Vec::new();
+            for (index, item) in list.as_seq().unwrap_or_default().iter().enumerate() {
+                let Some(id) = self.item_key(item, &spec.key, index) else {
+                    continue;
+                };
+                match prefix.and_then(|p| id.strip_prefix(p)) {
+                    Some(target) => {
+                        items.shift_remove(target);
+                    }
+                    None => own.push((id, item)),
+                }
+            }
+            // Knockouts reach the levels below only, whatever their position.
+            for (id, item) in own {
+                items.entry(id.to_string()).or_default().push(Some(item));
+            }
+        }
+        let mut out = Vec::with_capacity(items.len());
+        for (id, cs) in items {
+            out.extend(self.child(&id, inherited, &cs, false));
+        }
+        Node::new(
+            Value::Seq(out),
+            run.last().map(|n| n.span.clone()).unwrap_or_default(),
+        )
+    }
+
+    /// The identifying field of a by-key item, or an error at the item.
+    fn item_key<'n>(&mut self, item: &'n Node, key: &str, index: usize) -> Option<&'n str> {
+        let path = format!("{}[{index}]", crate::path::display(&self.path));
+        let problem = match &item.value {
+            Value::Map(m) => match m.get(key).map(|e| &e.node) {
+                Some(Node {
+                    value: Value::Str(s),
+                    ..
+                }) if !s.is_empty() => return Some(s),
+                Some(n) => {
+                    let found = n.value.type_name();
+                    let d = Diag::new(
+                        "beryl::merge::item_key",
+                        format!("{path}: `{key}` must be a non-empty string, found {found}"),
+                    )
+                    .label(&n.span, format!("`{key}` must be a string"));
+                    self.errors.push(d);
+                    return None;
+                }
+                None => format!("{path} has no `{key}`"),
+            },
+            other => format!(
+                "{path} must be a mapping with a `{key}`, found {}",
+                other.type_name()
+            ),
+        };
+        let d = Diag::new("beryl::merge::item_key", problem)
+            .label(&item.span, format!("this item needs a `{key}`"))
+            .help(format!(
+                "items of this list are merged by their `{key}` field"
+            ));
+        self.errors.push(d);
+        None
+    }
+
+    /// Hiera `first`: the highest-priority value, whole, whatever its type.
+    pub(super) fn first(&mut self, cs: &Contribs<'_>) -> Option<Node> {
+        let top = written(cs).next_back()?;
+        let mut out = self.whole(top);
+        self.drop_table(&mut out);
+        Some(out)
+    }
+
+    /// Hiera `unique`: every list flattened, with the scalars, into one list,
+    /// highest priority first, without duplicates. A mapping is an error.
+    pub(super) fn unique(&mut self, spec: &Spec, cs: &Contribs<'_>) -> Option<Node> {
+        let mut out = Vec::new();
+        let mut span = None;
+        for value in written(cs).rev() {
+            if let Value::Map(_) = value.value {
+                self.errors.push(
+                    Diag::new(
+                        "beryl::merge::type",
+                        format!("{}: unique merge cannot merge hash values", self.here()),
+                    )
+                    .label(&value.span, "a mapping")
+                    .help("`unique` merges lists and scalars; use `deep` or `hash` for mappings"),
+                );
+                continue;
+            }
+            span.get_or_insert_with(|| value.span.clone());
+            let mut flat = Vec::new();
+            order::flatten_into(value, &mut flat);
+            out.extend(flat.iter().map(|n| self.whole(n)));
+        }
+        order::dedup(&mut out);
+        if spec.sort_merged_arrays {
+            order::sort(&mut out);
+        }
+        Some(Node::new(Value::Seq(out), span.unwrap_or_default()))
+    }
+
+    /// Hiera `hash`: a shallow merge; the highest level that sets a key gives
+    /// its value whole, and keys keep the order of the lowest level.
+    pub(super) fn hash(&mut self, cs: &Contribs<'_>) -> Option<Node> {
+        let values: Vec<&Node> = written(cs).collect();
+        let mut maps = Vec::with_capacity(values.len());
+        for value in &values {
+            match value.as_map() {
+                Some(m) => maps.push(Some(m)),
+                None => self.errors.push(
+                    Diag::new(
+                        "beryl::merge::type",
+                        format!(
+                            "{}: hash merge requires hash values, found {}",
+                            self.here(),
+                            value.value.type_name()
+                        ),
+                    )
+                    .label(&value.span, "not a mapping")
+                    .help("`hash` merges mappings only; use `first` to let any value win"),
+                ),
+            }
+        }
+        let children = self.children(&maps);
+        let mut out = Map::with_capacity(children.len());
+        for (key, child) in children {
+            if let Some(top) = written(&child.cs).next_back() {
+                let node = self.whole(top);
+                out.insert(
+                    key,
+                    Entry {
+                        key_span: child.key_span,
+                        node,
+                    },
+                );
+            }
+        }
+        let span = values.first().map(|n| n.span.clone()).unwrap_or_default();
+        Some(Node::new(Value::Map(out), span))
+    }
+
+    /// RFC 7396, one level at a time: a null member deletes, a mapping merges,
+    /// anything else replaces (so lists are replaced whole).
+    pub(super) fn patch(
+        &mut self,
+        spec: &'p Spec,
+        cs: &Contribs<'_>,
+        member: bool,
+    ) -> Option<Node> {
+        let values: Vec<&Node> = written(cs).collect();
+        // A null member deletes what was merged below it.
+        let start = if member {
+            values
+                .iter()
+                .rposition(|v| matches!(v.value, Value::Null))
+                .map_or(0, |i| i + 1)
+        } else {
+            0
+        };
+        let values = &values[start..];
+        let top = *values.last()?;
+        if !matches!(top.value, Value::Map(_)) {
+            return Some(self.whole(top));
+        }
+        // A mapping merges onto the mappings below it, up to the last non-mapping.
+        let begin = values
+            .iter()
+            .rposition(|v| !matches!(v.value, Value::Map(_)))
+            .map_or(0, |i| i + 1);
+        Some(self.maps(&values[begin..], spec, false))
+    }
+
+    /// The current path, for messages.
+    pub(super) fn here(&self) -> String {
+        if self.path.is_empty() {
+            "the root".into()
+        } else {
+            crate::path::display(&self.path)
+        }
+    }
+
+    /// At the root, a value taken whole must not carry the merge table.
+    fn drop_table(&self, node: &mut Node) {
+        if self.path.is_empty()
+            && let Value::Map(m) = &mut node.value
+        {
+            m.shift_remove(TABLE_KEY);
+        }
+    }
+}

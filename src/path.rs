@@ -1,0 +1,201 @@
+//! The dotted path syntax shared by `merge:` patterns and references.
+//!
+//! A path is a list of segments joined by `.`. A segment that contains `.`,
+//! `*`, `"` or `\`, starts with `^`, or is empty is written in double quotes,
+//! with `\"` and `\\` as its only escapes: `sysctl."net.inet.ip.forwarding"`.
+//! Entry points: [`parse`] and [`display`].
+
+use std::fmt;
+
+/// One segment as written: `quoted` tells `"*"` (a literal star) from `*`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Segment {
+    pub text: String,
+    pub quoted: bool,
+}
+
+/// Why a path did not parse, with the byte offset in the text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PathError {
+    pub offset: usize,
+    pub message: String,
+}
+
+impl fmt::Display for PathError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (at character {})", self.message, self.offset + 1)
+    }
+}
+
+fn error(offset: usize, message: impl Into<String>) -> PathError {
+    PathError {
+        offset,
+        message: message.into(),
+    }
+}
+
+/// Parses a dotted path into its segments.
+pub fn parse(text: &str) -> Result<Vec<Segment>, PathError> {
+    let mut segments = Vec::new();
+    let mut chars = text.char_indices().peekable();
+    loop {
+        let start = chars.peek().map_or(text.len(), |(i, _)| *i);
+        let segment = if let Some((_, '"')) = chars.peek() {
+            chars.next();
+            let mut out = String::new();
+            loop {
+                match chars.next() {
+                    Some((_, '"')) => break,
+                    Some((i, '\\')) => match chars.next() {
+                        Some((_, c @ ('"' | '\\'))) => out.push(c),
+                        _ => {
+                            return Err(error(
+                                i,
+                                "only `\\\"` and `\\\\` may follow `\\` in a quoted segment",
+                            ));
+                        }
+                    },
+                    Some((_, c)) => out.push(c),
+                    None => return Err(error(start, "unclosed quote")),
+                }
+            }
+            Segment {
+                text: out,
+                quoted: true,
+            }
+        } else {
+            let mut out = String::new();
+            while let Some(&(i, c)) = chars.peek() {
+                match c {
+                    '.' => break,
+                    '"' | '\\' => {
+                        return Err(error(
+                            i,
+                            format!("`{c}` may appear only inside a quoted segment"),
+                        ));
+                    }
+                    _ => {
+                        out.push(c);
+                        chars.next();
+                    }
+                }
+            }
+            if out.is_empty() {
+                return Err(error(
+                    start,
+                    "empty segment (write `\"\"` for an empty key)",
+                ));
+            }
+            if out.contains('*') && out != "*" {
+                return Err(error(
+                    start,
+                    format!("`*` must be a whole segment; quote `{out}` to mean the literal key"),
+                ));
+            }
+            Segment {
+                text: out,
+                quoted: false,
+            }
+        };
+        segments.push(segment);
+        match chars.next() {
+            None => return Ok(segments),
+            Some((_, '.')) if chars.peek().is_none() => {
+                return Err(error(text.len(), "a path cannot end with `.`"));
+            }
+            Some((_, '.')) => {}
+            Some((i, c)) => {
+                return Err(error(
+                    i,
+                    format!("expected `.` after a quoted segment, found `{c}`"),
+                ));
+            }
+        }
+    }
+}
+
+/// True when a key must be quoted to be written as a path segment.
+pub fn needs_quotes(key: &str) -> bool {
+    key.is_empty() || key.starts_with('^') || key.contains(['.', '*', '"', '\\'])
+}
+
+/// Writes one key as a segment, quoting it when needed.
+pub fn segment(key: &str) -> String {
+    if !needs_quotes(key) {
+        return key.to_string();
+    }
+    let mut out = String::with_capacity(key.len() + 2);
+    out.push('"');
+    for c in key.chars() {
+        if matches!(c, '"' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
+}
+
+/// Writes a path of keys in the dotted syntax that [`parse`] reads back.
+pub fn display<S: AsRef<str>>(keys: &[S]) -> String {
+    keys.iter()
+        .map(|k| segment(k.as_ref()))
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(p: &str) -> Vec<(String, bool)> {
+        parse(p)
+            .unwrap()
+            .into_iter()
+            .map(|s| (s.text, s.quoted))
+            .collect()
+    }
+
+    #[test]
+    fn plain_quoted_and_star_segments() {
+        assert_eq!(
+            texts(r#"sysctl."net.inet.ip.forwarding""#),
+            [
+                ("sysctl".into(), false),
+                ("net.inet.ip.forwarding".into(), true)
+            ]
+        );
+        assert_eq!(
+            texts(r#"a.*."*"."x\"y\\z""#),
+            [
+                ("a".into(), false),
+                ("*".into(), false),
+                ("*".into(), true),
+                ("x\"y\\z".into(), true)
+            ]
+        );
+        assert_eq!(texts(r#""""#), [(String::new(), true)]);
+    }
+
+    #[test]
+    fn errors_name_the_position() {
+        let e = |p: &str| parse(p).unwrap_err();
+        assert_eq!(e("a..b").offset, 2);
+        assert_eq!(e("a.").offset, 2);
+        assert_eq!(e(r#"a."b"#).message, "unclosed quote");
+        assert_eq!(e("a.b*").offset, 2);
+        assert_eq!(e(r#""a"b"#).offset, 3);
+        assert_eq!(e(r#"a"b"#).offset, 1);
+        assert!(e("").message.contains("empty segment"));
+    }
+
+    #[test]
+    fn display_round_trips() {
+        for keys in [vec!["a", "b"], vec!["net.inet", "*", "", "q\"\\", "^x"]] {
+            let shown = display(&keys);
+            let back: Vec<String> = parse(&shown).unwrap().into_iter().map(|s| s.text).collect();
+            assert_eq!(back, keys, "{shown}");
+        }
+        assert_eq!(display(&["a", "b.c"]), r#"a."b.c""#);
+    }
+}
