@@ -5,6 +5,7 @@ mod check;
 mod context;
 mod hosts;
 mod keys;
+mod merge;
 mod render;
 mod report;
 
@@ -28,7 +29,7 @@ use crate::diag::Diags;
 #[derive(Debug, Parser)]
 #[command(name = "beryl", version, max_term_width = 100)]
 #[command(
-    after_help = "Examples:\n  beryl render host01\n  beryl check\n  beryl -i fleet/inventory --ssh-dir fleet/ssh hosts"
+    after_help = "Examples:\n  beryl render host01\n  beryl check\n  beryl merge common.yaml node.yaml --strategy deep\n  beryl -i fleet/inventory --ssh-dir fleet/ssh hosts"
 )]
 pub struct Cli {
     /// The inventory root directory.
@@ -77,6 +78,7 @@ pub enum Command {
     Check(check::Args),
     Hosts(hosts::Args),
     Keys(keys::Args),
+    Merge(merge::Args),
 }
 
 /// What a command concluded, short of an error.
@@ -107,6 +109,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Check(a) => check::run(&ctx, a, &mut out),
         Command::Hosts(a) => hosts::run(&ctx, a, &mut out),
         Command::Keys(a) => keys::run(&ctx, a, &mut out),
+        Command::Merge(a) => merge::run(&ctx, a, &mut out),
     };
     let flushed = out.flush();
     match result {

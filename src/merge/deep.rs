@@ -32,10 +32,18 @@ enum Step<'a> {
     /// The level lacks the key, or holds null/false under a merged mapping:
     /// the gem merges the value with a copy of itself.
     SelfMerge,
+    /// A mapping overwrites a value of another kind. The gem's hash branch
+    /// replaces the destination with the source while looping over the
+    /// source's keys, so every key after the first merges with itself.
+    Overwrite,
 }
 
 fn falsy(v: &Value) -> bool {
     matches!(v, Value::Null | Value::Bool(false))
+}
+
+fn is_empty_map(n: &Node) -> bool {
+    matches!(&n.value, Value::Map(m) if m.is_empty())
 }
 
 fn same_kind(a: &Value, b: &Value) -> bool {
@@ -61,14 +69,24 @@ impl<'p> Engine<'p> {
         // below it (the gem returns the destination when the source is nil).
         let mut memo: Option<&Node> = None;
         let mut steps: Vec<Step<'_>> = Vec::new();
+        // An empty mapping merged so far overwrites nothing: the gem's hash
+        // branch loops over the source's keys, and there are none.
+        let mut empty = false;
         for c in cs.iter().rev() {
             match memo {
                 None
                 | Some(Node {
                     value: Value::Null, ..
                 }) => {
-                    if let Some(v) = c {
-                        memo = Some(v);
+                    match c {
+                        // Under a merged mapping a false or null is absent:
+                        // the null merges with itself and stays.
+                        Some(v) if nested && memo.is_some() && falsy(&v.value) => {}
+                        Some(v) => {
+                            memo = Some(v);
+                            empty = is_empty_map(v);
+                        }
+                        None => {}
                     }
                 }
                 Some(m) => match c {
@@ -79,7 +97,16 @@ impl<'p> Engine<'p> {
                             steps.push(Step::SelfMerge);
                         }
                     }
-                    Some(v) if same_kind(&m.value, &v.value) => steps.push(Step::Merge(v)),
+                    Some(v) if same_kind(&m.value, &v.value) => {
+                        empty &= is_empty_map(v);
+                        steps.push(Step::Merge(v));
+                    }
+                    Some(v) if empty => {
+                        memo = Some(v);
+                        steps.clear();
+                        empty = false;
+                    }
+                    Some(_) if matches!(m.value, Value::Map(_)) => steps.push(Step::Overwrite),
                     // Another kind: the source overwrites it, unchanged.
                     Some(_) => {}
                 },
@@ -107,7 +134,7 @@ impl<'p> Engine<'p> {
             .rev()
             .map(|s| match s {
                 Step::Merge(v) => v.as_map(),
-                Step::SelfMerge => None,
+                Step::SelfMerge | Step::Overwrite => None,
             })
             .collect();
         events.push(memo.as_map());
@@ -116,11 +143,33 @@ impl<'p> Engine<'p> {
             .rev()
             .find_map(|s| match s {
                 Step::Merge(v) => Some(v.span.clone()),
-                Step::SelfMerge => None,
+                _ => None,
             })
             .unwrap_or_else(|| memo.span.clone());
-        let children = self.children(&events);
+        let mut children = self.children(&events);
+        // An overwrite self-merges every key but the first of the mapping
+        // merged so far: the first key of the lowest mapping above it.
+        let overwrites = steps
+            .iter()
+            .rev()
+            .enumerate()
+            .filter(|(_, s)| matches!(s, Step::Overwrite));
+        for (at, _) in overwrites {
+            let first = events[at + 1..]
+                .iter()
+                .flatten()
+                .find_map(|m| m.keys().next())
+                .map(|k| super::keys::split(k).0);
+            if let Some(child) = first.and_then(|k| children.get_mut(k)) {
+                // Entries are aligned with the events from the end.
+                let from_end = events.len() - at;
+                if let Some(i) = child.cs.len().checked_sub(from_end) {
+                    child.cs.remove(i);
+                }
+            }
+        }
         let mut out = Map::with_capacity(children.len());
+        let saved = std::mem::replace(&mut self.target, false);
         for (key, child) in children {
             if let Some(node) = self.child(&key, spec, &child.cs, true) {
                 out.insert(
@@ -132,6 +181,7 @@ impl<'p> Engine<'p> {
                 );
             }
         }
+        self.target = saved;
         Node::new(Value::Map(out), span)
     }
 
@@ -150,6 +200,8 @@ impl<'p> Engine<'p> {
             let mut dest: Vec<Node> = match step {
                 Step::Merge(v) => self.elements(v),
                 Step::SelfMerge => acc.clone(),
+                // Only a mapping overwrites in a loop; a list never sees this.
+                Step::Overwrite => continue,
             };
             if let Some(p) = prefix {
                 knock_out(&acc, &mut dest, p);
@@ -201,6 +253,10 @@ impl<'p> Engine<'p> {
                 Step::Merge(v) => self.elements(v),
                 Step::SelfMerge => {
                     columns.iter_mut().for_each(|c| c.insert(0, None));
+                    taken += 1;
+                    continue;
+                }
+                Step::Overwrite => {
                     taken += 1;
                     continue;
                 }

@@ -50,6 +50,7 @@ pub fn merge_documents(docs: &[&Node], base: &Policy, root: Option<&Spec>) -> Re
         root,
         path: Vec::new(),
         errors: Vec::new(),
+        target: true,
     };
     let contributions: Vec<Option<&Node>> = docs.iter().map(|d| Some(*d)).collect();
     let merged = engine.merge_at(&DEFAULT, &contributions, false, false);
@@ -65,6 +66,9 @@ struct Engine<'p> {
     root: Option<&'p Spec>,
     path: Vec<String>,
     errors: Diags,
+    /// Whether the first value at the current path comes from the lowest
+    /// document, which `patch` treats as the target (its nulls are data).
+    target: bool,
 }
 
 /// The values written at one path, lowest priority first. `None` marks a level

@@ -89,6 +89,11 @@ impl PartialEq for Spec {
     }
 }
 
+/// Every strategy name, aliases included, for command-line completion.
+pub fn names() -> Vec<&'static str> {
+    NAMES.iter().map(|(n, _)| *n).collect()
+}
+
 impl Kind {
     pub fn name(self) -> &'static str {
         NAMES

@@ -35,7 +35,8 @@ impl<'p> Engine<'p> {
                 } else {
                     spec
                 };
-                Some(self.maps(run, below, false))
+                let target = self.target && start == 0 && cs.first().is_some_and(Option::is_some);
+                Some(self.maps(run, below, false, target))
             }
             Value::Seq(_) => match spec.kind {
                 Kind::Append => Some(self.append(spec, run, true)),
@@ -48,11 +49,19 @@ impl<'p> Engine<'p> {
     }
 
     /// Merges mappings key by key; each child with the spec in force at its path.
-    pub(super) fn maps(&mut self, run: &[&Node], inherited: &'p Spec, in_deep: bool) -> Node {
+    /// `target` tells whether `run[0]` is the lowest document's value.
+    pub(super) fn maps(
+        &mut self,
+        run: &[&Node],
+        inherited: &'p Spec,
+        in_deep: bool,
+        target: bool,
+    ) -> Node {
         let events: Vec<Option<&Map>> = run.iter().map(|n| n.as_map()).collect();
         let span = run.first().map(|n| n.span.clone()).unwrap_or_default();
         let children = self.children(&events);
         let mut out = Map::with_capacity(children.len());
+        let saved = std::mem::replace(&mut self.target, target);
         for (key, child) in children {
             if let Some(node) = self.child(&key, inherited, &child.cs, in_deep) {
                 out.insert(
@@ -64,6 +73,7 @@ impl<'p> Engine<'p> {
                 );
             }
         }
+        self.target = saved;
         Node::new(Value::Map(out), span)
     }
 
@@ -120,9 +130,11 @@ impl<'p> Engine<'p> {
             }
         }
         let mut out = Vec::with_capacity(items.len());
+        let saved = std::mem::replace(&mut self.target, false);
         for (id, cs) in items {
             out.extend(self.child(&id, inherited, &cs, false));
         }
+        self.target = saved;
         Node::new(
             Value::Seq(out),
             run.last().map(|n| n.span.clone()).unwrap_or_default(),
@@ -241,7 +253,8 @@ impl<'p> Engine<'p> {
         Some(Node::new(Value::Map(out), span))
     }
 
-    /// RFC 7396, one level at a time: a null member deletes, a mapping merges,
+    /// RFC 7396, one level at a time: the lowest document is the target and
+    /// every higher one a patch. A null member deletes, a mapping merges,
     /// anything else replaces (so lists are replaced whole).
     pub(super) fn patch(
         &mut self,
@@ -249,27 +262,28 @@ impl<'p> Engine<'p> {
         cs: &Contribs<'_>,
         member: bool,
     ) -> Option<Node> {
+        let target = self.target && cs.first().is_some_and(Option::is_some);
         let values: Vec<&Node> = written(cs).collect();
-        // A null member deletes what was merged below it.
+        // A null member deletes what was merged below it; the target's own
+        // nulls are data.
         let start = if member {
-            values
-                .iter()
-                .rposition(|v| matches!(v.value, Value::Null))
+            (0..values.len())
+                .rev()
+                .find(|&i| matches!(values[i].value, Value::Null) && !(target && i == 0))
                 .map_or(0, |i| i + 1)
         } else {
             0
         };
-        let values = &values[start..];
-        let top = *values.last()?;
+        let top = *values[start..].last()?;
         if !matches!(top.value, Value::Map(_)) {
             return Some(self.whole(top));
         }
         // A mapping merges onto the mappings below it, up to the last non-mapping.
-        let begin = values
+        let begin = values[start..]
             .iter()
             .rposition(|v| !matches!(v.value, Value::Map(_)))
-            .map_or(0, |i| i + 1);
-        Some(self.maps(&values[begin..], spec, false))
+            .map_or(start, |i| start + i + 1);
+        Some(self.maps(&values[begin..], spec, false, target && begin == 0))
     }
 
     /// The current path, for messages.

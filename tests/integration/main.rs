@@ -5,8 +5,10 @@
 //!   files and a command line) run and compared with its insta snapshot.
 //! - `keys.rs`: fingerprints checked against `ssh-keygen -lf`.
 //! - `example.rs`: the bundled example inventory renders and checks.
+//! - `differential/`: merge strategies against the real peer programs.
 
 mod cases;
+mod differential;
 mod example;
 mod harness;
 mod keys;

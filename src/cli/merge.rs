@@ -1,0 +1,134 @@
+//! `beryl merge`: merge arbitrary YAML or JSON documents with a strategy.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+
+use super::{Context, Failure, Outcome, write_out};
+use crate::diag::Diag;
+use crate::merge::{self, Kind, Policy, Spec};
+use crate::output::{self, Format};
+use crate::value::{Node, Source, Span};
+
+/// Merge YAML or JSON documents, lowest priority first.
+///
+/// Each document's own root `merge:` table applies (and is left out of the
+/// result); --strategy sets the strategy at the root and beats the tables
+/// there. Without --strategy the root merges with `default`: mappings merge
+/// recursively and anything else is replaced. Give `-` to read standard input.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    beryl merge common.yaml role.yaml node.yaml --strategy deep --knockout-prefix=--\n  \
+    beryl merge a.json b.json --strategy unique --format json\n  \
+    beryl merge base.json patch.json --strategy patch\n\n\
+    Strategies: default, first (alias replace), unique, hash, deep, append, concat, by_key, patch.\n\
+    See docs/merge.md for each one and how it maps to Hiera, deep_merge, reclass and RFC 7396.")]
+pub struct Args {
+    /// The documents, lowest priority first (`-` for standard input).
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<PathBuf>,
+
+    /// The strategy at the root.
+    #[arg(long, value_name = "NAME", value_parser = clap::builder::PossibleValuesParser::new(merge::spec::names()))]
+    pub strategy: Option<String>,
+
+    /// Knockout prefix (deep, append, by_key): an item `PREFIXx` removes `x`.
+    #[arg(
+        long,
+        value_name = "P",
+        requires = "strategy",
+        allow_hyphen_values = true
+    )]
+    pub knockout_prefix: Option<String>,
+
+    /// deep: merge lists whose elements are all mappings element by element.
+    #[arg(long, requires = "strategy")]
+    pub merge_hash_arrays: bool,
+
+    /// deep, unique: sort merged lists.
+    #[arg(long, requires = "strategy")]
+    pub sort_merged_arrays: bool,
+
+    /// by_key: the field that identifies an item (default `name`).
+    #[arg(long, value_name = "FIELD", requires = "strategy")]
+    pub key: Option<String>,
+
+    /// The output format.
+    #[arg(long, value_enum, default_value = "yaml")]
+    pub format: Format,
+}
+
+pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
+    let root = args
+        .strategy
+        .as_deref()
+        .map(|name| root_spec(name, args))
+        .transpose()?;
+    let mut docs = Vec::with_capacity(args.files.len());
+    let mut errors = Vec::new();
+    for path in &args.files {
+        match load(ctx, path) {
+            Ok(node) => docs.push(node),
+            Err(e) => errors.push(e),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let refs: Vec<&Node> = docs.iter().collect();
+    let merged = merge::merge_documents(&refs, &Policy::default(), root.as_ref())?;
+    let text = output::to_string(&merged, args.format).map_err(|d| vec![d])?;
+    write_out(out, &text)?;
+    Ok(Outcome::Ok)
+}
+
+/// The root spec from the command line, checked like a written one.
+fn root_spec(name: &str, args: &Args) -> Result<Spec, Failure> {
+    let kind = Kind::from_name(name).unwrap_or(Kind::Default);
+    let mut spec = Spec::of(kind);
+    let flag = |value: crate::value::Value| Node::synthetic(value);
+    let mut set = |option: &str, value: Node| -> Result<(), Failure> {
+        spec.set(option, &Span::synthetic(), &value)
+            .map_err(|mut d| {
+                d.message = format!("--{}: {}", option.replace('_', "-"), d.message);
+                vec![d]
+            })
+    };
+    if let Some(p) = &args.knockout_prefix {
+        set("knockout_prefix", flag(crate::value::Value::Str(p.clone())))?;
+    }
+    if args.merge_hash_arrays {
+        set("merge_hash_arrays", flag(crate::value::Value::Bool(true)))?;
+    }
+    if args.sort_merged_arrays {
+        set("sort_merged_arrays", flag(crate::value::Value::Bool(true)))?;
+    }
+    if let Some(k) = &args.key {
+        set("key", flag(crate::value::Value::Str(k.clone())))?;
+    }
+    Ok(spec)
+}
+
+fn load(ctx: &Context, path: &std::path::Path) -> Result<Node, Diag> {
+    let (name, text) = if path.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .take(ctx.limits.max_file_size.saturating_add(1))
+            .read_to_string(&mut text)
+            .map_err(|e| Diag::new("beryl::io", format!("cannot read standard input: {e}")))?;
+        if text.len() as u64 > ctx.limits.max_file_size {
+            return Err(Diag::new(
+                "beryl::yaml::too_large",
+                format!(
+                    "standard input is larger than the {}-byte file size cap",
+                    ctx.limits.max_file_size
+                ),
+            ));
+        }
+        ("<stdin>".to_string(), text)
+    } else {
+        let name = path.display().to_string();
+        let text = crate::yaml::read_text(path, &name, ctx.limits.max_file_size)?;
+        (name, text)
+    };
+    crate::yaml::parse_any(&Source::new(name, text), &ctx.limits)
+}

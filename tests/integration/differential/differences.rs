@@ -1,0 +1,157 @@
+//! The deliberate differences (tests/peers/differences.yml) and the judge that
+//! decides whether a disagreement is one of them.
+
+use beryl::value::{Node, Source, Value};
+use serde_json::Value as J;
+
+use super::peers::Answer;
+
+pub struct Difference {
+    pub id: String,
+    pub peers: Vec<String>,
+    pub when: String,
+    pub exact: bool,
+}
+
+/// Reads the list with beryl's own YAML loader.
+pub fn load() -> Vec<Difference> {
+    let path = super::super::harness::repo().join("tests/peers/differences.yml");
+    let text = std::fs::read_to_string(&path).expect("differences.yml");
+    let root = beryl::yaml::parse_any(&Source::new("differences.yml", text), &Default::default())
+        .expect("differences.yml parses");
+    let str_of = |n: &Node, k: &str| {
+        n.get(k)
+            .and_then(Node::as_str)
+            .unwrap_or_else(|| panic!("differences.yml: an entry lacks `{k}`"))
+            .to_string()
+    };
+    let list = root.as_seq().expect("differences.yml is a list");
+    let out: Vec<Difference> = list
+        .iter()
+        .map(|d| {
+            let when = str_of(d, "when");
+            assert!(
+                PREDICATES.contains(&when.as_str()),
+                "unknown predicate `{when}`"
+            );
+            assert!(!str_of(d, "reason").trim().is_empty());
+            Difference {
+                id: str_of(d, "id"),
+                peers: d
+                    .get("peers")
+                    .and_then(Node::as_seq)
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|p| p.as_str().map(str::to_string))
+                    .collect(),
+                when,
+                exact: matches!(d.get("exact").map(|n| &n.value), Some(Value::Bool(true))),
+            }
+        })
+        .collect();
+    assert!(!out.is_empty());
+    out
+}
+
+const PREDICATES: &[&str] = &[
+    "knockout_marker",
+    "sort_incomparable",
+    "unique_lower_null",
+    "unique_top_mapping",
+    "patch_key_order",
+];
+
+pub enum Verdict {
+    /// Same answer; `flagged` lists the (inexact) differences that selected it.
+    Agree {
+        flagged: Vec<String>,
+    },
+    /// A disagreement explained by the listed difference.
+    Explained(String),
+    /// An exact difference selected a case that agrees: the list is wrong.
+    ExactButAgree(String),
+    Unexplained,
+}
+
+pub fn judge(
+    differences: &[Difference],
+    peer: &str,
+    spec: &J,
+    levels: &[J],
+    ours: &Answer,
+    theirs: &Answer,
+) -> Verdict {
+    let agree = match (ours, theirs) {
+        (Answer::Ok(a), Answer::Ok(b)) => ordered_eq(a, b),
+        (Answer::Error(_), Answer::Error(_)) => true,
+        _ => false,
+    };
+    let flagged: Vec<&Difference> = differences
+        .iter()
+        .filter(|d| d.peers.iter().any(|p| p == peer))
+        .filter(|d| holds(&d.when, spec, levels, ours, theirs))
+        .collect();
+    match (agree, flagged.first()) {
+        (true, _) => match flagged.iter().find(|d| d.exact) {
+            Some(d) => Verdict::ExactButAgree(d.id.clone()),
+            None => Verdict::Agree {
+                flagged: flagged.iter().map(|d| d.id.clone()).collect(),
+            },
+        },
+        (false, Some(d)) => Verdict::Explained(d.id.clone()),
+        (false, None) => Verdict::Unexplained,
+    }
+}
+
+fn holds(when: &str, spec: &J, levels: &[J], ours: &Answer, theirs: &Answer) -> bool {
+    let strategy = spec["strategy"].as_str().unwrap_or_default();
+    let (lower, top) = levels.split_at(levels.len() - 1);
+    match when {
+        "knockout_marker" => spec["knockout_prefix"]
+            .as_str()
+            .is_some_and(|p| levels.iter().any(|l| has_marker(l, p))),
+        "sort_incomparable" => {
+            spec["sort_merged_arrays"] == J::Bool(true)
+                && matches!(theirs, Answer::Error(e) if e.contains("comparison of"))
+        }
+        "unique_lower_null" => {
+            strategy == "unique" && lower.iter().any(J::is_null) && !levels.iter().any(J::is_object)
+        }
+        "unique_top_mapping" => {
+            strategy == "unique"
+                && top[0].is_object()
+                && !lower.iter().any(|l| l.is_object() || l.is_null())
+        }
+        "patch_key_order" => match (ours, theirs) {
+            (Answer::Ok(a), Answer::Ok(b)) => !ordered_eq(a, b) && a == b,
+            _ => false,
+        },
+        other => panic!("unknown predicate {other}"),
+    }
+}
+
+fn has_marker(v: &J, prefix: &str) -> bool {
+    match v {
+        J::String(s) => s.starts_with(prefix),
+        J::Array(items) => items.iter().any(|i| has_marker(i, prefix)),
+        J::Object(m) => m.values().any(|i| has_marker(i, prefix)),
+        _ => false,
+    }
+}
+
+/// Equality that also compares key order, and tells 1 from 1.0.
+pub fn ordered_eq(a: &J, b: &J) -> bool {
+    match (a, b) {
+        (J::Object(x), J::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|((k1, v1), (k2, v2))| k1 == k2 && ordered_eq(v1, v2))
+        }
+        (J::Array(x), J::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| ordered_eq(p, q))
+        }
+        (J::Number(x), J::Number(y)) => x.is_f64() == y.is_f64() && x.as_f64() == y.as_f64(),
+        _ => a == b,
+    }
+}

@@ -1,0 +1,280 @@
+//! The differential suite: beryl's strategies against the real peer programs.
+//!
+//! - `deep` with and without each option against the deep_merge gem;
+//! - `first`, `unique`, `hash` and `deep` against Puppet's own
+//!   `Puppet::Pops::MergeStrategy`;
+//! - `patch` against the 15 RFC 7396 Appendix A vectors and the `json-patch`
+//!   crate's `merge`.
+//!
+//! Each configuration gets 2,000 seeded random sequences of 2 to 4 levels.
+//! Every disagreement must be a deliberate difference listed in
+//! tests/peers/differences.yml. Without the Ruby peers the Puppet and gem
+//! parts are skipped with a notice, unless BERYL_REQUIRE_PEERS is set (as in
+//! `.ci/run`), where a missing peer fails the suite.
+
+mod cases;
+mod differences;
+mod peers;
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use beryl::merge::{Policy, Spec};
+use beryl::value::{Node, Source};
+use serde_json::{Value as J, json};
+
+use cases::Profile;
+use differences::Verdict;
+use peers::{Answer, Driver};
+
+const CASES: usize = 2000;
+
+/// One column of the agreement table.
+struct Config {
+    peer: &'static str,
+    spec: J,
+    profile: Profile,
+    markers: bool,
+}
+
+fn configs() -> Vec<Config> {
+    let c = |peer, spec: J, profile, markers| Config {
+        peer,
+        spec,
+        profile,
+        markers,
+    };
+    let ko = json!({"strategy": "deep", "knockout_prefix": "--"});
+    let mha = json!({"strategy": "deep", "merge_hash_arrays": true});
+    let sort = json!({"strategy": "deep", "sort_merged_arrays": true});
+    let all = json!({"strategy": "deep", "knockout_prefix": "--", "merge_hash_arrays": true, "sort_merged_arrays": true});
+    vec![
+        c("puppet", json!({"strategy": "first"}), Profile::Maps, false),
+        c(
+            "puppet",
+            json!({"strategy": "unique"}),
+            Profile::Lists,
+            false,
+        ),
+        c("puppet", json!({"strategy": "hash"}), Profile::Maps, false),
+        c("puppet", json!({"strategy": "deep"}), Profile::Maps, false),
+        c("puppet", ko.clone(), Profile::Maps, true),
+        c("puppet", mha.clone(), Profile::HashArrays, false),
+        c("puppet", sort.clone(), Profile::Maps, false),
+        c(
+            "deep_merge",
+            json!({"strategy": "deep"}),
+            Profile::Maps,
+            false,
+        ),
+        c(
+            "deep_merge",
+            json!({"strategy": "deep"}),
+            Profile::HashArrays,
+            false,
+        ),
+        c("deep_merge", ko, Profile::Maps, true),
+        c("deep_merge", mha, Profile::HashArrays, false),
+        c("deep_merge", sort, Profile::Lists, false),
+        c("deep_merge", all, Profile::HashArrays, true),
+        c(
+            "json-patch",
+            json!({"strategy": "patch"}),
+            Profile::Maps,
+            false,
+        ),
+    ]
+}
+
+fn node(value: &J, name: &str) -> Node {
+    let source = Source::new(name, value.to_string());
+    beryl::yaml::parse_any(&source, &Default::default()).expect("generated JSON parses")
+}
+
+/// beryl's answer for one case, through the library entry point `beryl merge` uses.
+fn beryl_merge(spec: &J, levels: &[J]) -> Answer {
+    let spec = Spec::parse(&node(spec, "spec")).expect("spec");
+    let docs: Vec<Node> = levels
+        .iter()
+        .enumerate()
+        .map(|(i, l)| node(l, &format!("level{i}.json")))
+        .collect();
+    let refs: Vec<&Node> = docs.iter().collect();
+    match beryl::merge::merge_documents(&refs, &Policy::default(), Some(&spec)) {
+        Ok(n) => Answer::Ok(serde_json::to_value(&n).expect("serialise")),
+        Err(e) => Answer::Error(e[0].message.clone()),
+    }
+}
+
+/// RFC 7396 as the `json-patch` crate implements it: the lowest level is the
+/// target, each higher one a patch applied in turn.
+fn json_patch(levels: &[J]) -> Answer {
+    let mut doc = levels[0].clone();
+    for level in &levels[1..] {
+        json_patch::merge(&mut doc, level);
+    }
+    Answer::Ok(doc)
+}
+
+#[derive(Default)]
+struct Tally {
+    cases: usize,
+    agree: usize,
+    explained: BTreeMap<String, usize>,
+    flagged_but_agree: BTreeMap<String, usize>,
+}
+
+#[test]
+fn strategies_agree_with_the_peers() {
+    let differences = differences::load();
+    let required = std::env::var_os("BERYL_REQUIRE_PEERS").is_some();
+    let drivers: [&Driver; 2] = [&peers::HIERA, &peers::GEM];
+    let mut skipped = Vec::new();
+    for d in drivers {
+        if let Some(why) = peers::unavailable(d) {
+            assert!(
+                !required,
+                "BERYL_REQUIRE_PEERS is set but a peer is missing: {why}"
+            );
+            skipped.push(d.name);
+            eprintln!(
+                "notice: differential suite skips {} ({why}); install it to run (see tests/peers/README.md)",
+                d.name
+            );
+        }
+    }
+    let configs = configs();
+    let mut report = String::new();
+    let mut failures = Vec::new();
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    let mut ran = Vec::new();
+    for (index, config) in configs.iter().enumerate() {
+        if skipped.contains(&config.peer) {
+            continue;
+        }
+        let cases: Vec<(J, Vec<J>)> =
+            cases::sequences(index as u64 + 1, CASES, config.profile, config.markers)
+                .into_iter()
+                .map(|levels| (config.spec.clone(), levels))
+                .collect();
+        let theirs = match config.peer {
+            "puppet" => peers::run(&peers::HIERA, &cases),
+            "deep_merge" => peers::run(&peers::GEM, &cases),
+            _ => cases.iter().map(|(_, l)| json_patch(l)).collect(),
+        };
+        let mut tally = Tally::default();
+        for ((spec, levels), peer) in cases.iter().zip(&theirs) {
+            tally.cases += 1;
+            let ours = beryl_merge(spec, levels);
+            match differences::judge(&differences, config.peer, spec, levels, &ours, peer) {
+                Verdict::Agree { flagged } => {
+                    tally.agree += 1;
+                    for id in flagged {
+                        *tally.flagged_but_agree.entry(id).or_default() += 1;
+                    }
+                }
+                Verdict::Explained(id) => {
+                    *seen.entry(id.clone()).or_default() += 1;
+                    *tally.explained.entry(id).or_default() += 1;
+                }
+                Verdict::ExactButAgree(id) => failures.push(format!(
+                    "{}: `{id}` is exact but this case agrees: {spec} {}",
+                    config.peer,
+                    J::from(levels.clone())
+                )),
+                Verdict::Unexplained => failures.push(format!(
+                    "{} {spec}\n  levels: {}\n  peer:   {peer:?}\n  beryl:  {ours:?}",
+                    config.peer,
+                    J::from(levels.clone())
+                )),
+            }
+        }
+        let _ = writeln!(
+            report,
+            "| {} | {} | {} | {} | {} | {} |",
+            config.peer,
+            spec_text(&config.spec),
+            tally.cases,
+            tally.agree,
+            list(&tally.explained),
+            list(&tally.flagged_but_agree),
+        );
+        ran.push(config.peer);
+    }
+    for d in &differences {
+        let applies = d.peers.iter().any(|p| ran.contains(&p.as_str()));
+        if applies && !seen.contains_key(&d.id) {
+            failures.push(format!(
+                "listed difference `{}` was never observed: remove it or fix the generator",
+                d.id
+            ));
+        }
+    }
+    let table = format!(
+        "| peer | strategy | cases | agree | differ (listed difference: count) | selected by a difference but agree |\n|---|---|---|---|---|---|\n{report}"
+    );
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("differential.md");
+    std::fs::write(&path, &table).expect("write the report");
+    eprintln!("{table}\n(report written to {})", path.display());
+    assert!(
+        failures.is_empty(),
+        "{} unexplained result(s):\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+#[test]
+fn patch_passes_rfc7396_appendix_a() {
+    let text =
+        std::fs::read_to_string(super::harness::repo().join("tests/peers/rfc7396-appendix-a.json"))
+            .expect("vectors");
+    let vectors: Vec<J> = serde_json::from_str(&text).expect("vectors parse");
+    assert_eq!(vectors.len(), 15);
+    for v in &vectors {
+        let got = beryl_merge(&json!("patch"), &[v["target"].clone(), v["patch"].clone()]);
+        match got {
+            Answer::Ok(got) => assert!(
+                differences::ordered_eq(&got, &v["result"]),
+                "{v}: got {got}"
+            ),
+            Answer::Error(e) => panic!("{v}: {e}"),
+        }
+    }
+}
+
+fn spec_text(spec: &J) -> String {
+    let mut s = spec["strategy"].as_str().unwrap_or("?").to_string();
+    let opts: Vec<String> = spec
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(k, _)| *k != "strategy")
+        .map(|(k, v)| {
+            if v.is_boolean() {
+                k.clone()
+            } else {
+                format!("{k}={v}")
+            }
+        })
+        .collect();
+    if !opts.is_empty() {
+        s = format!("{s} ({})", opts.join(", "));
+    }
+    s
+}
+
+fn list(m: &BTreeMap<String, usize>) -> String {
+    if m.is_empty() {
+        return "0".into();
+    }
+    m.iter()
+        .map(|(k, v)| format!("{k}: {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
