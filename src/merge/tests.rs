@@ -1,4 +1,5 @@
 use super::*;
+use crate::merge::spec::Spec;
 use crate::value::Source;
 
 fn levels(texts: &[&str]) -> Vec<Node> {
@@ -172,4 +173,311 @@ fn values_keep_the_span_of_the_level_that_wrote_them() {
     let out = merge_documents(&docs, &Policy::beryl(), None).unwrap();
     assert_eq!(out.get("a").unwrap().span.to_string(), "l0.yml:1:4");
     assert_eq!(out.get("b").unwrap().span.to_string(), "l1.yml:1:4");
+}
+
+/// Merges JSON documents (lowest first) with `spec` at the root; the result as
+/// JSON, or the first error's message.
+fn with(spec: &str, docs: &[&str]) -> String {
+    let parse = |i: usize, t: &str| {
+        crate::yaml::parse_any(&Source::new(format!("l{i}.json"), t), &Default::default()).unwrap()
+    };
+    let spec = Spec::parse(&parse(99, spec)).unwrap();
+    let nodes: Vec<Node> = docs.iter().enumerate().map(|(i, t)| parse(i, t)).collect();
+    let refs: Vec<&Node> = nodes.iter().collect();
+    match merge_documents(&refs, &Policy::default(), Some(&spec)) {
+        Ok(n) => serde_json::to_string(&n).unwrap(),
+        Err(e) => format!("error: {}", e[0].message),
+    }
+}
+
+/// Vectors observed with Puppet 7.23 and deep_merge 1.1.1 (tests/peers/).
+#[test]
+fn hiera_strategies_match_observed_puppet_results() {
+    let cases: &[(&str, &[&str], &str)] = &[
+        ("unique", &["[[1,2],3]", "[[1,2],[4]]"], "[1,2,4,3]"),
+        ("unique", &["[1,\"1\",1.0]", "[2]"], "[2,1,\"1\",1.0]"),
+        ("unique", &["[{\"a\":1}]", "[2]"], "[2,{\"a\":1}]"),
+        ("unique", &["\"x\"", "null"], "[null,\"x\"]"),
+        (
+            "unique",
+            &["{\"a\":1}", "[1]"],
+            "error: the root: unique merge cannot merge hash values",
+        ),
+        (
+            "hash",
+            &["{\"b\":1,\"a\":1}", "{\"c\":1,\"a\":2}"],
+            r#"{"b":1,"a":2,"c":1}"#,
+        ),
+        (
+            "hash",
+            &["{\"a\":1,\"b\":{\"x\":1}}", "{\"b\":{\"y\":2},\"c\":3}"],
+            r#"{"a":1,"b":{"y":2},"c":3}"#,
+        ),
+        (
+            "hash",
+            &["[1]", "{\"a\":1}"],
+            "error: the root: hash merge requires hash values, found a list",
+        ),
+        ("first", &["1", "null"], "null"),
+        ("deep", &["[1]", "\"s\"", "[2]"], "[1,2]"),
+        ("deep", &["{\"a\":[1,1]}", "{}"], r#"{"a":[1,1]}"#),
+        ("deep", &["{}", "{\"a\":[1,1]}"], r#"{"a":[1]}"#),
+        (
+            "deep",
+            &["{\"a\":1}", "{\"a\":{\"b\":[1,1]}}"],
+            r#"{"a":{"b":[1,1]}}"#,
+        ),
+        ("deep", &["{\"a\":false}", "{\"a\":[1,1]}"], r#"{"a":[1]}"#),
+        ("deep", &["false", "[1,1]"], "[1,1]"),
+        (
+            "deep",
+            &["{\"a\":{\"x\":1}}", "{\"a\":\"s\"}", "{\"a\":{\"y\":2}}"],
+            r#"{"a":{"x":1,"y":2}}"#,
+        ),
+        (
+            "deep",
+            &[
+                "{\"b\":1,\"a\":1}",
+                "{\"c\":1,\"a\":2}",
+                "{\"d\":1,\"b\":2}",
+            ],
+            r#"{"b":2,"a":2,"c":1,"d":1}"#,
+        ),
+        ("deep", &["[3,2,3]", "[1]"], "[3,2,1]"),
+        ("deep", &["{\"a\":\"\"}", "{\"a\":[1,1]}"], r#"{"a":[1,1]}"#),
+        // An empty source mapping overwrites nothing.
+        ("deep", &["{\"c\":[1]}", "{\"c\":{}}"], r#"{"c":[1]}"#),
+        // A mapping over a list: every key but the first merges with itself.
+        (
+            "deep",
+            &["{\"b\":[0]}", "{\"b\":{\"x\":[1,1],\"y\":[1,1]}}"],
+            r#"{"b":{"x":[1,1],"y":[1]}}"#,
+        ),
+        // Under a merged mapping a null over a false stays null.
+        (
+            "deep",
+            &["{\"k\":{\"c\":false}}", "{\"k\":{\"c\":null}}"],
+            r#"{"k":{"c":null}}"#,
+        ),
+        (
+            "{strategy: deep, merge_hash_arrays: true}",
+            &[
+                r#"[{"name":"a","v":1,"w":1},{"name":"b"}]"#,
+                r#"[{"name":"a","v":2}]"#,
+            ],
+            r#"[{"name":"a","v":2,"w":1},{"name":"b"}]"#,
+        ),
+        (
+            "{strategy: deep, merge_hash_arrays: true}",
+            &[r#"[{"a":1}]"#, r#"[{"b":1},2]"#],
+            r#"[{"a":1},{"b":1},2]"#,
+        ),
+        (
+            "{strategy: deep, sort_merged_arrays: true}",
+            &["[3,1]", "[2]"],
+            "[1,2,3]",
+        ),
+        (
+            "{strategy: deep, sort_merged_arrays: true}",
+            &["[[2],[1]]", "[[0]]"],
+            "[[0],[1],[2]]",
+        ),
+        (
+            "{strategy: deep, knockout_prefix: '--'}",
+            &[r#"["a","b"]"#, r#"["--b","c"]"#],
+            r#"["a","c"]"#,
+        ),
+        (
+            "{strategy: deep, knockout_prefix: '--'}",
+            &[r#"{"k":["a",1,2]}"#, r#"{"k":["--2","--a"]}"#],
+            r#"{"k":[1,2]}"#,
+        ),
+        (
+            "{strategy: deep, knockout_prefix: '--'}",
+            &[r#"{"k":["1","2","3","4"]}"#, r#"{"k":["7","--","6"]}"#],
+            r#"{"k":["7","6"]}"#,
+        ),
+        (
+            "{strategy: deep, knockout_prefix: '--'}",
+            &[r#"{"k":"v"}"#, r#"{"k":"--foo"}"#],
+            r#"{"k":""}"#,
+        ),
+        (
+            "{strategy: deep, knockout_prefix: '--'}",
+            &["{}", r#"{"k":["--a","a","b"]}"#],
+            r#"{"k":["b","a"]}"#,
+        ),
+    ];
+    for (spec, docs, want) in cases {
+        assert_eq!(with(spec, docs), *want, "{spec} {docs:?}");
+    }
+}
+
+/// Where beryl's knockouts deliberately differ (tests/peers/differences.yml).
+#[test]
+fn deep_knockouts_reach_every_lower_level() {
+    let ko = "{strategy: deep, knockout_prefix: '--'}";
+    // Puppet: ["x","y","z"] (the marker reaches the next level only).
+    assert_eq!(
+        with(ko, &[r#"["x","y"]"#, r#"["z"]"#, r#"["--x"]"#]),
+        r#"["y","z"]"#
+    );
+    // Puppet leaks markers of the lowest level: ["--a","b","c"].
+    assert_eq!(with(ko, &[r#"["--a","b"]"#, r#"["c"]"#]), r#"["b","c"]"#);
+    // Puppet writes "" for a knocked-out key.
+    assert_eq!(
+        with(ko, &[r#"{"k":[1],"j":1}"#, r#"{"k":"--"}"#]),
+        r#"{"j":1}"#
+    );
+    // A bare marker empties every lower list (Puppet: ["a"]).
+    assert_eq!(
+        with(ko, &[r#"{"k":["a"]}"#, r#"{"k":["b"]}"#, r#"{"k":["--"]}"#]),
+        r#"{"k":[]}"#
+    );
+    // A knockout value in a middle level cuts off the levels below it.
+    assert_eq!(
+        with(
+            ko,
+            &[r#"{"k":{"x":1}}"#, r#"{"k":"--"}"#, r#"{"k":{"y":2}}"#]
+        ),
+        r#"{"k":{"y":2}}"#
+    );
+}
+
+#[test]
+fn patch_is_rfc7396_with_the_lowest_document_as_target() {
+    assert_eq!(
+        with("patch", &[r#"{"e":null}"#, r#"{"a":1}"#]),
+        r#"{"e":null,"a":1}"#
+    );
+    assert_eq!(
+        with(
+            "patch",
+            &[
+                r#"{"a":"b","c":{"d":"e","f":"g"}}"#,
+                r#"{"a":"z","c":{"f":null}}"#
+            ]
+        ),
+        r#"{"a":"z","c":{"d":"e"}}"#
+    );
+    assert_eq!(
+        with("patch", &["{}", r#"{"a":{"bb":{"ccc":null}}}"#]),
+        r#"{"a":{"bb":{}}}"#
+    );
+    assert_eq!(
+        with(
+            "patch",
+            &[
+                r#"{"a":[1,2]}"#,
+                r#"{"a":[3]}"#,
+                r#"{"a":null}"#,
+                r#"{"b":1}"#
+            ]
+        ),
+        r#"{"b":1}"#
+    );
+    assert_eq!(with("patch", &[r#"{"a":"foo"}"#, "null"]), "null");
+}
+
+#[test]
+fn beryl_strategies_append_concat_by_key() {
+    assert_eq!(
+        with("append", &[r#"{"l":[1,2,"a"]}"#, r#"{"l":["--a",2,3]}"#]),
+        r#"{"l":[1,2,3]}"#
+    );
+    assert_eq!(
+        with("concat", &[r#"{"l":[1,2]}"#, r#"{"l":[2,3]}"#]),
+        r#"{"l":[1,2,2,3]}"#
+    );
+    assert_eq!(
+        with(
+            "{strategy: by_key, key: id}",
+            &[
+                r#"[{"id":"a","v":1},{"id":"b"}]"#,
+                r#"[{"id":"a","w":2},{"id":"--b"},{"id":"c"}]"#
+            ]
+        ),
+        r#"[{"id":"a","v":1,"w":2},{"id":"c"}]"#
+    );
+    assert_eq!(
+        with("by_key", &[r#"[{"id":"a"}]"#]),
+        "error: [0] has no `name`"
+    );
+    assert_eq!(
+        with(
+            "default",
+            &[r#"{"l":[1],"m":{"a":1}}"#, r#"{"l":[2],"m":{"b":null}}"#]
+        ),
+        r#"{"l":[2],"m":{"a":1,"b":null}}"#
+    );
+}
+
+#[test]
+fn prefixes_override_lock_and_escape() {
+    assert_eq!(
+        with(
+            "default",
+            &[r#"{"a":{"x":1},"l":[1]}"#, r#"{"~a":{"y":2}}"#]
+        ),
+        r#"{"a":{"y":2},"l":[1]}"#
+    );
+    assert_eq!(
+        with("append", &[r#"{"l":[1]}"#, r#"{"~l":[2]}"#, r#"{"l":[3]}"#]),
+        r#"{"l":[2,3]}"#
+    );
+    assert_eq!(
+        with("default", &[r#"{"=c":1}"#, r#"{"c":1}"#]),
+        r#"{"c":1}"#
+    );
+    assert_eq!(
+        with("default", &[r#"{"=c":1}"#, r#"{"c":2}"#]),
+        "error: `c` is a constant and cannot be changed"
+    );
+    assert_eq!(
+        with(
+            "first",
+            &[r#"{"x":1}"#, r#"{"\\~a":1,"\\=b":2,"~c":{"=d":3}}"#]
+        ),
+        r#"{"~a":1,"=b":2,"c":{"d":3}}"#
+    );
+    assert_eq!(
+        with("default", &[r#"{"a":1,"~a":2}"#]),
+        "error: `~a` and another key both set `a` in one mapping"
+    );
+}
+
+#[test]
+fn tables_layer_and_select_by_path() {
+    // A higher table's spec for the same pattern replaces the lower one.
+    assert_eq!(
+        with(
+            "default",
+            &[
+                r#"{"merge":{"l":"append"},"l":[1]}"#,
+                r#"{"merge":{"l":"first"},"l":[2]}"#
+            ]
+        ),
+        r#"{"l":[2]}"#
+    );
+    assert_eq!(
+        with(
+            "default",
+            &[
+                r#"{"merge":{"^s\\.":"concat","s.*":"append","s.x":"first"},"s":{"x":[1],"y":[1],"z":{"w":[1]}}}"#,
+                r#"{"s":{"x":[2],"y":[1,2],"z":{"w":[1]}}}"#
+            ]
+        ),
+        r#"{"s":{"x":[2],"y":[1,2],"z":{"w":[1,1]}}}"#
+    );
+    // Strategies that don't recurse take their value whole: no rule below applies.
+    assert_eq!(
+        with(
+            "default",
+            &[
+                r#"{"merge":{"h":"hash","h.a":"append"},"h":{"a":[1]}}"#,
+                r#"{"h":{"a":[2]}}"#
+            ]
+        ),
+        r#"{"h":{"a":[2]}}"#
+    );
 }
