@@ -15,7 +15,9 @@ pub(super) fn check(kind: LevelKind, node: &Node) -> Result<(), Diags> {
     let Some(root) = node.as_map() else {
         return Ok(());
     };
-    for (key, entry) in root {
+    for (raw, entry) in root {
+        // `~_beryl_` or `=ssh_keys` are the same keys once merged.
+        let key = crate::merge::keys::split(raw).0;
         if key == "_beryl_" {
             errors.push(
                 Diag::new(
@@ -25,7 +27,7 @@ pub(super) fn check(kind: LevelKind, node: &Node) -> Result<(), Diags> {
                 .label(&entry.key_span, "remove this key")
                 .help("`_beryl_` holds the host's fqdn, short name, domain, group and files"),
             );
-        } else if let Some((_, what)) = RESERVED.iter().find(|(name, _)| name == key) {
+        } else if let Some((_, what)) = RESERVED.iter().find(|(name, _)| *name == key) {
             errors.push(
                 Diag::new("beryl::level::reserved", format!("`{key}` at the root is reserved for {what}, which this version of beryl does not support yet"))
                     .label(&entry.key_span, "reserved name")
@@ -49,7 +51,10 @@ pub(super) fn check(kind: LevelKind, node: &Node) -> Result<(), Diags> {
         }
     }
     if kind == LevelKind::Domain
-        && let Some(e) = domain_keys(node, root.get("ssh_keys").map(|e| &e.node))
+        && let Some(e) = domain_keys(
+            node,
+            crate::merge::keys::get(root, "ssh_keys").map(|e| &e.node),
+        )
     {
         errors.push(e);
     }

@@ -83,7 +83,12 @@ impl<'a> Compiler<'a> {
         let docs: Vec<&Node> = nodes.iter().map(|n| &**n).collect();
         let mut merged = merge::merge_documents(&docs, &self.policy, None)?;
 
-        let domain_keys = match domain_level.as_deref().and_then(|d| d.get("ssh_keys")) {
+        let domain_keys = match domain_level
+            .as_deref()
+            .and_then(Node::as_map)
+            .and_then(|d| merge::keys::get(d, "ssh_keys"))
+            .map(|e| &e.node)
+        {
             // A key given twice (by name and inline, say) counts once.
             Some(list) => keys::inject(&self.resolve_list(list, &mut errors), &[]),
             None => Vec::new(),

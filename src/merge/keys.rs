@@ -5,18 +5,18 @@
 use indexmap::IndexMap;
 
 use super::{Engine, TABLE_KEY};
-use crate::diag::Diag;
+use crate::diag::{Diag, Diags};
 use crate::value::{Entry, Map, Node, Span, Value};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Prefix {
+pub enum Prefix {
     Plain,
     Override,
     Constant,
 }
 
 /// Splits a written key into its name and prefix.
-pub(super) fn split(raw: &str) -> (&str, Prefix) {
+pub fn split(raw: &str) -> (&str, Prefix) {
     if let Some(rest) = raw.strip_prefix('~') {
         (rest, Prefix::Override)
     } else if let Some(rest) = raw.strip_prefix('=') {
@@ -28,11 +28,102 @@ pub(super) fn split(raw: &str) -> (&str, Prefix) {
     }
 }
 
+/// The entry of a mapping for `name`, however it is written (`name`, `~name`,
+/// `=name`).
+pub fn get<'a>(map: &'a Map, name: &str) -> Option<&'a Entry> {
+    map.iter()
+        .find(|(raw, _)| split(raw).0 == name)
+        .map(|(_, e)| e)
+}
+
+/// A constant (`=key`) as written: its path through mappings, and where.
+pub(super) struct Written<'a> {
+    path: Vec<String>,
+    value: &'a Node,
+    key_span: Span,
+}
+
+/// Every constant written in a document, along mapping paths.
+pub(super) fn constants<'a>(doc: &'a Node, path: &mut Vec<String>, out: &mut Vec<Written<'a>>) {
+    let Value::Map(map) = &doc.value else {
+        return;
+    };
+    for (raw, entry) in map {
+        let (name, prefix) = split(raw);
+        if path.is_empty() && name == TABLE_KEY {
+            continue;
+        }
+        path.push(name.to_string());
+        if prefix == Prefix::Constant {
+            out.push(Written {
+                path: path.clone(),
+                value: &entry.node,
+                key_span: entry.key_span.clone(),
+            });
+        }
+        constants(&entry.node, path, out);
+        path.pop();
+    }
+}
+
+/// Checks that every constant survived the merge, whatever the strategy: a
+/// value taken whole (`first`, `hash`, `~`, a change of kind) may not drop or
+/// change a lower level's constant. Constants that hold a
+/// reference are checked once it is resolved.
+pub(super) fn check_constants(root: &Node, written: &[Written<'_>], reported: &[Span]) -> Diags {
+    let mut errors = Vec::new();
+    for c in written {
+        if reported.iter().any(|r| same_place(r, &c.key_span)) || holds_reference(c.value) {
+            continue;
+        }
+        let mut node = Some(root);
+        for key in &c.path {
+            node = node.and_then(|n| n.get(key));
+        }
+        let shown = crate::path::display(&c.path);
+        let d = match node {
+            // The value merged from the constant alone, or an equal one.
+            Some(n) if same_place(&n.span, &c.value.span) || n.value.same(&c.value.value) => {
+                continue;
+            }
+            Some(n) => Diag::new(
+                "beryl::merge::constant",
+                format!("`{shown}` is a constant and cannot be changed"),
+            )
+            .label(&n.span, "the value that replaced it"),
+            None => Diag::new(
+                "beryl::merge::constant",
+                format!("`{shown}` is a constant and cannot be removed"),
+            ),
+        };
+        errors.push(d.label(&c.key_span, "made constant here with `=`").help(
+            "remove the setting that replaces it, or drop the `=` where the constant is set",
+        ));
+    }
+    errors
+}
+
+fn same_place(a: &Span, b: &Span) -> bool {
+    a.offset == b.offset && a.file_name() == b.file_name()
+}
+
+fn holds_reference(n: &Node) -> bool {
+    match &n.value {
+        Value::Str(s) => s.contains("${"),
+        Value::Seq(items) => items.iter().any(holds_reference),
+        Value::Map(m) => m.values().any(|e| holds_reference(&e.node)),
+        _ => false,
+    }
+}
+
 /// One key's values across the merged mappings, lowest first.
 pub(super) struct Child<'a> {
     /// Where the key was last written (the highest level's spelling).
     pub key_span: Span,
     pub cs: Vec<Option<&'a Node>>,
+    /// A `~` or `=` discarded the values below: `cs[0]` is not the lowest
+    /// document's.
+    pub reset: bool,
 }
 
 /// Where a constant was set.
@@ -79,6 +170,7 @@ impl Engine<'_> {
                 }
                 if let Some(constant) = constants.get(name) {
                     if !constant.value.value.same(&entry.node.value) {
+                        self.constants_reported.push(constant.key_span.clone());
                         self.errors.push(
                             Diag::new(
                                 "beryl::merge::constant",
@@ -94,11 +186,18 @@ impl Engine<'_> {
                 let child = out.entry(name.to_string()).or_insert_with(|| Child {
                     key_span: entry.key_span.clone(),
                     cs: vec![None; i],
+                    reset: false,
                 });
                 child.key_span = entry.key_span.clone();
                 child.cs.resize(i, None);
+                // `~` replaces what was merged so far; `=` fixes the value as
+                // written, so it replaces it too.
+                if prefix != Prefix::Plain {
+                    child.cs.clear();
+                    child.reset = true;
+                }
                 match prefix {
-                    Prefix::Override => child.cs.clear(),
+                    Prefix::Override => {}
                     Prefix::Constant => {
                         constants.insert(
                             name.to_string(),

@@ -9,7 +9,7 @@
 //! `keys.rs`; orderings in `order.rs`.
 
 mod deep;
-mod keys;
+pub mod keys;
 mod order;
 pub mod policy;
 pub mod spec;
@@ -35,6 +35,18 @@ pub fn merge_documents(docs: &[&Node], base: &Policy, root: Option<&Spec>) -> Re
     let mut policy = base.clone();
     let mut errors = Vec::new();
     for doc in docs {
+        for (raw, entry) in doc.as_map().into_iter().flatten() {
+            if raw != TABLE_KEY && keys::split(raw).0 == TABLE_KEY {
+                errors.push(
+                    crate::diag::Diag::new(
+                        "beryl::merge::table_prefix",
+                        format!("`{raw}`: the merge table takes no `~` or `=` prefix"),
+                    )
+                    .label(&entry.key_span, "write `merge:`")
+                    .help("a level's table is always layered onto the lower ones; to change a rule, give its pattern a new spec"),
+                );
+            }
+        }
         if let Some(table) = doc.get(TABLE_KEY) {
             match policy::parse_table(table) {
                 Ok(rules) => policy.layer(rules),
@@ -51,9 +63,18 @@ pub fn merge_documents(docs: &[&Node], base: &Policy, root: Option<&Spec>) -> Re
         path: Vec::new(),
         errors: Vec::new(),
         target: true,
+        constants_reported: Vec::new(),
     };
     let contributions: Vec<Option<&Node>> = docs.iter().map(|d| Some(*d)).collect();
     let merged = engine.merge_at(&DEFAULT, &contributions, false, false);
+    if let Some(root) = &merged {
+        let mut written = Vec::new();
+        for doc in docs {
+            keys::constants(doc, &mut Vec::new(), &mut written);
+        }
+        let errors = keys::check_constants(root, &written, &engine.constants_reported);
+        engine.errors.extend(errors);
+    }
     if !engine.errors.is_empty() {
         return Err(engine.errors);
     }
@@ -69,6 +90,8 @@ struct Engine<'p> {
     /// Whether the first value at the current path comes from the lowest
     /// document, which `patch` treats as the target (its nulls are data).
     target: bool,
+    /// Constants already reported where a mapping merged (by `=` key span).
+    constants_reported: Vec<crate::value::Span>,
 }
 
 /// The values written at one path, lowest priority first. `None` marks a level

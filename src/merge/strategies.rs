@@ -63,6 +63,7 @@ impl<'p> Engine<'p> {
         let mut out = Map::with_capacity(children.len());
         let saved = std::mem::replace(&mut self.target, target);
         for (key, child) in children {
+            self.target = target && !child.reset;
             if let Some(node) = self.child(&key, inherited, &child.cs, in_deep) {
                 out.insert(
                     key,
@@ -143,7 +144,11 @@ impl<'p> Engine<'p> {
 
     /// The identifying field of a by-key item, or an error at the item.
     fn item_key<'n>(&mut self, item: &'n Node, key: &str, index: usize) -> Option<&'n str> {
-        let path = format!("{}[{index}]", crate::path::display(&self.path));
+        let path = if self.path.is_empty() {
+            format!("item {index} of the root list")
+        } else {
+            format!("{}[{index}]", crate::path::display(&self.path))
+        };
         let problem = match &item.value {
             Value::Map(m) => match m.get(key).map(|e| &e.node) {
                 Some(Node {

@@ -401,7 +401,7 @@ fn beryl_strategies_append_concat_by_key() {
     );
     assert_eq!(
         with("by_key", &[r#"[{"id":"a"}]"#]),
-        "error: [0] has no `name`"
+        "error: item 0 of the root list has no `name`"
     );
     assert_eq!(
         with(

@@ -11,7 +11,7 @@ fn cases() {
     insta::glob!("../cases", "**/*.case", |path| {
         let case = Case::parse(&std::fs::read_to_string(path).unwrap());
         let dir = case.materialise();
-        let run = beryl_with_env(dir.path(), &case.args, &case.env);
+        let run = beryl_with_env(dir.path(), &case.args, &case.env, case.stdin.as_deref());
         let name = path
             .strip_prefix(repo())
             .unwrap_or(path)

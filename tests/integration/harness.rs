@@ -19,6 +19,7 @@ pub fn repo() -> PathBuf {
 /// --- !symlink a -> b            a symbolic link a pointing at b
 /// --- !mkdir inventory/z         an empty directory
 /// --- !fifo inventory/f.yml      a named pipe
+/// --- !stdin                     text fed to beryl's standard input
 /// ```
 ///
 /// plus optional `status: N`, `stderr-has: TEXT` and `env: NAME=VALUE` lines
@@ -34,6 +35,8 @@ pub struct Case {
     pub stderr_has: Vec<String>,
     /// `env: NAME=VALUE` (repeatable): environment variables for the run.
     pub env: Vec<(String, String)>,
+    /// `--- !stdin`: the standard input of the run (empty otherwise).
+    pub stdin: Option<String>,
 }
 
 pub enum Op {
@@ -52,6 +55,7 @@ impl Case {
         let mut status = None;
         let mut stderr_has = Vec::new();
         let mut env = Vec::new();
+        let mut stdin = None;
         let mut lines = text.lines().peekable();
         while let Some(line) = lines.next() {
             if let Some(a) = line.strip_prefix("args:") {
@@ -76,6 +80,10 @@ impl Case {
                     lines.next();
                 }
                 let header = header.trim();
+                if header == "!stdin" {
+                    stdin = Some(body);
+                    continue;
+                }
                 ops.push(if let Some(p) = header.strip_prefix("!delete ") {
                     Op::Delete(p.to_string())
                 } else if let Some(p) = header.strip_prefix("!fifo ") {
@@ -99,6 +107,7 @@ impl Case {
             status,
             stderr_has,
             env,
+            stdin,
         }
     }
 
@@ -159,12 +168,19 @@ pub struct Run {
 
 /// Runs beryl in `dir` with colour off and a clean environment.
 pub fn beryl(dir: &Path, args: &[String]) -> Run {
-    beryl_with_env(dir, args, &[])
+    beryl_with_env(dir, args, &[], None)
 }
 
-/// Runs beryl with extra environment variables (set after the clean-up).
-pub fn beryl_with_env(dir: &Path, args: &[String], env: &[(String, String)]) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_beryl"))
+/// Runs beryl with extra environment variables (set after the clean-up) and
+/// an optional standard input (empty otherwise).
+pub fn beryl_with_env(
+    dir: &Path,
+    args: &[String],
+    env: &[(String, String)],
+    stdin: Option<&str>,
+) -> Run {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_beryl"))
         .args(["--color", "never"])
         .args(args)
         .current_dir(dir)
@@ -172,8 +188,16 @@ pub fn beryl_with_env(dir: &Path, args: &[String], env: &[(String, String)]) -> 
         .env_remove("BERYL_SSH_DIR")
         .env("NO_COLOR", "1")
         .envs(env.iter().map(|(k, v)| (k, v)))
-        .output()
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .expect("run beryl");
+    let mut input = child.stdin.take().expect("stdin");
+    // beryl may exit without reading: a closed pipe is fine.
+    let _ = input.write_all(stdin.unwrap_or_default().as_bytes());
+    drop(input);
+    let out = child.wait_with_output().expect("run beryl");
     // Paths of the temporary tree are not stable: show them as [ROOT].
     let mut roots = vec![dir.display().to_string()];
     if let Ok(real) = dir.canonicalize() {
