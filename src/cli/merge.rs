@@ -75,8 +75,9 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
         return Err(errors);
     }
     let refs: Vec<&Node> = docs.iter().collect();
-    let merged = merge::merge_documents(&refs, &Policy::default(), root.as_ref())?;
-    let text = output::to_string(&merged, args.format).map_err(|d| vec![d])?;
+    let mut merged = merge::merge_documents(&refs, &Policy::default(), root.as_ref())?;
+    crate::refs::resolve(&mut merged)?;
+    let text = output::to_string(&merged.node, args.format).map_err(|d| vec![d])?;
     write_out(out, &text)?;
     Ok(Outcome::Ok)
 }

@@ -1,4 +1,5 @@
-//! The pipeline for one host: load the chain → merge → SSH keys → validate.
+//! The pipeline for one host: load the chain → merge → references → SSH keys
+//! → validate.
 //!
 //! Entry point: [`Compiler::compile`]. A `Compiler` is built once per run and
 //! caches every parsed level, so the shared levels (`_default`, each `_domain`,
@@ -13,6 +14,7 @@ use crate::diag::Diags;
 use crate::inventory::{Host, Inventory, LevelKind};
 use crate::keys::{self, Key, KeyStore};
 use crate::merge::{self, Policy};
+use crate::refs;
 use crate::schema::{self, FreeBsd};
 use crate::value::{Entry, Map, Node, Span, Value};
 use crate::yaml::Limits;
@@ -65,15 +67,9 @@ impl<'a> Compiler<'a> {
         let chain = self.inventory.chain(host);
         let mut nodes = Vec::with_capacity(chain.len());
         let mut errors = Vec::new();
-        let mut domain_level = None;
         for level in &chain {
             match self.load(level.kind, level.file) {
-                Ok(node) => {
-                    if level.kind == LevelKind::Domain {
-                        domain_level = Some(node.clone());
-                    }
-                    nodes.push(node);
-                }
+                Ok(node) => nodes.push(node),
                 Err(e) => errors.extend(e),
             }
         }
@@ -82,13 +78,17 @@ impl<'a> Compiler<'a> {
         }
         let docs: Vec<&Node> = nodes.iter().map(|n| &**n).collect();
         let mut merged = merge::merge_documents(&docs, &self.policy, None)?;
+        // `_beryl_` goes in first, so that `${_beryl_.fqdn}` resolves.
+        let files = chain
+            .iter()
+            .map(|l| Node::str(l.file.rel.clone()))
+            .collect();
+        merged.node = with_header(host, files, merged.node);
+        refs::resolve(&mut merged)?;
+        let mut merged = merged.node;
 
-        let domain_keys = match domain_level
-            .as_deref()
-            .and_then(Node::as_map)
-            .and_then(|d| merge::keys::get(d, "ssh_keys"))
-            .map(|e| &e.node)
-        {
+        // Only _domain.yml may set the root `ssh_keys` (levels.rs).
+        let domain_keys = match merged.get("ssh_keys") {
             // A key given twice (by name and inline, say) counts once.
             Some(list) => keys::inject(&self.resolve_list(list, &mut errors), &[]),
             None => Vec::new(),
@@ -104,19 +104,12 @@ impl<'a> Compiler<'a> {
             }
         };
         match freebsd {
-            Some(freebsd) if errors.is_empty() => {
-                let files = chain
-                    .iter()
-                    .map(|l| Node::str(l.file.rel.clone()))
-                    .collect();
-                let config = with_header(host, files, merged);
-                Ok(Compiled {
-                    config,
-                    freebsd,
-                    domain_keys,
-                    users,
-                })
-            }
+            Some(freebsd) if errors.is_empty() => Ok(Compiled {
+                config: merged,
+                freebsd,
+                domain_keys,
+                users,
+            }),
             _ => Err(errors),
         }
     }

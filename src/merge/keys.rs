@@ -37,14 +37,15 @@ pub fn get<'a>(map: &'a Map, name: &str) -> Option<&'a Entry> {
 }
 
 /// A constant (`=key`) as written: its path through mappings, and where.
-pub(super) struct Written<'a> {
+#[derive(Debug)]
+pub(super) struct Written {
     path: Vec<String>,
-    value: &'a Node,
+    value: Node,
     key_span: Span,
 }
 
 /// Every constant written in a document, along mapping paths.
-pub(super) fn constants<'a>(doc: &'a Node, path: &mut Vec<String>, out: &mut Vec<Written<'a>>) {
+pub(super) fn constants(doc: &Node, path: &mut Vec<String>, out: &mut Vec<Written>) {
     let Value::Map(map) = &doc.value else {
         return;
     };
@@ -57,7 +58,7 @@ pub(super) fn constants<'a>(doc: &'a Node, path: &mut Vec<String>, out: &mut Vec
         if prefix == Prefix::Constant {
             out.push(Written {
                 path: path.clone(),
-                value: &entry.node,
+                value: entry.node.clone(),
                 key_span: entry.key_span.clone(),
             });
         }
@@ -70,10 +71,10 @@ pub(super) fn constants<'a>(doc: &'a Node, path: &mut Vec<String>, out: &mut Vec
 /// value taken whole (`first`, `hash`, `~`, a change of kind) may not drop or
 /// change a lower level's constant. Constants that hold a
 /// reference are checked once it is resolved.
-pub(super) fn check_constants(root: &Node, written: &[Written<'_>], reported: &[Span]) -> Diags {
+pub(super) fn check_constants(root: &Node, written: &[Written], reported: &[Span]) -> Diags {
     let mut errors = Vec::new();
     for c in written {
-        if reported.iter().any(|r| same_place(r, &c.key_span)) || holds_reference(c.value) {
+        if reported.iter().any(|r| same_place(r, &c.key_span)) || holds_reference(&c.value) {
             continue;
         }
         let mut node = Some(root);

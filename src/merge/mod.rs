@@ -31,7 +31,15 @@ static DEFAULT: LazyLock<Spec> = LazyLock::new(|| Spec::of(Kind::Default));
 /// Merges `docs` (lowest priority first). Their `merge:` tables are layered onto
 /// `base` in order; `root`, when given, is the strategy at the root and beats
 /// any table. Returns every error found.
-pub fn merge_documents(docs: &[&Node], base: &Policy, root: Option<&Spec>) -> Result<Node, Diags> {
+///
+/// Paths where a reference (`${…}`) meets another value are not merged yet:
+/// they are returned in [`Merged::deferred`], to be finished with
+/// [`Merged::finish`] once the references are resolved.
+pub fn merge_documents(
+    docs: &[&Node],
+    base: &Policy,
+    root: Option<&Spec>,
+) -> Result<Merged, Diags> {
     let mut policy = base.clone();
     let mut errors = Vec::new();
     for doc in docs {
@@ -57,28 +65,97 @@ pub fn merge_documents(docs: &[&Node], base: &Policy, root: Option<&Spec>) -> Re
     if !errors.is_empty() {
         return Err(errors);
     }
-    let mut engine = Engine {
-        policy: &policy,
-        root,
-        path: Vec::new(),
-        errors: Vec::new(),
-        target: true,
+    let mut merged = Merged {
+        node: Node::synthetic(Value::Null),
+        deferred: Vec::new(),
+        policy,
+        root: root.cloned(),
+        constants: Vec::new(),
         constants_reported: Vec::new(),
     };
+    let mut engine = merged.engine(true);
     let contributions: Vec<Option<&Node>> = docs.iter().map(|d| Some(*d)).collect();
-    let merged = engine.merge_at(&DEFAULT, &contributions, false, false);
-    if let Some(root) = &merged {
-        let mut written = Vec::new();
-        for doc in docs {
-            keys::constants(doc, &mut Vec::new(), &mut written);
+    let node = engine.merge_at(&DEFAULT, &contributions, false, false);
+    let (errors, deferred, reported) = (engine.errors, engine.deferred, engine.constants_reported);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    merged.node = node.unwrap_or_else(|| Node::synthetic(Value::Map(Map::new())));
+    merged.deferred = deferred;
+    for doc in docs {
+        keys::constants(doc, &mut Vec::new(), &mut merged.constants);
+    }
+    merged.constants_reported = reported;
+    // With deferred paths the tree is not final yet: refs::resolve checks.
+    if merged.deferred.is_empty() {
+        let errors = merged.check_constants();
+        if !errors.is_empty() {
+            return Err(errors);
         }
-        let errors = keys::check_constants(root, &written, &engine.constants_reported);
-        engine.errors.extend(errors);
     }
-    if !engine.errors.is_empty() {
-        return Err(engine.errors);
+    Ok(merged)
+}
+
+/// The result of a merge: the merged tree, and the paths left to finish.
+#[derive(Debug)]
+pub struct Merged {
+    pub node: Node,
+    pub deferred: Vec<Deferred>,
+    pub policy: Policy,
+    root: Option<Spec>,
+    /// The constants written in the documents, checked on the final tree.
+    constants: Vec<keys::Written>,
+    constants_reported: Vec<crate::value::Span>,
+}
+
+/// A path whose values wait for their references: a reference's type is not
+/// known until it is resolved, so neither is how it merges (reclass's
+/// deferred merge). The tree holds the highest value there meanwhile.
+#[derive(Clone, Debug)]
+pub struct Deferred {
+    pub path: Vec<String>,
+    /// The values written at the path, lowest first (see `Contribs`).
+    pub values: Vec<Option<Node>>,
+    inherited: Spec,
+    member: bool,
+    in_deep: bool,
+    target: bool,
+}
+
+impl Merged {
+    fn engine(&self, defer: bool) -> Engine<'_> {
+        Engine {
+            policy: &self.policy,
+            root: self.root.as_ref(),
+            path: Vec::new(),
+            errors: Vec::new(),
+            target: true,
+            defer,
+            deferred: Vec::new(),
+            constants_reported: Vec::new(),
+        }
     }
-    Ok(merged.unwrap_or_else(|| Node::synthetic(Value::Map(Map::new()))))
+
+    /// Checks that every constant survived into the final tree (see
+    /// `keys::check_constants`).
+    pub fn check_constants(&self) -> Diags {
+        keys::check_constants(&self.node, &self.constants, &self.constants_reported)
+    }
+
+    /// Merges a deferred path's values, now free of references, with the
+    /// strategy in force there. `None` means the key is deleted.
+    pub fn finish(&self, d: &Deferred, values: &[Option<Node>]) -> Result<Option<Node>, Diags> {
+        let mut engine = self.engine(false);
+        engine.path = d.path.clone();
+        engine.target = d.target;
+        let cs: Vec<Option<&Node>> = values.iter().map(Option::as_ref).collect();
+        let out = engine.merge_at(&d.inherited, &cs, d.member, d.in_deep);
+        if engine.errors.is_empty() {
+            Ok(out)
+        } else {
+            Err(engine.errors)
+        }
+    }
 }
 
 /// The state of one merge: the table, the current path, and the errors so far.
@@ -92,6 +169,9 @@ struct Engine<'p> {
     target: bool,
     /// Constants already reported where a mapping merged (by `=` key span).
     constants_reported: Vec<crate::value::Span>,
+    /// Whether references defer a merge (off when finishing one).
+    defer: bool,
+    deferred: Vec<Deferred>,
 }
 
 /// The values written at one path, lowest priority first. `None` marks a level
@@ -122,6 +202,17 @@ impl<'p> Engine<'p> {
         member: bool,
         in_deep: bool,
     ) -> Option<Node> {
+        if self.defer && must_defer(cs) {
+            self.deferred.push(Deferred {
+                path: self.path.clone(),
+                values: cs.iter().map(|c| c.cloned()).collect(),
+                inherited: inherited.clone(),
+                member,
+                in_deep,
+                target: self.target,
+            });
+            return written(cs).next_back().cloned();
+        }
         let spec = self.spec_here(inherited);
         match spec.kind {
             Kind::Default | Kind::Append | Kind::Concat | Kind::ByKey => {
@@ -148,6 +239,27 @@ impl<'p> Engine<'p> {
         self.path.pop();
         out
     }
+}
+
+/// Whether the values at a path must wait for their references: a whole
+/// reference meets another value, or a list holds a reference (its items are
+/// deduplicated, knocked out or keyed by value).
+fn must_defer(cs: &Contribs<'_>) -> bool {
+    let whole = |n: &Node| n.as_str().is_some_and(crate::refs::is_whole_reference);
+    let mut count = 0;
+    let mut any_whole = false;
+    for value in written(cs) {
+        count += 1;
+        any_whole |= whole(value);
+        if let Value::Seq(items) = &value.value
+            && items
+                .iter()
+                .any(|i| i.as_str().is_some_and(crate::refs::has_reference))
+        {
+            return true;
+        }
+    }
+    any_whole && count > 1
 }
 
 /// The values actually written (levels that hold the key).

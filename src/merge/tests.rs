@@ -15,7 +15,7 @@ fn levels(texts: &[&str]) -> Vec<Node> {
 fn merged(texts: &[&str]) -> String {
     let nodes = levels(texts);
     let docs: Vec<&Node> = nodes.iter().collect();
-    let out = merge_documents(&docs, &Policy::beryl(), None).unwrap();
+    let out = merge_documents(&docs, &Policy::beryl(), None).unwrap().node;
     serde_json::to_string(&out).unwrap()
 }
 
@@ -170,7 +170,7 @@ fn user_fields_follow_the_table_by_path() {
 fn values_keep_the_span_of_the_level_that_wrote_them() {
     let nodes = levels(&["a: 1\nb: 2\n", "b: 3\n"]);
     let docs: Vec<&Node> = nodes.iter().collect();
-    let out = merge_documents(&docs, &Policy::beryl(), None).unwrap();
+    let out = merge_documents(&docs, &Policy::beryl(), None).unwrap().node;
     assert_eq!(out.get("a").unwrap().span.to_string(), "l0.yml:1:4");
     assert_eq!(out.get("b").unwrap().span.to_string(), "l1.yml:1:4");
 }
@@ -185,7 +185,7 @@ fn with(spec: &str, docs: &[&str]) -> String {
     let nodes: Vec<Node> = docs.iter().enumerate().map(|(i, t)| parse(i, t)).collect();
     let refs: Vec<&Node> = nodes.iter().collect();
     match merge_documents(&refs, &Policy::default(), Some(&spec)) {
-        Ok(n) => serde_json::to_string(&n).unwrap(),
+        Ok(n) => serde_json::to_string(&n.node).unwrap(),
         Err(e) => format!("error: {}", e[0].message),
     }
 }

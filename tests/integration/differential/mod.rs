@@ -101,7 +101,7 @@ fn beryl_merge(spec: &J, levels: &[J]) -> Answer {
         .collect();
     let refs: Vec<&Node> = docs.iter().collect();
     match beryl::merge::merge_documents(&refs, &Policy::default(), Some(&spec)) {
-        Ok(n) => Answer::Ok(serde_json::to_value(&n).expect("serialise")),
+        Ok(n) => Answer::Ok(serde_json::to_value(&n.node).expect("serialise")),
         Err(e) => Answer::Error(e[0].message.clone()),
     }
 }

@@ -1,0 +1,495 @@
+//! References: `${path}` in string values, resolved against the merged config.
+//!
+//! Entry point: [`resolve`], run after merging and before SSH keys and
+//! validation. A string that is exactly one reference takes the referenced
+//! value with its type; references inside a longer string are joined as text.
+//! Paths use the dotted syntax of `merge:` patterns (crate::path); a segment
+//! under a list picks the item by index or by its key field (`name`).
+//! Deferred merges (a reference meeting another value) are finished here, on
+//! demand, once their references are resolved.
+
+mod template;
+
+use std::collections::HashSet;
+
+pub use template::{Part, has_reference};
+
+use crate::diag::{Diag, Diags};
+use crate::merge::{Deferred, Kind, Merged};
+use crate::value::{Node, Span, Value};
+
+/// True when the string is exactly one reference (its value keeps its type).
+pub fn is_whole_reference(s: &str) -> bool {
+    has_reference(s) && template::parse(s).is_ok_and(|p| template::is_whole(&p))
+}
+
+/// A location in the merged tree: keys, and indexes into lists.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+type Loc = Vec<Seg>;
+
+fn within(outer: &[Seg], inner: &[Seg]) -> bool {
+    inner.starts_with(outer)
+}
+
+/// What is being resolved, for cycle detection and messages.
+struct Frame {
+    loc: Loc,
+    span: Span,
+    text: String,
+}
+
+/// Why a value could not be produced. `Reported` errors are already in the
+/// list; the caller only stops.
+enum Fail {
+    Reported,
+}
+
+/// Resolves every reference of the merged tree in place and finishes the
+/// deferred merges. Returns every error found.
+pub fn resolve(merged: &mut Merged) -> Result<(), Diags> {
+    let deferred = std::mem::take(&mut merged.deferred);
+    let check_constants = !deferred.is_empty();
+    let mut r = Resolver {
+        merged,
+        deferred: Vec::new(),
+        pending: Vec::new(),
+        done: HashSet::new(),
+        stack: Vec::new(),
+        errors: Vec::new(),
+    };
+    for d in deferred {
+        match r.locate(&d.path) {
+            Some(loc) => r.deferred.push((loc, Some(d))),
+            None => r.errors.push(Diag::new(
+                "beryl::refs::internal",
+                format!(
+                    "a deferred merge at {} lost its place",
+                    crate::path::display(&d.path)
+                ),
+            )),
+        }
+    }
+    let skip: Vec<Loc> = r.deferred.iter().map(|(l, _)| l.clone()).collect();
+    let mut pending = Vec::new();
+    collect(&r.merged.node, &mut Vec::new(), &skip, &mut pending);
+    r.pending = pending;
+    for i in 0..r.deferred.len() {
+        let _ = r.finish(i);
+    }
+    for i in 0..r.pending.len() {
+        let loc = r.pending[i].clone();
+        let _ = r.resolve_loc(&loc);
+    }
+    if check_constants && r.errors.is_empty() {
+        let errors = r.merged.check_constants();
+        r.errors.extend(errors);
+    }
+    if r.errors.is_empty() {
+        Ok(())
+    } else {
+        Err(r.errors)
+    }
+}
+
+/// The locations of strings holding references, in document order, outside
+/// the deferred paths (their values are replaced when they are finished).
+fn collect(node: &Node, at: &mut Loc, skip: &[Loc], out: &mut Vec<Loc>) {
+    if skip.iter().any(|s| s == at) {
+        return;
+    }
+    match &node.value {
+        Value::Str(s) if has_reference(s) => out.push(at.clone()),
+        Value::Map(m) => {
+            for (k, e) in m {
+                at.push(Seg::Key(k.clone()));
+                collect(&e.node, at, skip, out);
+                at.pop();
+            }
+        }
+        Value::Seq(items) => {
+            for (i, n) in items.iter().enumerate() {
+                at.push(Seg::Index(i));
+                collect(n, at, skip, out);
+                at.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+struct Resolver<'m> {
+    merged: &'m mut Merged,
+    /// Deferred merges, by location; `None` once finished.
+    deferred: Vec<(Loc, Option<Deferred>)>,
+    pending: Vec<Loc>,
+    done: HashSet<Loc>,
+    stack: Vec<Frame>,
+    errors: Diags,
+}
+
+impl Resolver<'_> {
+    fn get(&self, loc: &[Seg]) -> Option<&Node> {
+        let mut node = &self.merged.node;
+        for seg in loc {
+            node = match (seg, &node.value) {
+                (Seg::Key(k), Value::Map(m)) => &m.get(k)?.node,
+                (Seg::Index(i), Value::Seq(items)) => items.get(*i)?,
+                _ => return None,
+            };
+        }
+        Some(node)
+    }
+
+    fn get_mut(&mut self, loc: &[Seg]) -> Option<&mut Node> {
+        let mut node = &mut self.merged.node;
+        for seg in loc {
+            node = match (seg, &mut node.value) {
+                (Seg::Key(k), Value::Map(m)) => &mut m.get_mut(k)?.node,
+                (Seg::Index(i), Value::Seq(items)) => items.get_mut(*i)?,
+                _ => return None,
+            };
+        }
+        Some(node)
+    }
+
+    /// The field that identifies the items of the list at a path.
+    fn key_field(&self, path: &[String]) -> String {
+        match self.merged.policy.rule_for(path) {
+            Some(rule) if rule.spec.kind == Kind::ByKey => rule.spec.key.clone(),
+            _ => "name".into(),
+        }
+    }
+
+    /// Turns a path of keys (list items named by index or key field) into a
+    /// location of the current tree.
+    fn locate(&self, path: &[String]) -> Option<Loc> {
+        let mut loc = Vec::with_capacity(path.len());
+        let mut node = &self.merged.node;
+        for (depth, seg) in path.iter().enumerate() {
+            let (step, next) = match &node.value {
+                Value::Map(m) => (Seg::Key(seg.clone()), &m.get(seg)?.node),
+                Value::Seq(items) => {
+                    let index = match seg.parse::<usize>() {
+                        Ok(i) if i < items.len() => i,
+                        _ => {
+                            let field = self.key_field(&path[..depth]);
+                            items
+                                .iter()
+                                .position(|n| n.get(&field).and_then(Node::as_str) == Some(seg))?
+                        }
+                    };
+                    (Seg::Index(index), &items[index])
+                }
+                _ => return None,
+            };
+            loc.push(step);
+            node = next;
+        }
+        Some(loc)
+    }
+
+    /// Resolves the string at `loc` (once), writing its value in place.
+    fn resolve_loc(&mut self, loc: &Loc) -> Result<(), Fail> {
+        if self.done.contains(loc) {
+            return Ok(());
+        }
+        self.done.insert(loc.clone());
+        let Some(node) = self.get(loc) else {
+            return Ok(());
+        };
+        let (text, span) = match &node.value {
+            Value::Str(s) => (s.clone(), node.span.clone()),
+            _ => return Ok(()),
+        };
+        self.stack.push(Frame {
+            loc: loc.clone(),
+            span: span.clone(),
+            text: text.clone(),
+        });
+        let value = self.eval_string(&text, &span);
+        self.stack.pop();
+        let value = value?;
+        if let Some(slot) = self.get_mut(loc) {
+            *slot = value;
+        }
+        Ok(())
+    }
+
+    /// The value of a string: typed for a whole reference, else text.
+    fn eval_string(&mut self, text: &str, span: &Span) -> Result<Node, Fail> {
+        let parts = template::parse(text).map_err(|e| {
+            self.report(
+                Diag::new(
+                    "beryl::refs::syntax",
+                    format!("bad reference in {text:?}: {}", e.message),
+                )
+                .label(span, "in this string")
+                .help("write `${path}`; a literal `${` is written `\\${`"),
+            )
+        })?;
+        if let [Part::Ref(path)] = parts.as_slice() {
+            let path = self.eval_text(path, span)?;
+            let target = self.value_at(&path, span)?;
+            return Ok(target);
+        }
+        Ok(Node::new(
+            Value::Str(self.eval_text(&parts, span)?),
+            span.clone(),
+        ))
+    }
+
+    /// Joins parts as text; every reference must be a scalar.
+    fn eval_text(&mut self, parts: &[Part], span: &Span) -> Result<String, Fail> {
+        let mut out = String::new();
+        for part in parts {
+            match part {
+                Part::Text(t) => out.push_str(t),
+                Part::Ref(inner) => {
+                    let path = self.eval_text(inner, span)?;
+                    let value = self.value_at(&path, span)?;
+                    match &value.value {
+                        Value::Str(s) => out.push_str(s),
+                        Value::Int(i) => out.push_str(&i.to_string()),
+                        Value::Float(f) => out.push_str(&f.to_string()),
+                        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+                        other => {
+                            return Err(self.report(
+                                Diag::new(
+                                    "beryl::refs::embed",
+                                    format!(
+                                        "`${{{path}}}` is {}, which cannot be part of a longer string",
+                                        other.type_name()
+                                    ),
+                                )
+                                .label(span, "embedded here")
+                                .label(&value.span, "the value")
+                                .help("make the reference the whole string to keep its type"),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The fully resolved value at a dotted path.
+    fn value_at(&mut self, path_text: &str, span: &Span) -> Result<Node, Fail> {
+        let keys: Vec<String> = match crate::path::parse(path_text) {
+            Ok(segs) => segs.into_iter().map(|s| s.text).collect(),
+            Err(e) => {
+                return Err(self.report(
+                    Diag::new(
+                        "beryl::refs::path",
+                        format!("bad path `{path_text}` in a reference: {e}"),
+                    )
+                    .label(span, "in this reference")
+                    .help("quote a segment that holds `.`, `*` or `\"`: ${a.\"b.c\"}"),
+                ));
+            }
+        };
+        // Finish the deferred merges on the way, so the path sees their result.
+        let mut loc = None;
+        for depth in 0..=keys.len() {
+            let Some(prefix) = self.locate(&keys[..depth]) else {
+                break;
+            };
+            if let Some(i) = self
+                .deferred
+                .iter()
+                .position(|(l, d)| *l == prefix && d.is_some())
+            {
+                self.check_cycle(&prefix, path_text, span)?;
+                self.finish(i)?;
+            }
+            if depth == keys.len() {
+                loc = self.locate(&keys);
+            }
+        }
+        let Some(loc) = loc else {
+            return Err(self.missing(path_text, &keys, span));
+        };
+        self.check_cycle(&loc, path_text, span)?;
+        // Everything below the target must be final before it is copied.
+        for i in 0..self.deferred.len() {
+            if self.deferred[i].1.is_some() && within(&loc, &self.deferred[i].0) {
+                self.finish(i)?;
+            }
+        }
+        let below: Vec<Loc> = self
+            .pending
+            .iter()
+            .filter(|p| within(&loc, p) && !self.done.contains(*p))
+            .cloned()
+            .collect();
+        for p in below {
+            self.resolve_loc(&p)?;
+        }
+        match self.get(&loc) {
+            Some(n) => Ok(n.clone()),
+            None => Err(self.missing(path_text, &keys, span)),
+        }
+    }
+
+    /// A cycle: the target is being computed (it holds, or lies inside, a
+    /// string or deferred merge on the stack).
+    fn check_cycle(&mut self, target: &Loc, path_text: &str, span: &Span) -> Result<(), Fail> {
+        let Some(start) = self
+            .stack
+            .iter()
+            .position(|f| within(target, &f.loc) || within(&f.loc, target))
+        else {
+            return Ok(());
+        };
+        let names: Vec<String> = self.stack[start..]
+            .iter()
+            .map(|f| show(&f.loc))
+            .chain(std::iter::once(path_text.to_string()))
+            .collect();
+        let mut d = Diag::new(
+            "beryl::refs::cycle",
+            format!("reference cycle: {}", names.join(" → ")),
+        );
+        for f in &self.stack[start..] {
+            d = d.label(&f.span, format!("{} = {:?}", show(&f.loc), f.text));
+        }
+        let _ = span;
+        Err(self.report(
+            d.help("a value cannot depend on itself; break the cycle with a literal value"),
+        ))
+    }
+
+    /// Finishes a deferred merge: resolves its values, then merges them.
+    fn finish(&mut self, i: usize) -> Result<(), Fail> {
+        let Some(d) = self.deferred[i].1.take() else {
+            return Ok(());
+        };
+        let loc = self.deferred[i].0.clone();
+        let span = d
+            .values
+            .iter()
+            .flatten()
+            .last()
+            .map(|n| n.span.clone())
+            .unwrap_or_default();
+        self.stack.push(Frame {
+            loc: loc.clone(),
+            span: span.clone(),
+            text: "(values merged once their references are resolved)".into(),
+        });
+        let mut values = d.values.clone();
+        let mut result = Ok(());
+        for v in values.iter_mut().flatten() {
+            if let Err(e) = self.resolve_detached(v) {
+                result = Err(e);
+            }
+        }
+        self.stack.pop();
+        result?;
+        let merged = self.merged.finish(&d, &values).map_err(|e| {
+            self.errors.extend(e);
+            Fail::Reported
+        })?;
+        match (merged, loc.split_last()) {
+            (Some(node), _) => {
+                if let Some(slot) = self.get_mut(&loc) {
+                    *slot = node;
+                }
+            }
+            (None, Some((Seg::Key(k), parent))) => {
+                let k = k.clone();
+                if let Some(Node {
+                    value: Value::Map(m),
+                    ..
+                }) = self.get_mut(parent)
+                {
+                    m.shift_remove(&k);
+                }
+            }
+            (None, _) => {}
+        }
+        Ok(())
+    }
+
+    /// Resolves every string of a value that is not in the tree (a deferred
+    /// merge's input).
+    fn resolve_detached(&mut self, node: &mut Node) -> Result<(), Fail> {
+        match &mut node.value {
+            Value::Str(s) if has_reference(s) => {
+                let text = s.clone();
+                let span = node.span.clone();
+                *node = self.eval_string(&text, &span)?;
+            }
+            Value::Map(m) => {
+                for e in m.values_mut() {
+                    self.resolve_detached(&mut e.node)?;
+                }
+            }
+            Value::Seq(items) => {
+                for n in items {
+                    self.resolve_detached(n)?;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn missing(&mut self, path_text: &str, keys: &[String], span: &Span) -> Fail {
+        let mut known = Vec::new();
+        paths(&self.merged.node, &mut Vec::new(), &mut known);
+        let wanted = keys.join(".");
+        let mut close: Vec<(f64, &String)> = known
+            .iter()
+            .map(|p| (strsim::jaro_winkler(&wanted, p), p))
+            .filter(|(score, _)| *score > 0.7)
+            .collect();
+        close.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let mut d = Diag::new(
+            "beryl::refs::missing",
+            format!("`${{{path_text}}}`: nothing is set at `{path_text}`"),
+        )
+        .label(span, "referenced here");
+        if !close.is_empty() {
+            let names: Vec<&str> = close.iter().take(3).map(|(_, p)| p.as_str()).collect();
+            d = d.help(format!("the closest existing paths: {}", names.join(", ")));
+        }
+        self.report(d)
+    }
+
+    fn report(&mut self, d: Diag) -> Fail {
+        self.errors.push(d);
+        Fail::Reported
+    }
+}
+
+/// Every dotted path of the tree (mapping keys only), for suggestions.
+fn paths(node: &Node, at: &mut Vec<String>, out: &mut Vec<String>) {
+    if let Value::Map(m) = &node.value {
+        for (k, e) in m {
+            at.push(k.clone());
+            out.push(crate::path::display(at));
+            paths(&e.node, at, out);
+            at.pop();
+        }
+    }
+}
+
+fn show(loc: &[Seg]) -> String {
+    let keys: Vec<String> = loc
+        .iter()
+        .map(|s| match s {
+            Seg::Key(k) => k.clone(),
+            Seg::Index(i) => i.to_string(),
+        })
+        .collect();
+    crate::path::display(&keys)
+}
+
+#[cfg(test)]
+mod tests;

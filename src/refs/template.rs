@@ -1,0 +1,141 @@
+//! The `${…}` syntax inside a string: literal text and references, which nest.
+//!
+//! `\${` is a literal `${`; `\\${x}` is a backslash followed by the value of
+//! `x`. Any other backslash is kept as written. Entry point: [`parse`].
+
+/// One piece of a string.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Part {
+    Text(String),
+    /// A reference; its path may itself hold references (`${a.${b}}`).
+    Ref(Vec<Part>),
+}
+
+/// A parse error, with the byte offset of the offending `${`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TemplateError {
+    pub offset: usize,
+    pub message: String,
+}
+
+/// True when the string may hold a reference (the cheap test before parsing).
+pub fn has_reference(s: &str) -> bool {
+    s.contains("${")
+}
+
+/// Parses a string into text and references. A string without `${` is one
+/// text part (escapes are only undone where a `${` follows).
+pub fn parse(s: &str) -> Result<Vec<Part>, TemplateError> {
+    let mut p = Parser {
+        s,
+        bytes: s.as_bytes(),
+        i: 0,
+    };
+    let parts = p.parts(false)?;
+    Ok(parts)
+}
+
+/// True when the parts are exactly one reference: the value keeps its type.
+pub fn is_whole(parts: &[Part]) -> bool {
+    matches!(parts, [Part::Ref(_)])
+}
+
+struct Parser<'a> {
+    s: &'a str,
+    bytes: &'a [u8],
+    i: usize,
+}
+
+impl Parser<'_> {
+    /// Reads parts up to the end, or up to the `}` closing a reference.
+    fn parts(&mut self, inside: bool) -> Result<Vec<Part>, TemplateError> {
+        let mut parts = Vec::new();
+        let mut text = String::new();
+        let start = self.i;
+        while self.i < self.bytes.len() {
+            let rest = &self.bytes[self.i..];
+            if rest.starts_with(b"\\\\${") {
+                text.push('\\');
+                self.i += 2;
+            } else if rest.starts_with(b"\\${") {
+                text.push_str("${");
+                self.i += 3;
+            } else if rest.starts_with(b"${") {
+                if !text.is_empty() {
+                    parts.push(Part::Text(std::mem::take(&mut text)));
+                }
+                let open = self.i;
+                self.i += 2;
+                let inner = self.parts(true)?;
+                if self.bytes.get(self.i) != Some(&b'}') {
+                    return Err(TemplateError {
+                        offset: open,
+                        message: "`${` is never closed by `}`".into(),
+                    });
+                }
+                self.i += 1;
+                if inner.is_empty() {
+                    return Err(TemplateError {
+                        offset: open,
+                        message: "empty reference `${}`".into(),
+                    });
+                }
+                parts.push(Part::Ref(inner));
+            } else if inside && rest[0] == b'}' {
+                break;
+            } else {
+                let c = self.s[self.i..].chars().next().unwrap_or_default();
+                text.push(c);
+                self.i += c.len_utf8().max(1);
+            }
+        }
+        let _ = start;
+        if !text.is_empty() {
+            parts.push(Part::Text(text));
+        }
+        Ok(parts)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: &str) -> Part {
+        Part::Text(s.into())
+    }
+
+    #[test]
+    fn text_refs_and_nesting() {
+        assert_eq!(parse("plain").unwrap(), [t("plain")]);
+        assert_eq!(parse("${a.b}").unwrap(), [Part::Ref(vec![t("a.b")])]);
+        assert_eq!(
+            parse("host-${n}.lan").unwrap(),
+            [t("host-"), Part::Ref(vec![t("n")]), t(".lan")]
+        );
+        assert_eq!(
+            parse("${a.${b}}").unwrap(),
+            [Part::Ref(vec![t("a."), Part::Ref(vec![t("b")])])]
+        );
+        assert!(is_whole(&parse("${x}").unwrap()));
+        assert!(!is_whole(&parse(" ${x}").unwrap()));
+    }
+
+    #[test]
+    fn escapes() {
+        assert_eq!(parse(r"\${x}").unwrap(), [t("${x}")]);
+        assert_eq!(
+            parse(r"\\${x}").unwrap(),
+            [t("\\"), Part::Ref(vec![t("x")])]
+        );
+        assert_eq!(parse(r"a\b").unwrap(), [t(r"a\b")]);
+        assert_eq!(parse("{x}}").unwrap(), [t("{x}}")]);
+    }
+
+    #[test]
+    fn errors() {
+        assert_eq!(parse("a ${x").unwrap_err().offset, 2);
+        assert_eq!(parse("${}").unwrap_err().message, "empty reference `${}`");
+        assert_eq!(parse("${a.${b}").unwrap_err().offset, 0);
+    }
+}

@@ -1,0 +1,133 @@
+use super::*;
+use crate::merge::{Policy, merge_documents};
+use crate::value::Source;
+
+/// Merges YAML levels with Beryl's rules, resolves, and returns JSON or the
+/// error messages.
+fn run(texts: &[&str]) -> String {
+    let nodes: Vec<Node> = texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            crate::yaml::parse(&Source::new(format!("l{i}.yml"), *t), &Default::default()).unwrap()
+        })
+        .collect();
+    let docs: Vec<&Node> = nodes.iter().collect();
+    let mut merged = merge_documents(&docs, &Policy::beryl(), None).unwrap();
+    match resolve(&mut merged) {
+        Ok(()) => serde_json::to_string(&merged.node).unwrap(),
+        Err(e) => e
+            .iter()
+            .map(|d| d.message.clone())
+            .collect::<Vec<_>>()
+            .join(" | "),
+    }
+}
+
+#[test]
+fn whole_references_keep_their_type() {
+    assert_eq!(
+        run(&["a: {x: 1}\nn: 3\nb: ${a}\nc: ${n}\nd: ${t}\nt: true\n"]),
+        r#"{"a":{"x":1},"n":3,"b":{"x":1},"c":3,"d":true,"t":true}"#
+    );
+}
+
+#[test]
+fn embedded_references_join_as_text() {
+    assert_eq!(
+        run(&["n: 3\nf: 1.5\nh: web\ns: \"${h}-${n}/${f}\"\n"]),
+        r#"{"n":3,"f":1.5,"h":"web","s":"web-3/1.5"}"#
+    );
+    assert_eq!(
+        run(&["a: {x: 1}\ns: \"x ${a}\"\n"]),
+        "`${a}` is a mapping, which cannot be part of a longer string"
+    );
+}
+
+#[test]
+fn nested_references_and_escapes() {
+    assert_eq!(
+        run(&["which: b\nv: {a: 1, b: 2}\nr: ${v.${which}}\n"]),
+        r#"{"which":"b","v":{"a":1,"b":2},"r":2}"#
+    );
+    assert_eq!(
+        run(&["x: 1\na: '\\${x}'\nb: '\\\\${x}'\n"]),
+        r#"{"x":1,"a":"${x}","b":"\\1"}"#
+    );
+}
+
+#[test]
+fn references_see_the_final_merged_value() {
+    // The reference is written low, its target overridden high.
+    assert_eq!(
+        run(&["port: 80\nurl: \"http://h:${port}\"\n", "port: 8080\n"]),
+        r#"{"port":8080,"url":"http://h:8080"}"#
+    );
+}
+
+#[test]
+fn chains_resolve_in_any_order() {
+    assert_eq!(
+        run(&["a: ${b}\nb: ${c}\nc: [1]\n"]),
+        r#"{"a":[1],"b":[1],"c":[1]}"#
+    );
+}
+
+#[test]
+fn list_items_by_name_and_index() {
+    assert_eq!(
+        run(&[
+            "freebsd: {users: [{name: alice, shell: /bin/sh}]}\nl: [a, b]\ns: ${freebsd.users.alice.shell}\ni: ${l.1}\n"
+        ]),
+        r#"{"freebsd":{"users":[{"name":"alice","shell":"/bin/sh"}]},"l":["a","b"],"s":"/bin/sh","i":"b"}"#
+    );
+}
+
+#[test]
+fn missing_references_suggest_close_paths() {
+    assert_eq!(
+        run(&["site: {owner: x}\na: ${site.ownr}\n"]),
+        "`${site.ownr}`: nothing is set at `site.ownr`"
+    );
+}
+
+#[test]
+fn cycles_list_every_step() {
+    assert_eq!(run(&["a: ${b}\nb: ${a}\n"]), "reference cycle: a → b → a");
+    assert_eq!(
+        run(&["a: ${b}\nb: ${c}\nc: \"x${a}\"\n"]),
+        "reference cycle: a → b → c → a"
+    );
+    assert_eq!(run(&["a:\n  x: ${a}\n"]), "reference cycle: a.x → a");
+}
+
+#[test]
+fn deferred_merge_of_a_mapping_and_a_reference() {
+    // _default has a mapping, the host a reference to another mapping: both
+    // are merged once the reference is known.
+    assert_eq!(
+        run(&[
+            "common: {a: 1, b: 2}\nsettings: {b: 0, c: 3}\n",
+            "settings: ${common}\n"
+        ]),
+        r#"{"common":{"a":1,"b":2},"settings":{"b":2,"c":3,"a":1}}"#
+    );
+    // The other way round: the reference is lower.
+    assert_eq!(
+        run(&[
+            "common: {a: 1, b: 2}\nsettings: ${common}\n",
+            "settings: {b: 9}\n"
+        ]),
+        r#"{"common":{"a":1,"b":2},"settings":{"a":1,"b":9}}"#
+    );
+    // A reference to a scalar simply replaces, as the strategy says.
+    assert_eq!(run(&["x: 5\nv: {a: 1}\n", "v: ${x}\n"]), r#"{"x":5,"v":5}"#);
+}
+
+#[test]
+fn lists_with_references_are_deduplicated_after_resolution() {
+    assert_eq!(
+        run(&["pkg: vim\nfreebsd: {packages: [vim, \"${pkg}\", tmux]}\n"]),
+        r#"{"pkg":"vim","freebsd":{"packages":["vim","tmux"]}}"#
+    );
+}
