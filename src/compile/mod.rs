@@ -30,6 +30,8 @@ pub struct Compiled {
     pub domain_keys: Vec<Key>,
     /// Each user's final key list, in user order.
     pub users: Vec<UserKeys>,
+    /// Every string whose references were resolved, and what it read.
+    pub references: Vec<refs::Resolution>,
 }
 
 #[derive(Debug)]
@@ -84,7 +86,7 @@ impl<'a> Compiler<'a> {
             .map(|l| Node::str(l.file.rel.clone()))
             .collect();
         merged.node = with_header(host, files, merged.node);
-        refs::resolve(&mut merged)?;
+        let references = refs::resolve(&mut merged)?;
         let mut merged = merged.node;
 
         // Only _domain.yml may set the root `ssh_keys` (levels.rs).
@@ -106,6 +108,7 @@ impl<'a> Compiler<'a> {
         match freebsd {
             Some(freebsd) if errors.is_empty() => Ok(Compiled {
                 config: merged,
+                references,
                 freebsd,
                 domain_keys,
                 users,

@@ -23,6 +23,18 @@ pub fn is_whole_reference(s: &str) -> bool {
     has_reference(s) && template::parse(s).is_ok_and(|p| template::is_whole(&p))
 }
 
+/// One string whose references were resolved: for `explain` and `--annotate`.
+#[derive(Clone, Debug)]
+pub struct Resolution {
+    /// Where the string ended up, as a path (list items by key field or index).
+    pub path: Vec<String>,
+    /// The string as written, and where.
+    pub text: String,
+    pub span: Span,
+    /// Each referenced path and where its value was written.
+    pub targets: Vec<(String, Span)>,
+}
+
 /// A location in the merged tree: keys, and indexes into lists.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Seg {
@@ -51,7 +63,7 @@ enum Fail {
 
 /// Resolves every reference of the merged tree in place and finishes the
 /// deferred merges. Returns every error found.
-pub fn resolve(merged: &mut Merged) -> Result<(), Diags> {
+pub fn resolve(merged: &mut Merged) -> Result<Vec<Resolution>, Diags> {
     let deferred = std::mem::take(&mut merged.deferred);
     let check_constants = !deferred.is_empty();
     let mut r = Resolver {
@@ -61,6 +73,8 @@ pub fn resolve(merged: &mut Merged) -> Result<(), Diags> {
         done: HashSet::new(),
         stack: Vec::new(),
         errors: Vec::new(),
+        resolutions: Vec::new(),
+        targets: Vec::new(),
     };
     for d in deferred {
         match r.locate(&d.path) {
@@ -90,10 +104,20 @@ pub fn resolve(merged: &mut Merged) -> Result<(), Diags> {
         r.errors.extend(errors);
     }
     if r.errors.is_empty() {
-        Ok(())
+        let mut out = std::mem::take(&mut r.resolutions);
+        for p in &mut out {
+            p.done.path = r.names(&p.loc);
+        }
+        Ok(out.into_iter().map(|p| p.done).collect())
     } else {
         Err(r.errors)
     }
+}
+
+/// A resolution while the tree is still changing: its place as a location.
+struct Pending {
+    loc: Loc,
+    done: Resolution,
 }
 
 /// The locations of strings holding references, in document order, outside
@@ -130,9 +154,37 @@ struct Resolver<'m> {
     done: HashSet<Loc>,
     stack: Vec<Frame>,
     errors: Diags,
+    resolutions: Vec<Pending>,
+    /// The targets read so far (a stack: each string takes its own off).
+    targets: Vec<(String, Span)>,
 }
 
 impl Resolver<'_> {
+    /// A location as a path of names: list items by their key field when
+    /// they have one, else by index.
+    fn names(&self, loc: &[Seg]) -> Vec<String> {
+        let mut out = Vec::with_capacity(loc.len());
+        let mut node = Some(&self.merged.node);
+        for seg in loc {
+            let next = node.and_then(|n| match (seg, &n.value) {
+                (Seg::Key(k), Value::Map(m)) => m.get(k).map(|e| &e.node),
+                (Seg::Index(i), Value::Seq(items)) => items.get(*i),
+                _ => None,
+            });
+            out.push(match seg {
+                Seg::Key(k) => k.clone(),
+                Seg::Index(i) => {
+                    let field = self.key_field(&out);
+                    next.and_then(|n| n.get(&field))
+                        .and_then(Node::as_str)
+                        .map_or_else(|| i.to_string(), str::to_string)
+                }
+            });
+            node = next;
+        }
+        out
+    }
+
     fn get(&self, loc: &[Seg]) -> Option<&Node> {
         let mut node = &self.merged.node;
         for seg in loc {
@@ -211,12 +263,23 @@ impl Resolver<'_> {
             span: span.clone(),
             text: text.clone(),
         });
+        let mark = self.targets.len();
         let value = self.eval_string(&text, &span);
         self.stack.pop();
+        let targets = self.targets.split_off(mark);
         let value = value?;
         if let Some(slot) = self.get_mut(loc) {
             *slot = value;
         }
+        self.resolutions.push(Pending {
+            loc: loc.clone(),
+            done: Resolution {
+                path: Vec::new(),
+                text,
+                span,
+                targets,
+            },
+        });
         Ok(())
     }
 
@@ -330,8 +393,11 @@ impl Resolver<'_> {
         for p in below {
             self.resolve_loc(&p)?;
         }
-        match self.get(&loc) {
-            Some(n) => Ok(n.clone()),
+        match self.get(&loc).cloned() {
+            Some(n) => {
+                self.targets.push((path_text.to_string(), n.span.clone()));
+                Ok(n)
+            }
             None => Err(self.missing(path_text, &keys, span)),
         }
     }

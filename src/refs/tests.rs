@@ -15,7 +15,7 @@ fn run(texts: &[&str]) -> String {
     let docs: Vec<&Node> = nodes.iter().collect();
     let mut merged = merge_documents(&docs, &Policy::beryl(), None).unwrap();
     match resolve(&mut merged) {
-        Ok(()) => serde_json::to_string(&merged.node).unwrap(),
+        Ok(_) => serde_json::to_string(&merged.node).unwrap(),
         Err(e) => e
             .iter()
             .map(|d| d.message.clone())
@@ -130,4 +130,24 @@ fn lists_with_references_are_deduplicated_after_resolution() {
         run(&["pkg: vim\nfreebsd: {packages: [vim, \"${pkg}\", tmux]}\n"]),
         r#"{"pkg":"vim","freebsd":{"packages":["vim","tmux"]}}"#
     );
+}
+
+#[test]
+fn resolutions_record_where_each_reference_was_written() {
+    let nodes = [crate::yaml::parse(
+        &Source::new(
+            "l.yml",
+            "port: 80\nfreebsd: {users: [{name: a, shell: \"/bin/${sh}\"}]}\nsh: sh\n",
+        ),
+        &Default::default(),
+    )
+    .unwrap()];
+    let docs: Vec<&Node> = nodes.iter().collect();
+    let mut merged = merge_documents(&docs, &Policy::beryl(), None).unwrap();
+    let res = resolve(&mut merged).unwrap();
+    assert_eq!(res.len(), 1);
+    assert_eq!(res[0].path, ["freebsd", "users", "a", "shell"]);
+    assert_eq!(res[0].text, "/bin/${sh}");
+    assert_eq!(res[0].targets[0].0, "sh");
+    assert_eq!(res[0].targets[0].1.to_string(), "l.yml:3:5");
 }
