@@ -3,6 +3,7 @@
 
 mod check;
 mod context;
+mod explain;
 mod hosts;
 mod keys;
 mod merge;
@@ -79,6 +80,7 @@ pub enum Command {
     Hosts(hosts::Args),
     Keys(keys::Args),
     Merge(merge::Args),
+    Explain(explain::Args),
 }
 
 /// What a command concluded, short of an error.
@@ -110,6 +112,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Hosts(a) => hosts::run(&ctx, a, &mut out),
         Command::Keys(a) => keys::run(&ctx, a, &mut out),
         Command::Merge(a) => merge::run(&ctx, a, &mut out),
+        Command::Explain(a) => explain::run(&ctx, a, &mut out),
     };
     let flushed = out.flush();
     match result {

@@ -32,6 +32,18 @@ pub struct Compiled {
     pub users: Vec<UserKeys>,
     /// Every string whose references were resolved, and what it read.
     pub references: Vec<refs::Resolution>,
+    /// The chain's documents as loaded, most general first, and the table
+    /// they merged with (for `explain`).
+    pub levels: Vec<Level>,
+    pub policy: Policy,
+}
+
+/// One document of a host's chain.
+#[derive(Debug)]
+pub struct Level {
+    /// The file, relative to the inventory root.
+    pub file: String,
+    pub node: Arc<Node>,
 }
 
 #[derive(Debug)]
@@ -87,6 +99,7 @@ impl<'a> Compiler<'a> {
             .collect();
         merged.node = with_header(host, files, merged.node);
         let references = refs::resolve(&mut merged)?;
+        let policy = merged.policy;
         let mut merged = merged.node;
 
         // Only _domain.yml may set the root `ssh_keys` (levels.rs).
@@ -109,6 +122,15 @@ impl<'a> Compiler<'a> {
             Some(freebsd) if errors.is_empty() => Ok(Compiled {
                 config: merged,
                 references,
+                levels: chain
+                    .iter()
+                    .zip(nodes)
+                    .map(|(l, node)| Level {
+                        file: l.file.rel.clone(),
+                        node,
+                    })
+                    .collect(),
+                policy,
                 freebsd,
                 domain_keys,
                 users,

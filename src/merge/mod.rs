@@ -158,6 +158,42 @@ impl Merged {
     }
 }
 
+/// Where the spec in force at a path comes from.
+#[derive(Clone, Debug)]
+pub enum SpecOrigin {
+    /// A rule of the table; a synthetic key span means a built-in rule.
+    Rule(Rule),
+    /// Inherited from the ancestor at this path.
+    Inherited(Vec<String>),
+    /// The value is taken whole by a non-recursing strategy at this ancestor.
+    Whole(Vec<String>),
+    /// No rule applies: the built-in default.
+    Default,
+}
+
+/// The spec the engine uses at `path`, and why: the same selection as the
+/// merge (rules, then inheritance from the nearest recursing ancestor; the
+/// fields of `by_key` items inherit from above the list).
+pub fn spec_at(policy: &Policy, path: &[String]) -> (Spec, SpecOrigin) {
+    let mut inherited = (DEFAULT.clone(), SpecOrigin::Default);
+    for depth in 0..=path.len() {
+        let here = match policy.rule_for(&path[..depth]) {
+            Some(rule) if depth > 0 => (rule.spec.clone(), SpecOrigin::Rule(rule.clone())),
+            _ => inherited.clone(),
+        };
+        if depth == path.len() {
+            return here;
+        }
+        let prefix = path[..depth].to_vec();
+        inherited = match here.0.kind {
+            Kind::ByKey => inherited,
+            kind if kind.recurses() => (here.0, SpecOrigin::Inherited(prefix)),
+            _ => return (here.0, SpecOrigin::Whole(prefix)),
+        };
+    }
+    inherited
+}
+
 /// The state of one merge: the table, the current path, and the errors so far.
 struct Engine<'p> {
     policy: &'p Policy,

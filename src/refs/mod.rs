@@ -451,8 +451,26 @@ impl Resolver<'_> {
         let mut values = d.values.clone();
         let mut result = Ok(());
         for v in values.iter_mut().flatten() {
+            // A reference written as the whole value is recorded at the path.
+            let written = v
+                .as_str()
+                .filter(|t| has_reference(t))
+                .map(|t| (t.to_string(), v.span.clone()));
+            let mark = self.targets.len();
             if let Err(e) = self.resolve_detached(v) {
                 result = Err(e);
+            }
+            let targets = self.targets.split_off(mark);
+            if let Some((text, span)) = written {
+                self.resolutions.push(Pending {
+                    loc: loc.clone(),
+                    done: Resolution {
+                        path: Vec::new(),
+                        text,
+                        span,
+                        targets,
+                    },
+                });
             }
         }
         self.stack.pop();

@@ -51,3 +51,44 @@ fn rendering_is_deterministic() {
         assert_eq!(beryl(&repo(), &a).stdout, first.stdout);
     }
 }
+
+/// `beryl explain` on the example inventory: a by-key user with injected keys,
+/// an appended list with a knockout, an interpolated value; text and JSON.
+#[test]
+fn example_explain() {
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "explain_user",
+            &["explain", "host01", "freebsd.users.alice"],
+        ),
+        (
+            "explain_packages",
+            &["explain", "host01", "freebsd.packages"],
+        ),
+        ("explain_interpolated", &["explain", "host01", "motd"]),
+        (
+            "explain_packages_json",
+            &["explain", "host01", "freebsd.packages", "--format", "json"],
+        ),
+        (
+            "explain_keys_json",
+            &[
+                "explain",
+                "host01",
+                "freebsd.users.alice.ssh_keys",
+                "--format",
+                "json",
+            ],
+        ),
+        (
+            "explain_reference_json",
+            &["explain", "edge01", "monitoring.target", "--format", "json"],
+        ),
+    ];
+    for (name, a) in cases {
+        let a = args(a);
+        let run = beryl(&repo(), &a);
+        assert_eq!(run.status, 0, "{}", run.stderr);
+        insta::assert_snapshot!(*name, run.transcript(&a));
+    }
+}

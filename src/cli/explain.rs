@@ -1,0 +1,70 @@
+//! `beryl explain`: where a host's value came from, and which rule put it there.
+
+use std::io::Write;
+
+use super::{Context, Failure, Outcome, write_out};
+use crate::diag::Diag;
+use crate::output::explain;
+
+/// Explain a value of a host's effective config.
+///
+/// Prints the final value at PATH and, for each level of the host's chain,
+/// where the level wrote it, the value it wrote (or "not set") and what became
+/// of it; the strategy in force and where that rule was set; the origin of
+/// each list item (injected keys say so); and the reference of an
+/// interpolated value. A PATH that holds a mapping or a list merged by key
+/// explains its whole subtree.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    beryl explain host01 freebsd.packages\n  \
+    beryl explain host01 freebsd.users.alice\n  \
+    beryl explain host01 'sysctl.\"net.inet.ip.forwarding\"' --format json")]
+pub struct Args {
+    /// The host: SHORT, FQDN, DOMAIN/SHORT or DOMAIN/GROUP/SHORT.
+    #[arg(value_name = "HOST")]
+    pub host: String,
+
+    /// A dotted path (quote segments holding `.`, `*` or `"`); list items by name.
+    #[arg(value_name = "PATH")]
+    pub path: String,
+
+    /// The output format (the JSON form is documented in docs/references.md).
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
+    let path: Vec<String> = crate::path::parse(&args.path)
+        .map_err(|e| {
+            vec![
+                Diag::new(
+                    "beryl::explain::path",
+                    format!("bad path `{}`: {e}", args.path),
+                )
+                .help("a dotted path such as freebsd.users.alice.shell"),
+            ]
+        })?
+        .into_iter()
+        .map(|s| s.text)
+        .collect();
+    let inventory = ctx.inventory()?;
+    let host = inventory.select(&args.host).map_err(|d| vec![d])?;
+    let compiled = ctx.compiler(&inventory).compile(host)?;
+    let explanation = explain::explain(&host.fqdn, &compiled, &path).map_err(|d| vec![d])?;
+    let text = match args.format {
+        Format::Text => explain::to_text(&explanation),
+        Format::Json => {
+            let mut t = serde_json::to_string_pretty(&explanation).unwrap_or_default();
+            t.push('\n');
+            t
+        }
+    };
+    write_out(out, &text)?;
+    Ok(Outcome::Ok)
+}
