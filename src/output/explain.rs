@@ -156,7 +156,15 @@ fn entry(c: &Compiled, path: &[String]) -> Entry {
             let written = level_value(&l.node, path, &key_field);
             let outcome = match written {
                 None => "not set".to_string(),
-                Some((node, prefix)) => outcome(&spec, final_node, node, prefix, &mut seen_ids),
+                Some((node, prefix)) => {
+                    let what = outcome(&spec, final_node, node, prefix, &mut seen_ids);
+                    if is_user_keys(path) && what == "wins" {
+                        "wins; each entry resolved to its keys, the domain keys injected first"
+                            .to_string()
+                    } else {
+                        what
+                    }
+                }
             };
             LevelEntry {
                 file: l.node.span.file_name().unwrap_or(&l.file).to_string(),
@@ -373,14 +381,17 @@ fn push_list(parts: &mut Vec<String>, label: &str, items: &[String]) {
     }
 }
 
+/// Whether the path is a user's key list (`freebsd.users.NAME.ssh_keys`).
+fn is_user_keys(path: &[String]) -> bool {
+    matches!(path, [f, u, _, k] if f == "freebsd" && u == "users" && k == "ssh_keys")
+}
+
 /// Notes on a list item: injected domain keys and the key file they came from.
 fn item_note(c: &Compiled, path: &[String], index: usize) -> Option<String> {
-    let [freebsd, users, name, ssh_keys] = path else {
-        return None;
-    };
-    if freebsd != "freebsd" || users != "users" || ssh_keys != "ssh_keys" {
+    if !is_user_keys(path) {
         return None;
     }
+    let name = &path[2];
     let user = c.users.iter().find(|u| &u.name == name)?;
     let key = user.keys.get(index)?;
     let source = match &key.origin {
