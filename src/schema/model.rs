@@ -50,9 +50,101 @@ pub struct FreeBsd {
     pub sudoers: Vec<Located<String>>,
     /// User accounts, in the order given.
     pub users: Vec<User>,
+    /// How the base system is installed (`dists` when absent).
+    pub install: Option<Located<Install>>,
+    /// The FreeBSD release, `MAJOR.MINOR` (`15.0`).
+    pub version: Option<Located<String>>,
+    /// Interfaces, routers and name servers; `None` when not set.
+    pub network: Option<Network>,
+    /// rc.conf variables applied with sysrc, in the order given.
+    pub rc_conf: Vec<RcVar>,
+    /// sshd settings; every field defaults to `no`.
+    pub sshd: Sshd,
     /// Where the `freebsd` mapping was written (synthetic when it was absent).
     #[serde(skip)]
     pub span: Span,
+}
+
+/// How bsdinstall installs the base system.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Install {
+    /// The kernel and base tarballs (`DISTRIBUTIONS`).
+    #[default]
+    Dists,
+    /// Base system packages (pkgbase, FreeBSD 15).
+    Pkgbase,
+}
+
+/// The `network` mapping.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Network {
+    /// Interfaces by name (`vtnet0`, `em0`), in the order given.
+    pub interfaces: Vec<Interface>,
+    /// IPv4 default router (an address).
+    pub defaultrouter: Option<Located<String>>,
+    /// IPv6 default router (an address).
+    pub ipv6_defaultrouter: Option<Located<String>>,
+    /// Name servers (addresses), in the order given.
+    pub nameservers: Vec<Located<String>>,
+    #[serde(skip)]
+    pub span: Span,
+}
+
+/// One interface: how it gets its addresses.
+#[derive(Debug, Clone, Serialize)]
+pub struct Interface {
+    /// The interface name (`vtnet0`): letters then digits, as FreeBSD names them.
+    pub name: Located<String>,
+    pub ipv4: Option<Located<Ipv4>>,
+    pub ipv6: Option<Located<Ipv6>>,
+}
+
+/// An interface's IPv4 configuration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Ipv4 {
+    Dhcp,
+    /// An address with its prefix length, as written (`192.0.2.10/24`).
+    Static(String),
+}
+
+/// An interface's IPv6 configuration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Ipv6 {
+    /// Stateless autoconfiguration (`inet6 accept_rtadv`).
+    Slaac,
+    /// An address with its prefix length (`2001:db8::10/64`).
+    Static(String),
+}
+
+/// One rc.conf variable: a validated name and a value safe inside rc.conf's
+/// double quotes (no `"`, `\`, backquote, `$` or newline).
+#[derive(Debug, Clone, Serialize)]
+pub struct RcVar {
+    pub name: Located<String>,
+    /// The value as text (a number or bool is written as YAML shows it).
+    pub value: Located<String>,
+}
+
+/// sshd settings, written at the top of sshd_config.
+#[derive(Debug, Clone, Serialize)]
+pub struct Sshd {
+    /// `no`, `yes`, `prohibit-password` or `forced-commands-only`.
+    pub permit_root_login: Located<String>,
+    pub password_authentication: Located<bool>,
+    pub kbd_interactive_authentication: Located<bool>,
+}
+
+impl Default for Sshd {
+    fn default() -> Self {
+        Sshd {
+            permit_root_login: Located::new("no".into(), Span::synthetic()),
+            password_authentication: Located::new(false, Span::synthetic()),
+            kbd_interactive_authentication: Located::new(false, Span::synthetic()),
+        }
+    }
 }
 
 /// One validated user account.
