@@ -1,5 +1,7 @@
 //! Output formats for effective configs.
 
+pub mod annotate;
+
 use crate::diag::Diag;
 use crate::value::{Entry, Map, Node, Span, Value};
 
