@@ -3,6 +3,8 @@
 use std::io::Write;
 
 use super::{Context, Failure, Outcome, write_out};
+use crate::diag::Diag;
+use crate::output::annotate::{self, Notes};
 use crate::output::{self, Format};
 
 /// Print the effective config of one or more hosts.
@@ -10,9 +12,14 @@ use crate::output::{self, Format};
 /// With one host, prints its config. With several hosts or --all, prints a
 /// mapping from FQDN to config, sorted by FQDN. Nothing is printed unless every
 /// host compiles.
+///
+/// With --annotate, every scalar and list item ends with a comment naming the
+/// file:line of the value that won (`injected: …` for the domain keys of a
+/// user, `${…} at … ← …` for a string with references, `computed` for
+/// `_beryl_`). Stripping the comments gives the plain YAML output.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  beryl render host01\n  beryl render example.org/web/host01 --format json\n  beryl render --all"
+    after_help = "Examples:\n  beryl render host01\n  beryl render example.org/web/host01 --format json\n  beryl render --all\n  beryl render host01 --annotate"
 )]
 pub struct Args {
     /// Hosts: SHORT, FQDN, DOMAIN/SHORT or DOMAIN/GROUP/SHORT.
@@ -26,33 +33,63 @@ pub struct Args {
     /// The output format.
     #[arg(long, value_enum, default_value = "yaml")]
     pub format: Format,
+
+    /// End each value with a comment giving the file:line it came from (YAML only).
+    #[arg(long)]
+    pub annotate: bool,
 }
 
 pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
+    if args.annotate && args.format == Format::Json {
+        return Err(vec![
+            Diag::new(
+                "beryl::render::annotate_json",
+                "--annotate writes YAML comments, and JSON has no comments",
+            )
+            .help("drop --format json (YAML is the default), or drop --annotate"),
+        ]);
+    }
     let inventory = ctx.inventory()?;
     let hosts = ctx.select(&inventory, &args.hosts, args.all)?;
     let compiler = ctx.compiler(&inventory);
     let mut configs = Vec::with_capacity(hosts.len());
     let mut errors = Vec::new();
+    let mut notes = Vec::new();
     for host in &hosts {
         match compiler.compile(host) {
-            Ok(c) => configs.push((host.fqdn.clone(), c.config)),
+            Ok(c) => {
+                if args.annotate {
+                    notes.push((host.fqdn.clone(), Notes::for_host(&c)));
+                }
+                configs.push((host.fqdn.clone(), c.config));
+            }
             Err(e) => errors.extend(e),
         }
     }
     if !errors.is_empty() {
         return Err(errors);
     }
-    let node = if configs.len() == 1 && !args.all {
-        configs
+    let (node, notes) = if configs.len() == 1 && !args.all {
+        let node = configs
             .pop()
             .map(|(_, c)| c)
-            .unwrap_or_else(|| output::mapping([]))
+            .unwrap_or_else(|| output::mapping([]));
+        (node, notes.pop().map(|(_, n)| n).unwrap_or_default())
     } else {
         configs.sort_by(|a, b| a.0.cmp(&b.0));
-        output::mapping(configs)
+        // Each host's notes, placed under its FQDN.
+        let mut all = Notes::default();
+        for (fqdn, n) in notes {
+            all.extend(n.under(&fqdn));
+        }
+        (output::mapping(configs), all)
     };
-    let text = output::to_string(&node, args.format).map_err(|d| vec![d])?;
+    let text = if args.annotate {
+        annotate::to_string(&node, &notes)
+    } else {
+        output::to_string(&node, args.format)
+    };
+    let text = text.map_err(|d| vec![d])?;
     write_out(out, &text)?;
     Ok(Outcome::Ok)
 }

@@ -1,5 +1,6 @@
 //! Output formats for effective configs.
 
+pub mod annotate;
 pub mod explain;
 
 use crate::diag::Diag;

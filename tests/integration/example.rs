@@ -92,3 +92,12 @@ fn example_explain() {
         insta::assert_snapshot!(*name, run.transcript(&a));
     }
 }
+
+/// `render --annotate` on the example inventory: every value names its origin.
+#[test]
+fn example_host01_annotated() {
+    let a = args(&["render", "host01", "--annotate"]);
+    let run = beryl(&repo(), &a);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    insta::assert_snapshot!(run.transcript(&a));
+}
