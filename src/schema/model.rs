@@ -87,6 +87,7 @@ pub struct Network {
     pub ipv6_defaultrouter: Option<Located<String>>,
     /// Name servers (addresses), in the order given.
     pub nameservers: Vec<Located<String>>,
+    /// Where the `network` mapping was written.
     #[serde(skip)]
     pub span: Span,
 }
@@ -96,7 +97,9 @@ pub struct Network {
 pub struct Interface {
     /// The interface name (`vtnet0`): letters then digits, as FreeBSD names them.
     pub name: Located<String>,
+    /// `dhcp` or an address with its prefix length.
     pub ipv4: Option<Located<Ipv4>>,
+    /// `slaac` or an address with its prefix length.
     pub ipv6: Option<Located<Ipv6>>,
 }
 
@@ -104,6 +107,7 @@ pub struct Interface {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Ipv4 {
+    /// Configured by DHCP.
     Dhcp,
     /// An address with its prefix length, as written (`192.0.2.10/24`).
     Static(String),
@@ -123,6 +127,7 @@ pub enum Ipv6 {
 /// double quotes (no `"`, `\`, backquote, `$` or newline).
 #[derive(Debug, Clone, Serialize)]
 pub struct RcVar {
+    /// The variable name (`^[A-Za-z_][A-Za-z0-9_]*$`).
     pub name: Located<String>,
     /// The value as text (a number or bool is written as YAML shows it).
     pub value: Located<String>,
@@ -133,7 +138,9 @@ pub struct RcVar {
 pub struct Sshd {
     /// `no`, `yes`, `prohibit-password` or `forced-commands-only`.
     pub permit_root_login: Located<String>,
+    /// `PasswordAuthentication`.
     pub password_authentication: Located<bool>,
+    /// `KbdInteractiveAuthentication` (PAM still accepts passwords without it).
     pub kbd_interactive_authentication: Located<bool>,
 }
 
