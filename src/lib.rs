@@ -13,6 +13,7 @@ pub mod keys;
 pub mod merge;
 pub mod output;
 pub mod path;
+pub mod plan;
 pub mod refs;
 pub mod schema;
 pub mod value;

@@ -7,6 +7,7 @@ mod explain;
 mod hosts;
 mod keys;
 mod merge;
+mod plan;
 mod render;
 mod report;
 
@@ -81,6 +82,7 @@ pub enum Command {
     Keys(keys::Args),
     Merge(merge::Args),
     Explain(explain::Args),
+    Plan(plan::Args),
 }
 
 /// What a command concluded, short of an error.
@@ -113,6 +115,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Keys(a) => keys::run(&ctx, a, &mut out),
         Command::Merge(a) => merge::run(&ctx, a, &mut out),
         Command::Explain(a) => explain::run(&ctx, a, &mut out),
+        Command::Plan(a) => plan::run(&ctx, a, &mut out),
     };
     let flushed = out.flush();
     match result {

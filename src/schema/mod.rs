@@ -27,7 +27,9 @@ mod tests_users;
 use crate::diag::Diag;
 use crate::value::Node;
 
-pub use model::{FreeBsd, Located, Raid, User, UserState};
+pub use model::{
+    FreeBsd, Install, Interface, Ipv4, Ipv6, Located, Network, Raid, RcVar, Sshd, User, UserState,
+};
 
 /// The error codes of this stage.
 pub mod code {

@@ -1,0 +1,127 @@
+//! `beryl plan`: compile hosts into bsdinstall installerconfig files.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::{Context, Failure, Outcome, write_out};
+use crate::diag::Diag;
+use crate::plan::{self, render::Templates};
+
+/// Compile the unattended-install file (a bsdinstall installerconfig) of hosts.
+///
+/// Checks that each host can be installed (disks, raid, timezone, a user with
+/// a key, shells, sudo) before writing anything. With one host, writes to
+/// stdout or --out FILE; with several, --out is a directory holding one file
+/// per FQDN. docs/install.md explains the file and how to feed it to the
+/// installer.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    beryl plan host01 > installerconfig\n  \
+    beryl plan --all --out plans/\n  \
+    beryl plan host01 --format json")]
+pub struct Args {
+    /// Hosts: SHORT, FQDN, DOMAIN/SHORT or DOMAIN/GROUP/SHORT.
+    #[arg(value_name = "HOST", required_unless_present = "all")]
+    pub hosts: Vec<String>,
+
+    /// Every host of the inventory.
+    #[arg(long, conflicts_with = "hosts")]
+    pub all: bool,
+
+    /// A file (one host) or a directory (several hosts) to write.
+    #[arg(long, value_name = "PATH")]
+    pub out: Option<PathBuf>,
+
+    /// Read the templates from DIR instead of the built-in ones.
+    #[arg(long, value_name = "DIR")]
+    pub templates: Option<PathBuf>,
+
+    /// `sh`: the installerconfig; `json`: the same plan as data.
+    #[arg(long, value_enum, default_value = "sh")]
+    pub format: Format,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Sh,
+    Json,
+}
+
+pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
+    let templates = Templates::new(args.templates.as_deref()).map_err(|d| vec![d])?;
+    let inventory = ctx.inventory()?;
+    let hosts = ctx.select(&inventory, &args.hosts, args.all)?;
+    let several = hosts.len() > 1 || args.all;
+    if several && args.out.is_none() {
+        return Err(vec![
+            Diag::new(
+                "beryl::plan::out",
+                "several hosts need --out DIR: one file per host",
+            )
+            .help("beryl plan --all --out plans/"),
+        ]);
+    }
+    let compiler = ctx.compiler(&inventory);
+    let mut files = Vec::with_capacity(hosts.len());
+    let mut errors = Vec::new();
+    for host in &hosts {
+        let text = compiler
+            .compile(host)
+            .and_then(|c| plan::build(&host.fqdn, &c))
+            .and_then(|p| render(&templates, &p, args.format).map_err(|d| vec![d]));
+        match text {
+            Ok(text) => files.push((host.fqdn.clone(), text)),
+            Err(e) => errors.extend(e),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    match (&args.out, several) {
+        (None, _) => write_out(
+            out,
+            &files.iter().map(|(_, t)| t.as_str()).collect::<String>(),
+        )?,
+        (Some(path), false) => write_atomic(path, &files[0].1)?,
+        (Some(dir), true) => {
+            std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+            let ext = match args.format {
+                Format::Sh => "sh",
+                Format::Json => "json",
+            };
+            for (fqdn, text) in &files {
+                write_atomic(&dir.join(format!("{fqdn}.{ext}")), text)?;
+            }
+        }
+    }
+    Ok(Outcome::Ok)
+}
+
+fn render(t: &Templates, p: &plan::Plan, format: Format) -> Result<String, Diag> {
+    match format {
+        Format::Sh => t.installerconfig(p),
+        Format::Json => {
+            let mut text = serde_json::to_string_pretty(&t.json(p)?).unwrap_or_default();
+            text.push('\n');
+            Ok(text)
+        }
+    }
+}
+
+/// Writes to a temporary name beside the file, then renames it into place.
+fn write_atomic(path: &Path, text: &str) -> Result<(), Failure> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.beryl-tmp"));
+    std::fs::write(&tmp, text).map_err(|e| io(&tmp, e))?;
+    std::fs::rename(&tmp, path).map_err(|e| io(path, e))
+}
+
+fn io(path: &Path, e: std::io::Error) -> Failure {
+    vec![Diag::new(
+        "beryl::io",
+        format!("cannot write {}: {e}", path.display()),
+    )]
+}
