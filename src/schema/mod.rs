@@ -14,11 +14,17 @@
 mod ctx;
 mod fields;
 mod model;
+mod network;
 pub mod rules;
+mod services;
 mod users;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_network;
+#[cfg(test)]
+mod tests_services;
 #[cfg(test)]
 mod tests_storage;
 #[cfg(test)]
