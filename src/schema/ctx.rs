@@ -151,6 +151,14 @@ impl Ctx {
     }
 }
 
+/// The text a scalar was read from, when its span covers it in a loaded file.
+pub(crate) fn written(node: &Node) -> Option<&str> {
+    let source = node.span.source.as_deref()?;
+    source
+        .text
+        .get(node.span.offset..node.span.offset.checked_add(node.span.len)?)
+}
+
 /// The key of `fields` that `key` most likely meant, if any is close enough.
 pub(crate) fn suggest<T>(key: &str, fields: &[Field<T>]) -> Option<&'static str> {
     let key = key.to_ascii_lowercase();

@@ -7,10 +7,10 @@ use crate::diag::Diag;
 use crate::value::Value;
 
 use super::code;
-use super::ctx::{At, Ctx, Field, Rule};
+use super::ctx::{self, At, Ctx, Field, Rule};
 use super::model::{FreeBsd, Located, Raid};
 use super::rules;
-use super::users;
+use super::{network, services, users};
 
 /// The keys of `freebsd`, in the order the docs list them.
 pub(crate) const FREEBSD: &[Field<FreeBsd>] = &[
@@ -67,6 +67,41 @@ pub(crate) const FREEBSD: &[Field<FreeBsd>] = &[
         doc: "user accounts, each a mapping with at least `name`",
         aliases: &["user", "accounts"],
         check: users::users,
+    },
+    Field {
+        key: "install",
+        doc: "how bsdinstall installs the base system: dists (the default) or pkgbase",
+        aliases: &[
+            "base_install",
+            "install_method",
+            "installer",
+            "distributions",
+        ],
+        check: install,
+    },
+    Field {
+        key: "version",
+        doc: "FreeBSD release as MAJOR.MINOR, quoted, such as \"15.0\"",
+        aliases: &["release", "os_version", "freebsd_version", "osrelease"],
+        check: version,
+    },
+    Field {
+        key: "network",
+        doc: "interfaces (DHCP/SLAAC or static addresses), default routers and name servers",
+        aliases: &["net", "networking", "interfaces", "ifconfig"],
+        check: network::network,
+    },
+    Field {
+        key: "rc_conf",
+        doc: "other rc.conf variables, such as ntpd_enable: true (written YES)",
+        aliases: &["rc", "rcconf", "rc.conf", "sysrc", "rc_vars"],
+        check: services::rc_conf,
+    },
+    Field {
+        key: "sshd",
+        doc: "sshd settings: permit_root_login, password_authentication, kbd_interactive_authentication",
+        aliases: &["sshd_config", "openssh"],
+        check: services::sshd,
     },
 ];
 
@@ -272,4 +307,62 @@ fn disk_count(cx: &mut Ctx, at: &At<'_>, count: usize) {
             "add disks, or choose a layout that fits: {LAYOUTS}"
         )),
     );
+}
+
+fn install(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
+    let Some(s) = cx.string(&at.path, at.node) else {
+        return;
+    };
+    match rules::install(s) {
+        Ok(i) => out.install = Some(Located::new(i, at.node.span.clone())),
+        Err(reason) => cx.push(
+            Diag::new(code::INSTALL, format!("invalid {}: {reason}", at.path))
+                .label(&at.node.span, "not an install method")
+                .help(
+                    "write `dists` (kernel and base tarballs) or `pkgbase` (base system packages, FreeBSD 15 and later)",
+                ),
+        ),
+    }
+}
+
+/// How to write a version so that YAML keeps it.
+const QUOTE_VERSION: &str = "quote it, so that YAML keeps it as written: `version: \"15.0\"` (unquoted, 14.10 would be the number 14.1)";
+
+/// A quoted `MAJOR.MINOR`; a float only when its written text is one (a
+/// float's value has lost it: `14.10` reads as 14.1, `15.00` as 15).
+fn version(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
+    let float = matches!(at.node.value, Value::Float(_));
+    let text = match &at.node.value {
+        Value::Str(s) => Some(s.as_str()),
+        // The text only counts if it is what the float was read from (an
+        // alias or a reference points elsewhere).
+        Value::Float(f) => {
+            ctx::written(at.node).filter(|t| t.parse::<f64>().is_ok_and(|v| v == *f))
+        }
+        _ => None,
+    };
+    let Some(text) = text else {
+        let help = match at.node.value {
+            Value::Int(n) => format!("give the minor version too, in quotes: `version: \"{n}.0\"`"),
+            Value::Float(_) => QUOTE_VERSION.to_string(),
+            _ => "write the release as MAJOR.MINOR in quotes, such as `version: \"15.0\"`".into(),
+        };
+        cx.push(
+            cx.type_error(&at.path, "a string such as \"15.0\"", at.node)
+                .help(help),
+        );
+        return;
+    };
+    match rules::version(text) {
+        Ok(_) => out.version = Some(Located::new(text.to_string(), at.node.span.clone())),
+        Err(reason) => cx.push(
+            Diag::new(code::VERSION, format!("invalid {}: {reason}", at.path))
+                .label(&at.node.span, "not a MAJOR.MINOR release")
+                .help(if float {
+                    QUOTE_VERSION
+                } else {
+                    "write the release as MAJOR.MINOR, such as \"15.0\" or \"14.3\""
+                }),
+        ),
+    }
 }

@@ -14,11 +14,17 @@
 mod ctx;
 mod fields;
 mod model;
+mod network;
 pub mod rules;
+mod services;
 mod users;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_network;
+#[cfg(test)]
+mod tests_services;
 #[cfg(test)]
 mod tests_storage;
 #[cfg(test)]
@@ -73,6 +79,28 @@ pub mod code {
     pub const GROUP: &str = "beryl::schema::group";
     /// A user state other than `present` or `absent`.
     pub const STATE: &str = "beryl::schema::state";
+    /// An install method other than `dists` or `pkgbase`.
+    pub const INSTALL: &str = "beryl::schema::install";
+    /// A release that is not `MAJOR.MINOR` (or a float whose text is not).
+    pub const VERSION: &str = "beryl::schema::version";
+    /// An interface name that is not a driver name and a unit number.
+    pub const INTERFACE: &str = "beryl::schema::interface";
+    /// An interface's `ipv4` that is neither `dhcp` nor an address with a prefix length.
+    pub const IPV4: &str = "beryl::schema::ipv4";
+    /// An interface's `ipv6` that is neither `slaac` nor an address with a prefix length.
+    pub const IPV6: &str = "beryl::schema::ipv6";
+    /// A router or name server that is not an address (of the family the key needs).
+    pub const ADDRESS: &str = "beryl::schema::address";
+    /// A name server listed twice (reported at the second).
+    pub const DUPLICATE_NAMESERVER: &str = "beryl::schema::duplicate_nameserver";
+    /// An rc.conf variable name that is not a shell variable name.
+    pub const RC_NAME: &str = "beryl::schema::rc_name";
+    /// An rc.conf variable that another `freebsd` field sets.
+    pub const RC_MANAGED: &str = "beryl::schema::rc_managed";
+    /// An rc.conf value that is unsafe inside double quotes.
+    pub const RC_VALUE: &str = "beryl::schema::rc_value";
+    /// An sshd setting that is not one of its words.
+    pub const SSHD: &str = "beryl::schema::sshd";
 }
 
 /// Validates the merged `freebsd` node of one host (absent = empty mapping is

@@ -85,7 +85,7 @@ pub struct Network {
     pub defaultrouter: Option<Located<String>>,
     /// IPv6 default router (an address).
     pub ipv6_defaultrouter: Option<Located<String>>,
-    /// Name servers (addresses), in the order given.
+    /// Name servers (addresses), in the order given; no duplicates.
     pub nameservers: Vec<Located<String>>,
     /// Where the `network` mapping was written.
     #[serde(skip)]
@@ -97,9 +97,9 @@ pub struct Network {
 pub struct Interface {
     /// The interface name (`vtnet0`): letters then digits, as FreeBSD names them.
     pub name: Located<String>,
-    /// `dhcp` or an address with its prefix length.
+    /// `ifconfig_IF`: DHCP or a static address; `None` leaves IPv4 unconfigured.
     pub ipv4: Option<Located<Ipv4>>,
-    /// `slaac` or an address with its prefix length.
+    /// `ifconfig_IF_ipv6`: SLAAC or a static address; `None` leaves IPv6 unconfigured.
     pub ipv6: Option<Located<Ipv6>>,
 }
 
@@ -107,7 +107,7 @@ pub struct Interface {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Ipv4 {
-    /// Configured by DHCP.
+    /// DHCP (`ifconfig_IF="DHCP"`).
     Dhcp,
     /// An address with its prefix length, as written (`192.0.2.10/24`).
     Static(String),
@@ -127,9 +127,10 @@ pub enum Ipv6 {
 /// double quotes (no `"`, `\`, backquote, `$` or newline).
 #[derive(Debug, Clone, Serialize)]
 pub struct RcVar {
-    /// The variable name (`^[A-Za-z_][A-Za-z0-9_]*$`).
+    /// The variable name (located at its key); not one that beryl sets itself.
     pub name: Located<String>,
-    /// The value as text (a number or bool is written as YAML shows it).
+    /// The value as text: a string as written, an integer in decimal, a
+    /// boolean as `YES` or `NO`.
     pub value: Located<String>,
 }
 
@@ -140,7 +141,7 @@ pub struct Sshd {
     pub permit_root_login: Located<String>,
     /// `PasswordAuthentication`.
     pub password_authentication: Located<bool>,
-    /// `KbdInteractiveAuthentication` (PAM still accepts passwords without it).
+    /// `KbdInteractiveAuthentication` (PAM still takes passwords through it).
     pub kbd_interactive_authentication: Located<bool>,
 }
 

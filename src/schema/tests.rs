@@ -258,3 +258,205 @@ fn every_error_is_reported_in_document_order() {
             .contains("freebsd.users[alice].uid must be an integer, found a string")
     );
 }
+
+#[test]
+fn install() {
+    for (word, want) in [("dists", Install::Dists), ("pkgbase", Install::Pkgbase)] {
+        let f = ok(&format!("freebsd:\n  install: {word}\n"));
+        assert_eq!(f.install.as_ref().map(|i| i.value), Some(want));
+        assert_eq!(
+            f.install.as_ref().map(|i| i.span.to_string()).as_deref(),
+            Some("t.yml:2:12")
+        );
+    }
+    assert!(ok("freebsd: {}\n").install.is_none());
+    let d = fails(
+        "freebsd:\n  install: packages\n",
+        code::INSTALL,
+        "invalid freebsd.install: `packages` is neither `dists` nor `pkgbase`; did you mean `pkgbase`?",
+        "t.yml:2:12",
+    );
+    assert!(
+        d.help
+            .unwrap_or_default()
+            .contains("`pkgbase` (base system packages")
+    );
+    fails(
+        "freebsd:\n  install: tarballs\n",
+        code::INSTALL,
+        "did you mean `dists`?",
+        "t.yml:2:12",
+    );
+    fails(
+        "freebsd:\n  install: true\n",
+        code::TYPE,
+        "freebsd.install must be a string, found a boolean",
+        "t.yml:2:12",
+    );
+    let json = serde_json::to_value(ok("freebsd: {install: pkgbase}\n")).unwrap_or_default();
+    assert_eq!(json["install"], "pkgbase");
+}
+
+#[test]
+fn version_as_a_string() {
+    for v in ["15.0", "14.3", "13.5", "16.0", "9.3"] {
+        let f = ok(&format!("freebsd:\n  version: '{v}'\n"));
+        assert_eq!(f.version.as_ref().map(|v| v.value.as_str()), Some(v));
+        assert_eq!(
+            f.version.as_ref().map(|v| v.span.to_string()).as_deref(),
+            Some("t.yml:2:12")
+        );
+    }
+    let d = fails(
+        "freebsd:\n  version: '14.10'\n",
+        code::VERSION,
+        "invalid freebsd.version: `14.10` has the minor version `10`",
+        "t.yml:2:12",
+    );
+    assert_eq!(
+        d.help.as_deref(),
+        Some("write the release as MAJOR.MINOR, such as \"15.0\" or \"14.3\"")
+    );
+    fails(
+        "freebsd:\n  version: 15.0-RELEASE\n",
+        code::VERSION,
+        "suffix `-RELEASE`; give only MAJOR.MINOR, such as `15.0`",
+        "t.yml:2:12",
+    );
+    fails(
+        "freebsd:\n  version: '15'\n",
+        code::VERSION,
+        "no minor version; write `15.0`",
+        "t.yml:2:12",
+    );
+}
+
+#[test]
+fn version_as_a_float_keeps_its_text() {
+    // `15.0` is a float to YAML; its written text is MAJOR.MINOR, so it counts.
+    let f = ok("freebsd:\n  version: 15.0\n");
+    assert_eq!(f.version.as_ref().map(|v| v.value.as_str()), Some("15.0"));
+    let f = ok("freebsd: {version: 14.3}\n");
+    assert_eq!(f.version.as_ref().map(|v| v.value.as_str()), Some("14.3"));
+    // The float 14.1 was written 14.10: the text shows what was meant.
+    let d = fails(
+        "freebsd:\n  version: 14.10\n",
+        code::VERSION,
+        "`14.10` has the minor version `10`",
+        "t.yml:2:12",
+    );
+    assert!(d.help.unwrap_or_default().contains("`version: \"15.0\"`"));
+    fails(
+        "freebsd:\n  version: 15.00\n",
+        code::VERSION,
+        "`15.00` has the minor version `00`",
+        "t.yml:2:12",
+    );
+    fails(
+        "freebsd:\n  version: 1.5e1\n",
+        code::VERSION,
+        "`1.5e1` is not MAJOR.MINOR",
+        "t.yml:2:12",
+    );
+    // Through an alias the text is `*v`, not the number: refused, with the fix.
+    let d = fails(
+        "x: &v 15.0\nfreebsd:\n  version: *v\n",
+        code::TYPE,
+        "freebsd.version must be a string such as \"15.0\", found a float",
+        "t.yml:3:12",
+    );
+    assert!(d.help.unwrap_or_default().starts_with("quote it"));
+}
+
+#[test]
+fn version_of_another_type() {
+    let d = fails(
+        "freebsd:\n  version: 15\n",
+        code::TYPE,
+        "found an integer",
+        "t.yml:2:12",
+    );
+    assert_eq!(
+        d.help.as_deref(),
+        Some("give the minor version too, in quotes: `version: \"15.0\"`")
+    );
+    fails(
+        "freebsd:\n  version: [15, 0]\n",
+        code::TYPE,
+        "found a list",
+        "t.yml:2:12",
+    );
+}
+
+#[test]
+fn a_full_block_with_every_key() {
+    let f = ok("freebsd:
+  hostname: web01.example.org
+  install: pkgbase
+  version: '15.0'
+  network:
+    interfaces:
+      vtnet0: {ipv4: 192.0.2.10/24, ipv6: '2001:db8::10/64'}
+    defaultrouter: 192.0.2.1
+    nameservers: [192.0.2.53]
+  rc_conf:
+    ntpd_enable: true
+  sshd:
+    permit_root_login: prohibit-password
+    kbd_interactive_authentication: no
+");
+    assert_eq!(f.install.map(|i| i.value), Some(Install::Pkgbase));
+    assert_eq!(f.version.map(|v| v.value).as_deref(), Some("15.0"));
+    assert_eq!(f.network.map(|n| n.interfaces.len()), Some(1));
+    assert_eq!(f.rc_conf[0].value.value, "YES");
+    assert_eq!(f.sshd.permit_root_login.value, "prohibit-password");
+    assert!(!f.sshd.kbd_interactive_authentication.value);
+}
+
+#[test]
+fn unknown_key_suggests_the_new_keys() {
+    for (key, meant) in [
+        ("release", "version"),
+        ("os_version", "version"),
+        ("install_method", "install"),
+        ("instal", "install"),
+        ("interfaces", "network"),
+        ("networking", "network"),
+        ("rc", "rc_conf"),
+        ("rcconf", "rc_conf"),
+        ("sysrc", "rc_conf"),
+        ("sshd_config", "sshd"),
+    ] {
+        let d = fails(
+            &format!("freebsd:\n  {key}: x\n"),
+            code::UNKNOWN_KEY,
+            &format!("unknown key `{key}` in freebsd; did you mean `{meant}`?"),
+            "t.yml:2:3",
+        );
+        assert!(
+            d.help
+                .unwrap_or_default()
+                .ends_with("users, install, version, network, rc_conf, sshd")
+        );
+    }
+    // The users' key list is not taken for sshd.
+    let d = fails(
+        "freebsd:\n  ssh_keys: [a]\n",
+        code::UNKNOWN_KEY,
+        "unknown key `ssh_keys` in freebsd",
+        "t.yml:2:3",
+    );
+    assert!(!d.message.contains("sshd"), "{}", d.message);
+}
+
+#[test]
+fn freebsd_key_docs_come_from_the_table() {
+    let keys: Vec<&str> = freebsd_keys().iter().map(|(k, _)| *k).collect();
+    assert_eq!(
+        keys,
+        [
+            "hostname", "timezone", "raid", "disks", "pool", "swap", "packages", "sudoers",
+            "users", "install", "version", "network", "rc_conf", "sshd"
+        ]
+    );
+}

@@ -2,16 +2,27 @@
 //!
 //! Each takes the text as written and returns `Err(reason)`: a phrase that
 //! completes `invalid freebsd.FIELD: `, quoting the offending part.
-//! `system` has the host-wide settings, `storage` the ZFS boot pool and
-//! `account` users and groups.
+//! `system` has the host-wide settings, `storage` the ZFS boot pool,
+//! `account` users and groups, `network` interfaces and addresses, and `rc`
+//! rc.conf variables.
 
 mod account;
+mod network;
+mod rc;
 mod storage;
 mod system;
 
 pub use account::{MAX_NAME, MAX_UID, comment, group_name, shell, uid, user_name, user_state};
+pub use network::{
+    MAX_IFNAME, interface_name, ip_address, ipv4, ipv4_address, ipv4_cidr, ipv6, ipv6_address,
+    ipv6_cidr,
+};
+pub use rc::{MANAGED, MANAGED_PREFIX, rc_managed, rc_name, rc_value};
 pub use storage::{DISK_DRIVERS, MIN_SWAP, disk, pool, raid, swap};
-pub use system::{MAX_HOSTNAME, MAX_LABEL, hostname, package, sudoers_line, timezone};
+pub use system::{
+    MAX_HOSTNAME, MAX_LABEL, PERMIT_ROOT_LOGIN, hostname, install, package, permit_root_login,
+    sudoers_line, timezone, version, yes_no,
+};
 
 /// Quotes a value for a message: backticks, escapes, at most 60 characters.
 pub fn quote(s: &str) -> String {

@@ -1,8 +1,10 @@
-//! Host-wide settings: host name, time zone, packages, sudoers lines.
+//! Host-wide settings: host name, time zone, release, install method,
+//! packages, sudoers lines and sshd settings.
 
 use std::str::FromStr;
 
-use super::{quote, show};
+use super::{all_digits, quote, show};
+use crate::schema::model::Install;
 
 /// The longest host name (RFC 1123).
 pub const MAX_HOSTNAME: usize = 253;
@@ -181,4 +183,112 @@ pub fn sudoers_line(s: &str) -> Result<(), String> {
         )),
         None => Ok(()),
     }
+}
+
+/// How the base system is installed: `dists` or `pkgbase`.
+pub fn install(s: &str) -> Result<Install, String> {
+    match s {
+        "dists" => return Ok(Install::Dists),
+        "pkgbase" => return Ok(Install::Pkgbase),
+        _ => {}
+    }
+    let hint = match s.to_ascii_lowercase().as_str() {
+        "dists" | "dist" | "distributions" | "distribution" | "tarballs" | "txz" | "sets" => {
+            "; did you mean `dists`?"
+        }
+        "pkgbase" | "pkg" | "pkgs" | "packages" | "package" | "pkg-base" | "pkg_base" => {
+            "; did you mean `pkgbase`?"
+        }
+        _ => "",
+    };
+    Err(format!(
+        "{} is neither `dists` nor `pkgbase`{hint}",
+        quote(s)
+    ))
+}
+
+/// A FreeBSD release as `MAJOR.MINOR` (`15.0`, `14.3`): a major of one or two
+/// digits without a leading zero, and a one-digit minor. Returns both numbers.
+pub fn version(s: &str) -> Result<(u8, u8), String> {
+    if s.is_empty() {
+        return Err("the version is empty".into());
+    }
+    if let Some((release, suffix)) = s.split_once('-')
+        && version(release).is_ok()
+    {
+        return Err(format!(
+            "{} has the suffix `-{suffix}`; give only MAJOR.MINOR, such as `{release}`",
+            quote(s)
+        ));
+    }
+    let Some((major, minor)) = s.split_once('.') else {
+        return Err(if all_digits(s) {
+            format!("{} has no minor version; write `{s}.0`", quote(s))
+        } else {
+            format!("{} is not MAJOR.MINOR, such as 15.0", quote(s))
+        });
+    };
+    if minor.contains('.') {
+        return Err(format!(
+            "{} has more parts than MAJOR.MINOR, such as 15.0",
+            quote(s)
+        ));
+    }
+    if !all_digits(major) || !all_digits(minor) {
+        return Err(format!("{} is not MAJOR.MINOR, such as 15.0", quote(s)));
+    }
+    if major.len() > 2 || major.starts_with('0') {
+        return Err(format!(
+            "{} has the major version `{major}`; it is one or two digits without a leading zero",
+            quote(s)
+        ));
+    }
+    if minor.len() > 1 {
+        return Err(format!(
+            "{} has the minor version `{minor}`; FreeBSD minors are one digit, such as 14.3",
+            quote(s)
+        ));
+    }
+    // Both parts are short runs of digits, so the parses cannot fail.
+    Ok((major.parse().unwrap_or(0), minor.parse().unwrap_or(0)))
+}
+
+/// The values of sshd's `PermitRootLogin` that beryl writes.
+pub const PERMIT_ROOT_LOGIN: [&str; 4] = ["no", "yes", "prohibit-password", "forced-commands-only"];
+
+/// A `PermitRootLogin` value: `no`, `yes`, `prohibit-password` or
+/// `forced-commands-only`.
+pub fn permit_root_login(s: &str) -> Result<(), String> {
+    if PERMIT_ROOT_LOGIN.contains(&s) {
+        return Ok(());
+    }
+    let lower = s.to_ascii_lowercase();
+    let hint = match lower.as_str() {
+        "without-password" => Some("prohibit-password"),
+        "true" => Some("yes"),
+        "false" => Some("no"),
+        other => PERMIT_ROOT_LOGIN.iter().copied().find(|v| *v == other),
+    };
+    let hint = hint
+        .map(|h| format!("; did you mean `{h}`?"))
+        .unwrap_or_default();
+    Err(format!(
+        "{} is not a PermitRootLogin value (no, yes, prohibit-password or forced-commands-only){hint}",
+        quote(s)
+    ))
+}
+
+/// `yes` or `no`, as sshd spells a boolean.
+pub fn yes_no(s: &str) -> Result<bool, String> {
+    match s {
+        "yes" => return Ok(true),
+        "no" => return Ok(false),
+        _ => {}
+    }
+    let hint = match s.to_ascii_lowercase().as_str() {
+        "yes" | "true" | "on" | "y" => "; did you mean `yes`?",
+        "no" | "false" | "off" | "n" => "; did you mean `no`?",
+        _ => "",
+    };
+    Err(format!("{} is neither `yes` nor `no`{hint}", quote(s)))
 }

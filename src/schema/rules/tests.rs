@@ -1,7 +1,7 @@
 //! Valid and invalid values for each rule.
 
 use super::*;
-use crate::schema::{Raid, UserState};
+use crate::schema::{Install, Ipv4, Ipv6, Raid, UserState};
 
 /// Asserts that `rule` refuses `value` with a reason containing `part`.
 fn refused<T: std::fmt::Debug>(rule: fn(&str) -> Result<T, String>, value: &str, part: &str) {
@@ -256,6 +256,297 @@ fn user_state() {
 }
 
 #[test]
+fn install() {
+    assert_eq!(super::install("dists"), Ok(Install::Dists));
+    assert_eq!(super::install("pkgbase"), Ok(Install::Pkgbase));
+    refused(super::install, "packages", "did you mean `pkgbase`?");
+    refused(super::install, "PkgBase", "did you mean `pkgbase`?");
+    refused(super::install, "tarballs", "did you mean `dists`?");
+    refused(super::install, "Dists", "did you mean `dists`?");
+    refused(super::install, "net", "neither `dists` nor `pkgbase`");
+    refused(super::install, "", "neither");
+}
+
+#[test]
+fn version() {
+    assert_eq!(super::version("15.0"), Ok((15, 0)));
+    assert_eq!(super::version("14.3"), Ok((14, 3)));
+    accepted(super::version, &["13.5", "16.0", "9.3", "99.9", "1.0"]);
+    refused(super::version, "", "empty");
+    refused(super::version, "15", "no minor version; write `15.0`");
+    refused(super::version, "14.10", "minor version `10`");
+    refused(super::version, "15.00", "minor version `00`");
+    refused(super::version, "015.0", "major version `015`");
+    refused(super::version, "05.0", "leading zero");
+    refused(super::version, "100.0", "one or two digits");
+    refused(super::version, "15.0.1", "more parts");
+    refused(super::version, "15.0-RELEASE", "suffix `-RELEASE`");
+    refused(super::version, "14.3-RELEASE-p2", "such as `14.3`");
+    refused(super::version, "15.x", "not MAJOR.MINOR");
+    refused(super::version, "v15.0", "not MAJOR.MINOR");
+    refused(super::version, "15.", "not MAJOR.MINOR");
+    refused(super::version, ".5", "not MAJOR.MINOR");
+    refused(super::version, "fifteen", "not MAJOR.MINOR");
+    refused(super::version, "+15.0", "not MAJOR.MINOR");
+}
+
+#[test]
+fn permit_root_login() {
+    accepted(super::permit_root_login, &super::PERMIT_ROOT_LOGIN);
+    refused(
+        super::permit_root_login,
+        "without-password",
+        "did you mean `prohibit-password`?",
+    );
+    refused(super::permit_root_login, "No", "did you mean `no`?");
+    refused(super::permit_root_login, "true", "did you mean `yes`?");
+    refused(
+        super::permit_root_login,
+        "maybe",
+        "not a PermitRootLogin value",
+    );
+    refused(super::permit_root_login, "", "not a PermitRootLogin value");
+}
+
+#[test]
+fn yes_no() {
+    assert_eq!(super::yes_no("yes"), Ok(true));
+    assert_eq!(super::yes_no("no"), Ok(false));
+    refused(super::yes_no, "YES", "did you mean `yes`?");
+    refused(super::yes_no, "off", "did you mean `no`?");
+    refused(super::yes_no, "false", "did you mean `no`?");
+    refused(super::yes_no, "maybe", "neither `yes` nor `no`");
+}
+
+#[test]
+fn interface_name() {
+    accepted(
+        super::interface_name,
+        &[
+            "vtnet0",
+            "em0",
+            "igb1",
+            "lagg0",
+            "vlan10",
+            "ix12",
+            "bridge0",
+            "wg0",
+            "abcdefghijklm99",
+        ],
+    );
+    refused(super::interface_name, "", "empty");
+    refused(super::interface_name, "em", "no unit number, such as `em0`");
+    refused(super::interface_name, "0em", "start with the driver name");
+    refused(super::interface_name, "Em0", "lowercase, such as `em0`");
+    refused(super::interface_name, "em0.10", "contains `.`");
+    refused(super::interface_name, "em-0", "contains `-`");
+    refused(super::interface_name, "vtnet 0", "a space");
+    refused(
+        super::interface_name,
+        "enp0s3",
+        "driver name followed by a unit number",
+    );
+    refused(super::interface_name, "lo0\n", "a newline");
+    refused(super::interface_name, "abcdefghijklmn99", "at most 15");
+}
+
+#[test]
+fn ipv4_address() {
+    assert_eq!(
+        super::ipv4_address("192.0.2.1"),
+        Ok(std::net::Ipv4Addr::new(192, 0, 2, 1))
+    );
+    accepted(
+        super::ipv4_address,
+        &["0.0.0.0", "255.255.255.255", "10.0.0.1"],
+    );
+    refused(super::ipv4_address, "192.0.2.1/24", "has a prefix length");
+    refused(super::ipv4_address, "2001:db8::1", "IPv6 address, not IPv4");
+    refused(super::ipv4_address, "192.000.2.1", "leading zero");
+    refused(super::ipv4_address, "010.0.0.1", "leading zero");
+    refused(super::ipv4_address, "192.0.2.256", "not an IPv4 address");
+    refused(super::ipv4_address, "192.0.2", "not an IPv4 address");
+    refused(super::ipv4_address, "192.0.2.1.5", "not an IPv4 address");
+    refused(super::ipv4_address, " 192.0.2.1", "not an IPv4 address");
+    refused(super::ipv4_address, "", "not an IPv4 address");
+}
+
+#[test]
+fn ipv6_address() {
+    accepted(
+        super::ipv6_address,
+        &[
+            "2001:db8::1",
+            "::1",
+            "::",
+            "fe80::1",
+            "2001:DB8:0:0:0:0:0:1",
+            "::ffff:192.0.2.1",
+        ],
+    );
+    refused(super::ipv6_address, "fe80::1%em0", "zone id (`%em0`)");
+    refused(super::ipv6_address, "2001:db8::1/64", "has a prefix length");
+    refused(super::ipv6_address, "[2001:db8::1]", "brackets");
+    refused(super::ipv6_address, "192.0.2.1", "IPv4 address, not IPv6");
+    refused(super::ipv6_address, "2001:db8:::1", "not an IPv6 address");
+    refused(super::ipv6_address, "2001:db8::g", "not an IPv6 address");
+    refused(super::ipv6_address, "", "not an IPv6 address");
+}
+
+#[test]
+fn ip_address() {
+    accepted(super::ip_address, &["192.0.2.53", "2001:db8::53", "::1"]);
+    refused(super::ip_address, "ns1.example.org", "not an IP address");
+    refused(super::ip_address, "", "not an IP address");
+    refused(super::ip_address, "192.0.2.53/32", "prefix length");
+    refused(super::ip_address, "1.2.3", "not an IPv4 address");
+    refused(super::ip_address, "01.2.3.4", "leading zero");
+    refused(super::ip_address, "fe80::1%em0", "zone id");
+}
+
+#[test]
+fn cidrs() {
+    assert_eq!(
+        super::ipv4_cidr("192.0.2.10/24"),
+        Ok((std::net::Ipv4Addr::new(192, 0, 2, 10), 24))
+    );
+    accepted(
+        super::ipv4_cidr,
+        &["0.0.0.0/0", "10.0.0.1/32", "10.0.0.1/8"],
+    );
+    refused(
+        super::ipv4_cidr,
+        "192.0.2.10",
+        "no prefix length; write the address with it, such as `192.0.2.10/24`",
+    );
+    refused(super::ipv4_cidr, "192.0.2.10/33", "from 0 to 32");
+    refused(super::ipv4_cidr, "192.0.2.10/999", "from 0 to 32");
+    refused(super::ipv4_cidr, "192.0.2.10/024", "leading zero");
+    refused(super::ipv4_cidr, "192.0.2.10/", "nothing after `/`");
+    refused(super::ipv4_cidr, "192.0.2.10/255.255.255.0", "netmask");
+    refused(super::ipv4_cidr, "192.0.2.10/-1", "not a number");
+    refused(super::ipv4_cidr, "192.0.2.10/24/8", "not a number");
+    refused(super::ipv4_cidr, "192.0.2.300/24", "not an IPv4 address");
+    refused(super::ipv4_cidr, "2001:db8::1/64", "IPv6 address, not IPv4");
+    accepted(super::ipv6_cidr, &["2001:db8::10/64", "::/0", "::1/128"]);
+    refused(
+        super::ipv6_cidr,
+        "2001:db8::10",
+        "such as `2001:db8::10/64`",
+    );
+    refused(super::ipv6_cidr, "2001:db8::10/129", "from 0 to 128");
+    refused(super::ipv6_cidr, "fe80::1%em0/64", "zone id");
+    refused(super::ipv6_cidr, "192.0.2.10/24", "IPv4 address, not IPv6");
+}
+
+#[test]
+fn interface_settings() {
+    assert_eq!(super::ipv4("dhcp"), Ok(Ipv4::Dhcp));
+    assert_eq!(
+        super::ipv4("192.0.2.10/24"),
+        Ok(Ipv4::Static("192.0.2.10/24".into()))
+    );
+    refused(super::ipv4, "DHCP", "did you mean `dhcp`?");
+    refused(super::ipv4, "SYNCDHCP", "did you mean `dhcp`?");
+    refused(super::ipv4, "static", "not an IP");
+    refused(super::ipv4, "192.0.2.10", "no prefix length");
+    assert_eq!(super::ipv6("slaac"), Ok(Ipv6::Slaac));
+    assert_eq!(
+        super::ipv6("2001:db8::10/64"),
+        Ok(Ipv6::Static("2001:db8::10/64".into()))
+    );
+    refused(super::ipv6, "accept_rtadv", "did you mean `slaac`?");
+    refused(super::ipv6, "SLAAC", "did you mean `slaac`?");
+    refused(super::ipv6, "dhcp", "not supported for IPv6");
+    refused(super::ipv6, "2001:db8::10", "no prefix length");
+}
+
+#[test]
+fn rc_name() {
+    accepted(
+        super::rc_name,
+        &[
+            "ntpd_enable",
+            "_x",
+            "A1",
+            "kld_list",
+            "HOSTNAME",
+            "cloned_interfaces",
+        ],
+    );
+    refused(super::rc_name, "", "empty");
+    refused(super::rc_name, "1abc", "starts with a digit");
+    refused(super::rc_name, "ntpd-enable", "contains `-`");
+    refused(super::rc_name, "a.b", "contains `.`");
+    refused(super::rc_name, "a b", "a space");
+    refused(super::rc_name, "na\u{ef}ve", "non-ASCII");
+}
+
+#[test]
+fn rc_managed() {
+    for name in [
+        "hostname",
+        "sshd_enable",
+        "zfs_enable",
+        "defaultrouter",
+        "ipv6_defaultrouter",
+    ] {
+        assert!(super::rc_managed(name).is_some(), "{name}");
+    }
+    for name in [
+        "ifconfig_em0",
+        "ifconfig_vtnet0_ipv6",
+        "ifconfig_em0_alias0",
+        "ifconfig_DEFAULT",
+    ] {
+        assert!(
+            super::rc_managed(name).is_some_and(|h| h.contains("freebsd.network.interfaces")),
+            "{name}"
+        );
+    }
+    assert!(super::rc_managed("hostname").is_some_and(|h| h.contains("freebsd.hostname")));
+    for name in [
+        "ntpd_enable",
+        "Hostname",
+        "sshd_flags",
+        "ifconfig",
+        "cloned_interfaces",
+    ] {
+        assert_eq!(super::rc_managed(name), None, "{name}");
+    }
+}
+
+#[test]
+fn rc_value() {
+    accepted(
+        super::rc_value,
+        &[
+            "",
+            "YES",
+            "-4 -s",
+            "zfs vmm",
+            "it's fine",
+            "Zoë",
+            "a=b;c|d&e",
+        ],
+    );
+    for c in ['"', '\\', '`', '$'] {
+        refused(
+            super::rc_value,
+            &format!("a{c}b"),
+            "which sh would interpret",
+        );
+    }
+    refused(super::rc_value, "$(reboot)", "`$`");
+    refused(super::rc_value, "a\nb", "a newline");
+    refused(super::rc_value, "a\0b", "U+0000");
+    refused(super::rc_value, "a\tb", "a tab");
+    refused(super::rc_value, "a\rb", "U+000D");
+    refused(super::rc_value, "a\u{7f}", "U+007F");
+    refused(super::rc_value, "a\u{85}", "U+0085");
+}
+
+#[test]
 fn quote_escapes_and_truncates() {
     assert_eq!(quote("a\nb"), "`a\\nb`");
     assert_eq!(quote(&"x".repeat(70)), format!("`{}…`", "x".repeat(60)));
@@ -263,8 +554,22 @@ fn quote_escapes_and_truncates() {
 
 #[test]
 fn no_rule_panics_on_odd_text() {
-    let odd = "é ada0é 4é é4g $ - / @ a/b@ \0 \u{7f} \u{10ffff} .. ada99999999999999999999 9t9";
-    let rules: [fn(&str) -> bool; 11] = [
+    let odd = "é ada0é 4é é4g $ - / @ a/b@ \0 \u{7f} \u{10ffff} .. ada99999999999999999999 9t9 \
+               1.2.3.4/é ::/é é.é 1é.0 15.é- % /% é%é 1.2.3.4/99999999999999999999 em0é";
+    let rules: [fn(&str) -> bool; 24] = [
+        |s| super::install(s).is_ok(),
+        |s| super::version(s).is_ok(),
+        |s| super::permit_root_login(s).is_ok(),
+        |s| super::yes_no(s).is_ok(),
+        |s| super::interface_name(s).is_ok(),
+        |s| super::ip_address(s).is_ok(),
+        |s| super::ipv4(s).is_ok(),
+        |s| super::ipv6(s).is_ok(),
+        |s| super::ipv4_cidr(s).is_ok(),
+        |s| super::ipv6_cidr(s).is_ok(),
+        |s| super::rc_name(s).is_ok(),
+        |s| super::rc_managed(s).is_some(),
+        |s| super::rc_value(s).is_ok(),
         |s| super::hostname(s).is_ok(),
         |s| super::timezone(s).is_ok(),
         |s| super::raid(s).is_ok(),

@@ -1,0 +1,256 @@
+//! `freebsd.network`: interfaces, default routers and name servers, checked
+//! by the [`NETWORK`] and [`INTERFACE`] tables.
+
+use std::net::IpAddr;
+
+use crate::diag::Diag;
+use crate::value::{Node, Span};
+
+use super::code;
+use super::ctx::{At, Ctx, Field, Rule};
+use super::model::{FreeBsd, Interface, Located, Network};
+use super::rules;
+
+/// The keys of `freebsd.network`.
+pub(crate) const NETWORK: &[Field<Network>] = &[
+    Field {
+        key: "interfaces",
+        doc: "interfaces by name (vtnet0, em0), each with ipv4 and/or ipv6",
+        aliases: &["interface", "ifaces", "nics", "ifconfig"],
+        check: interfaces,
+    },
+    Field {
+        key: "defaultrouter",
+        doc: "IPv4 address of the default router, such as 192.0.2.1",
+        aliases: &[
+            "default_router",
+            "gateway",
+            "gateway4",
+            "router",
+            "gw",
+            "defaultroute",
+        ],
+        check: defaultrouter,
+    },
+    Field {
+        key: "ipv6_defaultrouter",
+        doc: "IPv6 address of the default router, such as 2001:db8::1",
+        aliases: &[
+            "ipv6_default_router",
+            "ipv6_gateway",
+            "gateway6",
+            "defaultrouter6",
+            "router6",
+        ],
+        check: ipv6_defaultrouter,
+    },
+    Field {
+        key: "nameservers",
+        doc: "name server addresses for resolv.conf, IPv4 or IPv6, each once",
+        aliases: &[
+            "nameserver",
+            "dns",
+            "dns_servers",
+            "resolvers",
+            "name_servers",
+        ],
+        check: nameservers,
+    },
+];
+
+/// The keys of one interface.
+pub(crate) const INTERFACE: &[Field<Interface>] = &[
+    Field {
+        key: "ipv4",
+        doc: "dhcp, or an address with its prefix length, such as 192.0.2.10/24",
+        aliases: &["inet", "ip", "ip4", "ipv4_address", "address"],
+        check: ipv4,
+    },
+    Field {
+        key: "ipv6",
+        doc: "slaac, or an address with its prefix length, such as 2001:db8::10/64",
+        aliases: &["inet6", "ip6", "ipv6_address", "address6"],
+        check: ipv6,
+    },
+];
+
+const DEFAULTROUTER: Rule = Rule {
+    check: |s| rules::ipv4_address(s).map(drop),
+    code: code::ADDRESS,
+    what: "IPv4 address",
+    help: |s| {
+        if rules::ipv6_address(s).is_ok() {
+            "this is an IPv6 address: set it as `ipv6_defaultrouter`".into()
+        } else {
+            "give the router's IPv4 address alone, such as 192.0.2.1".into()
+        }
+    },
+};
+
+const IPV6_DEFAULTROUTER: Rule = Rule {
+    check: |s| rules::ipv6_address(s).map(drop),
+    code: code::ADDRESS,
+    what: "IPv6 address",
+    help: |s| {
+        if rules::ipv4_address(s).is_ok() {
+            "this is an IPv4 address: set it as `defaultrouter`".into()
+        } else if s.contains('%') {
+            "give the router's address without a zone id (a global address, such as 2001:db8::1)"
+                .into()
+        } else {
+            "give the router's IPv6 address alone, such as 2001:db8::1".into()
+        }
+    },
+};
+
+const NAMESERVER: Rule = Rule {
+    check: |s| rules::ip_address(s).map(drop),
+    code: code::ADDRESS,
+    what: "IP address",
+    help: |_| {
+        "give the name server's IPv4 or IPv6 address, such as 192.0.2.53 or 2001:db8::53 (not a host name)"
+            .into()
+    },
+};
+
+/// The whole mapping; absent keys stay empty.
+pub(crate) fn network(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
+    let Some(map) = cx.mapping(&at.path, at.node) else {
+        return;
+    };
+    let mut net = Network {
+        span: at.node.span.clone(),
+        ..Network::default()
+    };
+    cx.walk(&at.path, map, NETWORK, &mut net);
+    out.network = Some(net);
+}
+
+/// Interfaces by name, in the order given.
+fn interfaces(cx: &mut Ctx, at: &At<'_>, net: &mut Network) {
+    let Some(map) = cx.mapping(&at.path, at.node) else {
+        return;
+    };
+    for (name, entry) in map {
+        let path = format!("{}.{name}", at.path);
+        if let Err(reason) = rules::interface_name(name) {
+            cx.push(
+                Diag::new(
+                    code::INTERFACE,
+                    format!("invalid interface name in {}: {reason}", at.path),
+                )
+                .label(&entry.key_span, "not an interface name")
+                .help(
+                    "name the interface as `ifconfig -l` lists it: a driver and a unit number, \
+                     such as vtnet0, em0, igb1, lagg0 or vlan10",
+                ),
+            );
+        }
+        if let Some(iface) = one(cx, &path, name, entry.key_span.clone(), &entry.node) {
+            net.interfaces.push(iface);
+        }
+    }
+}
+
+fn one(cx: &mut Ctx, path: &str, name: &str, key_span: Span, node: &Node) -> Option<Interface> {
+    let Some(map) = node.as_map() else {
+        cx.push(cx.type_error(path, "a mapping", node).help(format!(
+            "give `{name}` an `ipv4` and/or an `ipv6`, such as `{name}: {{ipv4: dhcp}}`"
+        )));
+        return None;
+    };
+    let mut iface = Interface {
+        name: Located::new(name.to_string(), key_span),
+        ipv4: None,
+        ipv6: None,
+    };
+    cx.walk(path, map, INTERFACE, &mut iface);
+    if !map.contains_key("ipv4") && !map.contains_key("ipv6") {
+        cx.push(
+            Diag::new(
+                code::MISSING_KEY,
+                format!("{path} has neither `ipv4` nor `ipv6`"),
+            )
+            .label(&node.span, "this interface needs `ipv4` or `ipv6`")
+            .help("give `ipv4: dhcp`, `ipv6: slaac` or a static address, or remove the interface"),
+        );
+    }
+    Some(iface)
+}
+
+fn ipv4(cx: &mut Ctx, at: &At<'_>, iface: &mut Interface) {
+    let Some(s) = cx.string(&at.path, at.node) else {
+        return;
+    };
+    match rules::ipv4(s) {
+        Ok(v) => iface.ipv4 = Some(Located::new(v, at.node.span.clone())),
+        Err(reason) => cx.push(
+            Diag::new(code::IPV4, format!("invalid {}: {reason}", at.path))
+                .label(&at.node.span, "not dhcp or an IPv4 address/prefix")
+                .help("write `dhcp`, or the address with its prefix length, such as 192.0.2.10/24"),
+        ),
+    }
+}
+
+fn ipv6(cx: &mut Ctx, at: &At<'_>, iface: &mut Interface) {
+    let Some(s) = cx.string(&at.path, at.node) else {
+        return;
+    };
+    match rules::ipv6(s) {
+        Ok(v) => iface.ipv6 = Some(Located::new(v, at.node.span.clone())),
+        Err(reason) => cx.push(
+            Diag::new(code::IPV6, format!("invalid {}: {reason}", at.path))
+                .label(&at.node.span, "not slaac or an IPv6 address/prefix")
+                .help(
+                    "write `slaac`, or the address with its prefix length, such as 2001:db8::10/64",
+                ),
+        ),
+    }
+}
+
+fn defaultrouter(cx: &mut Ctx, at: &At<'_>, net: &mut Network) {
+    net.defaultrouter = cx.checked(&at.path, at.node, &DEFAULTROUTER);
+}
+
+fn ipv6_defaultrouter(cx: &mut Ctx, at: &At<'_>, net: &mut Network) {
+    net.ipv6_defaultrouter = cx.checked(&at.path, at.node, &IPV6_DEFAULTROUTER);
+}
+
+/// Addresses, each once; compared as addresses, so `2001:db8::53` repeats
+/// `2001:DB8::53`. A repeat is reported at the second.
+fn nameservers(cx: &mut Ctx, at: &At<'_>, net: &mut Network) {
+    let Some(items) = cx.list(&at.path, at.node, "a list of addresses") else {
+        return;
+    };
+    let checked: Vec<Option<Located<String>>> = items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| cx.checked(&format!("{}[{i}]", at.path), item, &NAMESERVER))
+        .collect();
+    let mut seen: Vec<(usize, IpAddr, &Located<String>)> = Vec::new();
+    for (i, ns) in checked.iter().enumerate() {
+        let Some(ns) = ns else { continue };
+        let Ok(addr) = rules::ip_address(&ns.value) else {
+            continue;
+        };
+        if let Some((first, _, prev)) = seen.iter().find(|(_, a, _)| *a == addr) {
+            cx.push(
+                Diag::new(
+                    code::DUPLICATE_NAMESERVER,
+                    format!(
+                        "{}[{i}] {} is already listed as {}[{first}]",
+                        at.path,
+                        rules::quote(&ns.value),
+                        at.path
+                    ),
+                )
+                .label(&ns.span, "listed again here")
+                .label(&prev.span, "first listed here")
+                .help("list each name server once"),
+            );
+        } else {
+            seen.push((i, addr, ns));
+        }
+    }
+    net.nameservers = checked.into_iter().flatten().collect();
+}

@@ -1,0 +1,331 @@
+//! `validate` on `freebsd.rc_conf` and `freebsd.sshd`.
+
+use super::tests::{at, fails, ok, run};
+use super::*;
+
+/// An `rc_conf` mapping with one `name: value` line.
+fn rc(line: &str) -> String {
+    format!("freebsd:\n  rc_conf:\n    {line}\n")
+}
+
+fn sshd(line: &str) -> String {
+    format!("freebsd:\n  sshd:\n    {line}\n")
+}
+
+#[test]
+fn rc_conf_values_as_text() {
+    let f = ok("freebsd:
+  rc_conf:
+    ntpd_enable: true
+    ntpd_sync_on_start: false
+    kern_securelevel: 2
+    syslogd_flags: -ss
+    moused_nondefault_enable: 'NO'
+    kld_list: zfs vmm
+    ntpd_flags: ''
+    _private: yes
+");
+    let vars: Vec<(&str, &str)> = f
+        .rc_conf
+        .iter()
+        .map(|v| (v.name.value.as_str(), v.value.value.as_str()))
+        .collect();
+    assert_eq!(
+        vars,
+        [
+            ("ntpd_enable", "YES"),
+            ("ntpd_sync_on_start", "NO"),
+            ("kern_securelevel", "2"),
+            ("syslogd_flags", "-ss"),
+            ("moused_nondefault_enable", "NO"),
+            ("kld_list", "zfs vmm"),
+            ("ntpd_flags", ""),
+            // YAML 1.2: `yes` is a string, kept as written.
+            ("_private", "yes"),
+        ]
+    );
+    assert_eq!(f.rc_conf[0].name.span.to_string(), "t.yml:3:5");
+    assert_eq!(f.rc_conf[0].value.span.to_string(), "t.yml:3:18");
+    assert!(ok("freebsd: {rc_conf: {}}\n").rc_conf.is_empty());
+    let json = serde_json::to_value(&f).unwrap_or_default();
+    assert_eq!(json["rc_conf"][0]["name"], "ntpd_enable");
+    assert_eq!(json["rc_conf"][0]["value"], "YES");
+    assert_eq!(ok(&rc("n: -12")).rc_conf[0].value.value, "-12");
+}
+
+#[test]
+fn rc_conf_must_be_a_mapping() {
+    fails(
+        "freebsd:\n  rc_conf: [ntpd_enable=YES]\n",
+        code::TYPE,
+        "freebsd.rc_conf must be a mapping, found a list",
+        "t.yml:2:12",
+    );
+    fails(
+        "freebsd:\n  rc_conf:\n",
+        code::TYPE,
+        "found null",
+        "t.yml:2:10",
+    );
+}
+
+#[test]
+fn rc_conf_names() {
+    let d = fails(
+        &rc("ntpd-enable: true"),
+        code::RC_NAME,
+        "invalid variable name in freebsd.rc_conf: `ntpd-enable` contains `-`",
+        "t.yml:3:5",
+    );
+    assert!(d.help.unwrap_or_default().contains("such as ntpd_enable"));
+    fails(
+        &rc("'1st': x"),
+        code::RC_NAME,
+        "starts with a digit",
+        "t.yml:3:5",
+    );
+    fails(&rc("'': x"), code::RC_NAME, "empty", "t.yml:3:5");
+    fails(&rc("'a b': x"), code::RC_NAME, "a space", "t.yml:3:5");
+}
+
+#[test]
+fn rc_conf_refuses_managed_names() {
+    let cases = [
+        ("hostname", "set `freebsd.hostname` instead"),
+        ("sshd_enable", "configure it under `freebsd.sshd`"),
+        ("zfs_enable", "`freebsd.disks`"),
+        (
+            "defaultrouter",
+            "set `freebsd.network.defaultrouter` instead",
+        ),
+        (
+            "ipv6_defaultrouter",
+            "set `freebsd.network.ipv6_defaultrouter` instead",
+        ),
+        ("ifconfig_em0", "`freebsd.network.interfaces`"),
+        ("ifconfig_vtnet0_ipv6", "`freebsd.network.interfaces`"),
+        ("ifconfig_DEFAULT", "`freebsd.network.interfaces`"),
+    ];
+    for (name, help) in cases {
+        let d = fails(
+            &rc(&format!("{name}: 'x'")),
+            code::RC_MANAGED,
+            &format!("`{name}` is set by beryl itself; it cannot be set in freebsd.rc_conf"),
+            "t.yml:3:5",
+        );
+        assert!(
+            d.help.as_deref().is_some_and(|h| h.contains(help)),
+            "{name}: {:?}",
+            d.help
+        );
+    }
+    // Other cases and look-alikes are ordinary variables.
+    ok(&rc("Hostname: x"));
+    ok(&rc("cloned_interfaces: lagg0"));
+    ok(&rc("sshd_flags: -4"));
+}
+
+#[test]
+fn rc_conf_values_must_be_safe() {
+    let d = fails(
+        &rc("ntpd_flags: $(reboot)"),
+        code::RC_VALUE,
+        "invalid freebsd.rc_conf.ntpd_flags: `$(reboot)` contains `$`, which sh would interpret inside rc.conf's double quotes",
+        "t.yml:3:17",
+    );
+    assert!(d.help.unwrap_or_default().contains("inside double quotes"));
+    for (value, part) in [
+        ("'a\"b'", "`\"`"),
+        ("'a\\b'", "`\\`"),
+        ("'`id`'", "```"),
+        ("'${HOME}'", "`$`"),
+        ("\"a\\nb\"", "a newline"),
+        ("\"a\\tb\"", "a tab"),
+        ("\"a\\0b\"", "U+0000"),
+        ("\"a\\x1bb\"", "U+001B"),
+    ] {
+        let d = fails(
+            &rc(&format!("x: {value}")),
+            code::RC_VALUE,
+            "invalid freebsd.rc_conf.x: ",
+            "t.yml:3:8",
+        );
+        assert!(d.message.contains(part), "{value}: {}", d.message);
+    }
+    ok(&rc("x: \"it's -4 -s; a|b&c 'q' Zoë\""));
+}
+
+#[test]
+fn rc_conf_values_must_be_scalars() {
+    let d = fails(
+        &rc("x: ~"),
+        code::TYPE,
+        "freebsd.rc_conf.x must be a string, an integer or a boolean, found null",
+        "t.yml:3:8",
+    );
+    assert!(d.help.unwrap_or_default().contains("`~rc_conf:`"));
+    fails(&rc("x: [a, b]"), code::TYPE, "found a list", "t.yml:3:8");
+    fails(&rc("x: {a: b}"), code::TYPE, "found a mapping", "t.yml:3:8");
+    let d = fails(&rc("x: 1.10"), code::TYPE, "found a float", "t.yml:3:8");
+    assert!(d.help.unwrap_or_default().contains("quote the value"));
+}
+
+#[test]
+fn rc_conf_reports_name_and_value() {
+    let diags = run(&rc("hostname: $x")).expect_err("refused");
+    let got: Vec<(&str, String)> = diags.iter().map(|d| (d.code, at(d))).collect();
+    assert_eq!(
+        got,
+        [
+            (code::RC_MANAGED, "t.yml:3:5".to_string()),
+            (code::RC_VALUE, "t.yml:3:15".into()),
+        ]
+    );
+}
+
+#[test]
+fn sshd_defaults_to_no() {
+    let s = ok("freebsd: {}\n").sshd;
+    assert_eq!(s.permit_root_login.value, "no");
+    assert!(!s.password_authentication.value);
+    assert!(!s.kbd_interactive_authentication.value);
+    let s = ok("freebsd: {sshd: {}}\n").sshd;
+    assert_eq!(s.permit_root_login.value, "no");
+    // Setting one field keeps the defaults of the others.
+    let s = ok(&sshd("password_authentication: true")).sshd;
+    assert!(s.password_authentication.value);
+    assert_eq!(s.password_authentication.span.to_string(), "t.yml:3:30");
+    assert_eq!(s.permit_root_login.value, "no");
+    assert_eq!(s.permit_root_login.span.to_string(), "<beryl>");
+}
+
+#[test]
+fn permit_root_login() {
+    for word in ["no", "yes", "prohibit-password", "forced-commands-only"] {
+        let s = ok(&sshd(&format!("permit_root_login: {word}"))).sshd;
+        assert_eq!(s.permit_root_login.value, word);
+        assert_eq!(s.permit_root_login.span.to_string(), "t.yml:3:24");
+    }
+    assert_eq!(
+        ok(&sshd("permit_root_login: false"))
+            .sshd
+            .permit_root_login
+            .value,
+        "no"
+    );
+    assert_eq!(
+        ok(&sshd("permit_root_login: true"))
+            .sshd
+            .permit_root_login
+            .value,
+        "yes"
+    );
+    let d = fails(
+        &sshd("permit_root_login: without-password"),
+        code::SSHD,
+        "invalid freebsd.sshd.permit_root_login: `without-password` is not a PermitRootLogin value",
+        "t.yml:3:24",
+    );
+    assert!(d.message.ends_with("did you mean `prohibit-password`?"));
+    assert!(d.help.unwrap_or_default().contains("forced-commands-only"));
+    fails(
+        &sshd("permit_root_login: 'No'"),
+        code::SSHD,
+        "did you mean `no`?",
+        "t.yml:3:24",
+    );
+    fails(
+        &sshd("permit_root_login: 0"),
+        code::TYPE,
+        "freebsd.sshd.permit_root_login must be a string, found an integer",
+        "t.yml:3:24",
+    );
+}
+
+#[test]
+fn sshd_booleans() {
+    for (key, col) in [
+        ("password_authentication", 30),
+        ("kbd_interactive_authentication", 37),
+    ] {
+        let get = |text: &str| {
+            let s = ok(text).sshd;
+            if key == "password_authentication" {
+                s.password_authentication.value
+            } else {
+                s.kbd_interactive_authentication.value
+            }
+        };
+        assert!(get(&sshd(&format!("{key}: true"))));
+        assert!(get(&sshd(&format!("{key}: yes"))));
+        assert!(!get(&sshd(&format!("{key}: no"))));
+        assert!(!get(&sshd(&format!("{key}: false"))));
+        let loc = format!("t.yml:3:{col}");
+        let d = fails(
+            &sshd(&format!("{key}: maybe")),
+            code::SSHD,
+            &format!("invalid freebsd.sshd.{key}: `maybe` is neither `yes` nor `no`"),
+            &loc,
+        );
+        assert_eq!(
+            d.help.as_deref(),
+            Some("write true or false (or yes or no)")
+        );
+        fails(
+            &sshd(&format!("{key}: 'YES'")),
+            code::SSHD,
+            "did you mean `yes`?",
+            &loc,
+        );
+        fails(
+            &sshd(&format!("{key}: 1")),
+            code::TYPE,
+            &format!("freebsd.sshd.{key} must be a boolean, found an integer"),
+            &loc,
+        );
+    }
+}
+
+#[test]
+fn sshd_must_be_a_mapping() {
+    fails(
+        "freebsd:\n  sshd: no\n",
+        code::TYPE,
+        "freebsd.sshd must be a mapping, found a string",
+        "t.yml:2:9",
+    );
+}
+
+#[test]
+fn unknown_sshd_key_suggests() {
+    for (key, meant) in [
+        ("PermitRootLogin", "permit_root_login"),
+        ("PasswordAuthentication", "password_authentication"),
+        (
+            "ChallengeResponseAuthentication",
+            "kbd_interactive_authentication",
+        ),
+        ("permit_root_logon", "permit_root_login"),
+        ("kbd_interactive", "kbd_interactive_authentication"),
+    ] {
+        let d = fails(
+            &sshd(&format!("{key}: no")),
+            code::UNKNOWN_KEY,
+            &format!("unknown key `{key}` in freebsd.sshd; did you mean `{meant}`?"),
+            "t.yml:3:5",
+        );
+        assert_eq!(
+            d.help.as_deref(),
+            Some(
+                "freebsd.sshd accepts: permit_root_login, password_authentication, kbd_interactive_authentication"
+            )
+        );
+    }
+    let d = fails(
+        &sshd("port: 2222"),
+        code::UNKNOWN_KEY,
+        "unknown key `port` in freebsd.sshd",
+        "t.yml:3:5",
+    );
+    assert!(!d.message.contains("did you mean"), "{}", d.message);
+}
