@@ -10,6 +10,7 @@ use crate::yaml::Limits;
 
 pub struct Context {
     pub inventory_dir: std::path::PathBuf,
+    pub ssh_dir: std::path::PathBuf,
     pub limits: Limits,
     pub keys: KeyStore,
 }
@@ -23,6 +24,7 @@ impl Context {
         let keys = KeyStore::new(&cli.ssh_dir, &display(&cli.ssh_dir), limits.max_file_size);
         Self {
             inventory_dir: cli.inventory.clone(),
+            ssh_dir: cli.ssh_dir.clone(),
             limits,
             keys,
         }
@@ -34,6 +36,42 @@ impl Context {
 
     pub fn compiler<'a>(&'a self, inventory: &'a Inventory) -> Compiler<'a> {
         Compiler::new(inventory, &self.keys, self.limits)
+    }
+
+    /// Compiles hosts in parallel (rayon), results in the order given. Shows a
+    /// progress bar on stderr for long runs when stderr is a terminal.
+    /// `then` turns each compiled host into what the caller keeps, on the
+    /// worker thread, so a fleet's compiled configs are never all in memory.
+    pub fn compile_all<T: Send>(
+        &self,
+        compiler: &Compiler<'_>,
+        hosts: &[&Host],
+        then: impl Fn(&Host, crate::compile::Compiled) -> Result<T, crate::diag::Diags> + Sync,
+    ) -> Vec<Result<T, crate::diag::Diags>> {
+        use rayon::prelude::*;
+        use std::io::IsTerminal;
+        let bar = (hosts.len() >= 200 && std::io::stderr().is_terminal()).then(|| {
+            let bar = indicatif::ProgressBar::new(hosts.len() as u64);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} hosts {elapsed}")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            bar
+        });
+        let out = hosts
+            .par_iter()
+            .map(|h| {
+                let r = compiler.compile(h).and_then(|c| then(h, c));
+                if let Some(b) = &bar {
+                    b.inc(1);
+                }
+                r
+            })
+            .collect();
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
+        out
     }
 
     /// The hosts named on the command line (every host with `all`), in the

@@ -3,6 +3,7 @@
 
 mod check;
 mod context;
+mod diff;
 mod explain;
 mod hosts;
 mod keys;
@@ -83,13 +84,13 @@ pub enum Command {
     Merge(merge::Args),
     Explain(explain::Args),
     Plan(plan::Args),
+    Diff(diff::Args),
 }
 
 /// What a command concluded, short of an error.
 pub enum Outcome {
     Ok,
     /// Differences were found (diff, apply --exit-code).
-    #[allow(dead_code)]
     Differences,
 }
 
@@ -116,6 +117,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Merge(a) => merge::run(&ctx, a, &mut out),
         Command::Explain(a) => explain::run(&ctx, a, &mut out),
         Command::Plan(a) => plan::run(&ctx, a, &mut out),
+        Command::Diff(a) => diff::run(&ctx, a, &mut out),
     };
     let flushed = out.flush();
     match result {

@@ -3,8 +3,11 @@
 use std::io::Write;
 
 use super::{Context, Failure, Outcome, write_out};
+use crate::compile::Compiler;
 use crate::diag::Diag;
+use crate::inventory::Host;
 use crate::output::annotate::{self, Notes};
+use crate::output::fleet::{self, Rendered};
 use crate::output::{self, Format};
 
 /// Print the effective config of one or more hosts.
@@ -35,8 +38,13 @@ pub struct Args {
     pub format: Format,
 
     /// End each value with a comment giving the file:line it came from (YAML only).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "out")]
     pub annotate: bool,
+
+    /// Write one file per host into DIR (`<fqdn>.yml` or `.json`) and a hash
+    /// manifest, `beryl-manifest.json`. Nothing changes unless every host compiles.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<std::path::PathBuf>,
 }
 
 pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
@@ -52,6 +60,9 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
     let inventory = ctx.inventory()?;
     let hosts = ctx.select(&inventory, &args.hosts, args.all)?;
     let compiler = ctx.compiler(&inventory);
+    if let Some(dir) = &args.out {
+        return render_dir(ctx, &compiler, &hosts, dir, args.format);
+    }
     let mut configs = Vec::with_capacity(hosts.len());
     let mut errors = Vec::new();
     let mut notes = Vec::new();
@@ -91,5 +102,37 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
     };
     let text = text.map_err(|d| vec![d])?;
     write_out(out, &text)?;
+    Ok(Outcome::Ok)
+}
+
+/// `--out DIR`: every host compiled (in parallel), then written with its
+/// manifest; on any error nothing in DIR changes.
+fn render_dir(
+    ctx: &Context,
+    compiler: &Compiler<'_>,
+    hosts: &[&Host],
+    dir: &std::path::Path,
+    format: Format,
+) -> Result<Outcome, Failure> {
+    let results = ctx.compile_all(compiler, hosts, |host, c| {
+        let text = output::to_string(&c.config, format).map_err(|d| vec![d])?;
+        Ok(Rendered {
+            fqdn: host.fqdn.clone(),
+            text,
+        })
+    });
+    let mut errors = Vec::new();
+    let mut rendered = Vec::with_capacity(hosts.len());
+    for result in results {
+        match result {
+            Ok(r) => rendered.push(r),
+            Err(e) => errors.extend(e),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    rendered.sort_by(|a, b| a.fqdn.cmp(&b.fqdn));
+    fleet::write_dir(dir, &rendered, format).map_err(|d| vec![d])?;
     Ok(Outcome::Ok)
 }

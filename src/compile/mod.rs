@@ -8,7 +8,7 @@
 mod levels;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::diag::Diags;
 use crate::inventory::{Host, Inventory, LevelKind};
@@ -62,7 +62,8 @@ pub struct Compiler<'a> {
     keys: &'a KeyStore,
     limits: Limits,
     policy: Policy,
-    cache: Mutex<HashMap<String, Loaded>>,
+    /// One cell per level file, so that concurrent compiles parse each once.
+    cache: Mutex<HashMap<String, Arc<OnceLock<Loaded>>>>,
 }
 
 impl<'a> Compiler<'a> {
@@ -140,17 +141,16 @@ impl<'a> Compiler<'a> {
     }
 
     fn load(&self, kind: LevelKind, file: &crate::inventory::LevelFile) -> Loaded {
-        if let Some(hit) = self.lock().get(&file.rel) {
-            return hit.clone();
-        }
-        let loaded = crate::yaml::load_file(&file.path, &file.display, &self.limits)
-            .map_err(|d| vec![d])
-            .and_then(|node| levels::check(kind, &node).map(|()| Arc::new(node)));
-        self.lock().insert(file.rel.clone(), loaded.clone());
-        loaded
+        let cell = self.lock().entry(file.rel.clone()).or_default().clone();
+        cell.get_or_init(|| {
+            crate::yaml::load_file(&file.path, &file.display, &self.limits)
+                .map_err(|d| vec![d])
+                .and_then(|node| levels::check(kind, &node).map(|()| Arc::new(node)))
+        })
+        .clone()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Loaded>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<OnceLock<Loaded>>>> {
         // A poisoned cache only means another host's compile panicked; the
         // entries themselves are whole values, so keep using them.
         self.cache.lock().unwrap_or_else(|e| e.into_inner())

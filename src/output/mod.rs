@@ -2,6 +2,8 @@
 
 pub mod annotate;
 pub mod explain;
+pub mod fleet;
+pub mod fleetdiff;
 
 use crate::diag::Diag;
 use crate::value::{Entry, Map, Node, Span, Value};

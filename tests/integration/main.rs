@@ -12,5 +12,6 @@ mod annotate;
 mod cases;
 mod differential;
 mod example;
+mod fleet;
 mod harness;
 mod keys;

@@ -1,0 +1,276 @@
+//! `beryl diff`: which hosts change between two states of a fleet, and how.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use super::{Context, Failure, Outcome, write_out};
+use crate::compile::Compiler;
+use crate::diag::Diag;
+use crate::inventory::Inventory;
+use crate::keys::KeyStore;
+use crate::output::fleet::{self, Manifest};
+use crate::output::fleetdiff::{self, HostState, Side};
+use crate::output::{self, Format as OutFormat};
+
+/// Compare two states of the fleet: added and removed hosts, and each changed
+/// path of each changed host.
+///
+/// OLD and NEW are each an inventory directory, a `render --out` directory
+/// (with its manifest), or `git:REV` (the inventory at that revision of the
+/// enclosing git repository). NEW defaults to the working inventory. Hosts
+/// whose manifest hashes agree are skipped without being read. Exit 0 when
+/// nothing differs, 1 when something does, 2 on error.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    beryl diff git:main\n  \
+    beryl diff git:HEAD~1 git:HEAD --stat\n  \
+    beryl diff rendered-old/ rendered-new/ --format markdown > comment.md\n  \
+    beryl diff git:main --plan")]
+pub struct Args {
+    /// The old state: DIR or git:REV.
+    #[arg(value_name = "OLD")]
+    pub old: String,
+
+    /// The new state (default: the working inventory).
+    #[arg(value_name = "NEW")]
+    pub new: Option<String>,
+
+    /// The report format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+
+    /// One line per host with counts.
+    #[arg(long)]
+    pub stat: bool,
+
+    /// Compare the install plans (a unified diff per host) instead of the configs.
+    #[arg(long)]
+    pub plan: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+    Markdown,
+}
+
+pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
+    let old = side(ctx, &args.old, args.plan)?;
+    let new = match &args.new {
+        Some(spec) => side(ctx, spec, args.plan)?,
+        None => side(ctx, &ctx.inventory_dir.display().to_string(), args.plan)?,
+    };
+    let report = fleetdiff::compare(&old.0, &new.0, args.plan).map_err(|d| vec![d])?;
+    let text = match (args.format, args.stat) {
+        (Format::Json, _) => fleetdiff::to_json(&report),
+        (Format::Markdown, _) => fleetdiff::to_markdown(&report),
+        (Format::Text, true) => fleetdiff::to_stat(&report),
+        (Format::Text, false) => fleetdiff::to_text(&report),
+    };
+    write_out(out, &text)?;
+    Ok(if report.differs() {
+        Outcome::Differences
+    } else {
+        Outcome::Ok
+    })
+}
+
+/// A side and the temporary tree it may live in (removed when dropped).
+type Loaded = (Side, Option<Scratch>);
+
+fn side(ctx: &Context, spec: &str, plans: bool) -> Result<Loaded, Failure> {
+    if let Some(rev) = spec.strip_prefix("git:") {
+        let scratch = git_tree(ctx, rev).map_err(|d| vec![d])?;
+        let s = inventory_side(ctx, &scratch.inventory, &scratch.ssh, plans)?;
+        return Ok((s, Some(scratch)));
+    }
+    let dir = PathBuf::from(spec);
+    if dir.join(fleet::MANIFEST).exists() {
+        if plans {
+            return Err(vec![Diag::new(
+                "beryl::diff::plan",
+                format!(
+                    "{spec} is a render directory: --plan needs inventories (a directory or git:REV)"
+                ),
+            )]);
+        }
+        return Ok((rendered_side(&dir).map_err(|d| vec![d])?, None));
+    }
+    if !dir.is_dir() {
+        return Err(vec![
+            Diag::new("beryl::diff::source", format!("{spec}: no such directory"))
+                .help("give an inventory directory, a `render --out` directory, or git:REV"),
+        ]);
+    }
+    // Another inventory uses the ssh dir of the command line.
+    let s = inventory_side(ctx, &dir, &ctx.ssh_dir, plans)?;
+    Ok((s, None))
+}
+
+/// Every host of an inventory, compiled (in parallel) and hashed as
+/// `render --out` hashes it.
+fn inventory_side(ctx: &Context, dir: &Path, ssh: &Path, plans: bool) -> Result<Side, Failure> {
+    let inventory = Inventory::discover(dir, &dir.display().to_string())?;
+    let keys = KeyStore::new(ssh, &ssh.display().to_string(), ctx.limits.max_file_size);
+    let compiler = Compiler::new(&inventory, &keys, ctx.limits);
+    let hosts: Vec<_> = inventory.hosts.iter().collect();
+    let templates = crate::plan::render::Templates::new(None).map_err(|d| vec![d])?;
+    let results = ctx.compile_all(&compiler, &hosts, |host, c| {
+        let text = output::to_string(&c.config, OutFormat::Yaml).map_err(|d| vec![d])?;
+        let value = serde_json::to_value(&c.config).unwrap_or_default();
+        let plan = if plans {
+            let p = crate::plan::build(&host.fqdn, &c)?;
+            Some(templates.installerconfig(&p).map_err(|d| vec![d])?)
+        } else {
+            None
+        };
+        Ok((host.fqdn.clone(), fleet::hash(&text), value, plan))
+    });
+    let mut side = Side {
+        hosts: Default::default(),
+    };
+    let mut errors = Vec::new();
+    for r in results {
+        match r {
+            Ok((fqdn, hash, value, plan)) => {
+                side.hosts.insert(
+                    fqdn,
+                    HostState {
+                        hash,
+                        load: Box::new(move || Ok(value.clone())),
+                        plan,
+                    },
+                );
+            }
+            Err(e) => errors.extend(e),
+        }
+    }
+    if errors.is_empty() {
+        Ok(side)
+    } else {
+        Err(errors)
+    }
+}
+
+/// A `render --out` directory: hashes from its manifest, configs read on demand.
+fn rendered_side(dir: &Path) -> Result<Side, Diag> {
+    let manifest = Manifest::read(dir)?.unwrap_or_default();
+    let mut side = Side {
+        hosts: Default::default(),
+    };
+    for (fqdn, hash) in &manifest.hosts {
+        let file = manifest.file(dir, fqdn);
+        side.hosts.insert(
+            fqdn.clone(),
+            HostState {
+                hash: hash.clone(),
+                load: Box::new(move || read_rendered(&file)),
+                plan: None,
+            },
+        );
+    }
+    Ok(side)
+}
+
+fn read_rendered(file: &Path) -> Result<serde_json::Value, Diag> {
+    let name = file.display().to_string();
+    let text = crate::yaml::read_text(file, &name, 64 * 1024 * 1024)?;
+    let node = crate::yaml::parse_any(&crate::value::Source::new(name, text), &Default::default())?;
+    Ok(serde_json::to_value(&node).unwrap_or_default())
+}
+
+/// A scratch tree holding the inventory at a revision; removed on drop.
+struct Scratch {
+    root: PathBuf,
+    inventory: PathBuf,
+    ssh: PathBuf,
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+/// Reads the inventory (and ssh dir) at `rev` through `git archive`.
+fn git_tree(ctx: &Context, rev: &str) -> Result<Scratch, Diag> {
+    let git_err = |what: String| {
+        Diag::new("beryl::diff::git", what).help("git:REV needs the inventory inside a git repository, and REV a commit (a branch, a tag, HEAD~1)")
+    };
+    let inv = std::fs::canonicalize(&ctx.inventory_dir)
+        .map_err(|e| git_err(format!("{}: {e}", ctx.inventory_dir.display())))?;
+    let top = Command::new("git")
+        .arg("-C")
+        .arg(&inv)
+        .args(["rev-parse", "--show-toplevel"])
+        .output()
+        .map_err(|e| git_err(format!("cannot run git: {e}")))?;
+    if !top.status.success() {
+        return Err(git_err(format!(
+            "{} is not in a git repository",
+            inv.display()
+        )));
+    }
+    let top = PathBuf::from(String::from_utf8_lossy(&top.stdout).trim());
+    let rel = |p: &Path| -> Option<PathBuf> {
+        std::fs::canonicalize(p)
+            .ok()?
+            .strip_prefix(&top)
+            .ok()
+            .map(Path::to_path_buf)
+    };
+    let rel_inv =
+        rel(&inv).ok_or_else(|| git_err("the inventory is outside the repository".into()))?;
+    let rel_ssh = rel(&ctx.ssh_dir);
+    let root = std::env::temp_dir().join(format!("beryl-diff-{}-{}", std::process::id(), unique()));
+    std::fs::create_dir_all(&root).map_err(|e| git_err(format!("{}: {e}", root.display())))?;
+    let scratch = Scratch {
+        inventory: root.join(&rel_inv),
+        ssh: rel_ssh
+            .as_ref()
+            .map_or(ctx.ssh_dir.clone(), |r| root.join(r)),
+        root,
+    };
+    if rev.starts_with('-') {
+        return Err(git_err(format!("`{rev}` is not a revision")));
+    }
+    let mut archive = Command::new("git");
+    archive
+        .arg("-C")
+        .arg(&top)
+        .args(["archive", "--format=tar", rev, "--"])
+        .arg(&rel_inv);
+    if let Some(r) = &rel_ssh {
+        archive.arg(r);
+    }
+    let mut git = archive
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| git_err(format!("cannot run git: {e}")))?;
+    let tar = Command::new("tar")
+        .arg("-x")
+        .arg("-C")
+        .arg(&scratch.root)
+        .stdin(git.stdout.take().expect("piped"))
+        .status()
+        .map_err(|e| git_err(format!("cannot run tar: {e}")))?;
+    let out = git
+        .wait_with_output()
+        .map_err(|e| git_err(format!("git archive: {e}")))?;
+    if !out.status.success() || !tar.success() {
+        return Err(git_err(format!(
+            "git archive {rev}: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    Ok(scratch)
+}
+
+fn unique() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::Relaxed)
+}
