@@ -1,9 +1,11 @@
 //! The command line: global options, one file per subcommand, and the mapping
 //! of outcomes to exit codes (0 ok, 1 differences found, 2 error).
 
+mod apply;
 mod check;
 mod context;
 mod explain;
+mod facts;
 mod hosts;
 mod keys;
 mod merge;
@@ -83,13 +85,14 @@ pub enum Command {
     Merge(merge::Args),
     Explain(explain::Args),
     Plan(plan::Args),
+    Apply(apply::Args),
+    Facts(facts::Args),
 }
 
 /// What a command concluded, short of an error.
 pub enum Outcome {
     Ok,
     /// Differences were found (diff, apply --exit-code).
-    #[allow(dead_code)]
     Differences,
 }
 
@@ -116,6 +119,8 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Merge(a) => merge::run(&ctx, a, &mut out),
         Command::Explain(a) => explain::run(&ctx, a, &mut out),
         Command::Plan(a) => plan::run(&ctx, a, &mut out),
+        Command::Apply(a) => apply::run(&ctx, a, &mut out),
+        Command::Facts(a) => facts::run(&ctx, a, &mut out),
     };
     let flushed = out.flush();
     match result {

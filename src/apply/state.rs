@@ -1,0 +1,90 @@
+//! A host's state snapshot, as the `facts` script writes it (docs/apply.md).
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+/// The facts script, shipped with beryl.
+pub const FACTS_SCRIPT: &str = include_str!("../../templates/facts.sh");
+
+#[derive(Debug, Default, Deserialize)]
+pub struct State {
+    #[serde(default)]
+    pub format_version: u32,
+    #[serde(default)]
+    pub hostname: String,
+    #[serde(default)]
+    pub timezone: String,
+    #[serde(default)]
+    pub packages: Vec<String>,
+    #[serde(default)]
+    pub groups: BTreeMap<String, Group>,
+    #[serde(default)]
+    pub users: BTreeMap<String, User>,
+    /// Managed files other than authorized_keys, by path.
+    #[serde(default)]
+    pub files: BTreeMap<String, Option<File>>,
+    #[serde(default)]
+    pub rc_conf: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct Group {
+    #[serde(default)]
+    pub gid: String,
+    /// Comma-separated, as `pw groupshow` prints them.
+    #[serde(default)]
+    pub members: String,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct User {
+    #[serde(default)]
+    pub uid: String,
+    #[serde(default)]
+    pub gid: String,
+    #[serde(default)]
+    pub comment: String,
+    #[serde(default)]
+    pub home: String,
+    #[serde(default)]
+    pub shell: String,
+    #[serde(default)]
+    pub authorized_keys: Option<File>,
+}
+
+#[derive(Debug, Default, Clone, Deserialize)]
+pub struct File {
+    pub sha256: String,
+    pub mode: String,
+    pub owner: String,
+    pub group: String,
+    #[serde(default)]
+    pub content: String,
+}
+
+impl State {
+    /// The supplementary groups of a user, sorted.
+    pub fn groups_of(&self, user: &str) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .groups
+            .iter()
+            .filter(|(_, g)| g.members.split(',').any(|m| m == user))
+            .map(|(name, _)| name.clone())
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// A managed file's state by path (authorized_keys under users' homes).
+    pub fn file(&self, path: &str) -> Option<&File> {
+        if let Some(f) = self.files.get(path) {
+            return f.as_ref();
+        }
+        self.users.values().find_map(|u| {
+            (format!("{}/.ssh/authorized_keys", u.home) == path)
+                .then_some(u.authorized_keys.as_ref())
+                .flatten()
+        })
+    }
+}
