@@ -28,6 +28,8 @@ pub fn script(host: &str, steps: &[Step]) -> String {
 const HEADER: &str = r#"#!/bin/sh
 # beryl apply script: each step checks, changes only if needed, and checks
 # again. BERYL_DRY_RUN=1 only checks. BERYL_ROOT (empty) prefixes file paths.
+# Checks and changes read nothing: this script may itself be standard input
+# (`ssh HOST sh -s`). A change's output is shown only when it fails.
 set -u
 BERYL_ROOT="${BERYL_ROOT:-}"
 changed=0
@@ -38,9 +40,20 @@ finish() {
 	echo "apply: $changed changed, $unchanged unchanged, $failed failed"
 }
 
+# fail ID REASON [OUTPUT]: report, sum up and stop.
+fail() {
+	if [ -n "${3:-}" ]; then
+		printf '%s\n' "$3" | sed 's/^/    /'
+	fi
+	echo "! $1 FAILED: $2"
+	failed=$((failed + 1))
+	finish
+	exit 1
+}
+
 # step ID CHECK CHANGE
 step() {
-	if "$2" >/dev/null 2>&1; then
+	if "$2" </dev/null >/dev/null 2>&1; then
 		echo "= $1"
 		unchanged=$((unchanged + 1))
 		return 0
@@ -50,17 +63,13 @@ step() {
 		changed=$((changed + 1))
 		return 0
 	fi
-	if ! "$3"; then
-		echo "! $1 FAILED: the change failed"
-		failed=$((failed + 1))
-		finish
-		exit 1
+	out=$("$3" </dev/null 2>&1)
+	status=$?
+	if [ "$status" -ne 0 ]; then
+		fail "$1" "the change exited $status" "$out"
 	fi
-	if ! "$2" >/dev/null 2>&1; then
-		echo "! $1 FAILED: still differs after the change"
-		failed=$((failed + 1))
-		finish
-		exit 1
+	if ! "$2" </dev/null >/dev/null 2>&1; then
+		fail "$1" "still differs after the change" "$out"
 	fi
 	echo "~ $1"
 	changed=$((changed + 1))
