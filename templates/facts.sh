@@ -6,12 +6,41 @@
 set -u
 BERYL_ROOT="${BERYL_ROOT:-}"
 
-# A JSON string: backslash, quote and control characters escaped.
+# A JSON string: backslash, quote and control characters escaped, character
+# by character (awks differ on backslashes in gsub replacements). awk does
+# not see a final newline, so the shell tells it whether there is one.
 json() {
-	printf '%s' "$1" | awk 'BEGIN { ORS = ""; printf "\"" }
+	case $1 in
+	*'
+') nl=1 ;;
+	*) nl=0 ;;
+	esac
+	printf '%s' "$1" | awk -v nl="$nl" '
+		BEGIN {
+			ORS = ""
+			for (i = 1; i < 32; i++) ctl[sprintf("%c", i)] = sprintf("\\u%04x", i)
+			ctl["\t"] = "\\t"; ctl["\r"] = "\\r"; ctl["\\"] = "\\\\"; ctl["\""] = "\\\""
+			printf "\""
+		}
 		NR > 1 { printf "\\n" }
-		{ gsub(/\\/, "\\\\"); gsub(/"/, "\\\""); gsub(/\t/, "\\t"); gsub(/\r/, "\\r"); printf "%s", $0 }
-		END { printf "\"" }'
+		{
+			n = length($0)
+			for (i = 1; i <= n; i++) {
+				c = substr($0, i, 1)
+				printf "%s", ((c in ctl) ? ctl[c] : c)
+			}
+		}
+		END { if (nl) printf "\\n"; printf "\"" }'
+}
+
+# A directory: mode and owner, or null.
+dir() {
+	d="$BERYL_ROOT$1"
+	if [ -d "$d" ]; then
+		printf '{"mode":%s,"owner":%s}' "$(json "$(stat -f '%Lp' "$d")")" "$(json "$(stat -f '%Su' "$d")")"
+	else
+		printf 'null'
+	fi
 }
 
 # A managed file: sha256, mode, owner, group and content, or null.
@@ -44,6 +73,16 @@ for p in $(pkg query '%n' 2>/dev/null | sort); do
 done
 printf ']'
 
+# Origins too: a package named by origin (databases/postgresql16-server) is
+# checked by origin.
+printf ',"origins":['
+sep=''
+for o in $(pkg query '%o' 2>/dev/null | sort); do
+	printf '%s%s' "$sep" "$(json "$o")"
+	sep=','
+done
+printf ']'
+
 printf ',"groups":{'
 sep=''
 pw groupshow -a 2>/dev/null | while IFS=: read -r name _ gid members; do
@@ -55,9 +94,9 @@ printf '}'
 printf ',"users":{'
 sep=''
 pw usershow -a 2>/dev/null | while IFS=: read -r name _ uid gid _ _ _ gecos home shell; do
-	printf '%s%s:{"uid":%s,"gid":%s,"comment":%s,"home":%s,"shell":%s,"authorized_keys":%s}' "$sep" \
+	printf '%s%s:{"uid":%s,"gid":%s,"comment":%s,"home":%s,"shell":%s,"authorized_keys":%s,"ssh_dir":%s}' "$sep" \
 		"$(json "$name")" "$(json "$uid")" "$(json "$gid")" "$(json "$gecos")" "$(json "$home")" "$(json "$shell")" \
-		"$(file "$home/.ssh/authorized_keys")"
+		"$(file "$home/.ssh/authorized_keys")" "$(dir "$home/.ssh")"
 	sep=','
 done
 printf '}'

@@ -82,10 +82,13 @@ fn judge(d: &Desired, s: &State) -> (Action, Vec<Change>, Option<String>) {
     let noop = (Action::Noop, Vec::new(), None);
     match d {
         Desired::Package { name } => {
-            let have = s
-                .packages
-                .iter()
-                .any(|p| p == name || name.rsplit('/').next() == Some(p.as_str()));
+            // By origin as `pkg info -e -O` checks it; a snapshot without
+            // origins falls back on the origin's last part as the name.
+            let have = match name.split_once('/') {
+                Some(_) if !s.origins.is_empty() => s.origins.contains(name),
+                Some((_, base)) => s.packages.iter().any(|p| p == base),
+                None => s.packages.contains(name),
+            };
             if have {
                 noop
             } else {
@@ -146,11 +149,21 @@ fn judge(d: &Desired, s: &State) -> (Action, Vec<Change>, Option<String>) {
             mode,
             owner,
             group,
+            dir_mode,
         } => {
             let Some(have) = s.file(path) else {
                 return (Action::Create, Vec::new(), None);
             };
             let mut changes = Vec::new();
+            if let (Some(want), Some(dir)) = (dir_mode, s.dir(path)) {
+                let (hd, wd) = (
+                    format!("{} {}", dir.mode, dir.owner),
+                    format!("{want} {owner}"),
+                );
+                if hd != wd {
+                    changes.push(change("directory", &hd, &wd));
+                }
+            }
             if &have.mode != mode {
                 changes.push(change("mode", &have.mode, mode));
             }

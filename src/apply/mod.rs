@@ -50,13 +50,15 @@ pub enum Desired {
     Absent {
         name: String,
     },
-    /// A whole file: path (relative to the root), content, mode, owner.
+    /// A whole file: path (relative to the root), content, mode, owner, and
+    /// for authorized_keys the mode of its directory (owned by the owner).
     File {
         path: String,
         content: String,
         mode: String,
         owner: String,
         group: String,
+        dir_mode: Option<String>,
     },
     Sysrc {
         name: String,
@@ -427,6 +429,7 @@ fn file_step(
             mode: mode.to_string(),
             owner: owner.to_string(),
             group: group.to_string(),
+            dir_mode: dir_mode.map(str::to_string),
         },
     }
 }

@@ -15,8 +15,12 @@ pub struct State {
     pub hostname: String,
     #[serde(default)]
     pub timezone: String,
+    /// Installed package names (`pkg query %n`).
     #[serde(default)]
     pub packages: Vec<String>,
+    /// Their origins (`pkg query %o`), such as `security/sudo`.
+    #[serde(default)]
+    pub origins: Vec<String>,
     #[serde(default)]
     pub groups: BTreeMap<String, Group>,
     #[serde(default)]
@@ -51,6 +55,15 @@ pub struct User {
     pub shell: String,
     #[serde(default)]
     pub authorized_keys: Option<File>,
+    /// The `.ssh` directory of the home.
+    #[serde(default)]
+    pub ssh_dir: Option<Dir>,
+}
+
+#[derive(Debug, Default, Clone, Deserialize)]
+pub struct Dir {
+    pub mode: String,
+    pub owner: String,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
@@ -74,6 +87,16 @@ impl State {
             .collect();
         out.sort();
         out
+    }
+
+    /// The state of a managed file's directory, when the snapshot has it
+    /// (the `.ssh` directory of a user's home).
+    pub fn dir(&self, file: &str) -> Option<&Dir> {
+        self.users.values().find_map(|u| {
+            (format!("{}/.ssh/authorized_keys", u.home) == file)
+                .then_some(u.ssh_dir.as_ref())
+                .flatten()
+        })
     }
 
     /// A managed file's state by path (authorized_keys under users' homes).
