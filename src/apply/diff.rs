@@ -28,11 +28,13 @@ impl Action {
     }
 }
 
+/// One field that differs. `before` and `after` are strings, except for a
+/// user's `groups`: lists of names.
 #[derive(Debug, Serialize)]
 pub struct Change {
     pub field: String,
-    pub before: String,
-    pub after: String,
+    pub before: serde_json::Value,
+    pub after: serde_json::Value,
 }
 
 /// What applying one step would do.
@@ -75,6 +77,21 @@ fn change(field: &str, before: &str, after: &str) -> Change {
         field: field.into(),
         before: before.into(),
         after: after.into(),
+    }
+}
+
+/// A value as the text report shows it: a string quoted, a list bracketed.
+fn shown(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => format!("{s:?}"),
+        serde_json::Value::Array(items) => {
+            let items: Vec<String> = items
+                .iter()
+                .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string))
+                .collect();
+            format!("[{}]", items.join(", "))
+        }
+        other => other.to_string(),
     }
 }
 
@@ -131,11 +148,11 @@ fn judge(d: &Desired, s: &State) -> (Action, Vec<Change>, Option<String>) {
             }
             let groups = s.groups_of(&u.name);
             if groups != u.groups {
-                changes.push(change(
-                    "groups",
-                    &format!("[{}]", groups.join(", ")),
-                    &format!("[{}]", u.groups.join(", ")),
-                ));
+                changes.push(Change {
+                    field: "groups".into(),
+                    before: groups.into(),
+                    after: u.groups.clone().into(),
+                });
             }
             if changes.is_empty() {
                 noop
@@ -268,8 +285,10 @@ pub fn to_text(host: &str, outcomes: &[Outcome], known: bool) -> String {
                 continue;
             }
             out.push_str(&format!(
-                "    {}: {:?} -> {:?}\n",
-                c.field, c.before, c.after
+                "    {}: {} -> {}\n",
+                c.field,
+                shown(&c.before),
+                shown(&c.after)
             ));
         }
         if let Some(d) = &o.diff {

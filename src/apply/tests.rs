@@ -86,9 +86,10 @@ fn the_ssh_directory_of_authorized_keys_is_compared() {
     assert_eq!(out[0].action, Action::Update);
     assert_eq!(out[0].changes.len(), 1);
     let c = &out[0].changes[0];
+    assert_eq!(c.field, "directory");
     assert_eq!(
-        (c.field.as_str(), c.before.as_str(), c.after.as_str()),
-        ("directory", "755 root", "700 alice")
+        (c.before.as_str(), c.after.as_str()),
+        (Some("755 root"), Some("700 alice"))
     );
     // An older snapshot without the directory: only the file is compared.
     let s = alice("", content);
@@ -124,4 +125,34 @@ fn the_script_feeds_no_standard_input_to_checks_and_changes() {
         assert!(s.contains(call), "{call} in\n{s}");
     }
     assert!(!s.contains("\"$2\" >"), "{s}");
+}
+
+#[test]
+fn a_users_groups_change_as_lists() {
+    let want = step(
+        "user:carol",
+        Kind::User,
+        Desired::User(super::UserSpec {
+            name: "carol".into(),
+            uid: None,
+            shell: None,
+            comment: None,
+            primary_group: None,
+            groups: vec!["dba".into(), "wheel".into()],
+        }),
+    );
+    let s = state(
+        r#"{"users": {"carol": {"uid": "1003"}},
+            "groups": {"wheel": {"gid": "0", "members": "root,carol"}, "dba": {"gid": "1000", "members": ""}}}"#,
+    );
+    let out = compare(&[want], Some(&s));
+    let c = &out[0].changes[0];
+    assert_eq!(c.field, "groups");
+    assert_eq!(c.before, serde_json::json!(["wheel"]));
+    assert_eq!(c.after, serde_json::json!(["dba", "wheel"]));
+    let text = super::diff::to_text("h", &out, true);
+    assert!(
+        text.contains("\n    groups: [wheel] -> [dba, wheel]\n"),
+        "{text}"
+    );
 }
