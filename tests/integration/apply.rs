@@ -402,6 +402,10 @@ fn facts_json_strings_survive_any_awk() {
         ran += 1;
     }
     assert!(ran > 0, "no awk found");
+    assert!(
+        !fakehost::required() || Path::new("/usr/bin/original-awk").is_file(),
+        "BERYL_REQUIRE_TOOLS is set but original-awk is missing"
+    );
 }
 
 // ---------------------------------------------------------------- stubs

@@ -98,13 +98,18 @@ impl FakeHost {
         for name in STUBS {
             std::os::unix::fs::symlink("fakebsd", stubs.join(name)).unwrap();
         }
-        // FreeBSD's awk is the one true awk: use it when it is here.
-        if let Some(awk) = ["/usr/bin/original-awk", "/usr/bin/nawk"]
+        // FreeBSD's awk is the one true awk: use it when it is here (and
+        // require it with the other tools).
+        let awk = ["/usr/bin/original-awk", "/usr/bin/nawk"]
             .iter()
             .map(Path::new)
-            .find(|p| p.is_file())
-        {
-            std::os::unix::fs::symlink(awk, stubs.join("awk")).unwrap();
+            .find(|p| p.is_file());
+        match awk {
+            Some(awk) => std::os::unix::fs::symlink(awk, stubs.join("awk")).unwrap(),
+            None => assert!(
+                !required(),
+                "{test}: BERYL_REQUIRE_TOOLS is set but original-awk is missing"
+            ),
         }
         Some(FakeHost {
             _dir: dir,
