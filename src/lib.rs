@@ -4,6 +4,7 @@
 //! loading with spans, merging by a policy table, SSH key resolution and
 //! injection, schema validation, then the outputs.
 
+pub mod apply;
 pub mod cli;
 pub mod compile;
 pub mod diag;

@@ -1,10 +1,12 @@
 //! The command line: global options, one file per subcommand, and the mapping
 //! of outcomes to exit codes (0 ok, 1 differences found, 2 error).
 
+mod apply;
 mod check;
 mod context;
 mod diff;
 mod explain;
+mod facts;
 mod hosts;
 mod keys;
 mod merge;
@@ -85,6 +87,8 @@ pub enum Command {
     Explain(explain::Args),
     Plan(plan::Args),
     Diff(diff::Args),
+    Apply(apply::Args),
+    Facts(facts::Args),
 }
 
 /// What a command concluded, short of an error.
@@ -118,6 +122,8 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Explain(a) => explain::run(&ctx, a, &mut out),
         Command::Plan(a) => plan::run(&ctx, a, &mut out),
         Command::Diff(a) => diff::run(&ctx, a, &mut out),
+        Command::Apply(a) => apply::run(&ctx, a, &mut out),
+        Command::Facts(a) => facts::run(&ctx, a, &mut out),
     };
     let flushed = out.flush();
     match result {

@@ -1,6 +1,9 @@
 //! beryl's integration tests: one binary that runs the built `beryl` on
 //! fixture trees and compares whole outputs.
 //!
+//! - `apply.rs`: `beryl apply` and `beryl facts`: dry-run snapshots, the
+//!   scripts under shellcheck, idempotence on a stubbed FreeBSD host, and a
+//!   round trip through a private sshd.
 //! - `annotate.rs`: `render --annotate` on every host of the example inventory.
 //! - `cases.rs`: every `tests/cases/**/*.case` file (a fixture tree, overlay
 //!   files and a command line) run and compared with its insta snapshot.
@@ -9,6 +12,7 @@
 //! - `differential/`: merge strategies against the real peer programs.
 
 mod annotate;
+mod apply;
 mod cases;
 mod differential;
 mod example;

@@ -1,0 +1,268 @@
+//! `beryl apply`: the idempotent step plan of hosts, dry or for real.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use super::{Context, Failure, Outcome, write_out};
+use crate::apply::{self, diff, script, ssh, state::State};
+use crate::diag::Diag;
+use crate::inventory::Host;
+
+/// Bring hosts to their effective config, or show what that would change.
+///
+/// The steps run in a fixed order (packages, groups, users, authorized_keys,
+/// the sudoers drop-in, rc.conf, time zone, host name, services); each checks,
+/// changes only if needed, and checks again. --dry-run prints the plan
+/// offline: against a snapshot from `beryl facts` with --state, else with
+/// every step undecided. --script prints the apply script. Otherwise the
+/// script runs on each host over SSH (`ssh -o BatchMode=yes … sh -s`), with
+/// the target from the host's `ssh:` block.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    beryl apply host01 --dry-run\n  \
+    beryl apply host01 --dry-run --state host01.json --format json\n  \
+    beryl apply host01 --script > apply.sh\n  \
+    beryl apply host01 --exit-code\n  \
+    beryl apply --all --parallel 4")]
+pub struct Args {
+    /// Hosts: SHORT, FQDN, DOMAIN/SHORT or DOMAIN/GROUP/SHORT.
+    #[arg(value_name = "HOST", required_unless_present = "all")]
+    pub hosts: Vec<String>,
+
+    /// Every host of the inventory.
+    #[arg(long, conflicts_with = "hosts")]
+    pub all: bool,
+
+    /// Print the plan instead of changing anything.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// A state snapshot (the output of `beryl facts`) to compare with (one host).
+    #[arg(long, value_name = "FILE", requires = "dry_run")]
+    pub state: Option<PathBuf>,
+
+    /// The dry-run format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+
+    /// Print the POSIX sh apply script (one host).
+    #[arg(long, conflicts_with = "dry_run")]
+    pub script: bool,
+
+    /// Exit 1 when changes were made or are pending.
+    #[arg(long)]
+    pub exit_code: bool,
+
+    /// An option passed to ssh as `-o OPTION` (repeatable).
+    #[arg(long, value_name = "OPTION")]
+    pub ssh_option: Vec<String>,
+
+    /// A variable for the remote script, `NAME=VALUE` (repeatable).
+    #[arg(long, value_name = "NAME=VALUE", value_parser = parse_env)]
+    pub remote_env: Vec<(String, String)>,
+
+    /// How many hosts to apply at once.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub parallel: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+fn parse_env(s: &str) -> Result<(String, String), String> {
+    let (k, v) = s.split_once('=').ok_or("expected NAME=VALUE")?;
+    let ok = k
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !ok {
+        return Err(format!("`{k}` is not a variable name"));
+    }
+    Ok((k.to_string(), v.to_string()))
+}
+
+pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
+    let inventory = ctx.inventory()?;
+    let hosts = ctx.select(&inventory, &args.hosts, args.all)?;
+    if (args.state.is_some() || args.script) && hosts.len() != 1 {
+        return Err(vec![Diag::new(
+            "beryl::apply::one_host",
+            "--state and --script take exactly one host",
+        )]);
+    }
+    let state = match &args.state {
+        Some(path) => Some(load_state(path)?),
+        None => None,
+    };
+    let compiler = ctx.compiler(&inventory);
+    let mut plans = Vec::with_capacity(hosts.len());
+    let mut errors = Vec::new();
+    for host in &hosts {
+        match compiler.compile(host) {
+            Ok(c) => {
+                let target = if args.dry_run || args.script {
+                    None
+                } else {
+                    match ssh::target(&c.config, &host.fqdn) {
+                        Ok(t) => Some(t),
+                        Err(e) => {
+                            errors.extend(e);
+                            continue;
+                        }
+                    }
+                };
+                plans.push((*host, apply::steps(&host.fqdn, &c), target));
+            }
+            Err(e) => errors.extend(e),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    if args.script {
+        let (host, steps, _) = &plans[0];
+        write_out(out, &script::script(&host.fqdn, steps))?;
+        return Ok(Outcome::Ok);
+    }
+    if args.dry_run {
+        let mut pending = 0;
+        for (host, steps, _) in &plans {
+            let outcomes = diff::compare(steps, state.as_ref());
+            let s = diff::summary(&outcomes);
+            pending += s.add + s.change + s.remove + s.unknown;
+            let text = match args.format {
+                Format::Text => diff::to_text(&host.fqdn, &outcomes, state.is_some()),
+                Format::Json => diff::to_json(&host.fqdn, &outcomes, state.is_some()),
+            };
+            write_out(out, &text)?;
+        }
+        return Ok(if args.exit_code && pending > 0 {
+            Outcome::Differences
+        } else {
+            Outcome::Ok
+        });
+    }
+    run_remote(args, &plans, out)
+}
+
+type Planned<'a> = (&'a Host, Vec<apply::Step>, Option<ssh::Target>);
+
+/// A host's result: its FQDN, the exit status and change count (or the
+/// error), and the lines held back while hosts ran concurrently.
+type HostResult = (String, Result<(i32, usize), Diag>, Vec<String>);
+
+/// Runs the script on each host, `--parallel` at a time, streaming lines.
+fn run_remote(args: &Args, plans: &[Planned<'_>], out: &mut dyn Write) -> Result<Outcome, Failure> {
+    let prefix = plans.len() > 1;
+    let results: Vec<HostResult> = if args.parallel <= 1 {
+        plans
+            .iter()
+            .map(|p| {
+                // One host after another: lines are streamed as they arrive.
+                let r = apply_one(args, p, &mut |line| {
+                    let line = if prefix {
+                        format!("{}: {line}", p.0.fqdn)
+                    } else {
+                        line.to_string()
+                    };
+                    let _ = write_out(out, &format!("{line}\n"));
+                    let _ = out.flush();
+                });
+                (p.0.fqdn.clone(), r, Vec::new())
+            })
+            .collect()
+    } else {
+        // Concurrent hosts: each host's lines are printed when it is done.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(args.parallel)
+            .build()
+            .map_err(|e| vec![Diag::new("beryl::apply::parallel", e.to_string())])?;
+        use rayon::prelude::*;
+        pool.install(|| {
+            plans
+                .par_iter()
+                .map(|p| {
+                    let mut lines = Vec::new();
+                    let r = apply_one(args, p, &mut |line| {
+                        lines.push(format!("{}: {line}", p.0.fqdn))
+                    });
+                    (p.0.fqdn.clone(), r, lines)
+                })
+                .collect()
+        })
+    };
+    let mut errors = Vec::new();
+    let mut changed = 0;
+    for (fqdn, result, lines) in results {
+        for line in lines {
+            write_out(out, &format!("{line}\n"))?;
+        }
+        match result {
+            Ok((0, c)) => {
+                changed += c;
+                if prefix {
+                    write_out(out, &format!("{fqdn}: done, {c} changed\n"))?;
+                }
+            }
+            Ok((code, _)) => errors.push(Diag::new(
+                "beryl::apply::failed",
+                format!("{fqdn}: the apply script failed (exit {code})"),
+            )),
+            Err(d) => errors.push(d),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    Ok(if args.exit_code && changed > 0 {
+        Outcome::Differences
+    } else {
+        Outcome::Ok
+    })
+}
+
+fn apply_one(
+    args: &Args,
+    p: &Planned<'_>,
+    emit: &mut dyn FnMut(&str),
+) -> Result<(i32, usize), Diag> {
+    let (host, steps, target) = p;
+    let target = target.as_ref().expect("a target for a real run");
+    let text = script::script(&host.fqdn, steps);
+    let mut changed = 0;
+    let code = ssh::run(
+        target,
+        &args.ssh_option,
+        &args.remote_env,
+        &text,
+        &mut |line| {
+            if line.starts_with("~ ") {
+                changed += 1;
+            }
+            emit(line);
+        },
+    )?;
+    Ok((code, changed))
+}
+
+fn load_state(path: &std::path::Path) -> Result<State, Failure> {
+    let name = path.display().to_string();
+    let text = crate::yaml::read_text(path, &name, 64 * 1024 * 1024).map_err(|d| vec![d])?;
+    serde_json::from_str(&text).map_err(|e| {
+        vec![
+            Diag::new(
+                "beryl::apply::state",
+                format!(
+                    "{name}:{}:{}: not a beryl state snapshot: {e}",
+                    e.line(),
+                    e.column()
+                ),
+            )
+            .help("write one with: beryl facts | ssh root@HOST sh -s > FILE"),
+        ]
+    })
+}

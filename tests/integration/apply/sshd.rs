@@ -1,0 +1,145 @@
+//! A private OpenSSH server on 127.0.0.1, for the SSH round trip: its own
+//! config, host key, authorized key, port and pid file in a temporary
+//! directory. The system's sshd, its config and ~/.ssh are never touched.
+//! The server is killed when the guard is dropped, whatever the test did.
+
+use std::fs;
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub struct Sshd {
+    child: Child,
+    pub port: u16,
+    /// The client's private key, authorized for the current user.
+    pub identity: PathBuf,
+    pub user: String,
+    log: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+/// A port nobody listens on right now.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn keygen(path: &Path) {
+    let out = Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-C", "beryl-test", "-f"])
+        .arg(path)
+        .output()
+        .expect("run ssh-keygen");
+    assert!(
+        out.status.success(),
+        "ssh-keygen: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+impl Sshd {
+    /// Starts `sshd -D -e -f CONFIG` as the current user and waits until it
+    /// accepts connections.
+    pub fn start(sshd: &Path) -> Sshd {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        keygen(&d.join("host_key"));
+        keygen(&d.join("client_key"));
+        fs::copy(d.join("client_key.pub"), d.join("authorized_keys")).unwrap();
+        let user = String::from_utf8(
+            Command::new("id")
+                .arg("-un")
+                .output()
+                .expect("run id")
+                .stdout,
+        )
+        .unwrap()
+        .trim()
+        .to_string();
+        // sshd running as root chroots its unprivileged child into this
+        // compiled-in directory, which Debian's service unit creates.
+        if is_root() && !Path::new("/run/sshd").is_dir() {
+            fs::create_dir_all("/run/sshd").unwrap();
+        }
+        let port = free_port();
+        let config = d.join("sshd_config");
+        fs::write(
+            &config,
+            format!(
+                "Port {port}\n\
+                 ListenAddress 127.0.0.1\n\
+                 HostKey {host_key}\n\
+                 AuthorizedKeysFile {keys}\n\
+                 PidFile {pid}\n\
+                 StrictModes no\n\
+                 UsePAM no\n\
+                 PermitRootLogin prohibit-password\n\
+                 PasswordAuthentication no\n\
+                 KbdInteractiveAuthentication no\n\
+                 AllowUsers {user}\n\
+                 LogLevel VERBOSE\n",
+                host_key = d.join("host_key").display(),
+                keys = d.join("authorized_keys").display(),
+                pid = d.join("sshd.pid").display(),
+            ),
+        )
+        .unwrap();
+        let log = d.join("sshd.log");
+        let child = Command::new(sshd)
+            .args(["-D", "-e", "-f"])
+            .arg(&config)
+            .stdin(Stdio::null())
+            .stdout(fs::File::create(d.join("sshd.out")).unwrap())
+            .stderr(fs::File::create(&log).unwrap())
+            .spawn()
+            .expect("start sshd");
+        let mut server = Sshd {
+            child,
+            port,
+            identity: d.join("client_key"),
+            user,
+            log,
+            _dir: dir,
+        };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Ok(Some(status)) = server.child.try_wait() {
+                panic!("sshd exited ({status}):\n{}", server.log());
+            }
+            if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "sshd did not listen on {port}:\n{}",
+                server.log()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        server
+    }
+
+    /// What sshd logged so far.
+    pub fn log(&self) -> String {
+        fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for Sshd {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| o.stdout.trim_ascii() == b"0")
+        .unwrap_or(false)
+}
