@@ -10,6 +10,7 @@ mod merge;
 mod plan;
 mod render;
 mod report;
+mod schema;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -83,6 +84,7 @@ pub enum Command {
     Merge(merge::Args),
     Explain(explain::Args),
     Plan(plan::Args),
+    Schema(schema::Args),
 }
 
 /// What a command concluded, short of an error.
@@ -116,6 +118,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Merge(a) => merge::run(&ctx, a, &mut out),
         Command::Explain(a) => explain::run(&ctx, a, &mut out),
         Command::Plan(a) => plan::run(&ctx, a, &mut out),
+        Command::Schema(a) => schema::run(&ctx, a, &mut out),
     };
     let flushed = out.flush();
     match result {

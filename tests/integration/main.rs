@@ -6,6 +6,8 @@
 //!   files and a command line) run and compared with its insta snapshot.
 //! - `keys.rs`: fingerprints checked against `ssh-keygen -lf`.
 //! - `example.rs`: the bundled example inventory renders and checks.
+//! - `schema.rs`: `beryl schema` against the example inventory, with the
+//!   jsonschema crate.
 //! - `differential/`: merge strategies against the real peer programs.
 
 mod annotate;
@@ -14,3 +16,4 @@ mod differential;
 mod example;
 mod harness;
 mod keys;
+mod schema;
