@@ -813,4 +813,76 @@ mod tests {
         assert!(!text.contains("uint32"), "a format");
         assert!(!text.contains("\n"), "a wrapped description");
     }
+
+    /// Every keyword the schema uses, walking its subschemas.
+    fn keywords(schema: &Value, out: &mut std::collections::BTreeSet<String>) {
+        let Some(map) = schema.as_object() else {
+            return;
+        };
+        for (key, value) in map {
+            out.insert(key.clone());
+            match key.as_str() {
+                "properties" | "patternProperties" | "$defs" => {
+                    for sub in value.as_object().into_iter().flatten().map(|(_, v)| v) {
+                        keywords(sub, out);
+                    }
+                }
+                "anyOf" | "oneOf" | "allOf" => {
+                    for sub in value.as_array().into_iter().flatten() {
+                        keywords(sub, out);
+                    }
+                }
+                "additionalProperties" | "items" | "not" => keywords(value, out),
+                _ => {}
+            }
+        }
+    }
+
+    /// The schema says 2020-12, but uses only keywords that mean the same in
+    /// draft 7, so that editors whose yaml-language-server only knows draft 7
+    /// (1.x releases) understand all of it. (`$defs` is only a place: `$ref`
+    /// reaches it by JSON pointer in both.)
+    #[test]
+    fn the_schema_uses_only_keywords_draft_7_shares() {
+        const SHARED: &[&str] = &[
+            "$schema",
+            "title",
+            "description",
+            "type",
+            "properties",
+            "patternProperties",
+            "additionalProperties",
+            "required",
+            "minProperties",
+            "items",
+            "minItems",
+            "$defs",
+            "$ref",
+            "anyOf",
+            "oneOf",
+            "allOf",
+            "not",
+            "const",
+            "enum",
+            "pattern",
+            "minLength",
+            "minimum",
+            "maximum",
+        ];
+        for level in [
+            Level::Any,
+            Level::Of(LevelKind::Default),
+            Level::Of(LevelKind::Domain),
+            Level::Of(LevelKind::Group),
+            Level::Of(LevelKind::Host),
+        ] {
+            let mut used = std::collections::BTreeSet::new();
+            keywords(&level_schema(level), &mut used);
+            let extra: Vec<&String> = used
+                .iter()
+                .filter(|k| !SHARED.contains(&k.as_str()))
+                .collect();
+            assert!(extra.is_empty(), "{level:?} uses {extra:?}");
+        }
+    }
 }
