@@ -2,10 +2,12 @@
 //! of outcomes to exit codes (0 ok, 1 differences found, 2 error).
 
 mod check;
+mod completions;
 mod context;
 mod explain;
 mod hosts;
 mod keys;
+mod man;
 mod merge;
 mod plan;
 mod render;
@@ -85,6 +87,8 @@ pub enum Command {
     Explain(explain::Args),
     Plan(plan::Args),
     Schema(schema::Args),
+    Completions(completions::Args),
+    Man(man::Args),
 }
 
 /// What a command concluded, short of an error.
@@ -119,6 +123,8 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Explain(a) => explain::run(&ctx, a, &mut out),
         Command::Plan(a) => plan::run(&ctx, a, &mut out),
         Command::Schema(a) => schema::run(&ctx, a, &mut out),
+        Command::Completions(a) => completions::run(&ctx, a, &mut out),
+        Command::Man(a) => man::run(&ctx, a, &mut out),
     };
     let flushed = out.flush();
     match result {
@@ -151,5 +157,49 @@ pub(crate) fn write_out(out: &mut dyn Write, text: &str) -> Result<(), Failure> 
             "beryl::io",
             format!("cannot write the output: {e}"),
         )]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    /// Every subcommand's --help starts with a one-line summary and ends
+    /// with examples of that very subcommand.
+    #[test]
+    fn every_subcommand_has_a_summary_and_examples() {
+        let cli = Cli::command();
+        let mut count = 0;
+        for sub in cli.get_subcommands() {
+            let name = sub.get_name();
+            let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+            assert!(!about.trim().is_empty(), "`{name}` has no summary");
+            assert!(!about.contains('\n'), "`{name}`: the summary is one line");
+            let after = sub
+                .get_after_help()
+                .map(|a| a.to_string())
+                .unwrap_or_default();
+            assert!(
+                after.starts_with("Examples:\n"),
+                "`{name}` has no `Examples:` after its help"
+            );
+            assert!(
+                after
+                    .lines()
+                    .skip(1)
+                    .take_while(|l| l.starts_with("  "))
+                    .any(|l| l.contains(&format!("beryl {name}"))),
+                "`{name}`: no example runs `beryl {name}`:\n{after}"
+            );
+            count += 1;
+        }
+        assert!(count >= 10, "{count} subcommands");
     }
 }

@@ -8,6 +8,7 @@
 //! - `example.rs`: the bundled example inventory renders and checks.
 //! - `schema.rs`: `beryl schema` against the example inventory, with the
 //!   jsonschema crate.
+//! - `shell.rs`: `completions` (run in bash) and `man`.
 //! - `differential/`: merge strategies against the real peer programs.
 
 mod annotate;
@@ -17,3 +18,4 @@ mod example;
 mod harness;
 mod keys;
 mod schema;
+mod shell;
