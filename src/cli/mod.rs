@@ -6,6 +6,7 @@ mod completions;
 mod context;
 mod explain;
 mod hosts;
+mod init;
 mod keys;
 mod man;
 mod merge;
@@ -87,6 +88,7 @@ pub enum Command {
     Explain(explain::Args),
     Plan(plan::Args),
     Schema(schema::Args),
+    Init(init::Args),
     Completions(completions::Args),
     Man(man::Args),
 }
@@ -123,6 +125,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Explain(a) => explain::run(&ctx, a, &mut out),
         Command::Plan(a) => plan::run(&ctx, a, &mut out),
         Command::Schema(a) => schema::run(&ctx, a, &mut out),
+        Command::Init(a) => init::run(&ctx, a, &mut out),
         Command::Completions(a) => completions::run(&ctx, a, &mut out),
         Command::Man(a) => man::run(&ctx, a, &mut out),
     };

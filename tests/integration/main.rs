@@ -6,6 +6,7 @@
 //!   files and a command line) run and compared with its insta snapshot.
 //! - `keys.rs`: fingerprints checked against `ssh-keygen -lf`.
 //! - `example.rs`: the bundled example inventory renders and checks.
+//! - `init.rs`: `beryl init`, then `check` before and after the placeholder key.
 //! - `schema.rs`: `beryl schema` against the example inventory, with the
 //!   jsonschema crate.
 //! - `shell.rs`: `completions` (run in bash) and `man`.
@@ -16,6 +17,7 @@ mod cases;
 mod differential;
 mod example;
 mod harness;
+mod init;
 mod keys;
 mod schema;
 mod shell;

@@ -94,6 +94,26 @@ fn every_example_file_satisfies_the_schema() {
     }
 }
 
+/// What `beryl init` writes satisfies the schema too.
+#[test]
+fn the_scaffold_of_init_satisfies_the_schema() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = beryl(tmp.path(), &["init".to_string()]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let mut files = Vec::new();
+    yaml_files(&tmp.path().join("inventory"), &mut files);
+    assert_eq!(files.len(), 4);
+    for path in &files {
+        let doc = load("scaffold", &std::fs::read_to_string(path).unwrap());
+        let level = level_of(path);
+        let (_, v) = validators()
+            .iter()
+            .find(|(l, _)| *l == Some(level))
+            .unwrap();
+        assert_eq!(errors(v, &doc), Vec::<String>::new(), "{}", path.display());
+    }
+}
+
 /// The validators of each level's schema and of the any-level one, built once.
 fn validators() -> &'static [(Option<&'static str>, jsonschema::Validator)] {
     static ALL: std::sync::OnceLock<Vec<(Option<&'static str>, jsonschema::Validator)>> =
