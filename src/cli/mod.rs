@@ -5,6 +5,7 @@ mod check;
 mod completions;
 mod context;
 mod explain;
+mod graph;
 mod hosts;
 mod init;
 mod keys;
@@ -88,6 +89,7 @@ pub enum Command {
     Explain(explain::Args),
     Plan(plan::Args),
     Schema(schema::Args),
+    Graph(graph::Args),
     Init(init::Args),
     Completions(completions::Args),
     Man(man::Args),
@@ -125,6 +127,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Explain(a) => explain::run(&ctx, a, &mut out),
         Command::Plan(a) => plan::run(&ctx, a, &mut out),
         Command::Schema(a) => schema::run(&ctx, a, &mut out),
+        Command::Graph(a) => graph::run(&ctx, a, &mut out),
         Command::Init(a) => init::run(&ctx, a, &mut out),
         Command::Completions(a) => completions::run(&ctx, a, &mut out),
         Command::Man(a) => man::run(&ctx, a, &mut out),

@@ -2,6 +2,7 @@
 
 pub mod annotate;
 pub mod explain;
+pub mod graph;
 
 use crate::diag::Diag;
 use crate::value::{Entry, Map, Node, Span, Value};

@@ -6,6 +6,7 @@
 //!   files and a command line) run and compared with its insta snapshot.
 //! - `keys.rs`: fingerprints checked against `ssh-keygen -lf`.
 //! - `example.rs`: the bundled example inventory renders and checks.
+//! - `graph.rs`: `beryl graph`, drawn by `dot -Tsvg`, and each host's chain.
 //! - `init.rs`: `beryl init`, then `check` before and after the placeholder key.
 //! - `schema.rs`: `beryl schema` against the example inventory, with the
 //!   jsonschema crate.
@@ -16,6 +17,7 @@ mod annotate;
 mod cases;
 mod differential;
 mod example;
+mod graph;
 mod harness;
 mod init;
 mod keys;

@@ -61,7 +61,15 @@ fn bash_completes_subcommands_and_values() {
     }
     assert_eq!(bash_complete(&["beryl", "ren"]), ["render"]);
     let all = bash_complete(&["beryl", ""]);
-    for sub in ["render", "check", "init", "schema", "completions", "man"] {
+    for sub in [
+        "render",
+        "check",
+        "graph",
+        "init",
+        "schema",
+        "completions",
+        "man",
+    ] {
         assert!(all.iter().any(|c| c == sub), "{sub} not offered: {all:?}");
     }
     assert_eq!(
