@@ -34,7 +34,7 @@ use crate::diag::Diags;
 /// host. beryl merges them with path-aware rules and injects the domain's SSH
 /// keys into every user.
 #[derive(Debug, Parser)]
-#[command(name = "beryl", version, max_term_width = 100)]
+#[command(name = "beryl", version = env!("BERYL_VERSION"), max_term_width = 100)]
 #[command(
     after_help = "Examples:\n  beryl render host01\n  beryl check\n  beryl merge common.yaml node.yaml --strategy deep\n  beryl -i fleet/inventory --ssh-dir fleet/ssh hosts"
 )]

@@ -128,3 +128,27 @@ fn man_pages_are_roff() {
         unknown.stderr
     );
 }
+
+/// `--version` is the package version, plus the commit in a git checkout
+/// (what build.rs read when this binary was built).
+#[test]
+fn version_names_the_commit_in_a_checkout() {
+    let run = beryl(&repo(), &args(&["--version"]));
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let version = env!("CARGO_PKG_VERSION");
+    let commit = Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .current_dir(repo())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    match commit {
+        Some(c) => assert_eq!(run.stdout, format!("beryl {version} ({c})\n")),
+        None => assert!(
+            run.stdout.starts_with(&format!("beryl {version}")),
+            "{}",
+            run.stdout
+        ),
+    }
+}
