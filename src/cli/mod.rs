@@ -36,7 +36,7 @@ use crate::diag::Diags;
 #[derive(Debug, Parser)]
 #[command(name = "beryl", version = env!("BERYL_VERSION"), max_term_width = 100)]
 #[command(
-    after_help = "Examples:\n  beryl render host01\n  beryl check\n  beryl merge common.yaml node.yaml --strategy deep\n  beryl -i fleet/inventory --ssh-dir fleet/ssh hosts"
+    after_help = "Examples:\n  beryl init fleet && cd fleet\n  beryl render host01\n  beryl check\n  beryl graph | dot -Tsvg -o graph.svg\n  beryl merge common.yaml node.yaml --strategy deep\n  beryl -i fleet/inventory --ssh-dir fleet/ssh hosts"
 )]
 pub struct Cli {
     /// The inventory root directory.
