@@ -6,18 +6,19 @@
 //! [`super::Located`]). These types describe instead what one level file may
 //! hold, as serde would read it. They exist to generate the JSON Schema with
 //! schemars: their doc comments become the descriptions an editor shows, and
-//! tests tie their field names (and the first sentence of each description)
-//! to the tables, so that the schema cannot drift from validation.
+//! tests tie their field names (and the start of each description) to the
+//! tables, so that the schema cannot drift from validation.
 //!
 //! What the schema knows beyond serde's shape:
 //!
 //! - every key of a merged mapping may carry a `~` or `=` prefix
-//!   (docs/merge.md §5), with the same value schema ([`prefixed_keys`]); the
+//!   (docs/merge.md §5), with the same value schema (`prefixed_keys`); the
 //!   root `merge` table takes none;
 //! - a value that is not a string may be a whole reference `${path}`
 //!   ([`Ref`]), which takes the referenced value's type;
-//! - absent keys are fine, but no key is `null` (validation refuses null for
-//!   every `freebsd` field), except a merge spec's `knockout_prefix`.
+//! - absent keys are fine, but no key of `freebsd` (or of a merge spec) is
+//!   `null`: validation refuses null for every `freebsd` field; only a merge
+//!   spec's `knockout_prefix` may be null. Free-form keys may be anything.
 //!
 //! It does not know what only a host's whole chain tells (that raid10 has an
 //! even number of disks, that a user's name is unique), nor the rules of
