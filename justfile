@@ -22,3 +22,7 @@ review:
 
 fmt:
     cargo fmt --all
+
+# Redraw docs/graph.svg from the example inventory (needs Graphviz's dot).
+graph:
+    cargo run --release -- graph | dot -Tsvg -o docs/graph.svg

@@ -3,16 +3,21 @@
 
 mod apply;
 mod check;
+mod completions;
 mod context;
 mod diff;
 mod explain;
 mod facts;
+mod graph;
 mod hosts;
+mod init;
 mod keys;
+mod man;
 mod merge;
 mod plan;
 mod render;
 mod report;
+mod schema;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -32,9 +37,9 @@ use crate::diag::Diags;
 /// host. beryl merges them with path-aware rules and injects the domain's SSH
 /// keys into every user.
 #[derive(Debug, Parser)]
-#[command(name = "beryl", version, max_term_width = 100)]
+#[command(name = "beryl", version = env!("BERYL_VERSION"), max_term_width = 100)]
 #[command(
-    after_help = "Examples:\n  beryl render host01\n  beryl check\n  beryl merge common.yaml node.yaml --strategy deep\n  beryl -i fleet/inventory --ssh-dir fleet/ssh hosts"
+    after_help = "Examples:\n  beryl init fleet && cd fleet\n  beryl render host01\n  beryl check\n  beryl graph | dot -Tsvg -o graph.svg\n  beryl merge common.yaml node.yaml --strategy deep\n  beryl -i fleet/inventory --ssh-dir fleet/ssh hosts"
 )]
 pub struct Cli {
     /// The inventory root directory.
@@ -89,6 +94,11 @@ pub enum Command {
     Diff(diff::Args),
     Apply(apply::Args),
     Facts(facts::Args),
+    Schema(schema::Args),
+    Graph(graph::Args),
+    Init(init::Args),
+    Completions(completions::Args),
+    Man(man::Args),
 }
 
 /// What a command concluded, short of an error.
@@ -124,6 +134,11 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Diff(a) => diff::run(&ctx, a, &mut out),
         Command::Apply(a) => apply::run(&ctx, a, &mut out),
         Command::Facts(a) => facts::run(&ctx, a, &mut out),
+        Command::Schema(a) => schema::run(&ctx, a, &mut out),
+        Command::Graph(a) => graph::run(&ctx, a, &mut out),
+        Command::Init(a) => init::run(&ctx, a, &mut out),
+        Command::Completions(a) => completions::run(&ctx, a, &mut out),
+        Command::Man(a) => man::run(&ctx, a, &mut out),
     };
     let flushed = out.flush();
     match result {
@@ -156,5 +171,49 @@ pub(crate) fn write_out(out: &mut dyn Write, text: &str) -> Result<(), Failure> 
             "beryl::io",
             format!("cannot write the output: {e}"),
         )]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    /// Every subcommand's --help starts with a one-line summary and ends
+    /// with examples of that very subcommand.
+    #[test]
+    fn every_subcommand_has_a_summary_and_examples() {
+        let cli = Cli::command();
+        let mut count = 0;
+        for sub in cli.get_subcommands() {
+            let name = sub.get_name();
+            let about = sub.get_about().map(|a| a.to_string()).unwrap_or_default();
+            assert!(!about.trim().is_empty(), "`{name}` has no summary");
+            assert!(!about.contains('\n'), "`{name}`: the summary is one line");
+            let after = sub
+                .get_after_help()
+                .map(|a| a.to_string())
+                .unwrap_or_default();
+            assert!(
+                after.starts_with("Examples:\n"),
+                "`{name}` has no `Examples:` after its help"
+            );
+            assert!(
+                after
+                    .lines()
+                    .skip(1)
+                    .take_while(|l| l.starts_with("  "))
+                    .any(|l| l.contains(&format!("beryl {name}"))),
+                "`{name}`: no example runs `beryl {name}`:\n{after}"
+            );
+            count += 1;
+        }
+        assert!(count >= 10, "{count} subcommands");
     }
 }

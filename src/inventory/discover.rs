@@ -406,7 +406,7 @@ fn yaml_stem(name: &str) -> Option<&str> {
 }
 
 /// Why `s` is not a host name label (one label of an RFC 1123 name), if it is not.
-pub(super) fn label_problem(s: &str) -> Option<String> {
+pub(crate) fn label_problem(s: &str) -> Option<String> {
     if s.contains('.') {
         return Some(format!(
             "`{s}` contains a dot; a host or group name is a single label"

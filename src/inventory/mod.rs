@@ -17,6 +17,8 @@
 mod discover;
 mod select;
 
+pub(crate) use discover::label_problem;
+
 use std::path::PathBuf;
 
 /// A file of the inventory: where it is and how it is named.

@@ -15,7 +15,10 @@
 //! and line but never quote its content, and files holding a private key are
 //! refused outright.
 //!
-//! Error codes: `beryl::keys::` + `not_string`, `invalid_name`, `not_found`,
+//! An entry starting with [`PLACEHOLDER`] (what `beryl init` writes) is
+//! neither: it is refused as a placeholder to replace.
+//!
+//! Error codes: `beryl::keys::` + `placeholder`, `not_string`, `invalid_name`, `not_found`,
 //! `not_file`, `outside_dir`, `io`, `too_large`, `not_utf8`, `private`,
 //! `empty`, `invalid`, `options`, `comment`, `dss`, `certificate`,
 //! `rsa_too_short`, `unsupported_type`.
@@ -74,6 +77,14 @@ impl KeyStore {
             .help(ENTRY_HELP));
         };
         let text = text.trim();
+        if text.starts_with(PLACEHOLDER) {
+            return Err(Diag::new(
+                "beryl::keys::placeholder",
+                "this ssh_keys entry is a placeholder, not a key",
+            )
+            .label(at, "replace this placeholder")
+            .help(PLACEHOLDER_HELP));
+        }
         match parse::parse_line(text) {
             Ok(p) => return Ok(vec![Key::from_parsed(p, Origin::Inline { at: at.clone() })]),
             Err(e) if text.contains(char::is_whitespace) => return Err(inline_error(&e, at)),
@@ -113,6 +124,13 @@ impl KeyStore {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
+
+/// How a placeholder entry starts: `beryl init` writes one where a key must go.
+pub const PLACEHOLDER: &str = "REPLACE-ME";
+
+const PLACEHOLDER_HELP: &str = "paste a public key in its place (one line of a .pub file, such as \
+                                ~/.ssh/id_ed25519.pub), or put the key in <ssh dir>/NAME.pub and \
+                                write NAME; `ssh-keygen -t ed25519` makes a key pair";
 
 const ENTRY_HELP: &str = "an ssh_keys entry is a key name (the file <ssh dir>/<name>.pub) or \
                           an inline public key such as `ssh-ed25519 AAAA… user@host`";

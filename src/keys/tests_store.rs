@@ -298,3 +298,20 @@ fn a_key_type_word_alone_is_a_name() {
         VECTOR
     );
 }
+
+#[test]
+fn a_placeholder_is_refused_as_such() {
+    let dir = Dir::new();
+    // Even when a file of that name exists: a placeholder is never a name.
+    dir.write("REPLACE-ME", ED25519);
+    for text in [
+        "REPLACE-ME: paste an ssh public key",
+        "REPLACE-ME",
+        "  REPLACE-ME-too",
+    ] {
+        let (c, m, help) = code(&dir.store(), text);
+        assert_eq!(c, "beryl::keys::placeholder", "{text}");
+        assert_eq!(m, "this ssh_keys entry is a placeholder, not a key");
+        assert!(help.contains("ssh-keygen -t ed25519"), "{help}");
+    }
+}

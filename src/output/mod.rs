@@ -4,6 +4,7 @@ pub mod annotate;
 pub mod explain;
 pub mod fleet;
 pub mod fleetdiff;
+pub mod graph;
 
 use crate::diag::Diag;
 use crate::value::{Entry, Map, Node, Span, Value};

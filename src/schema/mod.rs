@@ -13,6 +13,7 @@
 
 mod ctx;
 mod fields;
+pub mod input;
 mod model;
 mod network;
 pub mod rules;

@@ -3,7 +3,8 @@
 //! Every value keeps the span where it was written ([`Located`]), so the
 //! install and apply stages can point at a field when they refuse it.
 
-use serde::{Serialize, Serializer};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize, Serializer};
 
 use crate::value::{Node, Span};
 
@@ -66,7 +67,7 @@ pub struct FreeBsd {
 }
 
 /// How bsdinstall installs the base system.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Install {
     /// The kernel and base tarballs (`DISTRIBUTIONS`).
@@ -197,7 +198,7 @@ impl User {
 }
 
 /// Whether a user account should exist on the host.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum UserState {
     /// The account is created or updated (the default).
@@ -208,7 +209,7 @@ pub enum UserState {
 }
 
 /// A ZFS boot-pool layout, as bsdinstall's `ZFSBOOT_VDEV_TYPE` spells it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Raid {
     /// One vdev per disk, no redundancy (1+ disks).

@@ -229,3 +229,23 @@ impl Run {
         )
     }
 }
+
+/// Whether an external program the test needs is there. When it is not, the
+/// test skips with a notice, unless BERYL_REQUIRE_TOOLS is set (as in
+/// .ci/run): then a missing tool fails the test.
+pub fn tool(program: &str, version_arg: &str) -> bool {
+    let found = Command::new(program)
+        .arg(version_arg)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !found {
+        assert!(
+            std::env::var_os("BERYL_REQUIRE_TOOLS").is_none(),
+            "BERYL_REQUIRE_TOOLS is set but `{program}` is missing"
+        );
+        eprintln!("notice: `{program}` is not installed; skipping the test that runs it");
+    }
+    found
+}
