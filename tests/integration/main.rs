@@ -7,6 +7,8 @@
 //! - `keys.rs`: fingerprints checked against `ssh-keygen -lf`.
 //! - `example.rs`: the bundled example inventory renders and checks.
 //! - `differential/`: merge strategies against the real peer programs.
+//! - `plan.rs`, `plan/`: the proof of `beryl plan`: golden files, shell
+//!   linters, execution under stub commands, hostile values.
 
 mod annotate;
 mod cases;
@@ -14,3 +16,4 @@ mod differential;
 mod example;
 mod harness;
 mod keys;
+mod plan;
