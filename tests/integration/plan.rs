@@ -7,6 +7,8 @@
 //! - `exec`: the setup scripts (and preambles) run under `sh` against stub
 //!   commands (`stubs`) that log their argv; the log and the files written
 //!   under a scratch root are checked.
+//! - `hostile`: hostile strings in every string field are refused with a
+//!   located error or reach their command as exactly one argument.
 //!
 //! The shell tools (sh, dash, shellcheck, python3 for the stubs) are skipped
 //! with a notice when missing, unless BERYL_REQUIRE_TOOLS is set (as in
@@ -14,6 +16,7 @@
 
 mod exec;
 mod golden;
+mod hostile;
 mod lint;
 mod stubs;
 

@@ -36,6 +36,15 @@ impl Call {
             env: None,
         }
     }
+
+    /// The call with `f` applied to every argument.
+    pub fn map(&self, f: impl Fn(&str) -> String) -> Call {
+        Call {
+            cmd: self.cmd.clone(),
+            argv: self.argv.iter().map(|a| f(a)).collect(),
+            env: self.env.clone(),
+        }
+    }
 }
 
 /// A directory of stubs, made once per test.
