@@ -81,7 +81,7 @@ mkdir -p "$BERYL_ROOT"/etc/ssh
 touch "$BERYL_ROOT"/etc/ssh/sshd_config
 {
   printf '%s\n' '# Set by beryl.' 'PermitRootLogin no' 'PasswordAuthentication no' 'KbdInteractiveAuthentication no'
-  grep -v -i -E '^[[:space:]]*(PermitRootLogin|PasswordAuthentication|KbdInteractiveAuthentication)[[:space:]]' "$BERYL_ROOT"/etc/ssh/sshd_config || true
+  grep -v -i -E '^[[:space:]]*(PermitRootLogin|PasswordAuthentication|KbdInteractiveAuthentication)[[:space:]=]' "$BERYL_ROOT"/etc/ssh/sshd_config || true
 } > "$BERYL_ROOT"/etc/ssh/sshd_config.beryl
 mv "$BERYL_ROOT"/etc/ssh/sshd_config.beryl "$BERYL_ROOT"/etc/ssh/sshd_config
 

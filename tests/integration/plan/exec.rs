@@ -14,8 +14,9 @@ use super::stubs::{Call, Entry, Stubs, show_calls, show_tree, tree};
 use super::{example_hosts, example_plan, split};
 
 /// A FreeBSD-like sshd_config already in place: beryl's three keywords must
-/// be dropped wherever they stand uncommented (any case, any indentation),
-/// and everything else kept in order.
+/// be dropped wherever they stand uncommented (any case, any indentation,
+/// `keyword value` or `keyword=value` as sshd reads both, inside a Match
+/// block too), and everything else kept in order.
 pub const SSHD_CONFIG: &str = "\
 #\t$OpenBSD: sshd_config,v 1.105 2024/12/03 14:12:47 dtucker Exp $
 #PermitRootLogin no
@@ -24,7 +25,12 @@ Port 22
   passwordauthentication yes
 KbdInteractiveAuthentication\tyes
 #PasswordAuthentication no
+PermitRootLoginExtra yes
 Subsystem\tsftp\t/usr/libexec/sftp-server
+Match Address 192.0.2.0/24
+\tPasswordAuthentication=yes
+\tPermitRootLogin = yes
+\tX11Forwarding no
 ";
 
 /// What remains of [`SSHD_CONFIG`] below beryl's lines.
@@ -33,7 +39,10 @@ const SSHD_KEPT: &str = "\
 #PermitRootLogin no
 Port 22
 #PasswordAuthentication no
+PermitRootLoginExtra yes
 Subsystem\tsftp\t/usr/libexec/sftp-server
+Match Address 192.0.2.0/24
+\tX11Forwarding no
 ";
 
 /// Makes the scratch root: /etc/ssh/sshd_config as above.
@@ -311,11 +320,13 @@ fn host01_files_and_modes() {
         ]
     );
     assert!(!sshd.contains("PermitRootLogin yes"), "{sshd}");
+    assert!(!sshd.contains("PermitRootLogin = yes"), "{sshd}");
+    assert!(!sshd.contains("PasswordAuthentication=yes"), "{sshd}");
     assert!(
         !sshd.to_lowercase().contains("authentication yes"),
         "{sshd}"
     );
-    assert!(sshd.ends_with("Subsystem\tsftp\t/usr/libexec/sftp-server\n"));
+    assert!(sshd.ends_with("Match Address 192.0.2.0/24\n\tX11Forwarding no\n"));
     assert!(!t.contains_key("etc/ssh/sshd_config.beryl"));
     // visudo checks the drop-in before it is installed.
     let pos = |cmd: &str| run.calls.iter().position(|c| c.cmd == cmd).unwrap();
