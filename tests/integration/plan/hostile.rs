@@ -2,7 +2,8 @@
 //! [`fields`], on the fixture tests/fixtures/plan (host h1.example.org).
 //!
 //! For each (field, value), `beryl plan h1` must either
-//! - exit 2 with a located diagnostic (`inventory/….yml:LINE:COL`), or
+//! - exit 2 with a diagnostic located in the file that holds the value
+//!   (`inventory/example.org/h1.yml:LINE:COL`), or
 //! - exit 0 with a file that passes the static checks and whose preamble and
 //!   setup script, run under the stubs, do exactly what the same plan does
 //!   with a harmless marker in that field, the marker replaced by the value:
@@ -197,6 +198,14 @@ fn fields() -> Vec<Field> {
                 Expect::Line("home/alice/.ssh/authorized_keys", |v| format!("{KEY}{v}")),
             )
         },
+        f(
+            "users[].ssh_keys[] command=\"…\"",
+            |v| user(json!({"ssh_keys": [format!("command=\"{v}\" {KEY} opt@fixture")]})),
+            "zzmarkzz",
+            Expect::Line("home/alice/.ssh/authorized_keys", |v| {
+                format!("command=\"{v}\" {KEY} opt@fixture")
+            }),
+        ),
         Field {
             knockouts: true,
             ..f(
@@ -475,7 +484,7 @@ fn check(
     if mark.exists() {
         return Err("MARK was created".into());
     }
-    let located = regex::Regex::new(r"inventory/[^\s:\[\]]+\.yml:\d+:\d+").unwrap();
+    let located = regex::Regex::new(r"inventory/example\.org/h1\.yml:\d+:\d+").unwrap();
     match ran.status {
         2 if located.is_match(&ran.stderr) && ran.text.is_empty() => {
             return Ok((Outcome::Refused, None));
@@ -724,7 +733,7 @@ fn hostile_values_are_refused_or_reach_one_argument() {
 
     // The table, the failures, and the accepted files for the static checks.
     let mut counts = vec![[0usize; 3]; fields.len()];
-    let mut accepted_labels: Vec<Vec<&str>> = vec![Vec::new(); fields.len()];
+    let mut accepted_labels: Vec<Vec<String>> = vec![Vec::new(); fields.len()];
     let mut failures = Vec::new();
     let mut files = Vec::new();
     for (f, v, r) in &results {
@@ -737,8 +746,12 @@ fn hostile_values_are_refused_or_reach_one_argument() {
                     Outcome::Dropped => 2,
                 };
                 counts[*f][col] += 1;
-                if *outcome != Outcome::Refused {
-                    accepted_labels[*f].push(probe[*v].label);
+                match outcome {
+                    Outcome::Refused => {}
+                    Outcome::Accepted => accepted_labels[*f].push(probe[*v].label.into()),
+                    Outcome::Dropped => {
+                        accepted_labels[*f].push(format!("{} (dropped)", probe[*v].label))
+                    }
                 }
                 if let Some(t) = text {
                     files.push((label, t.clone()));
