@@ -390,3 +390,99 @@ fn the_stubs_log_argv_exactly() {
     assert_eq!(t["g"], Entry::File(0o400, "k\n".into()));
     assert_eq!(t["d"], Entry::Dir(0o711));
 }
+
+/// What the example inventory does not use: pkgbase, static IPv4 and IPv6
+/// addresses, a second interface by DHCP, default routers, name servers,
+/// rc_conf entries, sshd settings, a new primary group, an absent user.
+const EVERY_FEATURE: &str = r#"freebsd:
+  install: pkgbase
+  version: "15.0"
+  hostname: web7.example.org
+  pool: tank
+  swap: 0
+  raid: mirror
+  disks: [nda0, nda1]
+  network:
+    interfaces:
+      vtnet0: {ipv4: 192.0.2.10/24, ipv6: "2001:db8::10/64"}
+      em1: {ipv4: dhcp, ipv6: slaac}
+    defaultrouter: 192.0.2.1
+    ipv6_defaultrouter: "2001:db8::1"
+    nameservers: [192.0.2.53, "2001:db8::53"]
+  rc_conf:
+    ntpd_enable: true
+    syslogd_flags: -ss
+    kern_securelevel: 1
+  sshd:
+    permit_root_login: prohibit-password
+    password_authentication: true
+  packages: [sudo, shells/bash]
+  sudoers: ["%ops ALL=(ALL) ALL"]
+  users:
+    - name: alice
+      shell: /usr/local/bin/bash
+      primary_group: ops
+      groups: [wheel, deploy]
+      comment: "Alice O'Hara"
+      uid: 2001
+    - name: eve
+      state: absent
+"#;
+
+/// The plan of [`EVERY_FEATURE`] (on the fixture tests/fixtures/plan): its
+/// text is snapshotted (reviewed), it passes the linters, and its setup
+/// script does what §4 says. Its preamble writes the installer's
+/// /etc/resolv.conf, so it is checked as text, not run.
+#[test]
+fn a_plan_with_every_feature() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::harness::copy_tree(
+        &crate::harness::repo().join("tests/fixtures/plan"),
+        dir.path(),
+    );
+    std::fs::write(
+        dir.path().join("inventory/example.org/h1.yml"),
+        EVERY_FEATURE,
+    )
+    .unwrap();
+    let run = |a: &[&str]| {
+        let r = crate::harness::beryl(dir.path(), &super::args(a));
+        assert_eq!(r.status, 0, "{}", r.stderr);
+        r.stdout
+    };
+    let text = run(&["plan", "h1"]);
+    let plan: Value = serde_json::from_str(&run(&["plan", "h1", "--format", "json"])).unwrap();
+    insta::assert_snapshot!("every_feature", text);
+    let (preamble, setup) = split(&text);
+    assert!(
+        preamble.ends_with(
+            "ifconfig vtnet0 inet 192.0.2.10/24\n\
+             dhclient em1\n\
+             route add default 192.0.2.1\n\
+             printf 'nameserver %s\\n' 192.0.2.53 2001:db8::53 > /etc/resolv.conf\n"
+        ),
+        "{preamble}"
+    );
+    assert!(!preamble.contains("DISTRIBUTIONS"), "{preamble}");
+    if let Some(findings) = super::lint::lint(&[("every feature".into(), text.clone())], &[]) {
+        assert!(findings.is_empty(), "{}", findings.join("\n"));
+    }
+    let Some(stubs) = Stubs::new() else {
+        return;
+    };
+    let root = scratch_root(dir.path());
+    let exec = stubs.run_setup(setup, dir.path(), &root);
+    assert_eq!(exec.status, 0, "{}", exec.stderr);
+    assert_eq!(
+        exec.calls,
+        expected_calls(&plan, &root.display().to_string())
+    );
+    assert_eq!(tree(&root), expected_tree(&plan));
+    assert!(
+        !exec
+            .calls
+            .iter()
+            .any(|c| c.cmd == "pkg" && c.argv[0] == "bootstrap"),
+        "pkgbase has pkg already"
+    );
+}
