@@ -98,6 +98,9 @@ fn values(mark: &str) -> Vec<Hostile> {
         v("space", "a b".into()),
         v("#", "#x".into()),
         v("=", "a=b".into()),
+        // pw splits -G at commas (a group list), chown at the colon.
+        v(",", "a,wheel".into()),
+        v(":", "a:wheel".into()),
         v("empty", String::new()),
     ]
 }
