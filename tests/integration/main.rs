@@ -15,6 +15,8 @@
 //!   jsonschema crate.
 //! - `shell.rs`: `completions` (run in bash) and `man`.
 //! - `differential/`: merge strategies against the real peer programs.
+//! - `plan.rs`, `plan/`: the proof of `beryl plan`: golden files, shell
+//!   linters, execution under stub commands, hostile values.
 
 mod annotate;
 mod apply;
@@ -26,5 +28,6 @@ mod graph;
 mod harness;
 mod init;
 mod keys;
+mod plan;
 mod schema;
 mod shell;

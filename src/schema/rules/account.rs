@@ -10,8 +10,33 @@ pub const MAX_UID: i64 = 4_294_967_294;
 /// Characters `pw` refuses anywhere in a user or group name (`$` is handled apart).
 const NAME_BAD: &str = " ,\t:+&#%^()!@~*?<>=|\\/\"";
 
-/// A user name by FreeBSD `pw` rules (`pw_checkname`).
+/// A user name by FreeBSD `pw` rules (`pw_checkname`), except `.` and `..`:
+/// pw takes them, but the name is also a path component, and the home
+/// directory /home/NAME (and its .ssh) would be /home or the root itself.
 pub fn user_name(s: &str) -> Result<(), String> {
+    if s == "." || s == ".." {
+        return Err(format!(
+            "{} names a directory, not an account: the home directory would be /home/{s}",
+            quote(s)
+        ));
+    }
+    name(s)
+}
+
+/// A group name: the same rules as a user name (`.` and `..` are refused
+/// too, though no path is made of them).
+pub fn group_name(s: &str) -> Result<(), String> {
+    if s == "." || s == ".." {
+        return Err(format!(
+            "{} names a directory; it is refused as a group name as it is as a user name",
+            quote(s)
+        ));
+    }
+    name(s)
+}
+
+/// The character and length rules of `pw_checkname`.
+fn name(s: &str) -> Result<(), String> {
     if s.is_empty() {
         return Err("the name is empty".into());
     }
@@ -41,11 +66,6 @@ pub fn user_name(s: &str) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-/// A group name: the same rules as a user name.
-pub fn group_name(s: &str) -> Result<(), String> {
-    user_name(s)
 }
 
 /// A uid: 0 to 4294967294.

@@ -195,9 +195,16 @@ fn sudoers_line() {
 fn user_and_group_names() {
     let max = "a".repeat(32);
     for rule in [super::user_name, super::group_name] {
-        accepted(rule, &["alice", "_www", "bob-2", "host$", "Ops", &max]);
+        accepted(
+            rule,
+            &[
+                "alice", "_www", "bob-2", "host$", "Ops", "a.b", ".x", "...", &max,
+            ],
+        );
         refused(rule, "", "empty");
         refused(rule, "-alice", "starts with `-`");
+        refused(rule, ".", "names a directory");
+        refused(rule, "..", "names a directory");
         refused(rule, "a$b", "`$` before the end");
         refused(rule, &"a".repeat(33), "at most 32");
         refused(rule, "jo\u{eb}l", "non-ASCII");

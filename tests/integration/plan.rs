@@ -1,0 +1,108 @@
+//! The proof of `beryl plan` (docs/install.md):
+//!
+//! - `golden`: every example host's plan, sh and JSON, byte for byte against
+//!   tests/golden/plan/ (`BERYL_UPDATE_GOLDEN=1` rewrites them).
+//! - `lint`: every generated file, its preamble and its setup script pass
+//!   `sh -n`, `dash -n` and `shellcheck -s sh`.
+//! - `exec`: the setup scripts (and preambles) run under `sh` against stub
+//!   commands (`stubs`) that log their argv; the log and the files written
+//!   under a scratch root are checked.
+//! - `hostile`: hostile strings in every string field are refused with a
+//!   located error or reach their command as exactly one argument.
+//!
+//! The shell tools (sh, dash, shellcheck, python3 for the stubs) are skipped
+//! with a notice when missing, unless BERYL_REQUIRE_TOOLS is set (as in
+//! `.ci/run`), where a missing tool fails.
+
+mod exec;
+mod golden;
+mod hostile;
+mod lint;
+mod stubs;
+
+use std::path::{Path, PathBuf};
+
+use crate::harness::{beryl, repo};
+
+pub fn args(a: &[&str]) -> Vec<String> {
+    a.iter().map(|s| s.to_string()).collect()
+}
+
+/// The FQDNs of the example inventory, as `beryl hosts` lists them.
+pub fn example_hosts() -> Vec<String> {
+    let run = beryl(&repo(), &args(&["hosts", "--format", "json"]));
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let hosts: Vec<serde_json::Value> = serde_json::from_str(&run.stdout).unwrap();
+    let fqdns: Vec<String> = hosts
+        .iter()
+        .map(|h| h["fqdn"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(fqdns.len(), 8, "the example inventory has 8 hosts");
+    fqdns
+}
+
+/// `beryl plan HOST [--format json]` on the example inventory.
+pub fn example_plan(fqdn: &str, json: bool) -> String {
+    let mut a = args(&["plan", fqdn]);
+    if json {
+        a.extend(args(&["--format", "json"]));
+    }
+    let run = beryl(&repo(), &a);
+    assert_eq!(run.status, 0, "beryl {}: {}", a.join(" "), run.stderr);
+    assert!(run.stderr.is_empty(), "{}", run.stderr);
+    run.stdout
+}
+
+/// The installerconfig split as bsdinstall splits it: the preamble, then from
+/// the first line starting with `#!`, the setup script.
+pub fn split(text: &str) -> (&str, &str) {
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        if line.starts_with("#!") {
+            return text.split_at(at);
+        }
+        at += line.len();
+    }
+    panic!("no line starting with #!:\n{text}");
+}
+
+/// Whether the tools are on PATH. A missing one fails when
+/// BERYL_REQUIRE_TOOLS is set; otherwise it prints a notice and the caller
+/// skips the checks that need it.
+pub fn tools(names: &[&str], what: &str) -> bool {
+    let missing: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|n| which(n).is_none())
+        .collect();
+    if missing.is_empty() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("BERYL_REQUIRE_TOOLS").is_none(),
+        "BERYL_REQUIRE_TOOLS is set but {} missing for {what}",
+        missing.join(", ")
+    );
+    eprintln!(
+        "notice: {what} skipped: {} not found (install it, or set BERYL_REQUIRE_TOOLS to make this fail)",
+        missing.join(", ")
+    );
+    false
+}
+
+/// The first executable `name` on PATH.
+pub fn which(name: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| {
+            p.metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}
+
+/// Replaces the text of `root` with `[ROOT]`, for snapshots.
+pub fn unroot(text: &str, root: &Path) -> String {
+    text.replace(&root.display().to_string(), "[ROOT]")
+}

@@ -1,0 +1,143 @@
+//! Golden files: `beryl plan HOST` and `beryl plan HOST --format json` for
+//! every example host, byte for byte against tests/golden/plan/<fqdn>.sh and
+//! <fqdn>.json. They are the reviewed spec of the output; with
+//! `BERYL_UPDATE_GOLDEN=1` the test rewrites them instead (review the diff).
+
+use std::path::PathBuf;
+
+use super::{example_hosts, example_plan, split};
+use crate::harness::repo;
+
+fn golden_dir() -> PathBuf {
+    repo().join("tests/golden/plan")
+}
+
+#[test]
+fn example_plans_match_the_golden_files() {
+    let update = std::env::var_os("BERYL_UPDATE_GOLDEN").is_some_and(|v| v == "1");
+    let dir = golden_dir();
+    if update {
+        std::fs::create_dir_all(&dir).unwrap();
+    }
+    let mut expected_files = Vec::new();
+    let mut failures = Vec::new();
+    for fqdn in example_hosts() {
+        for (json, ext) in [(false, "sh"), (true, "json")] {
+            let text = example_plan(&fqdn, json);
+            let name = format!("{fqdn}.{ext}");
+            let path = dir.join(&name);
+            expected_files.push(name.clone());
+            if update {
+                std::fs::write(&path, &text).unwrap();
+                continue;
+            }
+            match std::fs::read_to_string(&path) {
+                Ok(golden) if golden == text => {}
+                Ok(golden) => failures.push(format!(
+                    "{name} differs from `beryl plan {fqdn}{}`:\n{}",
+                    if json { " --format json" } else { "" },
+                    first_difference(&golden, &text)
+                )),
+                Err(e) => failures.push(format!("{}: {e}", path.display())),
+            }
+        }
+    }
+    // No golden file for a host that is gone.
+    let mut present: Vec<String> = std::fs::read_dir(&dir)
+        .map(|d| {
+            d.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    present.sort();
+    for name in present {
+        if !expected_files.contains(&name) {
+            if update {
+                std::fs::remove_file(dir.join(&name)).unwrap();
+            } else {
+                failures.push(format!("{name}: no example host makes this file"));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{}\n\nIf the change is intended, run BERYL_UPDATE_GOLDEN=1 cargo test --test integration plan::golden and review the diff.",
+        failures.join("\n\n")
+    );
+}
+
+/// The first differing line, with its number.
+fn first_difference(golden: &str, actual: &str) -> String {
+    let (g, a): (Vec<&str>, Vec<&str>) = (golden.lines().collect(), actual.lines().collect());
+    for i in 0..g.len().max(a.len()) {
+        let (x, y) = (g.get(i), a.get(i));
+        if x != y {
+            return format!(
+                "line {}:\n  golden: {}\n  actual: {}",
+                i + 1,
+                x.map_or("(end)".into(), |s| format!("{s:?}")),
+                y.map_or("(end)".into(), |s| format!("{s:?}"))
+            );
+        }
+    }
+    "(the line endings differ)".into()
+}
+
+/// The two views agree: the JSON steps' `commands`, in order, are exactly
+/// the setup script's body, and its preamble values are the exports.
+#[test]
+fn json_and_script_are_the_same_plan() {
+    for fqdn in example_hosts() {
+        let text = example_plan(&fqdn, false);
+        let plan: serde_json::Value = serde_json::from_str(&example_plan(&fqdn, true)).unwrap();
+        let (preamble, setup) = split(&text);
+        for var in plan["preamble"].as_array().unwrap() {
+            let (name, value) = (
+                var["name"].as_str().unwrap(),
+                var["value"].as_str().unwrap(),
+            );
+            let line = format!("export {name}={}\n", shlex::try_quote(value).unwrap());
+            assert!(
+                preamble.contains(&line),
+                "{fqdn}: no `{line}` in\n{preamble}"
+            );
+        }
+        for cmd in plan["bringup"].as_array().unwrap() {
+            let words: Vec<&str> = cmd
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|w| w.as_str().unwrap())
+                .collect();
+            let line = format!("{}\n", shlex::try_join(words).unwrap());
+            assert!(
+                preamble.contains(&line),
+                "{fqdn}: no `{line}` in\n{preamble}"
+            );
+        }
+        let mut body = String::new();
+        for step in plan["steps"].as_array().unwrap() {
+            body.push('\n');
+            body.push_str(step["commands"].as_str().unwrap());
+        }
+        let summary = plan["summary"].as_str().unwrap();
+        let tail = format!("{body}\necho {}\n", shlex::try_quote(summary).unwrap());
+        assert!(
+            setup.ends_with(&tail),
+            "{fqdn}: the setup script is not its steps' commands in order:\n{setup}\n---\n{tail}"
+        );
+        let head = &setup[..setup.len() - tail.len()];
+        assert_eq!(
+            head,
+            "#!/bin/sh\n\
+             # The setup script: runs in the new system once base is installed. A failing\n\
+             # command stops the install. BERYL_ROOT (empty) prefixes every file path, so\n\
+             # the script can be tried under a scratch root.\n\
+             set -eu\n\
+             BERYL_ROOT=\"${BERYL_ROOT:-}\"\n",
+            "{fqdn}"
+        );
+        assert_eq!(plan["host"], fqdn.as_str());
+        assert_eq!(plan["format_version"], 1);
+    }
+}
