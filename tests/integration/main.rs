@@ -6,11 +6,13 @@
 //!   files and a command line) run and compared with its insta snapshot.
 //! - `keys.rs`: fingerprints checked against `ssh-keygen -lf`.
 //! - `example.rs`: the bundled example inventory renders and checks.
+//! - `geninv.rs`: the synthetic inventory of the benchmark checks and renders.
 //! - `differential/`: merge strategies against the real peer programs.
 
 mod annotate;
 mod cases;
 mod differential;
 mod example;
+mod geninv;
 mod harness;
 mod keys;
