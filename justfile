@@ -22,3 +22,8 @@ review:
 
 fmt:
     cargo fmt --all
+
+# The fleet benchmark: 1k, 10k and 50k hosts against the parse floor
+# (docs/performance.md). Extra arguments go to the harness: just bench --sizes 1k,10k
+bench *args:
+    cargo bench --bench fleet -- {{args}}
