@@ -11,7 +11,8 @@
 //!
 //! - the **parse floor**: read and parse every YAML file of the inventory with
 //!   `beryl::yaml::load_file` (the parser and options beryl uses) on a rayon
-//!   pool of 2 threads, and nothing else (also on 1 thread, for reference);
+//!   pool of 2 threads, and nothing else (also on 1 thread, for reference),
+//!   in a fresh process (this binary, run with `--floor-child`);
 //! - `beryl render --all > /dev/null` (with `--out`, `render --all --out DIR`
 //!   into a fresh DIR), run as a child process of the release binary: wall
 //!   time and peak RSS (`wait4`'s rusage for that child);
@@ -171,7 +172,7 @@ fn yaml_files(root: &Path) -> Vec<(PathBuf, String)> {
 }
 
 /// One measurement of the floor: read and parse every file on `threads`
-/// threads. The parsed trees are dropped after the clock stops.
+/// threads, each tree dropped once parsed. Returns the time and the bytes read.
 fn floor_once(files: &[(PathBuf, String)], threads: usize) -> Result<(Duration, u64), String> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -180,24 +181,60 @@ fn floor_once(files: &[(PathBuf, String)], threads: usize) -> Result<(Duration, 
         .build()
         .map_err(|e| e.to_string())?;
     let limits = beryl::yaml::Limits::default();
-    let (elapsed, parsed) = pool.install(|| {
+    pool.install(|| {
         let t = Instant::now();
-        let parsed: Vec<_> = files
+        let bytes = files
             .par_iter()
-            .map(|(path, name)| beryl::yaml::load_file(path, name, &limits))
-            .collect();
-        (t.elapsed(), parsed)
-    });
-    let mut bytes = 0;
-    for (r, (_, name)) in parsed.iter().zip(files) {
-        match r {
-            Ok(node) => {
-                bytes += node.span.source.as_ref().map_or(0, |s| s.text.len() as u64);
-            }
-            Err(d) => return Err(format!("{name}: {d:?}")),
-        }
+            .map(|(path, name)| {
+                let node = beryl::yaml::load_file(path, name, &limits)
+                    .map_err(|d| format!("{name}: {d:?}"))?;
+                Ok(node.span.source.as_ref().map_or(0, |s| s.text.len() as u64))
+            })
+            .sum::<Result<u64, String>>()?;
+        Ok((t.elapsed(), bytes))
+    })
+}
+
+/// The floor of one inventory, measured in a fresh process (this binary with
+/// `--floor-child`), so that neither its memory nor its allocator state leaks
+/// into the other measurements. (On Linux a child's peak RSS includes its
+/// parent's at the time of the spawn, so the parent must stay small.)
+fn floor_in_child(inv: &Path, threads: usize) -> Result<(Duration, u64), String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let out = Command::new(exe)
+        .arg("--floor-child")
+        .arg(inv)
+        .arg(threads.to_string())
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        return Err(format!(
+            "floor: {}{}",
+            text,
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
-    Ok((elapsed, bytes))
+    let mut parts = text.split_whitespace();
+    let secs: f64 = parts
+        .next()
+        .and_then(|s| s.parse().ok())
+        .ok_or(format!("floor: bad output `{text}`"))?;
+    let bytes: u64 = parts
+        .next()
+        .and_then(|s| s.parse().ok())
+        .ok_or(format!("floor: bad output `{text}`"))?;
+    Ok((Duration::from_secs_f64(secs), bytes))
+}
+
+/// `--floor-child DIR THREADS`: print `seconds bytes` for one floor run.
+fn floor_child(inv: &str, threads: &str) -> Result<(), String> {
+    let threads = threads.parse::<usize>().map_err(|e| e.to_string())?;
+    let files = yaml_files(&Path::new(inv).join("inventory"));
+    let (t, bytes) = floor_once(&files, threads)?;
+    println!("{:.9} {bytes}", t.as_secs_f64());
+    Ok(())
 }
 
 /// Wall time and peak RSS (KiB) of one child process, which must exit 0.
@@ -289,17 +326,17 @@ fn beryl_cmd(o: &Options, inv: &Path) -> Command {
 
 fn measure(o: &Options, hosts: usize) -> Result<Row, String> {
     let inv = inventory(o, hosts)?;
-    let files = yaml_files(&inv.join("inventory"));
+    let files = yaml_files(&inv.join("inventory")).len();
     let log = target_dir().join("fleetbench").join("stderr.log");
     eprintln!("fleet: {hosts} hosts: parse floor");
     let mut floor = Duration::MAX;
     let mut floor1 = Duration::MAX;
     let mut bytes = 0;
     for _ in 0..o.runs {
-        let (t, b) = floor_once(&files, o.floor_threads)?;
+        let (t, b) = floor_in_child(&inv, o.floor_threads)?;
         floor = floor.min(t);
         bytes = b;
-        floor1 = floor1.min(floor_once(&files, 1)?.0);
+        floor1 = floor1.min(floor_in_child(&inv, 1)?.0);
     }
     let out_dir = target_dir()
         .join("fleetbench")
@@ -338,7 +375,7 @@ fn measure(o: &Options, hosts: usize) -> Result<Row, String> {
     )?;
     Ok(Row {
         hosts,
-        files: files.len(),
+        files,
         bytes,
         floor,
         floor1,
@@ -378,10 +415,29 @@ fn machine() -> String {
         .ok()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_default();
-    format!("{cores} cores ({cpu}), {mem} RAM, {rustc}")
+    format!(
+        "{cores} cores ({cpu}), {mem} RAM, {rustc}, load average {} at the end",
+        loadavg()
+    )
+}
+
+/// The 1-minute load average: other work on the machine skews the times.
+fn loadavg() -> String {
+    fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|t| t.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "?".into())
 }
 
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("--floor-child") && args.len() == 4 {
+        if let Err(e) = floor_child(&args[2], &args[3]) {
+            eprintln!("{e}");
+            std::process::exit(1);
+        }
+        return;
+    }
     let o = match options() {
         Ok(o) => o,
         Err(e) => {
@@ -396,6 +452,7 @@ fn main() {
 }
 
 fn run(o: &Options) -> Result<(), String> {
+    let load_before = loadavg();
     let mut rows = Vec::new();
     for &hosts in &o.sizes {
         rows.push(measure(o, hosts)?);
@@ -427,10 +484,14 @@ fn run(o: &Options) -> Result<(), String> {
         "render --all"
     };
     let mut md = String::new();
-    let _ = writeln!(md, "Machine: {}.", machine());
     let _ = writeln!(
         md,
-        "Best of {} runs; peak RSS is the highest of the runs. Floor: `beryl::yaml::load_file` on every YAML file, {} threads (1 thread in brackets).\n",
+        "Machine: {}; {load_before} when the run started.",
+        machine()
+    );
+    let _ = writeln!(
+        md,
+        "Best of {} runs; peak RSS is the highest of the runs. Floor: `beryl::yaml::load_file` on every YAML file, {} threads (1 thread in brackets), in a fresh process.\n",
         o.runs, o.floor_threads
     );
     let _ = writeln!(
