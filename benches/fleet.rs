@@ -237,8 +237,23 @@ fn floor_child(inv: &str, threads: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// Wall time and peak RSS (KiB) of one child process, which must exit 0.
-fn run_child(cmd: &mut Command, log: &Path) -> Result<(Duration, u64), String> {
+/// What one child process cost.
+#[derive(Clone, Copy)]
+struct Cost {
+    wall: Duration,
+    /// User plus system CPU time: less sensitive than the wall time to other
+    /// work on the machine.
+    cpu: Duration,
+    /// Peak RSS in KiB.
+    rss: u64,
+}
+
+fn timeval(t: libc::timeval) -> Duration {
+    Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+}
+
+/// Wall time, CPU time and peak RSS of one child process, which must exit 0.
+fn run_child(cmd: &mut Command, log: &Path) -> Result<Cost, String> {
     let stderr = fs::File::create(log).map_err(|e| e.to_string())?;
     cmd.stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -263,27 +278,35 @@ fn run_child(cmd: &mut Command, log: &Path) -> Result<(Duration, u64), String> {
         let head: String = text.lines().take(30).collect::<Vec<_>>().join("\n");
         return Err(format!("{cmd:?} failed ({status:#x}):\n{head}"));
     }
-    // Linux reports ru_maxrss in KiB.
-    Ok((elapsed, usage.ru_maxrss as u64))
+    Ok(Cost {
+        wall: elapsed,
+        cpu: timeval(usage.ru_utime) + timeval(usage.ru_stime),
+        // Linux reports ru_maxrss in KiB.
+        rss: usage.ru_maxrss as u64,
+    })
 }
 
-/// Best wall time and highest peak over `runs` runs of `make()`'s command.
-/// `before` runs (untimed) before each.
+/// Best wall and CPU times and highest peak over `runs` runs of `make()`'s
+/// command. `before` runs (untimed) before each.
 fn best_of(
     runs: usize,
     log: &Path,
     mut before: impl FnMut(),
     mut make: impl FnMut() -> Command,
-) -> Result<(Duration, u64), String> {
-    let mut best = Duration::MAX;
-    let mut peak = 0;
+) -> Result<Cost, String> {
+    let mut best = Cost {
+        wall: Duration::MAX,
+        cpu: Duration::MAX,
+        rss: 0,
+    };
     for _ in 0..runs {
         before();
-        let (t, rss) = run_child(&mut make(), log)?;
-        best = best.min(t);
-        peak = peak.max(rss);
+        let c = run_child(&mut make(), log)?;
+        best.wall = best.wall.min(c.wall);
+        best.cpu = best.cpu.min(c.cpu);
+        best.rss = best.rss.max(c.rss);
     }
-    Ok((best, peak))
+    Ok(best)
 }
 
 struct Row {
@@ -292,18 +315,19 @@ struct Row {
     bytes: u64,
     floor: Duration,
     floor1: Duration,
-    render: Duration,
-    render_rss: u64,
-    check: Duration,
-    check_rss: u64,
+    render: Cost,
+    check: Cost,
 }
 
 impl Row {
     fn ratio(&self) -> f64 {
-        self.render.as_secs_f64() / self.floor.as_secs_f64()
+        self.render.wall.as_secs_f64() / self.floor.as_secs_f64()
     }
     fn per_host_us(&self) -> f64 {
-        self.render.as_secs_f64() * 1e6 / self.hosts as f64
+        self.render.wall.as_secs_f64() * 1e6 / self.hosts as f64
+    }
+    fn per_host_cpu_us(&self) -> f64 {
+        self.render.cpu.as_secs_f64() * 1e6 / self.hosts as f64
     }
 }
 
@@ -347,7 +371,7 @@ fn measure(o: &Options, hosts: usize) -> Result<Row, String> {
         "render --all > /dev/null"
     };
     eprintln!("fleet: {hosts} hosts: {render_label}");
-    let (render, render_rss) = best_of(
+    let render = best_of(
         o.runs,
         &log,
         || {
@@ -363,7 +387,7 @@ fn measure(o: &Options, hosts: usize) -> Result<Row, String> {
         },
     )?;
     eprintln!("fleet: {hosts} hosts: check");
-    let (check, check_rss) = best_of(
+    let check = best_of(
         o.runs,
         &log,
         || {},
@@ -380,9 +404,7 @@ fn measure(o: &Options, hosts: usize) -> Result<Row, String> {
         floor,
         floor1,
         render,
-        render_rss,
         check,
-        check_rss,
     })
 }
 
@@ -467,7 +489,7 @@ fn run(o: &Options) -> Result<(), String> {
     let inv = inventory(o, one_size)?;
     let log = target_dir().join("fleetbench").join("stderr.log");
     eprintln!("fleet: {one_size} hosts: render {}", o.one);
-    let (one, one_rss) = best_of(
+    let one = best_of(
         o.runs,
         &log,
         || {},
@@ -491,41 +513,42 @@ fn run(o: &Options) -> Result<(), String> {
     );
     let _ = writeln!(
         md,
-        "Best of {} runs; peak RSS is the highest of the runs. Floor: `beryl::yaml::load_file` on every YAML file, {} threads (1 thread in brackets), in a fresh process.\n",
+        "Best of {} runs (wall and CPU time each); peak RSS is the highest of the runs. Floor: `beryl::yaml::load_file` on every YAML file, {} threads (1 thread in brackets), in a fresh process.\n",
         o.runs, o.floor_threads
     );
     let _ = writeln!(
         md,
-        "| hosts | YAML files | MB | parse floor (s) | {render_label} (s) | ratio | hosts/s | µs/host | peak (MiB) | check (s) | check peak (MiB) |"
+        "| hosts | YAML files | MB | parse floor (s) | {render_label} (s) | CPU (s) | ratio | hosts/s | µs/host | peak (MiB) | check (s) | check peak (MiB) |"
     );
     let _ = writeln!(
         md,
-        "|------:|-----------:|---:|----------------:|---:|------:|--------:|--------:|-----------:|----------:|-----------------:|"
+        "|------:|-----------:|---:|----------------:|---:|---:|------:|--------:|--------:|-----------:|----------:|-----------------:|"
     );
     for r in &rows {
         let _ = writeln!(
             md,
-            "| {} | {} | {:.1} | {:.3} ({:.3}) | {:.3} | {:.1}× | {:.0} | {:.0} | {:.0} | {:.3} | {:.0} |",
+            "| {} | {} | {:.1} | {:.3} ({:.3}) | {:.3} | {:.3} | {:.1}× | {:.0} | {:.0} | {:.0} | {:.3} | {:.0} |",
             r.hosts,
             r.files,
             r.bytes as f64 / 1e6,
             r.floor.as_secs_f64(),
             r.floor1.as_secs_f64(),
-            r.render.as_secs_f64(),
+            r.render.wall.as_secs_f64(),
+            r.render.cpu.as_secs_f64(),
             r.ratio(),
-            r.hosts as f64 / r.render.as_secs_f64(),
+            r.hosts as f64 / r.render.wall.as_secs_f64(),
             r.per_host_us(),
-            mib(r.render_rss),
-            r.check.as_secs_f64(),
-            mib(r.check_rss),
+            mib(r.render.rss),
+            r.check.wall.as_secs_f64(),
+            mib(r.check.rss),
         );
     }
     let _ = writeln!(
         md,
         "\n`render {}` on the {one_size}-host inventory: {:.1} ms, peak {:.0} MiB.\n",
         o.one,
-        one.as_secs_f64() * 1e3,
-        mib(one_rss)
+        one.wall.as_secs_f64() * 1e3,
+        mib(one.rss)
     );
 
     // The targets of issue 7 (docs/performance.md).
@@ -536,21 +559,21 @@ fn run(o: &Options) -> Result<(), String> {
             md,
             "| 10k {render_label} ≤ 1.5× the parse floor | {:.1}× ({:.3} s / {:.3} s) | {} |",
             r.ratio(),
-            r.render.as_secs_f64(),
+            r.render.wall.as_secs_f64(),
             r.floor.as_secs_f64(),
             yes(r.ratio() <= 1.5)
         );
         let _ = writeln!(
             md,
             "| 10k {render_label} ≤ 1 s | {:.3} s | {} |",
-            r.render.as_secs_f64(),
-            yes(r.render.as_secs_f64() <= 1.0)
+            r.render.wall.as_secs_f64(),
+            yes(r.render.wall.as_secs_f64() <= 1.0)
         );
         let _ = writeln!(
             md,
             "| 10k peak memory ≤ 200 MiB | {:.0} MiB | {} |",
-            mib(r.render_rss),
-            yes(mib(r.render_rss) <= 200.0)
+            mib(r.render.rss),
+            yes(mib(r.render.rss) <= 200.0)
         );
     }
     if let (Some(a), Some(b)) = (
@@ -560,14 +583,15 @@ fn run(o: &Options) -> Result<(), String> {
         let growth = b.per_host_us() / a.per_host_us();
         let _ = writeln!(
             md,
-            "| per-host cost 1k → 50k grows ≤ 1.3× | {growth:.2}× ({:.0} → {:.0} µs/host) | {} |",
+            "| per-host cost 1k → 50k grows ≤ 1.3× | {growth:.2}× ({:.0} → {:.0} µs/host; CPU time {:.2}×) | {} |",
             a.per_host_us(),
             b.per_host_us(),
+            b.per_host_cpu_us() / a.per_host_cpu_us(),
             yes(growth <= 1.3)
         );
     }
     if one_size == 10_000 {
-        let ms = one.as_secs_f64() * 1e3;
+        let ms = one.wall.as_secs_f64() * 1e3;
         let _ = writeln!(
             md,
             "| `render {}` on 10k < 20 ms | {ms:.1} ms | {} |",
