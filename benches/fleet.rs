@@ -199,7 +199,7 @@ fn floor_once(files: &[(PathBuf, String)], threads: usize) -> Result<(Duration, 
 /// `--floor-child`), so that neither its memory nor its allocator state leaks
 /// into the other measurements. (On Linux a child's peak RSS includes its
 /// parent's at the time of the spawn, so the parent must stay small.)
-fn floor_in_child(inv: &Path, threads: usize) -> Result<(Duration, u64), String> {
+fn floor_in_child(inv: &Path, threads: usize) -> Result<(Duration, Duration, u64), String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let out = Command::new(exe)
         .arg("--floor-child")
@@ -216,24 +216,39 @@ fn floor_in_child(inv: &Path, threads: usize) -> Result<(Duration, u64), String>
             String::from_utf8_lossy(&out.stderr)
         ));
     }
-    let mut parts = text.split_whitespace();
-    let secs: f64 = parts
-        .next()
-        .and_then(|s| s.parse().ok())
-        .ok_or(format!("floor: bad output `{text}`"))?;
-    let bytes: u64 = parts
-        .next()
-        .and_then(|s| s.parse().ok())
-        .ok_or(format!("floor: bad output `{text}`"))?;
-    Ok((Duration::from_secs_f64(secs), bytes))
+    let bad = || format!("floor: bad output `{text}`");
+    let nums: Vec<f64> = text
+        .split_whitespace()
+        .map(|s| s.parse::<f64>().map_err(|_| bad()))
+        .collect::<Result<_, _>>()?;
+    let [secs, cpu, bytes] = nums[..] else {
+        return Err(bad());
+    };
+    Ok((
+        Duration::from_secs_f64(secs),
+        Duration::from_secs_f64(cpu),
+        bytes as u64,
+    ))
 }
 
-/// `--floor-child DIR THREADS`: print `seconds bytes` for one floor run.
+/// This process's user plus system CPU time, all threads.
+fn cpu_self() -> Duration {
+    // SAFETY: a zeroed rusage is a valid value of this plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: the pointer is to a live local.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    timeval(usage.ru_utime) + timeval(usage.ru_stime)
+}
+
+/// `--floor-child DIR THREADS`: print `seconds cpu-seconds bytes` for one
+/// floor run (the file listing excluded).
 fn floor_child(inv: &str, threads: &str) -> Result<(), String> {
     let threads = threads.parse::<usize>().map_err(|e| e.to_string())?;
     let files = yaml_files(&Path::new(inv).join("inventory"));
+    let before = cpu_self();
     let (t, bytes) = floor_once(&files, threads)?;
-    println!("{:.9} {bytes}", t.as_secs_f64());
+    let cpu = cpu_self().saturating_sub(before);
+    println!("{:.9} {:.9} {bytes}", t.as_secs_f64(), cpu.as_secs_f64());
     Ok(())
 }
 
@@ -315,6 +330,8 @@ struct Row {
     bytes: u64,
     floor: Duration,
     floor1: Duration,
+    /// CPU time of the 2-thread floor (both threads).
+    floor_cpu: Duration,
     render: Cost,
     check: Cost,
 }
@@ -322,6 +339,11 @@ struct Row {
 impl Row {
     fn ratio(&self) -> f64 {
         self.render.wall.as_secs_f64() / self.floor.as_secs_f64()
+    }
+    /// Render CPU time over floor CPU time: the ratio the wall times would
+    /// show with both cores free and a render as parallel as the floor.
+    fn cpu_ratio(&self) -> f64 {
+        self.render.cpu.as_secs_f64() / self.floor_cpu.as_secs_f64()
     }
     fn per_host_us(&self) -> f64 {
         self.render.wall.as_secs_f64() * 1e6 / self.hosts as f64
@@ -355,10 +377,12 @@ fn measure(o: &Options, hosts: usize) -> Result<Row, String> {
     eprintln!("fleet: {hosts} hosts: parse floor");
     let mut floor = Duration::MAX;
     let mut floor1 = Duration::MAX;
+    let mut floor_cpu = Duration::MAX;
     let mut bytes = 0;
     for _ in 0..o.runs {
-        let (t, b) = floor_in_child(&inv, o.floor_threads)?;
+        let (t, cpu, b) = floor_in_child(&inv, o.floor_threads)?;
         floor = floor.min(t);
+        floor_cpu = floor_cpu.min(cpu);
         bytes = b;
         floor1 = floor1.min(floor_in_child(&inv, 1)?.0);
     }
@@ -403,6 +427,7 @@ fn measure(o: &Options, hosts: usize) -> Result<Row, String> {
         bytes,
         floor,
         floor1,
+        floor_cpu,
         render,
         check,
     })
@@ -518,24 +543,26 @@ fn run(o: &Options) -> Result<(), String> {
     );
     let _ = writeln!(
         md,
-        "| hosts | YAML files | MB | parse floor (s) | {render_label} (s) | CPU (s) | ratio | hosts/s | µs/host | peak (MiB) | check (s) | check peak (MiB) |"
+        "| hosts | YAML files | MB | parse floor (s) | floor CPU (s) | {render_label} (s) | CPU (s) | ratio | CPU ratio | hosts/s | µs/host | peak (MiB) | check (s) | check peak (MiB) |"
     );
     let _ = writeln!(
         md,
-        "|------:|-----------:|---:|----------------:|---:|---:|------:|--------:|--------:|-----------:|----------:|-----------------:|"
+        "|------:|-----------:|---:|----------------:|---:|---:|---:|------:|---:|--------:|--------:|-----------:|----------:|-----------------:|"
     );
     for r in &rows {
         let _ = writeln!(
             md,
-            "| {} | {} | {:.1} | {:.3} ({:.3}) | {:.3} | {:.3} | {:.1}× | {:.0} | {:.0} | {:.0} | {:.3} | {:.0} |",
+            "| {} | {} | {:.1} | {:.3} ({:.3}) | {:.3} | {:.3} | {:.3} | {:.1}× | {:.1}× | {:.0} | {:.0} | {:.0} | {:.3} | {:.0} |",
             r.hosts,
             r.files,
             r.bytes as f64 / 1e6,
             r.floor.as_secs_f64(),
             r.floor1.as_secs_f64(),
+            r.floor_cpu.as_secs_f64(),
             r.render.wall.as_secs_f64(),
             r.render.cpu.as_secs_f64(),
             r.ratio(),
+            r.cpu_ratio(),
             r.hosts as f64 / r.render.wall.as_secs_f64(),
             r.per_host_us(),
             mib(r.render.rss),
@@ -557,10 +584,11 @@ fn run(o: &Options) -> Result<(), String> {
     if let Some(r) = rows.iter().find(|r| r.hosts == 10_000) {
         let _ = writeln!(
             md,
-            "| 10k {render_label} ≤ 1.5× the parse floor | {:.1}× ({:.3} s / {:.3} s) | {} |",
+            "| 10k {render_label} ≤ 1.5× the parse floor | {:.1}× ({:.3} s / {:.3} s); CPU {:.1}× | {} |",
             r.ratio(),
             r.render.wall.as_secs_f64(),
             r.floor.as_secs_f64(),
+            r.cpu_ratio(),
             yes(r.ratio() <= 1.5)
         );
         let _ = writeln!(
