@@ -26,3 +26,8 @@ fmt:
 # Redraw docs/graph.svg from the example inventory (needs Graphviz's dot).
 graph:
     cargo run --release -- graph | dot -Tsvg -o docs/graph.svg
+
+# The fleet benchmark: 1k, 10k and 50k hosts against the parse floor
+# (docs/performance.md). Extra arguments go to the harness: just bench --sizes 1k,10k
+bench *args:
+    cargo bench --bench fleet -- {{args}}

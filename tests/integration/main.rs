@@ -14,6 +14,7 @@
 //! - `schema.rs`: `beryl schema` against the example inventory, with the
 //!   jsonschema crate.
 //! - `shell.rs`: `completions` (run in bash) and `man`.
+//! - `geninv.rs`: the synthetic inventory of the benchmark checks and renders.
 //! - `differential/`: merge strategies against the real peer programs.
 //! - `plan.rs`, `plan/`: the proof of `beryl plan`: golden files, shell
 //!   linters, execution under stub commands, hostile values.
@@ -24,6 +25,7 @@ mod cases;
 mod differential;
 mod example;
 mod fleet;
+mod geninv;
 mod graph;
 mod harness;
 mod init;

@@ -1,0 +1,640 @@
+//! The fleet benchmark: beryl against the parse floor, at 1k, 10k and 50k hosts.
+//!
+//! ```sh
+//! cargo bench --bench fleet                          # or: just bench
+//! cargo bench --bench fleet -- --sizes 1000,10000 --runs 5
+//! cargo bench --bench fleet -- --out                 # render --all --out DIR (once beryl has it)
+//! ```
+//!
+//! For each size it generates the synthetic inventory of `examples/geninv.rs`
+//! (cached under `target/fleetbench/`), then measures, best of `--runs`:
+//!
+//! - the **parse floor**: read and parse every YAML file of the inventory with
+//!   `beryl::yaml::load_file` (the parser and options beryl uses) on a rayon
+//!   pool of 2 threads, and nothing else (also on 1 thread, for reference),
+//!   in a fresh process (this binary, run with `--floor-child`);
+//! - `beryl render --all > /dev/null` (with `--out`, `render --all --out DIR`
+//!   into a fresh DIR), run as a child process of the release binary: wall
+//!   time and peak RSS (`wait4`'s rusage for that child);
+//! - `beryl check`, the same way;
+//! - `beryl render host01` on the 10k inventory (the one-host path).
+//!
+//! It prints markdown tables (also written to `target/fleetbench/results.md`)
+//! and how the numbers compare with the targets of docs/performance.md. A
+//! benchmark is not a test: nothing here asserts a time.
+
+#[path = "../examples/support/inventory_gen.rs"]
+mod inventory_gen;
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+const USAGE: &str = "usage: cargo bench --bench fleet -- [--sizes N,N,...] [--runs N] [--out] \
+[--seed N] [--domains N] [--groups N] [--floor-threads N] [--one HOST] [--beryl PATH]";
+
+struct Options {
+    sizes: Vec<usize>,
+    runs: usize,
+    out: bool,
+    seed: u64,
+    domains: usize,
+    groups: usize,
+    floor_threads: usize,
+    one: String,
+    beryl: PathBuf,
+}
+
+fn options() -> Result<Options, String> {
+    let mut o = Options {
+        sizes: vec![1_000, 10_000, 50_000],
+        runs: 3,
+        out: false,
+        seed: 1,
+        domains: 10,
+        groups: 50,
+        floor_threads: 2,
+        one: "host01".into(),
+        beryl: PathBuf::from(env!("CARGO_BIN_EXE_beryl")),
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let mut value = || args.next().ok_or(format!("{a} needs a value\n{USAGE}"));
+        let num = |v: String| v.parse::<usize>().map_err(|e| format!("{a} {v}: {e}"));
+        match a.as_str() {
+            // `cargo bench` passes --bench to every bench target.
+            "--bench" => {}
+            "--sizes" => {
+                o.sizes = value()?
+                    .split(',')
+                    .map(|s| parse_size(s).ok_or(format!("bad size `{s}`")))
+                    .collect::<Result<_, _>>()?;
+            }
+            "--runs" => o.runs = num(value()?)?.max(1),
+            "--out" => o.out = true,
+            "--seed" => o.seed = num(value()?)? as u64,
+            "--domains" => o.domains = num(value()?)?,
+            "--groups" => o.groups = num(value()?)?,
+            "--floor-threads" => o.floor_threads = num(value()?)?.max(1),
+            "--one" => o.one = value()?,
+            "--beryl" => o.beryl = PathBuf::from(value()?),
+            "-h" | "--help" => return Err(USAGE.into()),
+            _ => return Err(format!("unknown argument `{a}`\n{USAGE}")),
+        }
+    }
+    Ok(o)
+}
+
+/// `10000`, `10k`, `1.5k`.
+fn parse_size(s: &str) -> Option<usize> {
+    match s.strip_suffix(['k', 'K']) {
+        Some(n) => n.parse::<f64>().ok().map(|f| (f * 1000.0) as usize),
+        None => s.parse().ok(),
+    }
+}
+
+/// `target/` (where the bench binary found beryl: target/release/beryl).
+fn target_dir() -> PathBuf {
+    let bin = Path::new(env!("CARGO_BIN_EXE_beryl"));
+    bin.parent()
+        .and_then(Path::parent)
+        .map_or_else(|| PathBuf::from("target"), Path::to_path_buf)
+}
+
+/// The cached inventory of `hosts` hosts, generated if missing.
+fn inventory(o: &Options, hosts: usize) -> Result<PathBuf, String> {
+    let dir = target_dir().join("fleetbench").join(format!(
+        "inv-h{hosts}-d{}-g{}-s{}-v{}",
+        o.domains,
+        o.groups,
+        o.seed,
+        inventory_gen::VERSION
+    ));
+    let done = dir.join(".complete");
+    if done.exists() {
+        return Ok(dir);
+    }
+    if dir.exists() {
+        fs::remove_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let t = Instant::now();
+    let p = inventory_gen::Params {
+        hosts,
+        domains: o.domains,
+        groups: o.groups,
+        seed: o.seed,
+    };
+    let s = inventory_gen::generate(&p, &dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    fs::write(&done, "").map_err(|e| e.to_string())?;
+    eprintln!(
+        "fleet: generated {} hosts ({} YAML files, {:.1} MB) in {:.2} s: {}",
+        s.hosts,
+        s.yaml_files,
+        s.yaml_bytes as f64 / 1e6,
+        t.elapsed().as_secs_f64(),
+        dir.display()
+    );
+    Ok(dir)
+}
+
+/// Every `.yml`/`.yaml` file under `root`, sorted, with its name relative to
+/// `root`.
+fn yaml_files(root: &Path) -> Vec<(PathBuf, String)> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<(PathBuf, String)>) {
+        let Ok(entries) = fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(root, &path, out);
+            } else if matches!(
+                path.extension().and_then(|e| e.to_str()),
+                Some("yml" | "yaml")
+            ) {
+                let name = path
+                    .strip_prefix(root)
+                    .unwrap_or(&path)
+                    .display()
+                    .to_string();
+                out.push((path, name));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(root, root, &mut out);
+    out.sort();
+    out
+}
+
+/// One measurement of the floor: read and parse every file on `threads`
+/// threads, each tree dropped once parsed. Returns the time and the bytes read.
+fn floor_once(files: &[(PathBuf, String)], threads: usize) -> Result<(Duration, u64), String> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        // beryl's own work thread has 64 MiB; the parser recurses per level.
+        .stack_size(64 * 1024 * 1024)
+        .build()
+        .map_err(|e| e.to_string())?;
+    let limits = beryl::yaml::Limits::default();
+    pool.install(|| {
+        let t = Instant::now();
+        let bytes = files
+            .par_iter()
+            .map(|(path, name)| {
+                let node = beryl::yaml::load_file(path, name, &limits)
+                    .map_err(|d| format!("{name}: {d:?}"))?;
+                Ok(node.span.source.as_ref().map_or(0, |s| s.text.len() as u64))
+            })
+            .sum::<Result<u64, String>>()?;
+        Ok((t.elapsed(), bytes))
+    })
+}
+
+/// The floor of one inventory, measured in a fresh process (this binary with
+/// `--floor-child`), so that neither its memory nor its allocator state leaks
+/// into the other measurements. (On Linux a child's peak RSS includes its
+/// parent's at the time of the spawn, so the parent must stay small.)
+fn floor_in_child(inv: &Path, threads: usize) -> Result<(Duration, Duration, u64), String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let out = Command::new(exe)
+        .arg("--floor-child")
+        .arg(inv)
+        .arg(threads.to_string())
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        return Err(format!(
+            "floor: {}{}",
+            text,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let bad = || format!("floor: bad output `{text}`");
+    let nums: Vec<f64> = text
+        .split_whitespace()
+        .map(|s| s.parse::<f64>().map_err(|_| bad()))
+        .collect::<Result<_, _>>()?;
+    let [secs, cpu, bytes] = nums[..] else {
+        return Err(bad());
+    };
+    Ok((
+        Duration::from_secs_f64(secs),
+        Duration::from_secs_f64(cpu),
+        bytes as u64,
+    ))
+}
+
+/// This process's user plus system CPU time, all threads.
+fn cpu_self() -> Duration {
+    // SAFETY: a zeroed rusage is a valid value of this plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: the pointer is to a live local.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    timeval(usage.ru_utime) + timeval(usage.ru_stime)
+}
+
+/// `--floor-child DIR THREADS`: print `seconds cpu-seconds bytes` for one
+/// floor run (the file listing excluded).
+fn floor_child(inv: &str, threads: &str) -> Result<(), String> {
+    let threads = threads.parse::<usize>().map_err(|e| e.to_string())?;
+    let files = yaml_files(&Path::new(inv).join("inventory"));
+    let before = cpu_self();
+    let (t, bytes) = floor_once(&files, threads)?;
+    let cpu = cpu_self().saturating_sub(before);
+    println!("{:.9} {:.9} {bytes}", t.as_secs_f64(), cpu.as_secs_f64());
+    Ok(())
+}
+
+/// What one child process cost.
+#[derive(Clone, Copy)]
+struct Cost {
+    wall: Duration,
+    /// User plus system CPU time: less sensitive than the wall time to other
+    /// work on the machine.
+    cpu: Duration,
+    /// Peak RSS in KiB.
+    rss: u64,
+}
+
+fn timeval(t: libc::timeval) -> Duration {
+    Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+}
+
+/// Wall time, CPU time and peak RSS of one child process, which must exit 0.
+fn run_child(cmd: &mut Command, log: &Path) -> Result<Cost, String> {
+    let stderr = fs::File::create(log).map_err(|e| e.to_string())?;
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(stderr);
+    let t = Instant::now();
+    let child = cmd.spawn().map_err(|e| format!("{cmd:?}: {e}"))?;
+    let pid = child.id() as libc::pid_t;
+    let mut status: libc::c_int = 0;
+    // SAFETY: a zeroed rusage is a valid value of this plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // wait4 (not RUSAGE_CHILDREN, which keeps the maximum of every child so
+    // far) gives this child's own peak. `child` is never waited on by std.
+    // SAFETY: the pointers are to live locals; pid is our unreaped child.
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let elapsed = t.elapsed();
+    drop(child);
+    if r != pid {
+        return Err(format!("wait4: {}", std::io::Error::last_os_error()));
+    }
+    if !(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0) {
+        let text = fs::read_to_string(log).unwrap_or_default();
+        let head: String = text.lines().take(30).collect::<Vec<_>>().join("\n");
+        return Err(format!("{cmd:?} failed ({status:#x}):\n{head}"));
+    }
+    Ok(Cost {
+        wall: elapsed,
+        cpu: timeval(usage.ru_utime) + timeval(usage.ru_stime),
+        // Linux reports ru_maxrss in KiB.
+        rss: usage.ru_maxrss as u64,
+    })
+}
+
+/// Best wall and CPU times and highest peak over `runs` runs of `make()`'s
+/// command. `before` runs (untimed) before each.
+fn best_of(
+    runs: usize,
+    log: &Path,
+    mut before: impl FnMut(),
+    mut make: impl FnMut() -> Command,
+) -> Result<Cost, String> {
+    let mut best = Cost {
+        wall: Duration::MAX,
+        cpu: Duration::MAX,
+        rss: 0,
+    };
+    for _ in 0..runs {
+        before();
+        let c = run_child(&mut make(), log)?;
+        best.wall = best.wall.min(c.wall);
+        best.cpu = best.cpu.min(c.cpu);
+        best.rss = best.rss.max(c.rss);
+    }
+    Ok(best)
+}
+
+struct Row {
+    hosts: usize,
+    files: usize,
+    bytes: u64,
+    floor: Duration,
+    floor1: Duration,
+    /// CPU time of the 2-thread floor (both threads).
+    floor_cpu: Duration,
+    render: Cost,
+    check: Cost,
+}
+
+impl Row {
+    fn ratio(&self) -> f64 {
+        self.render.wall.as_secs_f64() / self.floor.as_secs_f64()
+    }
+    /// Render CPU time over floor CPU time: the ratio the wall times would
+    /// show with both cores free and a render as parallel as the floor.
+    fn cpu_ratio(&self) -> f64 {
+        self.render.cpu.as_secs_f64() / self.floor_cpu.as_secs_f64()
+    }
+    fn per_host_us(&self) -> f64 {
+        self.render.wall.as_secs_f64() * 1e6 / self.hosts as f64
+    }
+    fn per_host_cpu_us(&self) -> f64 {
+        self.render.cpu.as_secs_f64() * 1e6 / self.hosts as f64
+    }
+}
+
+fn mib(kib: u64) -> f64 {
+    kib as f64 / 1024.0
+}
+
+fn beryl_cmd(o: &Options, inv: &Path) -> Command {
+    let mut c = Command::new(&o.beryl);
+    c.arg("--color")
+        .arg("never")
+        .arg("-i")
+        .arg(inv.join("inventory"))
+        .arg("--ssh-dir")
+        .arg(inv.join("ssh"))
+        .env_remove("BERYL_INVENTORY")
+        .env_remove("BERYL_SSH_DIR");
+    c
+}
+
+fn measure(o: &Options, hosts: usize) -> Result<Row, String> {
+    let inv = inventory(o, hosts)?;
+    let files = yaml_files(&inv.join("inventory")).len();
+    let log = target_dir().join("fleetbench").join("stderr.log");
+    eprintln!("fleet: {hosts} hosts: parse floor");
+    let mut floor = Duration::MAX;
+    let mut floor1 = Duration::MAX;
+    let mut floor_cpu = Duration::MAX;
+    let mut bytes = 0;
+    for _ in 0..o.runs {
+        let (t, cpu, b) = floor_in_child(&inv, o.floor_threads)?;
+        floor = floor.min(t);
+        floor_cpu = floor_cpu.min(cpu);
+        bytes = b;
+        floor1 = floor1.min(floor_in_child(&inv, 1)?.0);
+    }
+    let out_dir = target_dir()
+        .join("fleetbench")
+        .join(format!("out-h{hosts}"));
+    let render_label = if o.out {
+        "render --all --out DIR"
+    } else {
+        "render --all > /dev/null"
+    };
+    eprintln!("fleet: {hosts} hosts: {render_label}");
+    let render = best_of(
+        o.runs,
+        &log,
+        || {
+            let _ = fs::remove_dir_all(&out_dir);
+        },
+        || {
+            let mut c = beryl_cmd(o, &inv);
+            c.args(["render", "--all"]);
+            if o.out {
+                c.arg("--out").arg(&out_dir);
+            }
+            c
+        },
+    )?;
+    eprintln!("fleet: {hosts} hosts: check");
+    let check = best_of(
+        o.runs,
+        &log,
+        || {},
+        || {
+            let mut c = beryl_cmd(o, &inv);
+            c.arg("check");
+            c
+        },
+    )?;
+    Ok(Row {
+        hosts,
+        files,
+        bytes,
+        floor,
+        floor1,
+        floor_cpu,
+        render,
+        check,
+    })
+}
+
+fn machine() -> String {
+    let cpu = fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|s| s.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let mem = fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("MemTotal:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|k| k.parse::<u64>().ok())
+        })
+        .map_or_else(
+            || "?".into(),
+            |k| format!("{:.1} GiB", k as f64 / 1048576.0),
+        );
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let rustc = Command::new("rustc")
+        .arg("-V")
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    format!(
+        "{cores} cores ({cpu}), {mem} RAM, {rustc}, load average {} at the end",
+        loadavg()
+    )
+}
+
+/// The 1-minute load average: other work on the machine skews the times.
+fn loadavg() -> String {
+    fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|t| t.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "?".into())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("--floor-child") && args.len() == 4 {
+        if let Err(e) = floor_child(&args[2], &args[3]) {
+            eprintln!("{e}");
+            std::process::exit(1);
+        }
+        return;
+    }
+    let o = match options() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(2);
+        }
+    };
+    if let Err(e) = run(&o) {
+        eprintln!("fleet: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run(o: &Options) -> Result<(), String> {
+    let load_before = loadavg();
+    let mut rows = Vec::new();
+    for &hosts in &o.sizes {
+        rows.push(measure(o, hosts)?);
+    }
+    // One host on the 10k inventory (or the size nearest to it).
+    let one_size = o
+        .sizes
+        .iter()
+        .copied()
+        .min_by_key(|s| s.abs_diff(10_000))
+        .unwrap_or(10_000);
+    let inv = inventory(o, one_size)?;
+    let log = target_dir().join("fleetbench").join("stderr.log");
+    eprintln!("fleet: {one_size} hosts: render {}", o.one);
+    let one = best_of(
+        o.runs,
+        &log,
+        || {},
+        || {
+            let mut c = beryl_cmd(o, &inv);
+            c.args(["render", &o.one]);
+            c
+        },
+    )?;
+
+    let render_label = if o.out {
+        "render --all --out"
+    } else {
+        "render --all"
+    };
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "Machine: {}; {load_before} when the run started.",
+        machine()
+    );
+    let _ = writeln!(
+        md,
+        "Best of {} runs (wall and CPU time each); peak RSS is the highest of the runs. Floor: `beryl::yaml::load_file` on every YAML file, {} threads (1 thread in brackets), in a fresh process.\n",
+        o.runs, o.floor_threads
+    );
+    let _ = writeln!(
+        md,
+        "| hosts | YAML files | MB | parse floor (s) | floor CPU (s) | {render_label} (s) | CPU (s) | ratio | CPU ratio | hosts/s | µs/host | peak (MiB) | check (s) | check peak (MiB) |"
+    );
+    let _ = writeln!(
+        md,
+        "|------:|-----------:|---:|----------------:|---:|---:|---:|------:|---:|--------:|--------:|-----------:|----------:|-----------------:|"
+    );
+    for r in &rows {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {:.1} | {:.3} ({:.3}) | {:.3} | {:.3} | {:.3} | {:.1}× | {:.1}× | {:.0} | {:.0} | {:.0} | {:.3} | {:.0} |",
+            r.hosts,
+            r.files,
+            r.bytes as f64 / 1e6,
+            r.floor.as_secs_f64(),
+            r.floor1.as_secs_f64(),
+            r.floor_cpu.as_secs_f64(),
+            r.render.wall.as_secs_f64(),
+            r.render.cpu.as_secs_f64(),
+            r.ratio(),
+            r.cpu_ratio(),
+            r.hosts as f64 / r.render.wall.as_secs_f64(),
+            r.per_host_us(),
+            mib(r.render.rss),
+            r.check.wall.as_secs_f64(),
+            mib(r.check.rss),
+        );
+    }
+    let _ = writeln!(
+        md,
+        "\n`render {}` on the {one_size}-host inventory: {:.1} ms, peak {:.0} MiB.\n",
+        o.one,
+        one.wall.as_secs_f64() * 1e3,
+        mib(one.rss)
+    );
+
+    // The targets of issue 7 (docs/performance.md).
+    let _ = writeln!(md, "| target | measured | met |\n|---|---|---|");
+    let yes = |b: bool| if b { "yes" } else { "no" };
+    if let Some(r) = rows.iter().find(|r| r.hosts == 10_000) {
+        let _ = writeln!(
+            md,
+            "| 10k {render_label} ≤ 1.5× the parse floor | {:.1}× ({:.3} s / {:.3} s); CPU {:.1}× | {} |",
+            r.ratio(),
+            r.render.wall.as_secs_f64(),
+            r.floor.as_secs_f64(),
+            r.cpu_ratio(),
+            yes(r.ratio() <= 1.5)
+        );
+        let _ = writeln!(
+            md,
+            "| 10k {render_label} ≤ 1 s | {:.3} s | {} |",
+            r.render.wall.as_secs_f64(),
+            yes(r.render.wall.as_secs_f64() <= 1.0)
+        );
+        let _ = writeln!(
+            md,
+            "| 10k peak memory ≤ 200 MiB | {:.0} MiB | {} |",
+            mib(r.render.rss),
+            yes(mib(r.render.rss) <= 200.0)
+        );
+    }
+    if let (Some(a), Some(b)) = (
+        rows.iter().find(|r| r.hosts == 1_000),
+        rows.iter().find(|r| r.hosts == 50_000),
+    ) {
+        let growth = b.per_host_us() / a.per_host_us();
+        let _ = writeln!(
+            md,
+            "| per-host cost 1k → 50k grows ≤ 1.3× | {growth:.2}× ({:.0} → {:.0} µs/host; CPU time {:.2}×) | {} |",
+            a.per_host_us(),
+            b.per_host_us(),
+            b.per_host_cpu_us() / a.per_host_cpu_us(),
+            yes(growth <= 1.3)
+        );
+    }
+    if one_size == 10_000 {
+        let ms = one.wall.as_secs_f64() * 1e3;
+        let _ = writeln!(
+            md,
+            "| `render {}` on 10k < 20 ms | {ms:.1} ms | {} |",
+            o.one,
+            yes(ms < 20.0)
+        );
+    }
+    let _ = writeln!(
+        md,
+        "| `beryl diff` of two 10k outputs < 0.5 s | not measurable yet (no `beryl diff`) | – |"
+    );
+
+    print!("{md}");
+    let path = target_dir().join("fleetbench").join("results.md");
+    fs::write(&path, &md).map_err(|e| e.to_string())?;
+    eprintln!("fleet: written to {}", path.display());
+    Ok(())
+}
