@@ -1,5 +1,6 @@
 //! Reading files that come from the inventory or the ssh dir: regular files
-//! only (a FIFO or a device could block forever), within a size cap.
+//! only (a FIFO or a device could block forever), within a size cap; writing
+//! output files atomically; and the sha256 digest beryl compares files by.
 
 use std::io::Read;
 use std::path::Path;
@@ -36,6 +37,26 @@ pub fn utf8_error_position(e: &FromUtf8Error) -> (usize, usize) {
         valid.iter().filter(|&&b| b == b'\n').count() + 1,
         valid.len(),
     )
+}
+
+/// Writes `text` to a temporary name beside `path`, then renames it into
+/// place, so a reader never sees a half-written file. On error, the path
+/// returned is the one that failed.
+pub fn write_atomic(path: &Path, text: &str) -> Result<(), (std::path::PathBuf, std::io::Error)> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.beryl-tmp"));
+    std::fs::write(&tmp, text).map_err(|e| (tmp.clone(), e))?;
+    std::fs::rename(&tmp, path).map_err(|e| (path.to_path_buf(), e))
+}
+
+/// The sha256 of a text in lowercase hex, as `sha256 -q` prints it.
+pub fn sha256_hex(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(text.as_bytes());
+    digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]

@@ -39,6 +39,14 @@ pub struct Span {
 }
 
 impl Span {
+    /// Whether two spans start at the same place of the same file. Computed
+    /// values (no file) are never at the same place as anything.
+    pub fn same_place(&self, other: &Span) -> bool {
+        self.source.is_some()
+            && self.offset == other.offset
+            && self.file_name() == other.file_name()
+    }
+
     /// A span for values that beryl computes (such as `_beryl_`).
     pub fn synthetic() -> Self {
         Self::default()

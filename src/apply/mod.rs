@@ -136,15 +136,7 @@ pub fn steps(fqdn: &str, c: &Compiled) -> Vec<Step> {
         .iter()
         .filter(|u| u.state == UserState::Present)
         .collect();
-    let mut groups: Vec<String> = Vec::new();
-    for u in &present {
-        for g in u.primary_group.iter().chain(&u.groups) {
-            if !crate::plan::BASE_GROUPS.contains(&g.value.as_str()) && !groups.contains(&g.value) {
-                groups.push(g.value.clone());
-            }
-        }
-    }
-    for name in groups {
+    for name in crate::plan::needed_groups(&present) {
         out.push(Step {
             id: format!("group:{name}"),
             kind: Kind::Group,
@@ -434,12 +426,7 @@ fn file_step(
     }
 }
 
-/// The sha256 of a text, as `sha256 -q` prints it.
-pub fn sha256_hex(text: &str) -> String {
-    use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(text.as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
-}
+pub use crate::fsutil::sha256_hex;
 
 #[cfg(test)]
 mod tests;

@@ -110,13 +110,7 @@ fn render(t: &Templates, p: &plan::Plan, format: Format) -> Result<String, Diag>
 
 /// Writes to a temporary name beside the file, then renames it into place.
 fn write_atomic(path: &Path, text: &str) -> Result<(), Failure> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.beryl-tmp"));
-    std::fs::write(&tmp, text).map_err(|e| io(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| io(path, e))
+    crate::fsutil::write_atomic(path, text).map_err(|(p, e)| io(&p, e))
 }
 
 fn io(path: &Path, e: std::io::Error) -> Failure {

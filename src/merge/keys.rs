@@ -74,7 +74,7 @@ pub(super) fn constants(doc: &Node, path: &mut Vec<String>, out: &mut Vec<Writte
 pub(super) fn check_constants(root: &Node, written: &[Written], reported: &[Span]) -> Diags {
     let mut errors = Vec::new();
     for c in written {
-        if reported.iter().any(|r| same_place(r, &c.key_span)) || holds_reference(&c.value) {
+        if reported.iter().any(|r| r.same_place(&c.key_span)) || holds_reference(&c.value) {
             continue;
         }
         let mut node = Some(root);
@@ -84,7 +84,7 @@ pub(super) fn check_constants(root: &Node, written: &[Written], reported: &[Span
         let shown = crate::path::display(&c.path);
         let d = match node {
             // The value merged from the constant alone, or an equal one.
-            Some(n) if same_place(&n.span, &c.value.span) || n.value.same(&c.value.value) => {
+            Some(n) if n.span.same_place(&c.value.span) || n.value.same(&c.value.value) => {
                 continue;
             }
             Some(n) => Diag::new(
@@ -102,10 +102,6 @@ pub(super) fn check_constants(root: &Node, written: &[Written], reported: &[Span
         ));
     }
     errors
-}
-
-fn same_place(a: &Span, b: &Span) -> bool {
-    a.offset == b.offset && a.file_name() == b.file_name()
 }
 
 fn holds_reference(n: &Node) -> bool {

@@ -301,7 +301,7 @@ fn outcome(
             }),
             Value::Map(_),
         ) => "merged".to_string(),
-        (Some(f), _) if same_place(&f.span, &written.span) => "wins".to_string(),
+        (Some(f), _) if f.span.same_place(&written.span) => "wins".to_string(),
         _ => "replaced".to_string(),
     };
     notes.push(&what);
@@ -354,7 +354,7 @@ fn list_outcome(spec: &Spec, out: &[Node], items: &[Node], seen_ids: &mut Vec<St
     let mut dropped = Vec::new();
     for item in items {
         let text = compact(item);
-        if out.iter().any(|o| same_place(&o.span, &item.span)) {
+        if out.iter().any(|o| o.span.same_place(&item.span)) {
             kept += 1;
         } else if let Some(target) = item.as_str().and_then(|s| s.strip_prefix(prefix?)) {
             knocks.push(if target.is_empty() {
@@ -468,10 +468,6 @@ fn level_value<'n>(
         };
     }
     Some((node, prefix))
-}
-
-fn same_place(a: &Span, b: &Span) -> bool {
-    a.source.is_some() && a.offset == b.offset && a.file_name() == b.file_name()
 }
 
 fn located(span: &Span) -> Option<String> {

@@ -33,10 +33,7 @@ pub struct Manifest {
 
 /// `sha256:<hex>` of a rendered text.
 pub fn hash(text: &str) -> String {
-    use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(text.as_bytes());
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    format!("sha256:{hex}")
+    format!("sha256:{}", crate::fsutil::sha256_hex(text))
 }
 
 pub fn extension(format: Format) -> &'static str {
@@ -117,13 +114,7 @@ pub fn write_dir(dir: &Path, hosts: &[Rendered], format: Format) -> Result<(), D
 }
 
 fn write_atomic(path: &Path, text: &str) -> Result<(), Diag> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.beryl-tmp"));
-    std::fs::write(&tmp, text).map_err(|e| io(&tmp, &e))?;
-    std::fs::rename(&tmp, path).map_err(|e| io(path, &e))
+    crate::fsutil::write_atomic(path, text).map_err(|(p, e)| io(&p, &e))
 }
 
 fn io(path: &Path, e: &std::io::Error) -> Diag {

@@ -121,6 +121,20 @@ pub const BASE_GROUPS: &[&str] = &[
     "ntpd", "_ypldap", "hast", "tests", "nogroup", "nobody",
 ];
 
+/// The groups the users need (primary and supplementary) that the base system
+/// lacks, in first-mention order: both the install and the apply create them.
+pub fn needed_groups(users: &[&crate::schema::User]) -> Vec<String> {
+    let mut groups: Vec<String> = Vec::new();
+    for u in users {
+        for g in u.primary_group.iter().chain(&u.groups) {
+            if !BASE_GROUPS.contains(&g.value.as_str()) && !groups.contains(&g.value) {
+                groups.push(g.value.clone());
+            }
+        }
+    }
+    groups
+}
+
 /// The layout's default pool and swap, as zfsboot has them.
 const DEFAULT_POOL: &str = "zroot";
 const DEFAULT_SWAP: &str = "2g";
@@ -379,14 +393,7 @@ fn layout(fqdn: &str, c: &Compiled, install: Install) -> Plan {
         .iter()
         .filter(|u| u.state == UserState::Present)
         .collect();
-    let mut groups: Vec<String> = Vec::new();
-    for u in &present {
-        for g in u.primary_group.iter().chain(&u.groups) {
-            if !BASE_GROUPS.contains(&g.value.as_str()) && !groups.contains(&g.value) {
-                groups.push(g.value.clone());
-            }
-        }
-    }
+    let groups = needed_groups(&present);
     if !groups.is_empty() {
         steps.push(Step {
             id: "groups".into(),
