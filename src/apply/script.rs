@@ -1,16 +1,10 @@
 //! The POSIX sh apply script: for each step, check, change if needed,
 //! re-check, and report `= id`, `~ id` or `! id FAILED: reason`.
 
-use super::Step;
-use crate::plan::quote::quote;
+use super::{Step, q};
 
 /// The script for a host's steps.
 pub fn script(host: &str, steps: &[Step]) -> String {
-    let q = |s: &str| {
-        quote(s)
-            .map(|c| c.into_owned())
-            .unwrap_or_else(|_| "''".into())
-    };
     let mut out = String::from(HEADER);
     out.push_str(&format!("echo {}\n", q(&format!("apply {host}"))));
     for (i, step) in steps.iter().enumerate() {
