@@ -17,10 +17,15 @@ pub enum ReadError {
 
 /// Reads a regular file of at most `max` bytes.
 pub fn read_capped(path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
-    if !std::fs::metadata(path).map_err(ReadError::Io)?.is_file() {
+    // Checked before opening: opening a FIFO for reading blocks.
+    let meta = std::fs::metadata(path).map_err(ReadError::Io)?;
+    if !meta.is_file() {
         return Err(ReadError::NotAFile);
     }
-    let mut bytes = Vec::new();
+    // Sized from the metadata, so that a file is read in one call (and one
+    // more that finds its end) rather than in growing chunks.
+    let expected = usize::try_from(meta.len().min(max)).unwrap_or(0);
+    let mut bytes = Vec::with_capacity(expected.saturating_add(1));
     std::fs::File::open(path)
         .and_then(|f| f.take(max.saturating_add(1)).read_to_end(&mut bytes))
         .map_err(ReadError::Io)?;
@@ -55,8 +60,12 @@ pub fn write_atomic(path: &Path, text: &str) -> Result<(), (std::path::PathBuf, 
 /// The sha256 of a text in lowercase hex, as `sha256 -q` prints it.
 pub fn sha256_hex(text: &str) -> String {
     use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(text.as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    use std::fmt::Write as _;
+    let mut hex = String::with_capacity(64);
+    for b in Sha256::digest(text.as_bytes()) {
+        let _ = write!(hex, "{b:02x}");
+    }
+    hex
 }
 
 #[cfg(test)]
