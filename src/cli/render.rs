@@ -66,13 +66,17 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
     let mut configs = Vec::with_capacity(hosts.len());
     let mut errors = Vec::new();
     let mut notes = Vec::new();
-    for host in &hosts {
-        match compiler.compile(host) {
-            Ok(c) => {
-                if args.annotate {
-                    notes.push((host.fqdn.clone(), Notes::for_host(&c)));
+    let results = ctx.compile_all(&compiler, &hosts, |host, c| {
+        let n = args.annotate.then(|| Notes::for_host(&c));
+        Ok((host.fqdn.clone(), c.config, n))
+    });
+    for result in results {
+        match result {
+            Ok((fqdn, config, n)) => {
+                if let Some(n) = n {
+                    notes.push((fqdn.clone(), n));
                 }
-                configs.push((host.fqdn.clone(), c.config));
+                configs.push((fqdn, config));
             }
             Err(e) => errors.extend(e),
         }

@@ -104,9 +104,9 @@ pub(super) fn check_constants(root: &Node, written: &[Written], reported: &[Span
     errors
 }
 
-fn holds_reference(n: &Node) -> bool {
+pub(super) fn holds_reference(n: &Node) -> bool {
     match &n.value {
-        Value::Str(s) => s.contains("${"),
+        Value::Str(s) => crate::refs::has_reference(s),
         Value::Seq(items) => items.iter().any(holds_reference),
         Value::Map(m) => m.values().any(|e| holds_reference(&e.node)),
         _ => false,
@@ -223,13 +223,14 @@ impl Engine<'_> {
                 let mut out = Map::with_capacity(map.len());
                 for (raw, entry) in map {
                     let (name, _) = split(raw);
-                    if out.contains_key(name) {
+                    if let Some(first) = out.get(name) {
                         self.errors.push(
                             Diag::new(
                                 "beryl::merge::prefix_clash",
                                 format!("`{raw}` and another key both set `{name}` in one mapping"),
                             )
                             .label(&entry.key_span, "this key")
+                            .label(&first.key_span, "and this one")
                             .help(
                                 "a mapping may set a key once, with or without a `~` or `=` prefix",
                             ),

@@ -142,6 +142,21 @@ impl Policy {
         }
     }
 
+    /// Whether some rule could apply at `prefix` or below it. A regex is
+    /// assumed to, since it may match any path.
+    pub fn may_apply_within(&self, prefix: &[String]) -> bool {
+        self.rules.iter().any(|rule| match &rule.pattern {
+            Pattern::Regex(_) => true,
+            Pattern::Path(segs) => {
+                segs.len() >= prefix.len()
+                    && segs.iter().zip(prefix).all(|(seg, p)| match seg {
+                        Seg::Any => true,
+                        Seg::Literal(l) => l == p,
+                    })
+            }
+        })
+    }
+
     /// The rule for a path, if any: an exact path first, then the `*` pattern
     /// with the most literal segments (ties go to the first in table order),
     /// then the first `^regex` that matches the dotted path.

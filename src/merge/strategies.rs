@@ -35,6 +35,17 @@ impl<'p> Engine<'p> {
                 } else {
                     spec
                 };
+                // One mapping, merged by `default` all the way down: nothing
+                // to merge it with, so it is taken whole (the same result,
+                // without walking it key by key).
+                if run.len() == 1
+                    && spec.kind == Kind::Default
+                    && !self.path.is_empty()
+                    && !self.policy.may_apply_within(&self.path)
+                    && !super::keys::holds_reference(top)
+                {
+                    return Some(self.whole(top));
+                }
                 let target = self.target && start == 0 && cs.first().is_some_and(Option::is_some);
                 Some(self.maps(run, below, false, target))
             }
