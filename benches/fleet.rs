@@ -3,7 +3,7 @@
 //! ```sh
 //! cargo bench --bench fleet                          # or: just bench
 //! cargo bench --bench fleet -- --sizes 1000,10000 --runs 5
-//! cargo bench --bench fleet -- --out                 # render --all --out DIR (once beryl has it)
+//! cargo bench --bench fleet -- --out                 # render --all --out DIR
 //! ```
 //!
 //! For each size it generates the synthetic inventory of `examples/geninv.rs`
@@ -18,6 +18,8 @@
 //!   time and peak RSS (`wait4`'s rusage for that child);
 //! - `beryl check`, the same way;
 //! - `beryl render host01` on the 10k inventory (the one-host path).
+//! - `beryl diff` between two `--out` renders of that inventory that differ in
+//!   10 hosts (the CI path).
 //!
 //! It prints markdown tables (also written to `target/fleetbench/results.md`)
 //! and how the numbers compare with the targets of docs/performance.md. A
@@ -267,8 +269,9 @@ fn timeval(t: libc::timeval) -> Duration {
     Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
 }
 
-/// Wall time, CPU time and peak RSS of one child process, which must exit 0.
-fn run_child(cmd: &mut Command, log: &Path) -> Result<Cost, String> {
+/// Wall time, CPU time and peak RSS of one child process, which must exit
+/// with one of `codes`.
+fn run_child(cmd: &mut Command, log: &Path, codes: &[i32]) -> Result<Cost, String> {
     let stderr = fs::File::create(log).map_err(|e| e.to_string())?;
     cmd.stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -288,7 +291,7 @@ fn run_child(cmd: &mut Command, log: &Path) -> Result<Cost, String> {
     if r != pid {
         return Err(format!("wait4: {}", std::io::Error::last_os_error()));
     }
-    if !(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0) {
+    if !(libc::WIFEXITED(status) && codes.contains(&libc::WEXITSTATUS(status))) {
         let text = fs::read_to_string(log).unwrap_or_default();
         let head: String = text.lines().take(30).collect::<Vec<_>>().join("\n");
         return Err(format!("{cmd:?} failed ({status:#x}):\n{head}"));
@@ -302,10 +305,21 @@ fn run_child(cmd: &mut Command, log: &Path) -> Result<Cost, String> {
 }
 
 /// Best wall and CPU times and highest peak over `runs` runs of `make()`'s
-/// command. `before` runs (untimed) before each.
+/// command, which must exit 0. `before` runs (untimed) before each.
 fn best_of(
     runs: usize,
     log: &Path,
+    before: impl FnMut(),
+    make: impl FnMut() -> Command,
+) -> Result<Cost, String> {
+    best_of_codes(runs, log, &[0], before, make)
+}
+
+/// [`best_of`] for a command that may exit with any of `codes`.
+fn best_of_codes(
+    runs: usize,
+    log: &Path,
+    codes: &[i32],
     mut before: impl FnMut(),
     mut make: impl FnMut() -> Command,
 ) -> Result<Cost, String> {
@@ -316,7 +330,7 @@ fn best_of(
     };
     for _ in 0..runs {
         before();
-        let c = run_child(&mut make(), log)?;
+        let c = run_child(&mut make(), log, codes)?;
         best.wall = best.wall.min(c.wall);
         best.cpu = best.cpu.min(c.cpu);
         best.rss = best.rss.max(c.rss);
@@ -433,6 +447,69 @@ fn measure(o: &Options, hosts: usize) -> Result<Row, String> {
     })
 }
 
+/// How many host files the diff measurement changes.
+const DIFF_HOSTS: usize = 10;
+
+/// `beryl diff` between two render outputs of the inventory `inv` that differ
+/// in [`DIFF_HOSTS`] hosts: a copy of the inventory (cached beside it) whose
+/// first host files, in sorted order, each get one more key. Both outputs are
+/// rendered untimed; `beryl diff` exits 1 (differences found).
+fn measure_diff(o: &Options, inv: &Path, log: &Path) -> Result<Cost, String> {
+    let base = target_dir().join("fleetbench");
+    let name = inv
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let changed = base.join(format!("{name}-changed{DIFF_HOSTS}"));
+    let marker = changed.join(".changed");
+    if !marker.exists() {
+        let _ = fs::remove_dir_all(&changed);
+        let status = Command::new("cp")
+            .arg("-R")
+            .arg(inv)
+            .arg(&changed)
+            .status()
+            .map_err(|e| format!("cp: {e}"))?;
+        if !status.success() {
+            return Err(format!(
+                "cp -R {} {} failed",
+                inv.display(),
+                changed.display()
+            ));
+        }
+        let hosts = yaml_files(&changed.join("inventory"))
+            .into_iter()
+            .filter(|(p, _)| {
+                p.file_name()
+                    .is_some_and(|n| !n.to_string_lossy().starts_with('_'))
+            })
+            .take(DIFF_HOSTS);
+        for (path, _) in hosts {
+            let mut text = fs::read_to_string(&path).map_err(|e| e.to_string())?;
+            text.push_str("\nbench_changed: true\n");
+            fs::write(&path, text).map_err(|e| e.to_string())?;
+        }
+        fs::write(&marker, "").map_err(|e| e.to_string())?;
+    }
+    let (a, b) = (base.join("diff-old"), base.join("diff-new"));
+    for (tree, out) in [(inv, &a), (changed.as_path(), &b)] {
+        let _ = fs::remove_dir_all(out);
+        let mut c = beryl_cmd(o, tree);
+        c.args(["render", "--all", "--out"]).arg(out);
+        run_child(&mut c, log, &[0])?;
+    }
+    best_of_codes(
+        o.runs,
+        log,
+        &[1],
+        || {},
+        || {
+            let mut c = Command::new(&o.beryl);
+            c.arg("--color").arg("never").arg("diff").arg(&a).arg(&b);
+            c
+        },
+    )
+}
+
 fn machine() -> String {
     let cpu = fs::read_to_string("/proc/cpuinfo")
         .ok()
@@ -524,6 +601,8 @@ fn run(o: &Options) -> Result<(), String> {
             c
         },
     )?;
+    eprintln!("fleet: {one_size} hosts: beryl diff of two outputs ({DIFF_HOSTS} hosts changed)");
+    let diff = measure_diff(o, &inv, &log)?;
 
     let render_label = if o.out {
         "render --all --out"
@@ -627,9 +706,12 @@ fn run(o: &Options) -> Result<(), String> {
             yes(ms < 20.0)
         );
     }
+    let diff_ms = diff.wall.as_secs_f64() * 1e3;
     let _ = writeln!(
         md,
-        "| `beryl diff` of two 10k outputs < 0.5 s | not measurable yet (no `beryl diff`) | – |"
+        "| `beryl diff` of two {one_size}-host outputs ({DIFF_HOSTS} hosts differ) < 0.5 s | {diff_ms:.1} ms, peak {:.0} MiB | {} |",
+        mib(diff.rss),
+        yes(diff_ms < 500.0)
     );
 
     print!("{md}");

@@ -3,6 +3,7 @@ use std::process::ExitCode;
 /// A whole-fleet render allocates and frees millions of small strings and
 /// maps on every thread; mimalloc's per-thread heaps do that in about half
 /// the time of glibc's malloc (docs/performance.md §5).
+#[cfg(feature = "mimalloc")]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
