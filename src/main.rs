@@ -7,11 +7,26 @@ use std::process::ExitCode;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// The YAML parser and the merge recurse once per nesting level (both bounded
-/// by the depth cap); a generous stack keeps that far from the limit.
+/// The YAML parser, the merge, the reference resolver and the serialisers
+/// recurse once per nesting level (all bounded by the depth cap); a generous
+/// stack keeps that far from the limit. A debug build needs about 3 MiB for
+/// 64 levels. Both the main thread and the worker threads that compile hosts
+/// in parallel get it: it is address space, touched only as deep as the
+/// recursion goes.
 const STACK_SIZE: usize = 64 * 1024 * 1024;
 
 fn main() -> ExitCode {
+    // `render --all`, `check` and `diff` compile hosts on rayon's global
+    // pool; without this its workers would have the 2 MiB default, which a
+    // 64-level document overflows in a debug build.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .stack_size(STACK_SIZE)
+        .thread_name(|i| format!("beryl-worker-{i}"))
+        .build_global();
+    if let Err(e) = pool {
+        eprintln!("beryl: cannot start the worker threads: {e}");
+        return ExitCode::from(2);
+    }
     let work = std::thread::Builder::new()
         .name("beryl".into())
         .stack_size(STACK_SIZE)
