@@ -16,14 +16,45 @@ use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 pub struct Source {
     pub name: String,
     pub text: Arc<str>,
+    /// The byte offset of each line start, so that quoting many errors of
+    /// one file stays linear. (Built up front: a lazy cell would make every
+    /// value, which holds its source, interior-mutable.)
+    line_starts: Vec<usize>,
 }
 
 impl Source {
     pub fn new(name: impl Into<String>, text: impl Into<Arc<str>>) -> Arc<Self> {
+        let text: Arc<str> = text.into();
+        let bytes = text.as_bytes();
+        let line_starts = std::iter::once(0)
+            .chain(
+                (0..bytes.len())
+                    .filter(|&i| ends_line(bytes, i))
+                    .map(|i| i + 1),
+            )
+            .collect();
         Arc::new(Self {
             name: name.into(),
-            text: text.into(),
+            text,
+            line_starts,
         })
+    }
+
+    /// The 0-based line holding byte `offset`.
+    pub fn line_index(&self, offset: usize) -> usize {
+        self.line_starts
+            .partition_point(|&s| s <= offset)
+            .saturating_sub(1)
+    }
+}
+
+/// Whether byte `i` ends a line: `\n`, or a `\r` not followed by `\n`, as
+/// YAML and miette count lines.
+pub fn ends_line(bytes: &[u8], i: usize) -> bool {
+    match bytes.get(i) {
+        Some(b'\n') => true,
+        Some(b'\r') => bytes.get(i + 1) != Some(&b'\n'),
+        _ => false,
     }
 }
 
