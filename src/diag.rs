@@ -221,8 +221,12 @@ impl fmt::Display for Report<'_> {
         }
         f.write_str(&self.diag.message)?;
         if let Some(span) = self.unquoted {
-            let label = self.diag.labels.first().map_or("", |(_, l)| l.as_str());
-            write!(f, "\n  at {span}: {label} (the line is too long to quote)")?;
+            match self.diag.labels.first() {
+                Some((_, label)) if *label != self.diag.message => {
+                    write!(f, "\n  at {span}: {label} (the line is too long to quote)")?;
+                }
+                _ => write!(f, "\n  at {span} (the line is too long to quote)")?,
+            }
         }
         Ok(())
     }

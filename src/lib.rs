@@ -11,6 +11,7 @@ pub mod diag;
 pub mod fsutil;
 pub mod inventory;
 pub mod keys;
+pub mod limits;
 pub mod merge;
 pub mod output;
 pub mod path;

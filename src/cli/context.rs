@@ -17,10 +17,7 @@ pub struct Context {
 
 impl Context {
     pub fn new(cli: &Cli) -> Self {
-        let limits = Limits {
-            max_file_size: cli.max_file_size,
-            ..Limits::default()
-        };
+        let limits = cli.limits();
         let keys = KeyStore::new(&cli.ssh_dir, &display(&cli.ssh_dir), limits.max_file_size);
         Self {
             inventory_dir: cli.inventory.clone(),

@@ -117,13 +117,10 @@ fn load(ctx: &Context, path: &std::path::Path) -> Result<Node, Diag> {
             .read_to_string(&mut text)
             .map_err(|e| Diag::new("beryl::io", format!("cannot read standard input: {e}")))?;
         if text.len() as u64 > ctx.limits.max_file_size {
-            return Err(Diag::new(
-                "beryl::yaml::too_large",
-                format!(
-                    "standard input is larger than the {}-byte file size cap",
-                    ctx.limits.max_file_size
-                ),
-            ));
+            return Err(crate::limits::Limit::FileSize.diag(format!(
+                "standard input is larger than the {}-byte file size cap",
+                ctx.limits.max_file_size
+            )));
         }
         ("<stdin>".to_string(), text)
     } else {

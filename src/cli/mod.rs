@@ -30,6 +30,7 @@ pub use context::Context;
 use report::Reporter;
 
 use crate::diag::Diags;
+use crate::limits;
 
 /// Compile a FreeBSD fleet inventory into each host's effective config.
 ///
@@ -67,12 +68,62 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "WHEN", default_value = "auto")]
     pub color: ColorChoice,
 
-    /// The largest file beryl reads, in bytes.
-    #[arg(long, global = true, value_name = "BYTES", default_value_t = crate::yaml::DEFAULT_MAX_FILE_SIZE)]
+    /// The largest file beryl reads (YAML, SSH key, template), in bytes.
+    #[arg(long, global = true, value_name = "BYTES", env = "BERYL_MAX_FILE_SIZE",
+          default_value_t = limits::DEFAULT_MAX_FILE_SIZE, help_heading = LIMITS)]
     pub max_file_size: u64,
+
+    /// The deepest nesting of mappings and lists, in a file or a host's config.
+    #[arg(long, global = true, value_name = "LEVELS", env = "BERYL_MAX_DEPTH",
+          default_value_t = limits::DEFAULT_MAX_DEPTH,
+          value_parser = at_least_one_up_to(limits::MAX_DEPTH_CEILING), help_heading = LIMITS)]
+    pub max_depth: usize,
+
+    /// The most values in one file (aliases expanded), and that references may copy into one host.
+    #[arg(long, global = true, value_name = "N", env = "BERYL_MAX_NODES",
+          default_value_t = limits::DEFAULT_MAX_NODES,
+          value_parser = at_least_one_up_to(usize::MAX / 8), help_heading = LIMITS)]
+    pub max_nodes: usize,
+
+    /// The most items in one list of a file.
+    #[arg(long, global = true, value_name = "N", env = "BERYL_MAX_LIST_ITEMS",
+          default_value_t = limits::DEFAULT_MAX_LIST_ITEMS,
+          value_parser = at_least_one_up_to(usize::MAX / 8), help_heading = LIMITS)]
+    pub max_list_items: usize,
+
+    /// The longest chain of references resolved inside one another.
+    #[arg(long, global = true, value_name = "N", env = "BERYL_MAX_REF_DEPTH",
+          default_value_t = limits::DEFAULT_MAX_REF_DEPTH,
+          value_parser = at_least_one_up_to(limits::MAX_DEPTH_CEILING), help_heading = LIMITS)]
+    pub max_ref_depth: usize,
 
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// The help heading of the limit options.
+const LIMITS: &str = "Limits (docs/limits.md)";
+
+/// A parser for a limit: a whole number from 1 to `max`.
+fn at_least_one_up_to(max: usize) -> impl Fn(&str) -> Result<usize, String> + Clone {
+    move |s: &str| match s.parse::<usize>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        Ok(_) => Err(format!("must be between 1 and {max}")),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+impl Cli {
+    /// The limits of this run.
+    pub fn limits(&self) -> limits::Limits {
+        limits::Limits {
+            max_file_size: self.max_file_size,
+            max_depth: self.max_depth,
+            max_nodes: self.max_nodes,
+            max_list_items: self.max_list_items,
+            max_ref_depth: self.max_ref_depth,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -19,9 +19,10 @@
 //! neither: it is refused as a placeholder to replace.
 //!
 //! Error codes: `beryl::keys::` + `placeholder`, `not_string`, `invalid_name`, `not_found`,
-//! `not_file`, `outside_dir`, `io`, `too_large`, `not_utf8`, `private`,
+//! `not_file`, `outside_dir`, `io`, `not_utf8`, `private`,
 //! `empty`, `invalid`, `options`, `comment`, `dss`, `certificate`,
-//! `rsa_too_short`, `unsupported_type`.
+//! `rsa_too_short`, `unsupported_type`; a key file over the size cap is
+//! `beryl::limit::file_size`.
 
 mod base64;
 mod key;

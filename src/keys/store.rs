@@ -124,9 +124,12 @@ pub(crate) fn load(dir: &Path, display: &str, max: u64, name: &str) -> Result<Lo
             None,
         ),
         ReadError::TooLarge => Problem::new(
-            "beryl::keys::too_large",
+            crate::limits::Limit::FileSize.code(),
             format!("{path} is larger than the {max}-byte file size cap"),
-            Some("a public key file is a few hundred bytes; is this the right file?".into()),
+            Some(format!(
+                "a public key file is a few hundred bytes; is this the right file? ({})",
+                crate::limits::Limit::FileSize.help()
+            )),
         ),
     })?;
     if holds_private_key(&bytes) {

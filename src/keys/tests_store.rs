@@ -253,7 +253,7 @@ fn reads_are_capped_and_must_be_utf8() {
     let dir = Dir::new();
     dir.write("big.pub", &format!("{ED25519}\n{}", "#".repeat(5000)));
     let (c, m, _) = code(&dir.store(), "big");
-    assert_eq!(c, "beryl::keys::too_large");
+    assert_eq!(c, "beryl::limit::file_size");
     assert!(m.contains("4096-byte"), "{m}");
     fs::write(dir.ssh().join("bin.pub"), b"# a\n# \xff\xfe\n").unwrap();
     let (c, m, _) = code(&dir.store(), "bin");

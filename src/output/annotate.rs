@@ -285,13 +285,10 @@ pub fn to_string(node: &Node, notes: &Notes) -> Result<String, Diag> {
 }
 
 fn reparse(text: &str, what: &str) -> Result<Node, Diag> {
-    let limits = Limits {
-        max_file_size: u64::try_from(text.len()).unwrap_or(u64::MAX),
-        // The config was loaded within the depth cap; the FQDN mapping and
-        // `_beryl_` add a level or two.
-        max_depth: 1024,
-        max_nodes: usize::MAX / 8,
-    };
+    // The config was loaded within the limits; the FQDN mapping and
+    // `_beryl_` add a level or two, and merged lists may be longer than any
+    // one file's.
+    let limits = Limits::for_output(u64::try_from(text.len()).unwrap_or(u64::MAX));
     crate::yaml::parse_any(&Source::new(what, text), &limits)
         .map_err(|d| internal(&format!("{what} does not read back: {}", d.message)))
 }

@@ -16,29 +16,8 @@ use crate::fsutil::{ReadError, read_capped, utf8_error_position};
 use crate::value::{Entry, Map, Node, Source, Span, Value};
 use raw::Raw;
 
-/// Resource limits for one file.
-#[derive(Clone, Copy, Debug)]
-pub struct Limits {
-    /// Largest file accepted, in bytes.
-    pub max_file_size: u64,
-    /// Deepest nesting of mappings and lists.
-    pub max_depth: usize,
-    /// Most nodes in one file, aliases expanded.
-    pub max_nodes: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Self {
-            max_file_size: DEFAULT_MAX_FILE_SIZE,
-            max_depth: 64,
-            max_nodes: 1_000_000,
-        }
-    }
-}
-
-/// 4 MiB: a level file is a few KB; this leaves room for generated ones.
-pub const DEFAULT_MAX_FILE_SIZE: u64 = 4 * 1024 * 1024;
+use crate::limits::Limit;
+pub use crate::limits::{DEFAULT_MAX_FILE_SIZE, Limits};
 
 /// Reads a file within the size cap and parses it. `name` is how the file is
 /// shown in diagnostics.
@@ -51,11 +30,9 @@ pub fn load_file(path: &Path, name: &str, limits: &Limits) -> Result<Node, Diag>
 pub fn read_text(path: &Path, name: &str, max: u64) -> Result<String, Diag> {
     let bytes = read_capped(path, max).map_err(|e| match e {
         ReadError::NotAFile => Diag::new("beryl::io", format!("{name} is not a regular file")),
-        ReadError::TooLarge => Diag::new(
-            "beryl::yaml::too_large",
-            format!("{name} is larger than the {max}-byte file size cap"),
-        )
-        .help("raise the cap with --max-file-size BYTES if the file is meant to be this large"),
+        ReadError::TooLarge => Limit::FileSize.diag(format!(
+            "{name} is larger than the {max}-byte file size cap"
+        )),
         ReadError::Io(e) => Diag::new("beryl::io", format!("cannot read {name}: {e}")),
     })?;
     String::from_utf8(bytes).map_err(|e| {
@@ -94,19 +71,32 @@ pub fn parse_any(source: &Arc<Source>, limits: &Limits) -> Result<Node, Diag> {
         underscored_numbers_as_strings: true,
         reject_unsupported_tags: true,
         duplicate_keys: serde_saphyr::DuplicateKeyPolicy::PassThrough,
+        // Every budget derives from the user's limits (crate::limits).
         budget: serde_saphyr::budget! {
             max_depth: limits.max_depth,
             flow_nesting_limit: limits.max_depth,
             max_nodes: limits.max_nodes,
             max_events: limits.max_nodes.saturating_mul(4),
             max_reader_input_bytes: Some(usize::try_from(limits.max_file_size).unwrap_or(usize::MAX)),
+            max_total_scalar_bytes: limits.max_string_bytes(),
+            max_recorded_anchor_bytes: limits.max_string_bytes(),
+            max_recorded_anchor_events: limits.max_nodes,
+            max_aliases: limits.max_aliases(),
+            max_anchors: limits.max_aliases(),
+            max_merge_keys: limits.max_aliases(),
+            // The ratio heuristic refused a plain file using one anchor 300
+            // times; the value and string budgets (aliases expanded) stop
+            // the bombs it was meant for.
+            enforce_alias_anchor_ratio: false,
         },
     };
     if source.text.trim().is_empty() {
         return Ok(Node::new(Value::Null, Span::file(source)));
     }
-    let raw: serde_saphyr::Spanned<Raw> = serde_saphyr::from_str_with_options(&source.text, opts)
-        .map_err(|e| syntax_error(source, &e, limits))?;
+    let parsed = raw::with_list_cap(limits.max_list_items, || {
+        serde_saphyr::from_str_with_options::<serde_saphyr::Spanned<Raw>>(&source.text, opts)
+    });
+    let raw = parsed.map_err(|e| syntax_error(source, &e, limits))?;
     convert(source, raw)
 }
 
@@ -159,13 +149,25 @@ fn syntax_error(source: &Arc<Source>, err: &serde_saphyr::Error, limits: &Limits
     if message.starts_with("multiple YAML documents") {
         message = "the file holds several YAML documents; a level file holds one".to_string();
     }
-    if let Some(breach) = message.strip_prefix("budget breached: ") {
-        message = budget_message(breach, limits);
-    }
-    let mut diag = Diag::new(
-        "beryl::yaml::syntax",
-        format!("invalid YAML in {}: {message}", source.name),
-    );
+    let breach = message
+        .strip_prefix("budget breached: ")
+        .map(|b| budget_breach(b, limits))
+        .or_else(|| raw::list_cap_breach(&message, limits))
+        .or_else(|| {
+            // The parser's own guard on nested flow collections
+            // (`[[[[…`), set to the depth limit.
+            (message == "recursion limit exceeded").then(|| depth_breach(limits))
+        });
+    let mut diag = match breach {
+        Some((limit, what)) => {
+            message = what;
+            limit.diag(format!("{}: {message}", source.name))
+        }
+        None => Diag::new(
+            "beryl::yaml::syntax",
+            format!("invalid YAML in {}: {message}", source.name),
+        ),
+    };
     if let Some(loc) = err.location() {
         let span = span_of(source, &loc);
         diag = diag.label(&span, message);
@@ -173,16 +175,61 @@ fn syntax_error(source: &Arc<Source>, err: &serde_saphyr::Error, limits: &Limits
     diag
 }
 
-/// A resource budget breach, in the user's terms.
-fn budget_message(breach: &str, limits: &Limits) -> String {
+fn depth_breach(limits: &Limits) -> (Limit, String) {
+    (
+        Limit::Depth,
+        format!("the document nests deeper than {} levels", limits.max_depth),
+    )
+}
+
+/// A resource budget breach, in the user's terms: which limit, and what.
+fn budget_breach(breach: &str, limits: &Limits) -> (Limit, String) {
     let kind = breach.split([' ', '{', '(']).next().unwrap_or(breach);
     match kind {
-        "Depth" => format!("the document nests deeper than {} levels", limits.max_depth),
-        "Nodes" | "Events" => format!("the document has more than {} values", limits.max_nodes),
-        k if k.contains("Alias") || k.contains("Anchor") => {
-            "aliases expand beyond the budget (an alias bomb?)".to_string()
+        "Depth" => depth_breach(limits),
+        "Nodes" | "Events" => (
+            Limit::Nodes,
+            format!(
+                "the document has more than {} values (aliases expanded)",
+                limits.max_nodes
+            ),
+        ),
+        "ScalarBytes" | "RecordedAnchorBytes" => (
+            Limit::Strings,
+            format!(
+                "the document's strings add up to more than {} bytes (aliases expanded)",
+                limits.max_string_bytes()
+            ),
+        ),
+        "InputBytes" => (
+            Limit::FileSize,
+            format!(
+                "the file is larger than the {}-byte file size cap",
+                limits.max_file_size
+            ),
+        ),
+        "RecordedAnchorEvents" | "AliasAnchorRatio" => (
+            Limit::Nodes,
+            format!(
+                "aliases expand to more than {} values (an alias bomb?)",
+                limits.max_nodes
+            ),
+        ),
+        "Aliases" | "Anchors" | "MergeKeys" => {
+            let what = match kind {
+                "Aliases" => "aliases (`*name`)",
+                "Anchors" => "anchors (`&name`)",
+                _ => "merge keys (`<<`)",
+            };
+            (
+                Limit::Aliases,
+                format!("the document has more than {} {what}", limits.max_aliases()),
+            )
         }
-        _ => format!("the document exceeds a parser budget ({breach})"),
+        _ => (
+            Limit::Nodes,
+            format!("the document exceeds a parser budget ({breach})"),
+        ),
     }
 }
 

@@ -1,6 +1,7 @@
 //! The parser-side tree: what serde-saphyr hands over, before keys are checked
 //! and spans are tied to their source.
 
+use std::cell::Cell;
 use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -16,6 +17,38 @@ pub(super) enum Raw {
     Str(String),
     Seq(Vec<Spanned<Raw>>),
     Map(Vec<(Spanned<Raw>, Spanned<Raw>)>),
+}
+
+thread_local! {
+    /// The list cap of the parse running on this thread (serde's visitors
+    /// take no arguments, so it is passed this way; see [`with_list_cap`]).
+    static LIST_CAP: Cell<usize> = const { Cell::new(usize::MAX) };
+}
+
+/// Runs a parse with lists capped at `max` items, so that a list too long is
+/// refused as soon as its item `max + 1` is read, not once it is all in memory.
+pub(super) fn with_list_cap<T>(max: usize, parse: impl FnOnce() -> T) -> T {
+    let before = LIST_CAP.with(|c| c.replace(max));
+    let out = parse();
+    LIST_CAP.with(|c| c.set(before));
+    out
+}
+
+/// What the visitor says when a list is too long; found again in the
+/// parser's message by [`list_cap_breach`].
+const LIST_CAP_MARK: &str = "beryl list cap";
+
+/// The limit breach in a parser message produced by the list cap.
+pub(super) fn list_cap_breach(
+    message: &str,
+    limits: &crate::limits::Limits,
+) -> Option<(crate::limits::Limit, String)> {
+    message.contains(LIST_CAP_MARK).then(|| {
+        (
+            crate::limits::Limit::ListItems,
+            format!("a list holds more than {} items", limits.max_list_items),
+        )
+    })
 }
 
 impl Raw {
@@ -92,8 +125,15 @@ impl<'de> Visitor<'de> for RawVisitor {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Raw, A::Error> {
+        let cap = LIST_CAP.with(Cell::get);
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
         while let Some(item) = seq.next_element::<Spanned<Raw>>()? {
+            if items.len() == cap {
+                return Err(de::Error::invalid_length(
+                    cap + 1,
+                    &format!("at most {cap} items ({LIST_CAP_MARK})").as_str(),
+                ));
+            }
             items.push(item);
         }
         Ok(Raw::Seq(items))

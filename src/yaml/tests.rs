@@ -157,3 +157,78 @@ fn integers_beyond_64_bits_are_refused_not_rounded() {
     }
     assert_eq!(render("a: 1.5e300\n"), r#"{"a":1.5e+300}"#);
 }
+
+fn load_with(text: &str, limits: Limits) -> Result<Node, Diag> {
+    parse(&Source::new("t.yml", text), &limits)
+}
+
+/// Each limit breach has its own code and says how to raise the limit.
+#[test]
+fn each_breach_names_its_limit() {
+    let depth = format!("a: {}{}\n", "[".repeat(70), "]".repeat(70));
+    let d = load(&depth).unwrap_err();
+    assert_eq!(d.code, "beryl::limit::depth");
+    assert!(d.help.as_deref().unwrap().contains("--max-depth"));
+    let block = (0..70).fold(String::new(), |t, i| t + &" ".repeat(i) + "k:\n");
+    assert_eq!(load(&block).unwrap_err().code, "beryl::limit::depth");
+
+    let small = Limits {
+        max_nodes: 100,
+        ..Limits::default()
+    };
+    let d = load_with(&format!("a: [{}]\n", "x,".repeat(200)), small).unwrap_err();
+    assert_eq!(d.code, "beryl::limit::nodes");
+    assert!(d.message.contains("more than 100 values"), "{}", d.message);
+
+    let d = load_with(
+        &format!("a: &a '{}'\nb: [*a, *a, *a, *a]\n", "x".repeat(100)),
+        Limits {
+            max_file_size: 20,
+            ..Limits::default()
+        },
+    )
+    .unwrap_err();
+    assert_eq!(d.code, "beryl::limit::strings", "{}", d.message);
+    assert!(d.message.contains("more than 320 bytes"), "{}", d.message);
+}
+
+/// A list over the cap is refused as soon as the item past it is read,
+/// and the error is located in the file.
+#[test]
+fn long_lists_are_refused_at_the_cap() {
+    let cap = Limits {
+        max_list_items: 3,
+        ..Limits::default()
+    };
+    assert!(load_with("a: [1, 2, 3]\nb:\n  - [4, 5, 6]\n", cap).is_ok());
+    for text in [
+        "a: [1, 2, 3, 4]\n",
+        "x: 1\na:\n  - 1\n  - 2\n  - 3\n  - 4\n",
+    ] {
+        let d = load_with(text, cap).unwrap_err();
+        assert_eq!(d.code, "beryl::limit::list_items", "{text}");
+        assert!(d.message.contains("more than 3 items"), "{}", d.message);
+        assert!(d.span().is_some(), "{text}: located");
+        assert!(d.help.as_deref().unwrap().contains("--max-list-items"));
+    }
+    // The cap belongs to the parse that set it.
+    assert!(load("a: [1, 2, 3, 4]\n").is_ok());
+}
+
+/// One small anchor used many times is plain YAML, not a bomb: the parser's
+/// alias/anchor ratio heuristic refused it once 100 aliases were seen.
+#[test]
+fn many_aliases_of_one_anchor_are_fine() {
+    let mut text = String::from("d: &d {a: 1}\n");
+    for i in 0..300 {
+        text.push_str(&format!("k{i}: *d\n"));
+    }
+    assert!(load(&text).is_ok());
+    let few = Limits {
+        max_nodes: 2000,
+        ..Limits::default()
+    };
+    let d = load_with(&text, few).unwrap_err();
+    assert_eq!(d.code, "beryl::limit::aliases");
+    assert!(d.message.contains("more than 100 aliases"), "{}", d.message);
+}

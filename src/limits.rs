@@ -1,0 +1,184 @@
+//! Resource limits: every cap beryl puts on what it reads, in one place.
+//!
+//! docs/limits.md describes them for users. Each limit has its own error code
+//! (`beryl::limit::<name>`, [`Limit::code`]) and its error names the flag
+//! that raises it ([`Limit::flag`]). The global options `--max-file-size`,
+//! `--max-depth`, `--max-nodes`, `--max-list-items` and `--max-ref-depth`
+//! (and the `BERYL_MAX_*` variables) set them; the parser's other budgets
+//! are derived from those, so that raising one knob never runs into a hidden
+//! one.
+
+use crate::diag::Diag;
+
+/// The limits of one run.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Largest file read (YAML, SSH key, template, `beryl merge` input), in bytes.
+    pub max_file_size: u64,
+    /// Deepest nesting of mappings and lists, in a file and in a host's
+    /// config once references are resolved.
+    pub max_depth: usize,
+    /// Most values (scalars, lists, mappings) in one file, aliases expanded;
+    /// also the most values that references may copy into one host's config.
+    pub max_nodes: usize,
+    /// Most items in one list of a file.
+    pub max_list_items: usize,
+    /// Longest chain of references resolved inside one another.
+    pub max_ref_depth: usize,
+}
+
+/// 4 MiB: a level file is a few KB; this leaves room for generated ones.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 4 * 1024 * 1024;
+pub const DEFAULT_MAX_DEPTH: usize = 64;
+/// What the 64 MiB thread stacks (src/main.rs) hold with room to spare in a
+/// debug build, which needs about 48 KiB per level.
+pub const MAX_DEPTH_CEILING: usize = 1000;
+pub const DEFAULT_MAX_NODES: usize = 250_000;
+pub const DEFAULT_MAX_LIST_ITEMS: usize = 100_000;
+pub const DEFAULT_MAX_REF_DEPTH: usize = 64;
+/// Files beryl wrote itself and reads back (`beryl diff` on a `render --out`
+/// directory, its manifest, an `apply --state` snapshot): 64 MiB.
+pub const MAX_OUTPUT_FILE_SIZE: u64 = 64 * 1024 * 1024;
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_file_size: DEFAULT_MAX_FILE_SIZE,
+            max_depth: DEFAULT_MAX_DEPTH,
+            max_nodes: DEFAULT_MAX_NODES,
+            max_list_items: DEFAULT_MAX_LIST_ITEMS,
+            max_ref_depth: DEFAULT_MAX_REF_DEPTH,
+        }
+    }
+}
+
+impl Limits {
+    /// The strings of one file, aliases expanded, and the strings that
+    /// references build or copy for one host: 16 × the file size cap
+    /// (64 MiB by default).
+    pub fn max_string_bytes(&self) -> usize {
+        usize::try_from(self.max_file_size.saturating_mul(16)).unwrap_or(usize::MAX)
+    }
+
+    /// Aliases (and anchors) in one file: a twentieth of the value cap
+    /// (12,500 by default).
+    pub fn max_aliases(&self) -> usize {
+        (self.max_nodes / 20).max(1)
+    }
+
+    /// Limits for text beryl produced itself (a render directory, an
+    /// annotated render read back): the depth of a config plus the levels an
+    /// output adds, and no cap on lists or values, since merged lists may be
+    /// longer than any one file's.
+    pub fn for_output(max_file_size: u64) -> Self {
+        Self {
+            max_file_size,
+            max_depth: MAX_DEPTH_CEILING + 8,
+            max_nodes: usize::MAX / 8,
+            max_list_items: usize::MAX,
+            max_ref_depth: DEFAULT_MAX_REF_DEPTH,
+        }
+    }
+}
+
+/// One limit, for its error code and the way to raise it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    FileSize,
+    Depth,
+    Nodes,
+    ListItems,
+    Strings,
+    Aliases,
+    RefDepth,
+    RefExpansion,
+}
+
+impl Limit {
+    pub fn code(self) -> &'static str {
+        match self {
+            Limit::FileSize => "beryl::limit::file_size",
+            Limit::Depth => "beryl::limit::depth",
+            Limit::Nodes => "beryl::limit::nodes",
+            Limit::ListItems => "beryl::limit::list_items",
+            Limit::Strings => "beryl::limit::strings",
+            Limit::Aliases => "beryl::limit::aliases",
+            Limit::RefDepth => "beryl::limit::ref_depth",
+            Limit::RefExpansion => "beryl::limit::ref_expansion",
+        }
+    }
+
+    /// The option that raises the limit (derived limits name the one they
+    /// derive from).
+    pub fn flag(self) -> &'static str {
+        match self {
+            Limit::FileSize | Limit::Strings => "--max-file-size",
+            Limit::Depth => "--max-depth",
+            Limit::Nodes | Limit::Aliases | Limit::RefExpansion => "--max-nodes",
+            Limit::ListItems => "--max-list-items",
+            Limit::RefDepth => "--max-ref-depth",
+        }
+    }
+
+    /// How to raise it, for the diagnostic's help.
+    pub fn help(self) -> String {
+        let how = match self {
+            Limit::FileSize => "raise it with --max-file-size BYTES (or BERYL_MAX_FILE_SIZE)",
+            Limit::Depth => "raise it with --max-depth LEVELS (or BERYL_MAX_DEPTH), at most 1000",
+            Limit::Nodes => "raise it with --max-nodes N (or BERYL_MAX_NODES)",
+            Limit::ListItems => "raise it with --max-list-items N (or BERYL_MAX_LIST_ITEMS)",
+            Limit::Strings => "this cap is 16 × --max-file-size; raising that raises it",
+            Limit::Aliases => "this cap is a twentieth of --max-nodes; raising that raises it",
+            Limit::RefDepth => "raise it with --max-ref-depth N (or BERYL_MAX_REF_DEPTH)",
+            Limit::RefExpansion => {
+                "references may copy at most --max-nodes values and 16 × --max-file-size \
+                 bytes of strings into one host's config; raise those"
+            }
+        };
+        format!("{how}; see docs/limits.md")
+    }
+
+    /// A diagnostic for this limit, without a location yet.
+    pub fn diag(self, message: impl Into<String>) -> Diag {
+        Diag::new(self.code(), message).help(self.help())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_and_derived_budgets() {
+        let l = Limits::default();
+        assert_eq!(l.max_string_bytes(), 64 * 1024 * 1024);
+        assert_eq!(l.max_aliases(), 12_500);
+        let huge = Limits {
+            max_file_size: u64::MAX,
+            max_nodes: 0,
+            ..l
+        };
+        assert_eq!(huge.max_string_bytes(), usize::MAX, "saturates");
+        assert_eq!(huge.max_aliases(), 1);
+    }
+
+    #[test]
+    fn every_limit_has_its_own_code_and_names_its_flag() {
+        let all = [
+            Limit::FileSize,
+            Limit::Depth,
+            Limit::Nodes,
+            Limit::ListItems,
+            Limit::Strings,
+            Limit::Aliases,
+            Limit::RefDepth,
+            Limit::RefExpansion,
+        ];
+        let codes: std::collections::HashSet<_> = all.iter().map(|l| l.code()).collect();
+        assert_eq!(codes.len(), all.len());
+        for l in all {
+            assert!(l.help().contains(l.flag()), "{l:?}");
+            assert!(l.help().contains("docs/limits.md"), "{l:?}");
+        }
+    }
+}
