@@ -99,7 +99,7 @@ impl<'a> Compiler<'a> {
             .map(|l| Node::str(l.file.rel.clone()))
             .collect();
         merged.node = with_header(host, files, merged.node);
-        let references = refs::resolve(&mut merged)?;
+        let references = refs::resolve(&mut merged, &self.limits)?;
         let policy = merged.policy;
         let mut merged = merged.node;
 

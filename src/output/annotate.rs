@@ -586,7 +586,7 @@ mod tests {
             .collect();
         let docs: Vec<&Node> = nodes.iter().collect();
         let mut merged = merge_documents(&docs, &Policy::beryl(), None).unwrap();
-        let refs = crate::refs::resolve(&mut merged).unwrap();
+        let refs = crate::refs::resolve(&mut merged, &Limits::default()).unwrap();
         (merged.node, refs)
     }
 

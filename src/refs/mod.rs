@@ -7,14 +7,22 @@
 //! under a list picks the item by index or by its key field (`name`).
 //! Deferred merges (a reference meeting another value) are finished here, on
 //! demand, once their references are resolved.
+//!
+//! Resolution is bounded (crate::limits): references nest at most
+//! `max_ref_depth` deep; for one host they copy at most `max_nodes` values
+//! and build or copy at most `max_string_bytes` of strings (so an exponential
+//! "reference bomb" stops early); and a reference may not nest the config
+//! deeper than `max_depth`. The first breach stops the resolution with one
+//! error at the reference that crossed the line.
 
 mod template;
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 
 pub use template::{Part, has_reference};
 
 use crate::diag::{Diag, Diags};
+use crate::limits::{Limit, Limits};
 use crate::merge::{Deferred, Kind, Merged};
 use crate::value::{Node, Span, Value};
 
@@ -35,8 +43,9 @@ pub struct Resolution {
     pub targets: Vec<(String, Span)>,
 }
 
-/// A location in the merged tree: keys, and indexes into lists.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// A location in the merged tree: keys, and indexes into lists. Ordered so
+/// that the locations below one form a contiguous range.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum Seg {
     Key(String),
     Index(usize),
@@ -61,20 +70,29 @@ enum Fail {
     Reported,
 }
 
+/// Missing references beyond this many get no "closest paths" suggestion:
+/// each suggestion compares the path with every path of the config.
+const SUGGESTED_MISSING: usize = 20;
+
 /// Resolves every reference of the merged tree in place and finishes the
 /// deferred merges. Returns every error found.
-pub fn resolve(merged: &mut Merged) -> Result<Vec<Resolution>, Diags> {
+pub fn resolve(merged: &mut Merged, limits: &Limits) -> Result<Vec<Resolution>, Diags> {
     let deferred = std::mem::take(&mut merged.deferred);
     let check_constants = !deferred.is_empty();
     let mut r = Resolver {
         merged,
         deferred: Vec::new(),
         pending: Vec::new(),
+        todo: BTreeSet::new(),
         done: HashSet::new(),
         stack: Vec::new(),
         errors: Vec::new(),
         resolutions: Vec::new(),
         targets: Vec::new(),
+        limits: *limits,
+        copied: (0, 0),
+        stopped: false,
+        missing: 0,
     };
     for d in deferred {
         match r.locate(&d.path) {
@@ -91,11 +109,18 @@ pub fn resolve(merged: &mut Merged) -> Result<Vec<Resolution>, Diags> {
     let skip: Vec<Loc> = r.deferred.iter().map(|(l, _)| l.clone()).collect();
     let mut pending = Vec::new();
     collect(&r.merged.node, &mut Vec::new(), &skip, &mut pending);
+    r.todo = pending.iter().cloned().collect();
     r.pending = pending;
     for i in 0..r.deferred.len() {
+        if r.stopped {
+            break;
+        }
         let _ = r.finish(i);
     }
     for i in 0..r.pending.len() {
+        if r.stopped {
+            break;
+        }
         let loc = r.pending[i].clone();
         let _ = r.resolve_loc(&loc);
     }
@@ -150,13 +175,24 @@ struct Resolver<'m> {
     merged: &'m mut Merged,
     /// Deferred merges, by location; `None` once finished.
     deferred: Vec<(Loc, Option<Deferred>)>,
+    /// The strings holding references, in document order.
     pending: Vec<Loc>,
+    /// Those not resolved yet, sorted, to find the ones below a target
+    /// without scanning them all.
+    todo: BTreeSet<Loc>,
     done: HashSet<Loc>,
     stack: Vec<Frame>,
     errors: Diags,
     resolutions: Vec<Pending>,
     /// The targets read so far (a stack: each string takes its own off).
     targets: Vec<(String, Span)>,
+    limits: Limits,
+    /// Values and string bytes copied or built by references so far.
+    copied: (usize, usize),
+    /// A limit was breached: nothing more is resolved.
+    stopped: bool,
+    /// Missing references reported so far.
+    missing: usize,
 }
 
 impl Resolver<'_> {
@@ -247,10 +283,14 @@ impl Resolver<'_> {
 
     /// Resolves the string at `loc` (once), writing its value in place.
     fn resolve_loc(&mut self, loc: &Loc) -> Result<(), Fail> {
+        if self.stopped {
+            return Err(Fail::Reported);
+        }
         if self.done.contains(loc) {
             return Ok(());
         }
         self.done.insert(loc.clone());
+        self.todo.remove(loc);
         let Some(node) = self.get(loc) else {
             return Ok(());
         };
@@ -258,6 +298,7 @@ impl Resolver<'_> {
             Value::Str(s) => (s.clone(), node.span.clone()),
             _ => return Ok(()),
         };
+        self.enter(&span)?;
         self.stack.push(Frame {
             loc: loc.clone(),
             span: span.clone(),
@@ -268,6 +309,7 @@ impl Resolver<'_> {
         self.stack.pop();
         let targets = self.targets.split_off(mark);
         let value = value?;
+        self.check_depth(loc, &value, &span)?;
         if let Some(slot) = self.get_mut(loc) {
             *slot = value;
         }
@@ -338,6 +380,7 @@ impl Resolver<'_> {
                 }
             }
         }
+        self.spend(0, out.len(), span)?;
         Ok(out)
     }
 
@@ -385,21 +428,81 @@ impl Resolver<'_> {
             }
         }
         let below: Vec<Loc> = self
-            .pending
-            .iter()
-            .filter(|p| within(&loc, p) && !self.done.contains(*p))
+            .todo
+            .range(loc.clone()..)
+            .take_while(|p| within(&loc, p))
             .cloned()
             .collect();
         for p in below {
             self.resolve_loc(&p)?;
         }
-        match self.get(&loc).cloned() {
-            Some(n) => {
-                self.targets.push((path_text.to_string(), n.span.clone()));
-                Ok(n)
-            }
-            None => Err(self.missing(path_text, &keys, span)),
+        let Some(size) = self.get(&loc).map(measure) else {
+            return Err(self.missing(path_text, &keys, span));
+        };
+        // Counted before the copy is made, so a bomb stops before it grows.
+        self.spend(size.nodes, size.bytes, span)?;
+        let Some(n) = self.get(&loc).cloned() else {
+            return Err(self.missing(path_text, &keys, span));
+        };
+        self.targets.push((path_text.to_string(), n.span.clone()));
+        Ok(n)
+    }
+
+    /// Pushing one more frame: within the reference depth limit?
+    fn enter(&mut self, span: &Span) -> Result<(), Fail> {
+        if self.stack.len() < self.limits.max_ref_depth {
+            return Ok(());
         }
+        let chain: Vec<String> = self.stack.iter().take(3).map(|f| show(&f.loc)).collect();
+        let d = Limit::RefDepth
+            .diag(format!(
+                "references nest more than {} deep (a chain starting {} → …)",
+                self.limits.max_ref_depth,
+                chain.join(" → ")
+            ))
+            .label(span, "this reference is one too many");
+        Err(self.breach(d))
+    }
+
+    /// Counts values and string bytes that references copy or build.
+    fn spend(&mut self, nodes: usize, bytes: usize, span: &Span) -> Result<(), Fail> {
+        self.copied.0 = self.copied.0.saturating_add(nodes);
+        self.copied.1 = self.copied.1.saturating_add(bytes);
+        let (max_nodes, max_bytes) = (self.limits.max_nodes, self.limits.max_string_bytes());
+        let what = if self.copied.0 > max_nodes {
+            format!("more than {max_nodes} values")
+        } else if self.copied.1 > max_bytes {
+            format!("more than {max_bytes} bytes of strings")
+        } else {
+            return Ok(());
+        };
+        let d = Limit::RefExpansion
+            .diag(format!(
+                "references copy or build {what} for this host (a reference bomb?)"
+            ))
+            .label(span, "the budget ran out at this reference");
+        Err(self.breach(d))
+    }
+
+    /// A value placed at `loc` may not nest the config deeper than the limit.
+    fn check_depth(&mut self, loc: &Loc, value: &Node, span: &Span) -> Result<(), Fail> {
+        let depth = loc.len() + measure(value).height;
+        if depth <= self.limits.max_depth {
+            return Ok(());
+        }
+        let d = Limit::Depth
+            .diag(format!(
+                "this reference nests the config {depth} levels deep, deeper than {} levels",
+                self.limits.max_depth
+            ))
+            .label(span, "the value placed here is too deep");
+        Err(self.breach(d))
+    }
+
+    /// Reports a limit breach and stops the resolution.
+    fn breach(&mut self, d: Diag) -> Fail {
+        self.stopped = true;
+        self.report(d)
     }
 
     /// A cycle: the target is being computed (it holds, or lies inside, a
@@ -432,6 +535,9 @@ impl Resolver<'_> {
 
     /// Finishes a deferred merge: resolves its values, then merges them.
     fn finish(&mut self, i: usize) -> Result<(), Fail> {
+        if self.stopped {
+            return Err(Fail::Reported);
+        }
         let Some(d) = self.deferred[i].1.take() else {
             return Ok(());
         };
@@ -443,6 +549,7 @@ impl Resolver<'_> {
             .last()
             .map(|n| n.span.clone())
             .unwrap_or_default();
+        self.enter(&span)?;
         self.stack.push(Frame {
             loc: loc.clone(),
             span: span.clone(),
@@ -481,6 +588,7 @@ impl Resolver<'_> {
         })?;
         match (merged, loc.split_last()) {
             (Some(node), _) => {
+                self.check_depth(&loc, &node, &span)?;
                 if let Some(slot) = self.get_mut(&loc) {
                     *slot = node;
                 }
@@ -525,8 +633,11 @@ impl Resolver<'_> {
     }
 
     fn missing(&mut self, path_text: &str, keys: &[String], span: &Span) -> Fail {
+        self.missing += 1;
         let mut known = Vec::new();
-        paths(&self.merged.node, &mut Vec::new(), &mut known);
+        if self.missing <= SUGGESTED_MISSING {
+            paths(&self.merged.node, &mut Vec::new(), &mut known);
+        }
         let wanted = keys.join(".");
         let mut close: Vec<(f64, &String)> = known
             .iter()
@@ -550,6 +661,44 @@ impl Resolver<'_> {
         self.errors.push(d);
         Fail::Reported
     }
+}
+
+/// The size of a value: its values, its string bytes (keys included) and
+/// its nesting height (0 for a scalar).
+struct Size {
+    nodes: usize,
+    bytes: usize,
+    height: usize,
+}
+
+fn measure(node: &Node) -> Size {
+    let mut size = Size {
+        nodes: 1,
+        bytes: 0,
+        height: 0,
+    };
+    let mut add = |child: Size, key: usize| {
+        size.nodes = size.nodes.saturating_add(child.nodes);
+        size.bytes = size.bytes.saturating_add(child.bytes).saturating_add(key);
+        size.height = size.height.max(child.height + 1);
+    };
+    match &node.value {
+        Value::Str(s) => size.bytes = s.len(),
+        Value::Seq(items) => {
+            for n in items {
+                add(measure(n), 0);
+            }
+            size.height = size.height.max(1);
+        }
+        Value::Map(m) => {
+            for (k, e) in m {
+                add(measure(&e.node), k.len());
+            }
+            size.height = size.height.max(1);
+        }
+        _ => {}
+    }
+    size
 }
 
 /// Every dotted path of the tree (mapping keys only), for suggestions.

@@ -1,4 +1,5 @@
 use super::*;
+use crate::limits::Limits;
 use crate::merge::{Policy, merge_documents};
 use crate::value::Source;
 
@@ -14,7 +15,7 @@ fn run(texts: &[&str]) -> String {
         .collect();
     let docs: Vec<&Node> = nodes.iter().collect();
     let mut merged = merge_documents(&docs, &Policy::beryl(), None).unwrap();
-    match resolve(&mut merged) {
+    match resolve(&mut merged, &Limits::default()) {
         Ok(_) => serde_json::to_string(&merged.node).unwrap(),
         Err(e) => e
             .iter()
@@ -144,10 +145,93 @@ fn resolutions_record_where_each_reference_was_written() {
     .unwrap()];
     let docs: Vec<&Node> = nodes.iter().collect();
     let mut merged = merge_documents(&docs, &Policy::beryl(), None).unwrap();
-    let res = resolve(&mut merged).unwrap();
+    let res = resolve(&mut merged, &Limits::default()).unwrap();
     assert_eq!(res.len(), 1);
     assert_eq!(res[0].path, ["freebsd", "users", "a", "shell"]);
     assert_eq!(res[0].text, "/bin/${sh}");
     assert_eq!(res[0].targets[0].0, "sh");
     assert_eq!(res[0].targets[0].1.to_string(), "l.yml:3:5");
+}
+
+/// Like `run`, with limits, returning the codes of the errors.
+fn codes_with(text: &str, limits: Limits) -> Vec<&'static str> {
+    let node = crate::yaml::parse(&Source::new("l0.yml", text), &Default::default()).unwrap();
+    let mut merged = merge_documents(&[&node], &Policy::beryl(), None).unwrap();
+    match resolve(&mut merged, &limits) {
+        Ok(_) => Vec::new(),
+        Err(e) => e.iter().map(|d| d.code).collect(),
+    }
+}
+
+/// `k0: ${k1}`, `k1: ${k2}`, … `kN: end`.
+fn chain(n: usize) -> String {
+    let mut t: String = (0..n).map(|i| format!("k{i}: ${{k{}}}\n", i + 1)).collect();
+    t.push_str(&format!("k{n}: end\n"));
+    t
+}
+
+#[test]
+fn reference_chains_stop_at_the_depth_limit_with_one_error() {
+    let limits = Limits {
+        max_ref_depth: 10,
+        ..Limits::default()
+    };
+    assert!(codes_with(&chain(10), limits).is_empty());
+    // Every one of the 500 strings is past the limit; one error says so.
+    assert_eq!(codes_with(&chain(500), limits), ["beryl::limit::ref_depth"]);
+    assert_eq!(
+        codes_with(&chain(500), Limits::default()),
+        ["beryl::limit::ref_depth"]
+    );
+}
+
+/// Each `k{i}` doubles `k{i-1}`: 2^40 bytes, or 2^40 values, if unchecked.
+#[test]
+fn reference_bombs_stop_at_the_expansion_budget() {
+    let mut strings = String::from("k0: xxxxxxxxxx\n");
+    let mut lists = String::from("k0: [a, b, c, d]\n");
+    for i in 1..40 {
+        strings.push_str(&format!("k{i}: '${{k{p}}}${{k{p}}}'\n", p = i - 1));
+        lists.push_str(&format!("k{i}: ['${{k{p}}}', '${{k{p}}}']\n", p = i - 1));
+    }
+    let code = ["beryl::limit::ref_expansion"];
+    assert_eq!(codes_with(&strings, Limits::default()), code);
+    assert_eq!(codes_with(&lists, Limits::default()), code);
+    // Below the budget, the same shape resolves.
+    let small: String = strings.lines().take(8).map(|l| format!("{l}\n")).collect();
+    assert!(codes_with(&small, Limits::default()).is_empty());
+}
+
+/// References can nest a config deeper than any file does.
+#[test]
+fn a_reference_may_not_nest_the_config_past_the_depth_limit() {
+    let limits = Limits {
+        max_depth: 5,
+        ..Limits::default()
+    };
+    let ok = "a: {b: {c: 1}}\nx: {y: '${a}'}\n";
+    assert!(codes_with(ok, limits).is_empty());
+    let deep = "a: {b: {c: {d: 1}}}\nx: {y: {z: '${a}'}}\n";
+    assert_eq!(codes_with(deep, limits), ["beryl::limit::depth"]);
+}
+
+/// A copied target's own references are resolved first: the strings below
+/// it are found as a range of the sorted pending set (`l` and its items, not
+/// `la`, whose key only starts with the same letter).
+#[test]
+fn references_below_a_target_are_resolved_before_it_is_copied() {
+    assert_eq!(
+        run(&["c: ${l}\nla: ['${w}']\nl: ['${v}', {x: '${w}'}]\nv: 1\nw: 2\nd: ${la}\n"]),
+        r#"{"c":[1,{"x":2}],"la":[2],"l":[1,{"x":2}],"v":1,"w":2,"d":[2]}"#
+    );
+}
+
+/// Only the first missing references get suggestions, each of which
+/// compares with every path.
+#[test]
+fn missing_references_are_each_reported() {
+    let text: String = (0..100).map(|i| format!("k{i}: ${{nope{i}}}\n")).collect();
+    let codes = codes_with(&text, Limits::default());
+    assert_eq!(codes.len(), 100);
+    assert!(codes.iter().all(|c| *c == "beryl::refs::missing"));
 }
