@@ -1,6 +1,6 @@
 //! Walking the inventory tree and enforcing the layout.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -17,6 +17,7 @@ impl Inventory {
             root: root.to_path_buf(),
             display: root_display.trim_end_matches('/').to_string(),
             errors: Vec::new(),
+            broken: HashSet::new(),
         };
         let canonical = match fs::canonicalize(root) {
             Ok(c) if c.is_dir() => c,
@@ -52,6 +53,9 @@ struct Walk {
     root: PathBuf,
     display: String,
     errors: Diags,
+    /// Stems of YAML names already reported as not being files, by
+    /// directory (`example.org/_domain`), so that no "missing" error follows.
+    broken: HashSet<String>,
 }
 
 enum Kind {
@@ -158,6 +162,18 @@ impl Walk {
                 }
             };
             let kind = if is_dir {
+                if let Some(stem) = yaml_stem(&name) {
+                    // `host01.yml/` is a file gone wrong, not a group or a
+                    // domain with a strange name.
+                    self.error(
+                        "beryl::inventory::not_a_file",
+                        format!("{shown} is a directory, not a YAML file"),
+                        Some("level and host files must be regular files (or links to them)"),
+                    );
+                    let dir = dir_rel.to_string();
+                    self.broken.insert(format!("{dir}/{stem}"));
+                    continue;
+                }
                 Kind::Dir
             } else if let Some(stem) = yaml_stem(&name) {
                 if !is_file {
@@ -232,12 +248,14 @@ impl Walk {
             }
         }
         let default = default.unwrap_or_else(|| {
-            let shown = self.display_of("_default.yml");
-            self.error(
-                "beryl::inventory::missing_default",
-                format!("{shown} is missing: every inventory needs a _default.yml at its root"),
-                None,
-            );
+            if !self.broken.contains("/_default") {
+                let shown = self.display_of("_default.yml");
+                self.error(
+                    "beryl::inventory::missing_default",
+                    format!("{shown} is missing: every inventory needs a _default.yml at its root"),
+                    None,
+                );
+            }
             self.file("_default.yml")
         });
         self.check_duplicate_fqdns(&hosts);
@@ -326,6 +344,7 @@ impl Walk {
         }
         match file {
             Some(file) => domains.push(Domain { name: domain, file }),
+            None if self.broken.contains(&format!("{}/_domain", dir.rel)) => {}
             None => {
                 let shown = self.display_of(&format!("{}/_domain.yml", dir.rel));
                 self.error(

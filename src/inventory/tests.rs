@@ -193,3 +193,26 @@ fn links_leaving_the_inventory_are_refused() {
         "{errs:#?}"
     );
 }
+
+/// A directory with a YAML name is a file gone wrong: one error naming it,
+/// not a strange domain or group and then a "missing" file.
+#[test]
+fn a_directory_named_like_a_yaml_file_is_not_a_file() {
+    for (bad, rest) in [
+        ("_default.yml/", &["a.org/_domain.yml", "a.org/h.yml"][..]),
+        ("a.org/_domain.yml/", &["_default.yml", "a.org/h.yml"]),
+        ("a.org/web/h.yml/", &["_default.yml", "a.org/_domain.yml"]),
+        ("a.org/h.yaml/", &["_default.yml", "a.org/_domain.yml"]),
+    ] {
+        let mut files = vec![bad];
+        files.extend_from_slice(rest);
+        let t = tree(&files);
+        let errors = discover(t.path()).unwrap_err();
+        let shown = format!("inv/{}", bad.trim_end_matches('/'));
+        assert_eq!(
+            errors,
+            [format!("{shown} is a directory, not a YAML file")],
+            "{bad}"
+        );
+    }
+}
