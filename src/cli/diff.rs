@@ -116,7 +116,7 @@ fn inventory_side(ctx: &Context, dir: &Path, ssh: &Path, plans: bool) -> Result<
     let keys = KeyStore::new(ssh, &ssh.display().to_string(), ctx.limits.max_file_size);
     let compiler = Compiler::new(&inventory, &keys, ctx.limits);
     let hosts: Vec<_> = inventory.hosts.iter().collect();
-    let templates = crate::plan::render::Templates::new(None).map_err(|d| vec![d])?;
+    let templates = crate::plan::render::Templates::new(None, 0).map_err(|d| vec![d])?;
     let results = ctx.compile_all(&compiler, &hosts, |host, c| {
         let text = output::to_string(&c.config, OutFormat::Yaml).map_err(|d| vec![d])?;
         let value = serde_json::to_value(&c.config).unwrap_or_default();

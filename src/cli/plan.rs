@@ -48,7 +48,8 @@ pub enum Format {
 }
 
 pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
-    let templates = Templates::new(args.templates.as_deref()).map_err(|d| vec![d])?;
+    let templates =
+        Templates::new(args.templates.as_deref(), ctx.limits.max_file_size).map_err(|d| vec![d])?;
     let inventory = ctx.inventory()?;
     let hosts = ctx.select(&inventory, &args.hosts, args.all)?;
     let several = hosts.len() > 1 || args.all;

@@ -59,8 +59,9 @@ pub struct Templates {
 }
 
 impl Templates {
-    /// The embedded templates, or those of `dir` when given.
-    pub fn new(dir: Option<&Path>) -> Result<Templates, Diag> {
+    /// The embedded templates, or those of `dir` when given (each read as a
+    /// regular file of at most `max_file_size` bytes: a FIFO would block).
+    pub fn new(dir: Option<&Path>, max_file_size: u64) -> Result<Templates, Diag> {
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Strict);
         env.set_trim_blocks(true);
@@ -89,14 +90,26 @@ impl Templates {
                     {
                         return Ok(None);
                     }
-                    match std::fs::read_to_string(dir.join(name)) {
-                        Ok(text) => Ok(Some(text)),
-                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-                        Err(e) => Err(minijinja::Error::new(
-                            minijinja::ErrorKind::InvalidOperation,
-                            format!("cannot read template {name}: {e}"),
-                        )),
-                    }
+                    use crate::fsutil::{ReadError, read_capped};
+                    let why = match read_capped(&dir.join(name), max_file_size) {
+                        Ok(bytes) => match String::from_utf8(bytes) {
+                            Ok(text) => return Ok(Some(text)),
+                            Err(_) => "it is not UTF-8".to_string(),
+                        },
+                        Err(ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+                            return Ok(None);
+                        }
+                        Err(ReadError::Io(e)) => e.to_string(),
+                        Err(ReadError::NotAFile) => "it is not a regular file".to_string(),
+                        Err(ReadError::TooLarge) => format!(
+                            "it is larger than the {max_file_size}-byte file size cap; {}",
+                            crate::limits::Limit::FileSize.help()
+                        ),
+                    };
+                    Err(minijinja::Error::new(
+                        minijinja::ErrorKind::InvalidOperation,
+                        format!("cannot read template {name}: {why}"),
+                    ))
                 });
             }
         }
@@ -219,7 +232,7 @@ mod tests {
             "ok\n{{ nothing | sh }}\n",
         )
         .unwrap();
-        let t = Templates::new(Some(&dir)).unwrap();
+        let t = Templates::new(Some(&dir), crate::limits::DEFAULT_MAX_FILE_SIZE).unwrap();
         let plan = super::super::tests::sample_plan();
         let e = t.installerconfig(&plan).unwrap_err();
         assert!(
@@ -228,6 +241,26 @@ mod tests {
             e.message
         );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A template that is a FIFO was opened and waited on forever; one over
+    /// the size cap was read whole.
+    #[test]
+    fn templates_must_be_regular_files_within_the_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(dir.path().join("installerconfig.sh.j2"))
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let plan = super::super::tests::sample_plan();
+        let t = Templates::new(Some(dir.path()), 1000).unwrap();
+        let e = t.installerconfig(&plan).unwrap_err();
+        assert!(e.message.contains("not a regular file"), "{}", e.message);
+        std::fs::remove_file(dir.path().join("installerconfig.sh.j2")).unwrap();
+        std::fs::write(dir.path().join("installerconfig.sh.j2"), "x".repeat(1001)).unwrap();
+        let e = t.installerconfig(&plan).unwrap_err();
+        assert!(e.message.contains("--max-file-size"), "{}", e.message);
     }
 
     fn tempfile_dir() -> PathBuf {

@@ -41,7 +41,7 @@ pub(super) fn sample_plan() -> Plan {
 
 #[test]
 fn renders_a_preamble_then_the_setup_script() {
-    let t = render::Templates::new(None).unwrap();
+    let t = render::Templates::new(None, 0).unwrap();
     let text = t.installerconfig(&sample_plan()).unwrap();
     let split = text.find("\n#!/bin/sh\n").expect("a #! line");
     let (preamble, setup) = text.split_at(split + 1);
@@ -63,7 +63,7 @@ fn renders_a_preamble_then_the_setup_script() {
 
 #[test]
 fn json_lists_each_steps_exact_commands() {
-    let t = render::Templates::new(None).unwrap();
+    let t = render::Templates::new(None, 0).unwrap();
     let v = t.json(&sample_plan()).unwrap();
     assert_eq!(v["steps"][0]["id"], "tz");
     assert_eq!(
