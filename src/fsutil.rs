@@ -45,7 +45,8 @@ pub fn utf8_error_position(e: &FromUtf8Error) -> (usize, usize) {
 }
 
 /// Writes `text` to a temporary name beside `path`, then renames it into
-/// place, so a reader never sees a half-written file. On error, the path
+/// place, so a reader never sees a half-written file. On error the temporary
+/// file is removed (a full disk leaves no partial file behind), and the path
 /// returned is the one that failed.
 pub fn write_atomic(path: &Path, text: &str) -> Result<(), (std::path::PathBuf, std::io::Error)> {
     let name = path
@@ -53,8 +54,13 @@ pub fn write_atomic(path: &Path, text: &str) -> Result<(), (std::path::PathBuf, 
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let tmp = path.with_file_name(format!(".{name}.beryl-tmp"));
-    std::fs::write(&tmp, text).map_err(|e| (tmp.clone(), e))?;
-    std::fs::rename(&tmp, path).map_err(|e| (path.to_path_buf(), e))
+    let result = std::fs::write(&tmp, text)
+        .map_err(|e| (tmp.clone(), e))
+        .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| (path.to_path_buf(), e)));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
 }
 
 /// The sha256 of a text in lowercase hex, as `sha256 -q` prints it.
@@ -92,6 +98,25 @@ mod tests {
             read_capped(&dir.path().join("nope"), 10),
             Err(ReadError::Io(_))
         ));
+    }
+
+    /// A failed rename (here: onto a directory that holds a file) left the
+    /// temporary file behind.
+    #[test]
+    fn a_failed_atomic_write_leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out");
+        std::fs::create_dir(&target).unwrap();
+        std::fs::write(target.join("keep"), "x").unwrap();
+        let (failed, _) = write_atomic(&target, "text").unwrap_err();
+        assert_eq!(failed, target);
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["out"]);
+        write_atomic(&dir.path().join("f"), "ok").unwrap();
+        assert_eq!(std::fs::read_to_string(dir.path().join("f")).unwrap(), "ok");
     }
 
     #[test]
