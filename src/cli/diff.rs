@@ -77,17 +77,19 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
     })
 }
 
-/// A side and the temporary tree it may live in (removed when dropped).
-type Loaded = (Side, Option<Scratch>);
+/// A side and what must live as long as it: the temporary tree of a
+/// `git:REV` (removed when dropped), or the lock on a render directory
+/// (which keeps a render from changing the files while they are read).
+type Loaded = (Side, Option<Scratch>, Option<fleet::DirLock>);
 
 fn side(ctx: &Context, spec: &str, plans: bool) -> Result<Loaded, Failure> {
     if let Some(rev) = spec.strip_prefix("git:") {
         let scratch = git_tree(ctx, rev).map_err(|d| vec![d])?;
         let s = inventory_side(ctx, &scratch.inventory, &scratch.ssh, plans)?;
-        return Ok((s, Some(scratch)));
+        return Ok((s, Some(scratch), None));
     }
     let dir = PathBuf::from(spec);
-    if dir.join(fleet::MANIFEST).exists() {
+    if fleet::is_render_dir(&dir) {
         if plans {
             return Err(vec![Diag::new(
                 "beryl::diff::plan",
@@ -96,7 +98,8 @@ fn side(ctx: &Context, spec: &str, plans: bool) -> Result<Loaded, Failure> {
                 ),
             )]);
         }
-        return Ok((rendered_side(&dir).map_err(|d| vec![d])?, None));
+        let (s, lock) = rendered_side(&dir).map_err(|d| vec![d])?;
+        return Ok((s, None, Some(lock)));
     }
     if !dir.is_dir() {
         return Err(vec![
@@ -106,7 +109,7 @@ fn side(ctx: &Context, spec: &str, plans: bool) -> Result<Loaded, Failure> {
     }
     // Another inventory uses the ssh dir of the command line.
     let s = inventory_side(ctx, &dir, &ctx.ssh_dir, plans)?;
-    Ok((s, None))
+    Ok((s, None, None))
 }
 
 /// Every host of an inventory, compiled (in parallel) and hashed as
@@ -154,9 +157,11 @@ fn inventory_side(ctx: &Context, dir: &Path, ssh: &Path, plans: bool) -> Result<
     }
 }
 
-/// A `render --out` directory: hashes from its manifest, configs read on demand.
-fn rendered_side(dir: &Path) -> Result<Side, Diag> {
-    let manifest = Manifest::read(dir)?.unwrap_or_default();
+/// A `render --out` directory (recovered first if a write was interrupted):
+/// hashes from its manifest, configs read on demand, under its lock.
+fn rendered_side(dir: &Path) -> Result<(Side, fleet::DirLock), Diag> {
+    let (manifest, lock) = Manifest::read(dir)?;
+    let manifest = manifest.unwrap_or_default();
     let mut side = Side {
         hosts: Default::default(),
     };
@@ -171,7 +176,7 @@ fn rendered_side(dir: &Path) -> Result<Side, Diag> {
             },
         );
     }
-    Ok(side)
+    Ok((side, lock))
 }
 
 fn read_rendered(file: &Path) -> Result<serde_json::Value, Diag> {

@@ -3,19 +3,67 @@
 //! Entry points: [`write_dir`] and [`Manifest::read`]. A directory holds
 //! `<fqdn>.yml` (or `.json`) per host and `beryl-manifest.json`:
 //! `{"version": 1, "format": "yaml", "hosts": {fqdn: "sha256:<hex>"}}`, hosts
-//! sorted. Each file is written to a temporary name and renamed into place,
-//! the manifest last; files of hosts that the previous manifest listed and
-//! that are gone are removed; nothing else in the directory is touched.
+//! sorted. Files of hosts that the previous manifest listed and that are gone
+//! are removed; nothing else in the directory is touched.
+//!
+//! # Writing is a transaction
+//!
+//! A POSIX directory cannot replace many files at once, so a write goes
+//! through a journal:
+//!
+//! 1. **Stage.** Every host file and the new manifest are written into
+//!    `DIR/.beryl-stage/`. DIR's own files are not touched yet.
+//! 2. **Commit.** `DIR/.beryl-journal.json` (the files to move in, the stale
+//!    files to remove) is written under a temporary name and renamed into
+//!    place: this one rename decides between the old and the new output.
+//! 3. **Apply.** The staged host files are renamed over DIR's, the stale
+//!    files removed, the manifest renamed last, then the stage and the
+//!    journal removed. Each step can be redone, so it can be interrupted.
+//!
+//! Every command that writes or reads DIR (`render --out`, and `beryl diff`
+//! on a render directory) first **recovers** it, under the lock below: a
+//! journal is rolled forward (step 3 again), and a stage without a journal
+//! (an interruption before the commit) is deleted.
+//!
+//! The guarantee, for an interruption at any point (the process killed, a
+//! crash, a full disk, a read-only file system): once recovered, DIR holds
+//! either the complete previous output or the complete new one, its manifest
+//! matching its files, and files beryl did not write are untouched. Before
+//! recovery, DIR's own files are still the complete previous output unless a
+//! journal is present; a program that reads DIR directly (not through beryl)
+//! in that state can see a mix, and should treat `.beryl-journal.json` as
+//! "not ready" (or run any beryl command on DIR first).
+//!
+//! Not covered: power failures. beryl does not fsync (an fsync per file made
+//! writing 10,000 files about 20 times slower); after a power failure the
+//! files may lack what the kernel had not yet written.
+//!
+//! Concurrent beryl runs on one DIR are serialised by an advisory lock
+//! (`flock`) on the directory itself: exclusive to write or recover, shared
+//! to read. Writing and recovering need write access to DIR.
+//!
+//! In debug builds, `BERYL_FAULT_ABORT_AFTER=K` aborts the process before
+//! the step after K completed file operations (stage writes, the commit,
+//! renames, removals), and `BERYL_FAULT_ENOSPC_AFTER=K` makes that step fail
+//! with "No space left on device": the fault tests (tests/integration/
+//! faults.rs) use them. Release builds ignore both.
 
 use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use super::Format;
 use crate::diag::Diag;
+use crate::limits::MAX_OUTPUT_FILE_SIZE;
 
 pub const MANIFEST: &str = "beryl-manifest.json";
+/// The staging directory of a write in progress (a reserved name in DIR).
+pub const STAGE: &str = ".beryl-stage";
+/// The commit record of a write (a reserved name in DIR).
+pub const JOURNAL: &str = ".beryl-journal.json";
 
 /// One host's rendered text.
 pub struct Rendered {
@@ -29,6 +77,15 @@ pub struct Manifest {
     #[serde(default)]
     pub format: Option<String>,
     pub hosts: BTreeMap<String, String>,
+}
+
+/// What the apply step does: move these files from the stage into DIR (the
+/// manifest last), then remove those.
+#[derive(Debug, Serialize, Deserialize)]
+struct Journal {
+    version: u32,
+    moves: Vec<String>,
+    remove: Vec<String>,
 }
 
 /// `sha256:<hex>` of a rendered text.
@@ -50,73 +107,336 @@ fn format_name(format: Format) -> &'static str {
     }
 }
 
+/// Whether DIR looks like a render directory (a manifest, or a write that
+/// was interrupted before its first manifest).
+pub fn is_render_dir(dir: &Path) -> bool {
+    dir.join(MANIFEST).exists() || dir.join(JOURNAL).exists()
+}
+
 impl Manifest {
-    /// The manifest of a render directory; `None` when it has none.
-    pub fn read(dir: &Path) -> Result<Option<Manifest>, Diag> {
-        let path = dir.join(MANIFEST);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(io(&path, &e)),
+    /// The manifest of a render directory (recovered first, see the module
+    /// docs); `None` when it has none. The returned lock keeps writers out
+    /// while the caller reads the host files.
+    pub fn read(dir: &Path) -> Result<(Option<Manifest>, DirLock), Diag> {
+        let lock = DirLock::shared(dir)?;
+        let lock = if dir.join(JOURNAL).exists() || dir.join(STAGE).exists() {
+            drop(lock);
+            let lock = DirLock::exclusive(dir)?;
+            recover(dir)?;
+            lock.downgrade()?
+        } else {
+            lock
         };
-        serde_json::from_str(&text).map(Some).map_err(|e| {
-            Diag::new(
-                "beryl::fleet::manifest",
-                format!(
-                    "{}:{}:{}: not a beryl manifest: {e}",
-                    path.display(),
-                    e.line(),
-                    e.column()
-                ),
-            )
-        })
+        Ok((read_manifest(dir)?, lock))
     }
 
     /// The file of a host in a directory with this manifest.
     pub fn file(&self, dir: &Path, fqdn: &str) -> PathBuf {
+        dir.join(self.file_name(fqdn))
+    }
+
+    fn file_name(&self, fqdn: &str) -> String {
         let ext = match self.format.as_deref() {
             Some("json") => "json",
             _ => "yml",
         };
-        dir.join(format!("{fqdn}.{ext}"))
+        format!("{fqdn}.{ext}")
     }
 }
 
-/// Writes every host (sorted by FQDN) and the manifest into `dir`.
+/// Reads and checks `DIR/beryl-manifest.json`: a regular file within the
+/// output size cap, whose host names are host names (a manifest naming
+/// `../../x` would make beryl remove or read files outside DIR).
+fn read_manifest(dir: &Path) -> Result<Option<Manifest>, Diag> {
+    let path = dir.join(MANIFEST);
+    let name = path.display().to_string();
+    if !path.exists() {
+        return Ok(None);
+    }
+    let text = crate::yaml::read_text(&path, &name, MAX_OUTPUT_FILE_SIZE)?;
+    let manifest: Manifest = serde_json::from_str(&text).map_err(|e| {
+        Diag::new(
+            "beryl::fleet::manifest",
+            format!(
+                "{name}:{}:{}: not a beryl manifest: {e}",
+                e.line(),
+                e.column()
+            ),
+        )
+    })?;
+    if let Some(bad) = manifest
+        .hosts
+        .keys()
+        .find(|h| crate::schema::rules::hostname(h).is_err())
+    {
+        return Err(Diag::new(
+            "beryl::fleet::manifest",
+            format!("{name}: `{bad}` is not a host name; is this a beryl manifest?"),
+        )
+        .help("render the directory again after removing the manifest"));
+    }
+    Ok(Some(manifest))
+}
+
+/// Writes every host (sorted by FQDN) and the manifest into `dir`, as the
+/// transaction of the module docs.
 pub fn write_dir(dir: &Path, hosts: &[Rendered], format: Format) -> Result<(), Diag> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(Diag::new(
+            "beryl::io",
+            format!("{} exists and is not a directory", dir.display()),
+        )
+        .help("--out names a directory, created if needed"));
+    }
     std::fs::create_dir_all(dir).map_err(|e| io(dir, &e))?;
-    let old = Manifest::read(dir)?;
+    let _lock = DirLock::exclusive(dir)?;
+    recover(dir)?;
+    let old = read_manifest(dir)?;
     let mut manifest = Manifest {
         version: 1,
         format: Some(format_name(format).to_string()),
         hosts: BTreeMap::new(),
     };
+    let mut moves = Vec::with_capacity(hosts.len() + 1);
     for h in hosts {
-        write_atomic(
-            &dir.join(format!("{}.{}", h.fqdn, extension(format))),
-            &h.text,
-        )?;
         manifest.hosts.insert(h.fqdn.clone(), hash(&h.text));
+        moves.push(format!("{}.{}", h.fqdn, extension(format)));
     }
     // Remove what beryl wrote before and no longer writes.
-    if let Some(old) = old {
+    let mut remove = Vec::new();
+    if let Some(old) = &old {
         for fqdn in old.hosts.keys() {
-            let file = old.file(dir, fqdn);
-            let current = dir.join(format!("{fqdn}.{}", extension(format)));
-            if (!manifest.hosts.contains_key(fqdn) || file != current) && file.exists() {
-                std::fs::remove_file(&file).map_err(|e| io(&file, &e))?;
+            let file = old.file_name(fqdn);
+            let kept = manifest.hosts.contains_key(fqdn) && file == manifest.file_name(fqdn);
+            if !kept && dir.join(&file).exists() {
+                remove.push(file);
             }
         }
     }
     let mut text = serde_json::to_string_pretty(&manifest).unwrap_or_default();
     text.push('\n');
-    write_atomic(&dir.join(MANIFEST), &text)
+    moves.push(MANIFEST.to_string());
+    let journal = Journal {
+        version: 1,
+        moves,
+        remove,
+    };
+    let stage = dir.join(STAGE);
+    let staged =
+        stage_files(&stage, hosts, &journal.moves, &text).and_then(|()| commit(dir, &journal));
+    if let Err(e) = staged {
+        // Not committed: DIR is as it was; leave no partial files.
+        let _ = std::fs::remove_dir_all(&stage);
+        return Err(e);
+    }
+    apply(dir, &journal).map_err(|d| {
+        let mut d = d;
+        d.message = format!(
+            "{} (the new output is committed; the next beryl run on {} finishes putting it in place)",
+            d.message,
+            dir.display()
+        );
+        d
+    })
 }
 
-fn write_atomic(path: &Path, text: &str) -> Result<(), Diag> {
-    crate::fsutil::write_atomic(path, text).map_err(|(p, e)| io(&p, &e))
+/// Step 1: the host files and the manifest, into a fresh stage.
+fn stage_files(
+    stage: &Path,
+    hosts: &[Rendered],
+    names: &[String],
+    manifest: &str,
+) -> Result<(), Diag> {
+    std::fs::create_dir(stage).map_err(|e| io(stage, &e))?;
+    let texts = hosts.iter().map(|h| h.text.as_str()).chain([manifest]);
+    for (name, text) in names.iter().zip(texts) {
+        let path = stage.join(name);
+        fault::step()
+            .and_then(|()| std::fs::write(&path, text))
+            .map_err(|e| io(&path, &e))?;
+    }
+    Ok(())
+}
+
+/// Step 2: the journal, renamed into place.
+fn commit(dir: &Path, journal: &Journal) -> Result<(), Diag> {
+    let tmp = dir.join(STAGE).join(JOURNAL);
+    let text = serde_json::to_string(journal).unwrap_or_default();
+    fault::step()
+        .and_then(|()| std::fs::write(&tmp, text))
+        .map_err(|e| io(&tmp, &e))?;
+    let path = dir.join(JOURNAL);
+    fault::step()
+        .and_then(|()| std::fs::rename(&tmp, &path))
+        .map_err(|e| io(&path, &e))
+}
+
+/// Step 3, also the roll-forward of recovery: every step can be redone.
+fn apply(dir: &Path, journal: &Journal) -> Result<(), Diag> {
+    let stage = dir.join(STAGE);
+    let (manifest, hosts) = journal
+        .moves
+        .split_last()
+        .ok_or_else(|| damaged(dir, "it moves no files"))?;
+    let move_in = |name: &String| -> Result<(), Diag> {
+        let from = stage.join(name);
+        if !from.exists() {
+            return Ok(()); // moved before an interruption
+        }
+        let to = dir.join(name);
+        fault::step()
+            .and_then(|()| std::fs::rename(&from, &to))
+            .map_err(|e| io(&to, &e))
+    };
+    for name in hosts {
+        move_in(name)?;
+    }
+    for name in &journal.remove {
+        let path = dir.join(name);
+        match fault::step().and_then(|()| std::fs::remove_file(&path)) {
+            Err(e) if e.kind() != ErrorKind::NotFound => return Err(io(&path, &e)),
+            _ => {}
+        }
+    }
+    move_in(manifest)?;
+    if stage.exists() {
+        fault::step()
+            .and_then(|()| std::fs::remove_dir_all(&stage))
+            .map_err(|e| io(&stage, &e))?;
+    }
+    let path = dir.join(JOURNAL);
+    fault::step()
+        .and_then(|()| std::fs::remove_file(&path))
+        .map_err(|e| io(&path, &e))
+}
+
+/// Finishes or discards an interrupted write (the caller holds the
+/// exclusive lock).
+fn recover(dir: &Path) -> Result<(), Diag> {
+    let path = dir.join(JOURNAL);
+    if path.exists() {
+        let name = path.display().to_string();
+        let text = crate::yaml::read_text(&path, &name, MAX_OUTPUT_FILE_SIZE)?;
+        let journal: Journal =
+            serde_json::from_str(&text).map_err(|e| damaged(dir, &e.to_string()))?;
+        let plain =
+            |n: &String| !n.is_empty() && !n.starts_with('.') && !n.contains(['/', '\\', '\0']);
+        if journal.version != 1 || !journal.moves.iter().chain(&journal.remove).all(plain) {
+            return Err(damaged(dir, "it names files outside the directory"));
+        }
+        return apply(dir, &journal);
+    }
+    let stage = dir.join(STAGE);
+    if stage.exists() {
+        fault::step()
+            .and_then(|()| std::fs::remove_dir_all(&stage))
+            .map_err(|e| io(&stage, &e))?;
+    }
+    Ok(())
+}
+
+fn damaged(dir: &Path, why: &str) -> Diag {
+    Diag::new(
+        "beryl::fleet::journal",
+        format!(
+            "{}: not a beryl journal: {why}",
+            dir.join(JOURNAL).display()
+        ),
+    )
+    .help(format!(
+        "remove {JOURNAL} and {STAGE} from the directory, then render it again"
+    ))
+}
+
+/// An advisory lock on a render directory, held until dropped.
+pub struct DirLock {
+    file: Option<File>,
+    dir: PathBuf,
+}
+
+impl DirLock {
+    fn open(dir: &Path) -> Result<Option<File>, Diag> {
+        File::open(dir).map(Some).map_err(|e| io(dir, &e))
+    }
+
+    fn exclusive(dir: &Path) -> Result<DirLock, Diag> {
+        let file = Self::open(dir)?;
+        Self::locked(dir, file, File::lock)
+    }
+
+    fn shared(dir: &Path) -> Result<DirLock, Diag> {
+        let file = Self::open(dir)?;
+        Self::locked(dir, file, File::lock_shared)
+    }
+
+    /// From exclusive to shared, on the same descriptor.
+    fn downgrade(mut self) -> Result<DirLock, Diag> {
+        let (file, dir) = (self.file.take(), std::mem::take(&mut self.dir));
+        Self::locked(&dir, file, File::lock_shared)
+    }
+
+    fn locked(
+        dir: &Path,
+        file: Option<File>,
+        lock: fn(&File) -> std::io::Result<()>,
+    ) -> Result<DirLock, Diag> {
+        if let Some(f) = &file {
+            match lock(f) {
+                // Some file systems cannot lock; serialising runs is then
+                // up to the user.
+                Err(e) if e.kind() == ErrorKind::Unsupported => {}
+                Err(e) => return Err(io(dir, &e)),
+                Ok(()) => {}
+            }
+        }
+        Ok(DirLock {
+            file,
+            dir: dir.to_path_buf(),
+        })
+    }
+}
+
+impl Drop for DirLock {
+    fn drop(&mut self) {
+        if let Some(f) = &self.file {
+            let _ = f.unlock();
+        }
+    }
 }
 
 fn io(path: &Path, e: &std::io::Error) -> Diag {
     Diag::new("beryl::io", format!("{}: {e}", path.display()))
 }
+
+/// The test-only fault hooks of the module docs.
+mod fault {
+    /// Called before each file operation of a write or a recovery.
+    #[cfg(debug_assertions)]
+    pub(super) fn step() -> std::io::Result<()> {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static DONE: AtomicUsize = AtomicUsize::new(0);
+        let done = DONE.fetch_add(1, Ordering::SeqCst);
+        let after = |var: &str| {
+            std::env::var(var)
+                .ok()
+                .and_then(|v| v.parse::<usize>().ok())
+        };
+        if after("BERYL_FAULT_ABORT_AFTER") == Some(done) {
+            eprintln!("beryl: BERYL_FAULT_ABORT_AFTER={done}: aborting");
+            std::process::abort();
+        }
+        if after("BERYL_FAULT_ENOSPC_AFTER") == Some(done) {
+            return Err(std::io::Error::from_raw_os_error(28)); // ENOSPC
+        }
+        Ok(())
+    }
+
+    #[cfg(not(debug_assertions))]
+    #[inline(always)]
+    pub(super) fn step() -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

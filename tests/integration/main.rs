@@ -16,6 +16,8 @@
 //! - `shell.rs`: `completions` (run in bash) and `man`.
 //! - `geninv.rs`: the synthetic inventory of the benchmark checks and renders.
 //! - `differential/`: merge strategies against the real peer programs.
+//! - `faults.rs`: `render --out` interrupted at every step, a full disk and a
+//!   read-only DIR (real ones where the sandbox can mount a tmpfs).
 //! - `plan.rs`, `plan/`: the proof of `beryl plan`: golden files, shell
 //!   linters, execution under stub commands, hostile values.
 
@@ -24,6 +26,7 @@ mod apply;
 mod cases;
 mod differential;
 mod example;
+mod faults;
 mod fleet;
 mod geninv;
 mod graph;

@@ -1,0 +1,419 @@
+//! Faults during `render --all --out DIR` (src/output/fleet.rs): a write
+//! interrupted at every one of its steps, a simulated full disk at every
+//! step, and, where the sandbox lets us mount file systems, a real full disk
+//! and a real read-only DIR.
+//!
+//! The interruptions use the debug-build hooks `BERYL_FAULT_ABORT_AFTER=K`
+//! (abort before the step after K file operations) and
+//! `BERYL_FAULT_ENOSPC_AFTER=K` (that step fails with ENOSPC). Each test
+//! checks that DIR, once a beryl command has read it (which recovers it),
+//! holds exactly the complete previous output or the complete new one, that
+//! its manifest matches its files, and that a foreign file is untouched.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use crate::harness::{Run, beryl_with_env, copy_tree, repo};
+
+fn args(a: &[&str]) -> Vec<String> {
+    a.iter().map(|s| s.to_string()).collect()
+}
+
+/// Every entry below `dir`, hidden ones included: path → bytes (`<dir>` for
+/// directories).
+fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
+        for e in fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            let rel = p.strip_prefix(base).unwrap().display().to_string();
+            if p.is_dir() {
+                out.insert(rel, b"<dir>".to_vec());
+                walk(base, &p, out);
+            } else {
+                out.insert(rel, fs::read(&p).unwrap());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+/// The manifest lists exactly the host files, each with its hash.
+fn manifest_matches(dir: &Path) -> Result<(), String> {
+    let m: serde_json::Value = serde_json::from_slice(
+        &fs::read(dir.join("beryl-manifest.json")).map_err(|e| e.to_string())?,
+    )
+    .map_err(|e| e.to_string())?;
+    let hosts = m["hosts"].as_object().ok_or("no hosts")?;
+    let mut files: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".yml") || n.ends_with(".json"))
+        .filter(|n| n != "beryl-manifest.json")
+        .collect();
+    files.sort();
+    let mut listed: Vec<String> = hosts.keys().map(|h| format!("{h}.yml")).collect();
+    listed.sort();
+    if files != listed {
+        return Err(format!("files {files:?} but manifest {listed:?}"));
+    }
+    for (host, hash) in hosts {
+        let text = fs::read_to_string(dir.join(format!("{host}.yml"))).unwrap();
+        use sha2::Digest;
+        let hex: String = sha2::Sha256::digest(text.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        if hash.as_str() != Some(&format!("sha256:{hex}")) {
+            return Err(format!("{host}: the hash does not match"));
+        }
+    }
+    Ok(())
+}
+
+/// The example inventory rendered into `old/` (with a foreign file), the
+/// inventory then changed (a host changed, one added, one removed), and the
+/// new output rendered into `new/` for reference.
+struct Fleet {
+    dir: tempfile::TempDir,
+    old: BTreeMap<String, Vec<u8>>,
+    new: BTreeMap<String, Vec<u8>>,
+}
+
+fn fleet() -> Fleet {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    copy_tree(&repo().join("inventory"), &d.join("inventory"));
+    copy_tree(&repo().join("ssh"), &d.join("ssh"));
+    let ok = |run: Run| assert_eq!(run.status, 0, "{}", run.stderr);
+    ok(beryl_with_env(
+        d,
+        &args(&["render", "--all", "--out", "old"]),
+        &[],
+        None,
+    ));
+    fs::write(d.join("old/notes.txt"), "not beryl's\n").unwrap();
+    let host = d.join("inventory/example.org/web/host01.yml");
+    let text = fs::read_to_string(&host)
+        .unwrap()
+        .replace("swap: 8g", "swap: 16g");
+    fs::write(&host, text).unwrap();
+    fs::copy(
+        d.join("inventory/example.org/mail.yml"),
+        d.join("inventory/example.org/mail2.yml"),
+    )
+    .unwrap();
+    fs::remove_file(d.join("inventory/example.net/ns1.yml")).unwrap();
+    fs::create_dir(d.join("new")).unwrap();
+    fs::write(d.join("new/notes.txt"), "not beryl's\n").unwrap();
+    ok(beryl_with_env(
+        d,
+        &args(&["render", "--all", "--out", "new"]),
+        &[],
+        None,
+    ));
+    let (old, new) = (tree(&d.join("old")), tree(&d.join("new")));
+    assert_ne!(old, new);
+    Fleet { dir, old, new }
+}
+
+impl Fleet {
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// `out/` reset to the old output.
+    fn reset(&self) {
+        let out = self.path().join("out");
+        let _ = fs::remove_dir_all(&out);
+        copy_tree(&self.path().join("old"), &out);
+    }
+
+    fn render(&self, env: &[(&str, String)]) -> Run {
+        let env: Vec<(String, String)> = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        beryl_with_env(
+            self.path(),
+            &args(&["render", "--all", "--out", "out"]),
+            &env,
+            None,
+        )
+    }
+
+    /// Recovers `out/` the way any reader does (`beryl diff` on it), with an
+    /// optional fault, and returns the run.
+    fn read_out(&self, env: &[(&str, String)]) -> Run {
+        let env: Vec<(String, String)> = env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        beryl_with_env(
+            self.path(),
+            &args(&["diff", "out", "new", "--stat"]),
+            &env,
+            None,
+        )
+    }
+
+    /// `out/` is the old output or the new one, whole, with a true manifest.
+    fn whole(&self, what: &str) -> &'static str {
+        let now = tree(&self.path().join("out"));
+        if let Err(e) = manifest_matches(&self.path().join("out")) {
+            panic!("{what}: the manifest does not match: {e}");
+        }
+        if now == self.old {
+            "old"
+        } else if now == self.new {
+            "new"
+        } else {
+            let keys = |t: &BTreeMap<String, Vec<u8>>| t.keys().cloned().collect::<Vec<_>>();
+            panic!(
+                "{what}: out/ is neither output:\n now {:?}\n old {:?}\n new {:?}",
+                keys(&now),
+                keys(&self.old),
+                keys(&self.new)
+            );
+        }
+    }
+
+    fn journal(&self) -> bool {
+        self.path().join("out/.beryl-journal.json").exists()
+    }
+}
+
+/// An abort after the process was killed: a signal, not an exit code.
+fn aborted(run: &Run) -> bool {
+    run.status == -1 && run.stderr.contains("BERYL_FAULT_ABORT_AFTER")
+}
+
+/// The write aborted before each of its steps in turn (K = 0, 1, …, until it
+/// runs to the end): before the commit DIR is still the old output; after it,
+/// the next reader rolls the new one forward.
+#[test]
+fn an_interrupted_write_leaves_the_old_or_the_new_output() {
+    let f = fleet();
+    let mut seen = (0, 0);
+    for k in 0.. {
+        f.reset();
+        let run = f.render(&[("BERYL_FAULT_ABORT_AFTER", k.to_string())]);
+        if run.status == 0 {
+            assert_eq!(f.whole(&format!("K={k}, not aborted")), "new");
+            assert!(k > 20, "only {k} steps");
+            break;
+        }
+        assert!(aborted(&run), "K={k}: {} {}", run.status, run.stderr);
+        assert_ne!(run.status, 101, "K={k}: panicked");
+        let committed = f.journal();
+        if !committed {
+            // Before the commit, DIR's own files are untouched.
+            let now = tree(&f.path().join("out"));
+            let own: BTreeMap<_, _> = now
+                .into_iter()
+                .filter(|(p, _)| !p.starts_with(".beryl-stage"))
+                .collect();
+            assert_eq!(own, f.old, "K={k}: changed before the commit");
+        }
+        let read = f.read_out(&[]);
+        assert!(
+            read.status == 0 || read.status == 1,
+            "K={k}: {}",
+            read.stderr
+        );
+        let state = f.whole(&format!("K={k}"));
+        assert_eq!(state, if committed { "new" } else { "old" }, "K={k}");
+        // `diff out new` says whether they differ.
+        assert_eq!(read.status, i32::from(state == "old"), "K={k}");
+        if committed { seen.1 += 1 } else { seen.0 += 1 }
+    }
+    assert!(
+        seen.0 > 5 && seen.1 > 5,
+        "aborts before/after the commit: {seen:?}"
+    );
+}
+
+/// The recovery itself interrupted at each of its steps, after a write that
+/// stopped right after its commit, and after one that stopped midway through
+/// putting files in place: each later reader carries on, and the end is the
+/// new output.
+#[test]
+fn an_interrupted_recovery_is_finished_by_the_next_one() {
+    let f = fleet();
+    // The first K whose abort leaves a journal: right after the commit.
+    let commit = (0..)
+        .find(|&k| {
+            f.reset();
+            let run = f.render(&[("BERYL_FAULT_ABORT_AFTER", k.to_string())]);
+            assert!(aborted(&run), "K={k}: {}", run.stderr);
+            f.journal()
+        })
+        .unwrap();
+    for k in [commit, commit + 4] {
+        for j in 0.. {
+            f.reset();
+            let run = f.render(&[("BERYL_FAULT_ABORT_AFTER", k.to_string())]);
+            assert!(aborted(&run) && f.journal(), "K={k}");
+            let read = f.read_out(&[("BERYL_FAULT_ABORT_AFTER", j.to_string())]);
+            if !aborted(&read) {
+                assert_eq!(read.status, 0, "K={k} J={j}: {}", read.stderr);
+                assert_eq!(f.whole(&format!("K={k} J={j}")), "new");
+                break;
+            }
+            // Still committed until the journal goes, which is the last step.
+            assert!(f.journal(), "K={k} J={j}: the journal went before the end");
+            assert_eq!(f.read_out(&[]).status, 0, "K={k} J={j}");
+            assert_eq!(f.whole(&format!("K={k} J={j}, then read")), "new");
+        }
+    }
+}
+
+/// A full disk simulated at each step: exit 2, a message naming the path;
+/// before the commit DIR is the old output with no temporary file left;
+/// after it, the message says so and the next reader finishes the write.
+#[test]
+fn a_simulated_full_disk_at_each_step() {
+    let f = fleet();
+    for k in 0.. {
+        f.reset();
+        let run = f.render(&[("BERYL_FAULT_ENOSPC_AFTER", k.to_string())]);
+        if run.status == 0 {
+            assert_eq!(f.whole(&format!("K={k}")), "new");
+            break;
+        }
+        assert_eq!(run.status, 2, "K={k}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("No space left on device"),
+            "K={k}: {}",
+            run.stderr
+        );
+        assert!(run.stderr.contains("out/"), "K={k}: {}", run.stderr);
+        if f.journal() {
+            assert!(run.stderr.contains("committed;"), "K={k}: {}", run.stderr);
+            assert_eq!(f.read_out(&[]).status, 0, "K={k}");
+            assert_eq!(f.whole(&format!("K={k}, then read")), "new");
+        } else {
+            assert_eq!(tree(&f.path().join("out")), f.old, "K={k}: leftovers");
+        }
+    }
+}
+
+/// Whether this process may mount file systems in a private mount namespace.
+fn can_mount() -> bool {
+    let ok = Command::new("unshare")
+        .args(["-m", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /mnt 2>/dev/null || mount -t tmpfs -o size=64k tmpfs /tmp"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!(
+            "notice: cannot mount a tmpfs here (needs root or CAP_SYS_ADMIN and `unshare`); \
+             the real full-disk and read-only tests are skipped, the simulated ones ran"
+        );
+    }
+    ok
+}
+
+/// A copy of the example inventory, unchanged.
+fn example() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&repo().join("inventory"), &dir.path().join("inventory"));
+    copy_tree(&repo().join("ssh"), &dir.path().join("ssh"));
+    dir
+}
+
+/// Runs `script` in a private mount namespace with a tmpfs of `size` on
+/// `out/`, in `dir`; returns its stdout.
+fn in_tmpfs(dir: &Path, size: &str, script: &str) -> String {
+    let out = Command::new("unshare")
+        .args(["-m", "sh", "-c"])
+        .arg(format!(
+            "set -u; cd '{}'; mkdir -p out; mount -t tmpfs -o size={size} tmpfs out || exit 99\n{script}",
+            dir.display()
+        ))
+        .env("BERYL", env!("CARGO_BIN_EXE_beryl"))
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(99), "mount failed");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A real full disk: a tmpfs with room for one output but not for the
+/// staged second copy. The write fails with exit 2 naming the path, and DIR
+/// is byte for byte what it was, with no temporary file left; with room, the
+/// next write succeeds.
+#[test]
+fn a_real_full_disk() {
+    if !can_mount() {
+        return;
+    }
+    let d = example();
+    let report = in_tmpfs(
+        d.path(),
+        "64k",
+        r#"
+        "$BERYL" --color never render --all --out out >/dev/null 2>&1; echo "first=$?"
+        echo "not beryl's" > out/notes.txt
+        before=$(cd out && find . | sort | xargs -I{} sh -c 'test -d "{}" && echo "{}" || sha256sum "{}"')
+        sed -i 's/swap: 8g/swap: 16g/' inventory/example.org/web/host01.yml
+        "$BERYL" --color never render --all --out out >/dev/null 2>err; echo "second=$?"
+        after=$(cd out && find . | sort | xargs -I{} sh -c 'test -d "{}" && echo "{}" || sha256sum "{}"')
+        [ "$before" = "$after" ] && echo "unchanged=yes" || echo "unchanged=no"
+        grep -q "No space left on device" err && echo "enospc=yes"
+        grep -q "out/" err && echo "named=yes"
+        mount -o remount,size=1m out
+        "$BERYL" --color never render --all --out out >/dev/null 2>&1; echo "third=$?"
+        grep -q "swap: 16g" out/host01.example.org.yml && echo "new=yes"
+        "#,
+    );
+    for line in [
+        "first=0",
+        "second=2",
+        "unchanged=yes",
+        "enospc=yes",
+        "named=yes",
+        "third=0",
+        "new=yes",
+    ] {
+        assert!(report.contains(line), "{line} not in:\n{report}");
+    }
+}
+
+/// A real read-only DIR (a tmpfs remounted read-only; as root, file modes
+/// would not stop the write): exit 2 naming the path, DIR unchanged.
+#[test]
+fn a_real_read_only_dir() {
+    if !can_mount() {
+        return;
+    }
+    let d = example();
+    let report = in_tmpfs(
+        d.path(),
+        "1m",
+        r#"
+        "$BERYL" --color never render --all --out out >/dev/null 2>&1; echo "first=$?"
+        before=$(cd out && find . | sort | xargs -I{} sh -c 'test -d "{}" && echo "{}" || sha256sum "{}"')
+        mount -o remount,ro out
+        sed -i 's/swap: 8g/swap: 16g/' inventory/example.org/web/host01.yml
+        "$BERYL" --color never render --all --out out >/dev/null 2>err; echo "second=$?"
+        after=$(cd out && find . | sort | xargs -I{} sh -c 'test -d "{}" && echo "{}" || sha256sum "{}"')
+        [ "$before" = "$after" ] && echo "unchanged=yes" || echo "unchanged=no"
+        grep -q "Read-only file system" err && echo "erofs=yes"
+        grep -q "out/.beryl-stage" err && echo "named=yes"
+        "$BERYL" --color never diff out out --stat >/dev/null 2>&1; echo "read=$?"
+        "#,
+    );
+    for line in [
+        "first=0",
+        "second=2",
+        "unchanged=yes",
+        "erofs=yes",
+        "named=yes",
+        "read=0",
+    ] {
+        assert!(report.contains(line), "{line} not in:\n{report}");
+    }
+}
