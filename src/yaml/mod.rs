@@ -149,6 +149,18 @@ fn syntax_error(source: &Arc<Source>, err: &serde_saphyr::Error, limits: &Limits
     if message.starts_with("multiple YAML documents") {
         message = "the file holds several YAML documents; a level file holds one".to_string();
     }
+    // The parser's advice names one of its own options, which no user can set.
+    if message.starts_with("!!binary scalar is not valid UTF-8") {
+        message = "this !!binary value does not decode to UTF-8 text".to_string();
+    }
+    let help = matches!(
+        message.as_str(),
+        "simple key expected ':'" | "mapping values are not allowed in this context"
+    )
+    .then_some(
+        "a key is followed by `:` on its own line, within 1024 characters; quote a value \
+         that holds `: `",
+    );
     let breach = message
         .strip_prefix("budget breached: ")
         .map(|b| budget_breach(b, limits))
@@ -168,6 +180,9 @@ fn syntax_error(source: &Arc<Source>, err: &serde_saphyr::Error, limits: &Limits
             format!("invalid YAML in {}: {message}", source.name),
         ),
     };
+    if let Some(h) = help {
+        diag = diag.help(h);
+    }
     if let Some(loc) = err.location() {
         let span = span_of(source, &loc);
         diag = diag.label(&span, message);

@@ -232,3 +232,26 @@ fn many_aliases_of_one_anchor_are_fine() {
     assert_eq!(d.code, "beryl::limit::aliases");
     assert!(d.message.contains("more than 100 aliases"), "{}", d.message);
 }
+
+/// Parser messages that named the parser's own options, or left the user
+/// guessing, are said in beryl's words.
+#[test]
+fn parser_messages_in_our_words() {
+    let d = load("v: !!binary /w==\n").unwrap_err();
+    assert!(
+        d.message.contains("does not decode to UTF-8 text"),
+        "{}",
+        d.message
+    );
+    assert!(!d.message.contains("Options"), "{}", d.message);
+    for text in [
+        format!("{}: v\n", "k".repeat(1100)),
+        format!("a:\n  b: 1\n{}: v\n", "k".repeat(1100)),
+    ] {
+        let d = load(&text).unwrap_err();
+        assert!(
+            d.help.as_deref().unwrap_or("").contains("1024 characters"),
+            "{d:?}"
+        );
+    }
+}
