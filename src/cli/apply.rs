@@ -251,8 +251,7 @@ fn apply_one(
 
 fn load_state(path: &std::path::Path) -> Result<State, Failure> {
     let name = path.display().to_string();
-    let text = crate::yaml::read_text(path, &name, crate::limits::MAX_OUTPUT_FILE_SIZE)
-        .map_err(|d| vec![d])?;
+    let text = crate::yaml::read_output(path, &name).map_err(|d| vec![d])?;
     serde_json::from_str(&text).map_err(|e| {
         vec![
             Diag::new(

@@ -182,7 +182,7 @@ fn rendered_side(dir: &Path) -> Result<(Side, fleet::DirLock), Diag> {
 fn read_rendered(file: &Path) -> Result<serde_json::Value, Diag> {
     let name = file.display().to_string();
     let max = crate::limits::MAX_OUTPUT_FILE_SIZE;
-    let text = crate::yaml::read_text(file, &name, max)?;
+    let text = crate::yaml::read_output(file, &name)?;
     let limits = crate::limits::Limits::for_output(max);
     let node = crate::yaml::parse_any(&crate::value::Source::new(name, text), &limits)?;
     Ok(serde_json::to_value(&node).unwrap_or_default())

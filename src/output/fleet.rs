@@ -57,7 +57,6 @@ use serde::{Deserialize, Serialize};
 
 use super::Format;
 use crate::diag::Diag;
-use crate::limits::MAX_OUTPUT_FILE_SIZE;
 
 pub const MANIFEST: &str = "beryl-manifest.json";
 /// The staging directory of a write in progress (a reserved name in DIR).
@@ -153,7 +152,7 @@ fn read_manifest(dir: &Path) -> Result<Option<Manifest>, Diag> {
     if !path.exists() {
         return Ok(None);
     }
-    let text = crate::yaml::read_text(&path, &name, MAX_OUTPUT_FILE_SIZE)?;
+    let text = crate::yaml::read_output(&path, &name)?;
     let manifest: Manifest = serde_json::from_str(&text).map_err(|e| {
         Diag::new(
             "beryl::fleet::manifest",
@@ -169,9 +168,14 @@ fn read_manifest(dir: &Path) -> Result<Option<Manifest>, Diag> {
         .keys()
         .find(|h| crate::schema::rules::hostname(h).is_err())
     {
+        // Where the name is written (serde_json keeps no positions).
+        let quoted = serde_json::to_string(bad).unwrap_or_default();
+        let line = text.find(&quoted).map_or(1, |at| {
+            text[..at].bytes().filter(|&b| b == b'\n').count() + 1
+        });
         return Err(Diag::new(
             "beryl::fleet::manifest",
-            format!("{name}: `{bad}` is not a host name; is this a beryl manifest?"),
+            format!("{name}:{line}: `{bad}` is not a host name; is this a beryl manifest?"),
         )
         .help("render the directory again after removing the manifest"));
     }
@@ -277,7 +281,7 @@ fn apply(dir: &Path, journal: &Journal) -> Result<(), Diag> {
     let (manifest, hosts) = journal
         .moves
         .split_last()
-        .ok_or_else(|| damaged(dir, "it moves no files"))?;
+        .ok_or_else(|| damaged(dir, "", "it moves no files"))?;
     let move_in = |name: &String| -> Result<(), Diag> {
         let from = stage.join(name);
         if !from.exists() {
@@ -316,13 +320,15 @@ fn recover(dir: &Path) -> Result<(), Diag> {
     let path = dir.join(JOURNAL);
     if path.exists() {
         let name = path.display().to_string();
-        let text = crate::yaml::read_text(&path, &name, MAX_OUTPUT_FILE_SIZE)?;
-        let journal: Journal =
-            serde_json::from_str(&text).map_err(|e| damaged(dir, &e.to_string()))?;
+        let text = crate::yaml::read_output(&path, &name)?;
+        let journal: Journal = serde_json::from_str(&text).map_err(|e| {
+            let at = format!(":{}:{}", e.line(), e.column());
+            damaged(dir, &at, &e.to_string())
+        })?;
         let plain =
             |n: &String| !n.is_empty() && !n.starts_with('.') && !n.contains(['/', '\\', '\0']);
         if journal.version != 1 || !journal.moves.iter().chain(&journal.remove).all(plain) {
-            return Err(damaged(dir, "it names files outside the directory"));
+            return Err(damaged(dir, "", "it names files outside the directory"));
         }
         return apply(dir, &journal);
     }
@@ -335,11 +341,12 @@ fn recover(dir: &Path) -> Result<(), Diag> {
     Ok(())
 }
 
-fn damaged(dir: &Path, why: &str) -> Diag {
+/// A journal beryl cannot use; `at` is `:line:col` when known.
+fn damaged(dir: &Path, at: &str, why: &str) -> Diag {
     Diag::new(
         "beryl::fleet::journal",
         format!(
-            "{}: not a beryl journal: {why}",
+            "{}{at}: not a beryl journal: {why}",
             dir.join(JOURNAL).display()
         ),
     )

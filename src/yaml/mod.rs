@@ -26,13 +26,36 @@ pub fn load_file(path: &Path, name: &str, limits: &Limits) -> Result<Node, Diag>
     parse(&Source::new(name, text), limits)
 }
 
-/// Reads a text file within a size cap, refusing invalid UTF-8.
+/// Reads a text file within a size cap (`--max-file-size`), refusing
+/// invalid UTF-8.
 pub fn read_text(path: &Path, name: &str, max: u64) -> Result<String, Diag> {
+    read_capped_text(path, name, max, || Limit::FileSize.help())
+}
+
+/// Reads a file beryl wrote itself (a render directory's files, its
+/// manifest and journal, an `apply --state` snapshot), within the fixed
+/// [`crate::limits::MAX_OUTPUT_FILE_SIZE`].
+pub fn read_output(path: &Path, name: &str) -> Result<String, Diag> {
+    read_capped_text(path, name, crate::limits::MAX_OUTPUT_FILE_SIZE, || {
+        "beryl reads back files of its own output up to this size; is this beryl's output? \
+         (see docs/limits.md)"
+            .to_string()
+    })
+}
+
+fn read_capped_text(
+    path: &Path,
+    name: &str,
+    max: u64,
+    help: impl Fn() -> String,
+) -> Result<String, Diag> {
     let bytes = read_capped(path, max).map_err(|e| match e {
         ReadError::NotAFile => Diag::new("beryl::io", format!("{name} is not a regular file")),
-        ReadError::TooLarge => Limit::FileSize.diag(format!(
-            "{name} is larger than the {max}-byte file size cap"
-        )),
+        ReadError::TooLarge => Diag::new(
+            Limit::FileSize.code(),
+            format!("{name} is larger than the {max}-byte file size cap"),
+        )
+        .help(help()),
         ReadError::Io(e) => Diag::new("beryl::io", format!("cannot read {name}: {e}")),
     })?;
     String::from_utf8(bytes).map_err(|e| {

@@ -255,3 +255,18 @@ fn parser_messages_in_our_words() {
         );
     }
 }
+
+/// Files of beryl's own output are capped too, but --max-file-size does not
+/// raise that cap, so the help must not say it does.
+#[test]
+fn the_size_cap_help_names_the_right_knob() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("f");
+    std::fs::write(&f, "0123456789").unwrap();
+    let d = read_text(&f, "f", 5).unwrap_err();
+    assert_eq!(d.code, "beryl::limit::file_size");
+    assert!(d.help.unwrap().contains("--max-file-size"));
+    let d = read_capped_text(&f, "f", 5, || "own output".into()).unwrap_err();
+    assert_eq!(d.help.as_deref(), Some("own output"));
+    assert!(read_output(&f, "f").is_ok());
+}
