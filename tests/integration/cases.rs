@@ -32,6 +32,11 @@ fn cases() {
                 failures.push(format!("{name}: stderr lacks `{text}`\n{transcript}"));
             }
         }
+        for text in &case.stderr_lacks {
+            if run.stderr.contains(text.as_str()) {
+                failures.push(format!("{name}: stderr has `{text}`\n{transcript}"));
+            }
+        }
         if run.status == 2 && !run.stdout.is_empty() {
             failures.push(format!(
                 "{name}: an error must not print a result\n{transcript}"

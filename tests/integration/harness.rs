@@ -22,8 +22,8 @@ pub fn repo() -> PathBuf {
 /// --- !stdin                     text fed to beryl's standard input
 /// ```
 ///
-/// plus optional `status: N`, `stderr-has: TEXT` and `env: NAME=VALUE` lines
-/// before the files.
+/// plus optional `status: N`, `stderr-has: TEXT`, `stderr-lacks: TEXT` and
+/// `env: NAME=VALUE` lines before the files.
 pub struct Case {
     pub args: Vec<String>,
     pub fixture: Option<String>,
@@ -33,6 +33,9 @@ pub struct Case {
     /// `stderr-has: text` (repeatable): text the diagnostics must contain,
     /// typically the `file:line:col` of the offending value.
     pub stderr_has: Vec<String>,
+    /// `stderr-lacks: text` (repeatable): text the diagnostics must not
+    /// contain, such as a key file's content.
+    pub stderr_lacks: Vec<String>,
     /// `env: NAME=VALUE` (repeatable): environment variables for the run.
     pub env: Vec<(String, String)>,
     /// `--- !stdin`: the standard input of the run (empty otherwise).
@@ -54,6 +57,7 @@ impl Case {
         let mut ops = Vec::new();
         let mut status = None;
         let mut stderr_has = Vec::new();
+        let mut stderr_lacks = Vec::new();
         let mut env = Vec::new();
         let mut stdin = None;
         let mut lines = text.lines().peekable();
@@ -67,6 +71,8 @@ impl Case {
                 env.push((k.to_string(), v.to_string()));
             } else if let Some(s) = line.strip_prefix("stderr-has:") {
                 stderr_has.push(s.trim().to_string());
+            } else if let Some(s) = line.strip_prefix("stderr-lacks:") {
+                stderr_lacks.push(s.trim().to_string());
             } else if let Some(f) = line.strip_prefix("fixture:") {
                 fixture = Some(f.trim().to_string());
             } else if let Some(header) = line.strip_prefix("--- ") {
@@ -106,6 +112,7 @@ impl Case {
             ops,
             status,
             stderr_has,
+            stderr_lacks,
             env,
             stdin,
         }

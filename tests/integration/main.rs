@@ -1,6 +1,8 @@
 //! beryl's integration tests: one binary that runs the built `beryl` on
 //! fixture trees and compares whole outputs.
 //!
+//! - `adversarial/`: the adversarial corpus of tests/adversarial/ (and the
+//!   cases generated at run time), each under a time and a memory bound.
 //! - `apply.rs`: `beryl apply` and `beryl facts`: dry-run snapshots, the
 //!   scripts under shellcheck, idempotence on a stubbed FreeBSD host, and a
 //!   round trip through a private sshd.
@@ -21,6 +23,7 @@
 //! - `plan.rs`, `plan/`: the proof of `beryl plan`: golden files, shell
 //!   linters, execution under stub commands, hostile values.
 
+mod adversarial;
 mod annotate;
 mod apply;
 mod cases;

@@ -1,0 +1,376 @@
+//! The cases built at run time: bytes a `.case` file cannot hold (invalid
+//! UTF-8, NUL, BOM, bare CR), sizes not worth committing (100 MB, a million
+//! items, 10,000 levels), permissions, names that are not UTF-8, FIFOs, and
+//! keys made by ssh-keygen.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::Command;
+
+use super::run::Prepared;
+use crate::harness::{copy_tree, repo};
+
+const HOST: &str = "inventory/example.org/web/host01.yml";
+const DOMAIN: &str = "inventory/example.org/_domain.yml";
+const HEAD: &str = "freebsd:\n  hostname: host01.example.org\n";
+const OUT: &[&str] = &["render", "--all", "--out", "out"];
+
+/// The base fixture with `files` written over it.
+fn tree(files: &[(&str, &[u8])]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&repo().join("tests/fixtures/base"), dir.path());
+    for (path, bytes) in files {
+        let p = dir.path().join(path);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, bytes).unwrap();
+    }
+    dir
+}
+
+fn case(name: &str, files: &[(&str, &[u8])], args: &[&str]) -> Prepared {
+    Prepared::new(name, tree(files), args)
+}
+
+fn host(name: &str, text: impl AsRef<[u8]>) -> Prepared {
+    case(name, &[(HOST, text.as_ref())], OUT)
+}
+
+pub fn all() -> Vec<Prepared> {
+    let mut cases = yaml_bytes();
+    cases.extend(sizes());
+    cases.extend(layout());
+    cases.extend(keys());
+    cases
+}
+
+fn yaml_bytes() -> Vec<Prepared> {
+    let bom = "\u{feff}";
+    vec![
+        host("gen/yaml/invalid-utf8", b"freebsd:\n  hostname: \xff\xfe\n")
+            .has("inventory/example.org/web/host01.yml:2: the file is not valid UTF-8"),
+        host("gen/yaml/nul-byte", b"freebsd:\n  hostname: a\0b\n")
+            .has("inventory/example.org/web/host01.yml:2:14"),
+        // A BOM at the start is legal YAML (1.2 §5.2): accepted, and the
+        // host renders as without it.
+        host("gen/yaml/bom-at-start-accepted", format!("{bom}{HEAD}")).status(0),
+        // …and does not shift the lines of an error after it.
+        host(
+            "gen/yaml/bom-then-error",
+            format!("{bom}{HEAD}  bogus: 1\n"),
+        )
+        .has("inventory/example.org/web/host01.yml:3:3"),
+        host("gen/yaml/bom-inside", format!("{HEAD}{bom}site: x\n"))
+            .has("inventory/example.org/web/host01.yml:3:1")
+            .has("a BOM must not appear inside a document"),
+        // Old Mac line ends: lines are still counted.
+        host(
+            "gen/yaml/bare-cr-lines",
+            "freebsd:\r  hostname: host01.example.org\r  bogus: 1\r",
+        )
+        .has("inventory/example.org/web/host01.yml:3:3"),
+        host(
+            "gen/yaml/deep-block-10000",
+            format!("{HEAD}site:\n  {}a\n", "- ".repeat(10_000)),
+        )
+        .has("inventory/example.org/web/host01.yml:4:")
+        .has("nests deeper than 64 levels"),
+        host(
+            "gen/yaml/deep-flow-sequences-10000",
+            format!("{HEAD}site: {}{}\n", "[".repeat(10_000), "]".repeat(10_000)),
+        )
+        .has("inventory/example.org/web/host01.yml:3:")
+        .has("nests deeper than 64 levels"),
+        host(
+            "gen/yaml/deep-flow-mappings-10000",
+            format!(
+                "{HEAD}site: {}b{}\n",
+                "{a: ".repeat(10_000),
+                "}".repeat(10_000)
+            ),
+        )
+        .has("inventory/example.org/web/host01.yml:3:")
+        .has("nests deeper than 64 levels"),
+    ]
+}
+
+fn sizes() -> Vec<Prepared> {
+    // 10,000 nested block mappings, one space of indentation each: 50 MB,
+    // so with the size cap raised it is the depth limit that refuses it.
+    let mut deep = String::from(HEAD);
+    deep.push_str("site:\n");
+    for i in 1..=10_000 {
+        deep.push_str(&" ".repeat(i));
+        deep.push_str("k:\n");
+    }
+    let mut deep_at_ceiling = host(
+        "gen/yaml/deep-flow-at-the-depth-ceiling",
+        format!("{HEAD}site: {}{}\n", "[".repeat(10_000), "]".repeat(10_000)),
+    )
+    .has("nests deeper than 1000 levels");
+    deep_at_ceiling
+        .args
+        .splice(0..0, ["--max-depth".into(), "1000".into()]);
+    let mut deep_block = host("gen/yaml/deep-block-mappings-10000-size-cap-raised", deep)
+        .has("inventory/example.org/web/host01.yml:67:")
+        .has("nests deeper than 64 levels");
+    deep_block
+        .args
+        .splice(0..0, ["--max-file-size".into(), "100000000".into()]);
+
+    // 100 MB of ordinary YAML.
+    let big = tempfile::tempdir().unwrap();
+    copy_tree(&repo().join("tests/fixtures/base"), big.path());
+    {
+        use std::io::Write;
+        let mut f = std::io::BufWriter::new(fs::File::create(big.path().join(HOST)).unwrap());
+        f.write_all(HEAD.as_bytes()).unwrap();
+        let line = "k0000000000: a value of an ordinary length, repeated\n";
+        for i in 0..(100 * 1024 * 1024 / line.len() + 1) {
+            writeln!(f, "k{i:010}: a value of an ordinary length, repeated").unwrap();
+        }
+    }
+    let big = Prepared::new("gen/yaml/file-100mb", big, OUT)
+        .has("inventory/example.org/web/host01.yml is larger than the 4194304-byte file size cap");
+
+    let packages: String = (0..10_000).map(|i| format!("  - {i}\n")).collect();
+    vec![
+        deep_at_ceiling,
+        deep_block,
+        big,
+        host(
+            "gen/yaml/list-1m-items-block",
+            format!("{HEAD}site:\n{}", "- a\n".repeat(1_000_000)),
+        )
+        .has("inventory/example.org/web/host01.yml:3:")
+        .has("a list holds more than 100000 items"),
+        // On one line of 2 MB: the location is written out, not quoted.
+        host(
+            "gen/yaml/list-1m-items-flow-one-line",
+            format!("{HEAD}site: [{}a]\n", "a,".repeat(999_999)),
+        )
+        .has("at inventory/example.org/web/host01.yml:3:")
+        .has("too long to quote"),
+        // A 3 MB string repeated by aliases: 90 MB of strings from a 3 MB file.
+        host(
+            "gen/yaml/string-alias-bomb",
+            format!(
+                "{HEAD}a: &a '{}'\nb: [{}]\n",
+                "x".repeat(3 << 20),
+                vec!["*a"; 30].join(", ")
+            ),
+        )
+        .has("inventory/example.org/web/host01.yml:4:")
+        .has("strings add up to more than 67108864"),
+        // 10,000 errors in one file are all reported, quickly.
+        host(
+            "gen/schema/ten-thousand-errors",
+            format!("freebsd:\n  hostname: host01.example.org\n  packages:\n{packages}"),
+        )
+        .has("inventory/example.org/web/host01.yml:4:5")
+        .has("inventory/example.org/web/host01.yml:10003:5")
+        .has("error: 10000 errors"),
+        // A chain of 1,000 references, each the next one's value.
+        host("gen/refs/chain-1000", {
+            let mut t = String::from(HEAD);
+            for i in 0..1000 {
+                t.push_str(&format!("k{i}: ${{k{}}}\n", i + 1));
+            }
+            t + "k1000: end\n"
+        })
+        .has("references nest more than 64 deep")
+        .has("inventory/example.org/web/host01.yml:"),
+    ]
+}
+
+fn layout() -> Vec<Prepared> {
+    let mut cases = Vec::new();
+
+    use std::os::unix::ffi::OsStrExt;
+    let t = tree(&[]);
+    fs::write(
+        t.path()
+            .join("inventory/example.org")
+            .join(std::ffi::OsStr::from_bytes(b"bad\xffname.yml")),
+        "",
+    )
+    .unwrap();
+    cases.push(
+        Prepared::new("gen/layout/name-not-utf8", t, OUT)
+            .has("inventory/example.org holds an entry whose name is not UTF-8"),
+    );
+
+    // Permissions: root reads anything, so these cases run as uid 65534
+    // when the tests run as root (run.rs); the tree is made readable to that
+    // user but for the one entry.
+    let t = tree(&[]);
+    open_to_all(t.path());
+    fs::set_permissions(t.path().join(HOST), fs::Permissions::from_mode(0o000)).unwrap();
+    let mut p = Prepared::new("gen/layout/unreadable-host-file", t, &["check"])
+        .has("cannot read inventory/example.org/web/host01.yml: Permission denied");
+    p.unprivileged = true;
+    cases.push(p);
+
+    let t = tree(&[]);
+    open_to_all(t.path());
+    let web = t.path().join("inventory/example.org/web");
+    fs::set_permissions(&web, fs::Permissions::from_mode(0o000)).unwrap();
+    let mut p = Prepared::new("gen/layout/unreadable-group-dir", t, &["check"])
+        .has("inventory/example.org/web")
+        .has("Permission denied");
+    p.unprivileged = true;
+    cases.push(p);
+
+    // A FIFO where the manifest of an output directory goes: it would block
+    // whoever opened it.
+    let t = tree(&[]);
+    fs::create_dir(t.path().join("out")).unwrap();
+    mkfifo(&t.path().join("out/beryl-manifest.json"));
+    cases.push(
+        Prepared::new("gen/output/fifo-manifest", t, OUT)
+            .has("out/beryl-manifest.json is not a regular file"),
+    );
+    let t = tree(&[]);
+    mkfifo(&t.path().join("ssh/ops.pub"));
+    cases.push(
+        Prepared::new("gen/keys/fifo-key-file", t, OUT)
+            .has("ssh/ops.pub is not a regular file")
+            .has("inventory/example.org/_domain.yml:2:5"),
+    );
+    cases
+}
+
+fn open_to_all(dir: &Path) {
+    fs::set_permissions(dir, fs::Permissions::from_mode(0o755)).unwrap();
+    for e in fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            open_to_all(&p);
+        } else {
+            fs::set_permissions(&p, fs::Permissions::from_mode(0o644)).unwrap();
+        }
+    }
+}
+
+fn mkfifo(path: &Path) {
+    let _ = fs::remove_file(path);
+    let made = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(made.success(), "mkfifo {}", path.display());
+}
+
+/// `ssh-keygen -q -N '' -f DIR/key` with `args`; the private and public
+/// key texts. `None` (with a notice) when ssh-keygen is missing, unless
+/// BERYL_REQUIRE_TOOLS is set.
+fn keygen(args: &[&str]) -> Option<(String, String)> {
+    let dir = tempfile::tempdir().unwrap();
+    let key = dir.path().join("key");
+    let made = Command::new("ssh-keygen")
+        .args(["-q", "-N", "", "-C", "adversarial@test", "-f"])
+        .arg(&key)
+        .args(args)
+        .output();
+    match made {
+        Ok(o) if o.status.success() => Some((
+            fs::read_to_string(&key).unwrap(),
+            fs::read_to_string(key.with_extension("pub")).unwrap(),
+        )),
+        _ => {
+            assert!(
+                std::env::var_os("BERYL_REQUIRE_TOOLS").is_none(),
+                "BERYL_REQUIRE_TOOLS is set but `ssh-keygen {args:?}` failed"
+            );
+            eprintln!("notice: ssh-keygen {args:?} failed; skipping the key cases that need it");
+            None
+        }
+    }
+}
+
+/// The domain file naming the key `deploy`, and that key file.
+fn with_key(name: &str, file: &str, text: impl AsRef<[u8]>) -> Prepared {
+    case(
+        name,
+        &[
+            (DOMAIN, b"ssh_keys:\n  - deploy\n"),
+            (&format!("ssh/{file}"), text.as_ref()),
+        ],
+        OUT,
+    )
+    .has("inventory/example.org/_domain.yml:2:5")
+}
+
+fn keys() -> Vec<Prepared> {
+    let mut cases = Vec::new();
+    // A private key line that the diagnostics must never echo.
+    let secret = |private: &str| private.lines().nth(1).unwrap_or_default().to_string();
+    if let Some((private, _)) = keygen(&["-t", "rsa", "-b", "2048", "-m", "PEM"]) {
+        assert!(private.starts_with("-----BEGIN RSA PRIVATE KEY-----"));
+        cases.push(
+            with_key("gen/keys/private-key-pem", "deploy", &private)
+                .has("ssh/deploy holds a private key")
+                .lacks(&secret(&private)),
+        );
+    }
+    if let Some((private, public)) = keygen(&["-t", "ed25519"]) {
+        assert!(private.starts_with("-----BEGIN OPENSSH PRIVATE KEY-----"));
+        cases.push(
+            with_key("gen/keys/private-key-openssh", "deploy", &private)
+                .has("ssh/deploy holds a private key")
+                .lacks(&secret(&private)),
+        );
+        // The private key saved under the public key's name.
+        cases.push(
+            with_key("gen/keys/private-key-named-pub", "deploy.pub", &private)
+                .has("ssh/deploy.pub holds a private key")
+                .lacks(&secret(&private)),
+        );
+        let (kind, blob) = public.split_once(' ').unwrap();
+        let blob = blob.split(' ').next().unwrap();
+        cases.push(
+            with_key(
+                "gen/keys/truncated",
+                "deploy.pub",
+                format!("{kind} {}\n", &blob[..blob.len() / 8 * 4]),
+            )
+            .has("ssh/deploy.pub:1: invalid SSH public key"),
+        );
+        cases.push(
+            with_key(
+                "gen/keys/wrong-type-in-blob",
+                "deploy.pub",
+                format!("ssh-rsa {blob} x@test\n"),
+            )
+            .has("the type field says ssh-rsa but the key data is a"),
+        );
+        cases.push(
+            with_key(
+                "gen/keys/newline-inside-key-data",
+                "deploy.pub",
+                format!("{kind} {}\n{} x@test\n", &blob[..30], &blob[30..]),
+            )
+            .has("ssh/deploy.pub:1: invalid SSH public key"),
+        );
+        cases.push(
+            with_key(
+                "gen/keys/key-file-not-utf8",
+                "deploy.pub",
+                [format!("{kind} {blob} x@test\n# caf").as_bytes(), b"\xe9\n"].concat(),
+            )
+            .has("ssh/deploy.pub:2: not valid UTF-8"),
+        );
+        let mut big = with_key(
+            "gen/keys/key-file-too-large",
+            "deploy.pub",
+            format!("{kind} {blob} x@test\n{}", "# padding\n".repeat(500_000)),
+        )
+        .has("ssh/deploy.pub is larger than the 4194304-byte file size cap");
+        big.stderr_lacks.push(blob.to_string());
+        cases.push(big);
+    }
+    if let Some((_, public)) = keygen(&["-t", "rsa", "-b", "1024"]) {
+        cases.push(
+            with_key("gen/keys/rsa-1024", "deploy.pub", &public)
+                .has("ssh/deploy.pub:1: the RSA key has 1024 bits; at least 2048 are required"),
+        );
+    }
+    cases
+}
