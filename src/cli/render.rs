@@ -7,7 +7,7 @@ use crate::compile::Compiler;
 use crate::diag::Diag;
 use crate::inventory::Host;
 use crate::output::annotate::{self, Notes};
-use crate::output::fleet::{self, Rendered};
+use crate::output::fleet;
 use crate::output::{self, Format};
 
 /// Print the effective config of one or more hosts.
@@ -118,25 +118,34 @@ fn render_dir(
     dir: &std::path::Path,
     format: Format,
 ) -> Result<Outcome, Failure> {
+    // Each host's file is staged as soon as it is rendered, so the writes
+    // overlap the other hosts' compiles and no text is kept; nothing in DIR
+    // changes until the commit, and dropping the writer undoes the stage.
+    let writer = fleet::DirWriter::begin(dir, format).map_err(|d| vec![d])?;
     let results = ctx.compile_all(compiler, hosts, |host, c| {
         let text = output::to_string(&c.config, format).map_err(|d| vec![d])?;
-        Ok(Rendered {
-            fqdn: host.fqdn.clone(),
-            text,
-        })
+        drop(c);
+        let staged = writer.stage(&host.fqdn, &text);
+        Ok((host.fqdn.clone(), staged))
     });
     let mut errors = Vec::new();
-    let mut rendered = Vec::with_capacity(hosts.len());
+    let mut write_error = None;
+    let mut hashes = std::collections::BTreeMap::new();
     for result in results {
         match result {
-            Ok(r) => rendered.push(r),
+            Ok((fqdn, Ok(Some(hash)))) => {
+                hashes.insert(fqdn, hash);
+            }
+            Ok((_, Ok(None))) => {}
+            // The first failed write; the later ones were skipped.
+            Ok((_, Err(d))) => write_error = write_error.or(Some(d)),
             Err(e) => errors.extend(e),
         }
     }
+    errors.extend(write_error);
     if !errors.is_empty() {
         return Err(errors);
     }
-    rendered.sort_by(|a, b| a.fqdn.cmp(&b.fqdn));
-    fleet::write_dir(dir, &rendered, format).map_err(|d| vec![d])?;
+    writer.commit(hashes).map_err(|d| vec![d])?;
     Ok(Outcome::Ok)
 }

@@ -52,6 +52,7 @@ use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::{Deserialize, Serialize};
 
@@ -182,84 +183,144 @@ fn read_manifest(dir: &Path) -> Result<Option<Manifest>, Diag> {
     Ok(Some(manifest))
 }
 
-/// Writes every host (sorted by FQDN) and the manifest into `dir`, as the
-/// transaction of the module docs.
+/// Writes every host's text and the manifest into `dir` as one transaction
+/// (the module docs): [`DirWriter`] for texts already in memory.
 pub fn write_dir(dir: &Path, hosts: &[Rendered], format: Format) -> Result<(), Diag> {
-    if dir.exists() && !dir.is_dir() {
-        return Err(Diag::new(
-            "beryl::io",
-            format!("{} exists and is not a directory", dir.display()),
-        )
-        .help("--out names a directory, created if needed"));
-    }
-    std::fs::create_dir_all(dir).map_err(|e| io(dir, &e))?;
-    let _lock = DirLock::exclusive(dir)?;
-    recover(dir)?;
-    let old = read_manifest(dir)?;
-    let mut manifest = Manifest {
-        version: 1,
-        format: Some(format_name(format).to_string()),
-        hosts: BTreeMap::new(),
-    };
-    let mut moves = Vec::with_capacity(hosts.len() + 1);
+    let writer = DirWriter::begin(dir, format)?;
+    let mut hashes = BTreeMap::new();
     for h in hosts {
-        manifest.hosts.insert(h.fqdn.clone(), hash(&h.text));
-        moves.push(format!("{}.{}", h.fqdn, extension(format)));
+        if let Some(hash) = writer.stage(&h.fqdn, &h.text)? {
+            hashes.insert(h.fqdn.clone(), hash);
+        }
     }
-    // Remove what beryl wrote before and no longer writes.
-    let mut remove = Vec::new();
-    if let Some(old) = &old {
-        for fqdn in old.hosts.keys() {
-            let file = old.file_name(fqdn);
-            let kept = manifest.hosts.contains_key(fqdn) && file == manifest.file_name(fqdn);
-            if !kept && dir.join(&file).exists() {
-                remove.push(file);
+    writer.commit(hashes)
+}
+
+/// A write of a render directory in progress. [`DirWriter::begin`] locks and
+/// recovers DIR and creates the stage; [`DirWriter::stage`] writes one host's
+/// file into it, from any thread, so that files are written while other hosts
+/// still compile; [`DirWriter::commit`] writes the manifest and commits.
+/// Dropped without a commit, it removes the stage (and DIR, if it created
+/// DIR and DIR is empty): DIR is as it was.
+pub struct DirWriter {
+    dir: PathBuf,
+    format: Format,
+    old: Option<Manifest>,
+    /// DIR did not exist before `begin`.
+    created: bool,
+    committed: bool,
+    /// A stage write failed: the later ones are skipped.
+    failed: AtomicBool,
+    _lock: DirLock,
+}
+
+impl DirWriter {
+    pub fn begin(dir: &Path, format: Format) -> Result<DirWriter, Diag> {
+        if dir.exists() && !dir.is_dir() {
+            return Err(Diag::new(
+                "beryl::io",
+                format!("{} exists and is not a directory", dir.display()),
+            )
+            .help("--out names a directory, created if needed"));
+        }
+        let created = !dir.exists();
+        std::fs::create_dir_all(dir).map_err(|e| io(dir, &e))?;
+        let lock = DirLock::exclusive(dir)?;
+        let mut writer = DirWriter {
+            dir: dir.to_path_buf(),
+            format,
+            old: None,
+            created,
+            committed: false,
+            failed: AtomicBool::new(false),
+            _lock: lock,
+        };
+        recover(dir)?;
+        writer.old = read_manifest(dir)?;
+        let stage = dir.join(STAGE);
+        std::fs::create_dir(&stage).map_err(|e| io(&stage, &e))?;
+        Ok(writer)
+    }
+
+    /// Writes one host's file into the stage and returns its hash; `None`
+    /// when an earlier stage write failed (that error is the one to report).
+    pub fn stage(&self, fqdn: &str, text: &str) -> Result<Option<String>, Diag> {
+        if self.failed.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        let path = self
+            .dir
+            .join(STAGE)
+            .join(format!("{fqdn}.{}", extension(self.format)));
+        match fault::step().and_then(|()| std::fs::write(&path, text)) {
+            Ok(()) => Ok(Some(hash(text))),
+            Err(e) => {
+                self.failed.store(true, Ordering::Relaxed);
+                Err(io(&path, &e))
             }
         }
     }
-    let mut text = serde_json::to_string_pretty(&manifest).unwrap_or_default();
-    text.push('\n');
-    moves.push(MANIFEST.to_string());
-    let journal = Journal {
-        version: 1,
-        moves,
-        remove,
-    };
-    let stage = dir.join(STAGE);
-    let staged =
-        stage_files(&stage, hosts, &journal.moves, &text).and_then(|()| commit(dir, &journal));
-    if let Err(e) = staged {
-        // Not committed: DIR is as it was; leave no partial files.
-        let _ = std::fs::remove_dir_all(&stage);
-        return Err(e);
+
+    /// Commits the staged files: `hosts` holds every host's hash, by FQDN.
+    pub fn commit(mut self, hosts: BTreeMap<String, String>) -> Result<(), Diag> {
+        let dir = self.dir.clone();
+        let manifest = Manifest {
+            version: 1,
+            format: Some(format_name(self.format).to_string()),
+            hosts,
+        };
+        let mut moves: Vec<String> = manifest
+            .hosts
+            .keys()
+            .map(|fqdn| manifest.file_name(fqdn))
+            .collect();
+        // Remove what beryl wrote before and no longer writes.
+        let mut remove = Vec::new();
+        if let Some(old) = &self.old {
+            for fqdn in old.hosts.keys() {
+                let file = old.file_name(fqdn);
+                let kept = manifest.hosts.contains_key(fqdn) && file == manifest.file_name(fqdn);
+                if !kept && dir.join(&file).exists() {
+                    remove.push(file);
+                }
+            }
+        }
+        let mut text = serde_json::to_string_pretty(&manifest).unwrap_or_default();
+        text.push('\n');
+        moves.push(MANIFEST.to_string());
+        let journal = Journal {
+            version: 1,
+            moves,
+            remove,
+        };
+        let path = dir.join(STAGE).join(MANIFEST);
+        fault::step()
+            .and_then(|()| std::fs::write(&path, &text))
+            .map_err(|e| io(&path, &e))?;
+        commit(&dir, &journal)?;
+        self.committed = true;
+        apply(&dir, &journal).map_err(|d| {
+            let mut d = d;
+            d.message = format!(
+                "{} (the new output is committed; the next beryl run on {} finishes putting it in place)",
+                d.message,
+                dir.display()
+            );
+            d
+        })
     }
-    apply(dir, &journal).map_err(|d| {
-        let mut d = d;
-        d.message = format!(
-            "{} (the new output is committed; the next beryl run on {} finishes putting it in place)",
-            d.message,
-            dir.display()
-        );
-        d
-    })
 }
 
-/// Step 1: the host files and the manifest, into a fresh stage.
-fn stage_files(
-    stage: &Path,
-    hosts: &[Rendered],
-    names: &[String],
-    manifest: &str,
-) -> Result<(), Diag> {
-    std::fs::create_dir(stage).map_err(|e| io(stage, &e))?;
-    let texts = hosts.iter().map(|h| h.text.as_str()).chain([manifest]);
-    for (name, text) in names.iter().zip(texts) {
-        let path = stage.join(name);
-        fault::step()
-            .and_then(|()| std::fs::write(&path, text))
-            .map_err(|e| io(&path, &e))?;
+impl Drop for DirWriter {
+    fn drop(&mut self) {
+        if !self.committed {
+            // Not committed: DIR is as it was; leave no partial files.
+            let _ = std::fs::remove_dir_all(self.dir.join(STAGE));
+            if self.created {
+                let _ = std::fs::remove_dir(&self.dir);
+            }
+        }
     }
-    Ok(())
 }
 
 /// Step 2: the journal, renamed into place.

@@ -183,3 +183,24 @@ fn a_fifo_manifest_is_refused() {
     let e = write_dir(d.path(), &hosts(&[("a.x.org", "A\n")]), Format::Yaml).unwrap_err();
     assert!(e.message.contains("not a regular file"), "{}", e.message);
 }
+
+/// A writer dropped after staging (a host failed to compile) leaves an
+/// existing DIR as it was, and removes a DIR it created.
+#[test]
+fn a_writer_dropped_without_commit_undoes_its_stage() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("out");
+    write_dir(&out, &hosts(&[("a.x.org", "A\n")]), Format::Yaml).unwrap();
+    let before = listing(&out);
+    let w = DirWriter::begin(&out, Format::Yaml).unwrap();
+    assert!(w.stage("b.x.org", "B\n").unwrap().is_some());
+    assert!(out.join(STAGE).join("b.x.org.yml").exists());
+    drop(w);
+    assert_eq!(listing(&out), before);
+
+    let fresh = d.path().join("fresh");
+    let w = DirWriter::begin(&fresh, Format::Json).unwrap();
+    w.stage("a.x.org", "{}\n").unwrap();
+    drop(w);
+    assert!(!fresh.exists());
+}
