@@ -5,9 +5,11 @@
 //! injection, schema validation, then the outputs.
 
 pub mod apply;
+pub mod classes;
 pub mod cli;
 pub mod compile;
 pub mod diag;
+pub mod exports;
 pub mod fsutil;
 pub mod inventory;
 pub mod keys;

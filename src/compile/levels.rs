@@ -4,13 +4,10 @@ use crate::diag::{Diag, Diags};
 use crate::inventory::LevelKind;
 use crate::value::{Node, Span, Value};
 
-/// Root keys that later versions give a meaning; refused until then.
-const RESERVED: &[(&str, &str)] = &[("classes", "classes"), ("exports", "exports")];
-
-/// Checks the root of one level file: `_beryl_` is never set by hand, reserved
-/// names are refused, and `ssh_keys` lives in `_domain.yml` only, where it is a
-/// non-empty list.
-pub(super) fn check(kind: LevelKind, node: &Node) -> Result<(), Diags> {
+/// Checks the root of one level (or class) file: `_beryl_` is never set by
+/// hand, and `ssh_keys` lives in `_domain.yml` only, where it is a non-empty
+/// list.
+pub(crate) fn check(kind: LevelKind, node: &Node) -> Result<(), Diags> {
     let mut errors = Vec::new();
     let Some(root) = node.as_map() else {
         return Ok(());
@@ -27,11 +24,14 @@ pub(super) fn check(kind: LevelKind, node: &Node) -> Result<(), Diags> {
                 .label(&entry.key_span, "remove this key")
                 .help("`_beryl_` holds the host's fqdn, short name, domain, group and files"),
             );
-        } else if let Some((_, what)) = RESERVED.iter().find(|(name, _)| *name == key) {
+        } else if key == crate::classes::KEY && raw != key {
             errors.push(
-                Diag::new("beryl::level::reserved", format!("`{key}` at the root is reserved for {what}, which this version of beryl does not support yet"))
-                    .label(&entry.key_span, "reserved name")
-                    .help("nest the data under another key"),
+                Diag::new(
+                    "beryl::classes::prefix",
+                    format!("`{raw}`: the class list takes no `~` or `=` prefix"),
+                )
+                .label(&entry.key_span, "write `classes:`")
+                .help("each level's classes are merged before it; a class cannot be removed by a higher level"),
             );
         } else if key == "ssh_keys" && kind != LevelKind::Domain {
             errors.push(

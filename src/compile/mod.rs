@@ -1,19 +1,25 @@
-//! The pipeline for one host: load the chain → merge → references → SSH keys
-//! → validate.
+//! The pipeline for one host: load the chain and its classes → merge →
+//! references → exports → SSH keys → validate.
 //!
 //! Entry point: [`Compiler::compile`]. A `Compiler` is built once per run and
 //! caches every parsed level, so the shared levels (`_default`, each `_domain`,
-//! each `_group`) are parsed once however many hosts use them.
+//! each `_group`) are parsed once however many hosts use them. Classes and
+//! the second pass of inventory queries are in `fleet.rs`.
 
+mod fleet;
 mod levels;
+
+pub(crate) use levels::check as check_level;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use crate::classes::{Library, walk::Expanded};
 use crate::diag::Diags;
+use crate::exports::Fleet;
 use crate::inventory::{Host, Inventory, LevelKind};
 use crate::keys::{self, Key, KeyStore};
-use crate::merge::{self, Policy};
+use crate::merge::Policy;
 use crate::refs;
 use crate::schema::{self, FreeBsd};
 use crate::value::{Entry, Map, Node, Span, Value};
@@ -32,8 +38,8 @@ pub struct Compiled {
     pub users: Vec<UserKeys>,
     /// Every string whose references were resolved, and what it read.
     pub references: Vec<refs::Resolution>,
-    /// The chain's documents as loaded, most general first, and the table
-    /// they merged with (for `explain`).
+    /// The chain's documents as merged (class files included), most general
+    /// first, and the table they merged with (for `explain`).
     pub levels: Vec<Level>,
     pub policy: Policy,
 }
@@ -64,6 +70,10 @@ pub struct Compiler<'a> {
     policy: Policy,
     /// One cell per level file, so that concurrent compiles parse each once.
     cache: Mutex<HashMap<String, Arc<OnceLock<Loaded>>>>,
+    /// The class files and settings (src/classes/).
+    library: Library<'a>,
+    /// Every host's exports, once a host's queries need them (fleet.rs).
+    fleet: OnceLock<Fleet>,
 }
 
 impl<'a> Compiler<'a> {
@@ -74,34 +84,29 @@ impl<'a> Compiler<'a> {
             limits,
             policy: Policy::beryl(),
             cache: Mutex::new(HashMap::new()),
+            library: Library::new(inventory, limits),
+            fleet: OnceLock::new(),
         }
     }
 
-    /// Compiles one host, returning every error found.
-    pub fn compile(&self, host: &Host) -> Result<Compiled, Diags> {
-        let chain = self.inventory.chain(host);
-        let mut nodes = Vec::with_capacity(chain.len());
+    /// Compiles an expanded host, its queries answered from `fleet`.
+    /// Returns every error found.
+    fn finish(
+        &self,
+        host: &Host,
+        expanded: &Expanded,
+        fleet: Option<&Fleet>,
+    ) -> Result<Compiled, Diags> {
         let mut errors = Vec::new();
-        for level in &chain {
-            match self.load(level.kind, level.file) {
-                Ok(node) => nodes.push(node),
-                Err(e) => errors.extend(e),
-            }
-        }
-        if !errors.is_empty() {
-            return Err(errors);
-        }
-        let docs: Vec<&Node> = nodes.iter().map(|n| &**n).collect();
-        let mut merged = merge::merge_documents(&docs, &self.policy, None)?;
-        // `_beryl_` goes in first, so that `${_beryl_.fqdn}` resolves.
-        let files = chain
-            .iter()
-            .map(|l| Node::str(l.file.rel.clone()))
-            .collect();
-        merged.node = with_header(host, files, merged.node);
-        let references = refs::resolve(&mut merged, &self.limits)?;
+        let fleet::Resolved {
+            nodes,
+            merged,
+            references,
+        } = self.resolved(host, expanded, fleet)?;
         let policy = merged.policy;
         let mut merged = merged.node;
+        let exports = crate::exports::take(&mut merged)?;
+        set_header(&mut merged, "exports", exports);
 
         // Only _domain.yml may set the root `ssh_keys` (levels.rs).
         let domain_keys = match merged.get("ssh_keys") {
@@ -123,11 +128,12 @@ impl<'a> Compiler<'a> {
             Some(freebsd) if errors.is_empty() => Ok(Compiled {
                 config: merged,
                 references,
-                levels: chain
+                levels: expanded
+                    .docs
                     .iter()
                     .zip(nodes)
-                    .map(|(l, node)| Level {
-                        file: l.file.rel.clone(),
+                    .map(|(d, node)| Level {
+                        file: d.rel.clone(),
                         node,
                     })
                     .collect(),
@@ -253,8 +259,9 @@ fn key_list(keys: &[Key], span: Span) -> Node {
     Node::new(Value::Seq(items), span)
 }
 
-/// The effective config: `_beryl_` first, then the merged levels.
-fn with_header(host: &Host, files: Vec<Node>, merged: Node) -> Node {
+/// The effective config: `_beryl_` first, then the merged levels. The
+/// classes applied are listed when there are any.
+fn with_header(host: &Host, files: Vec<Node>, classes: &[String], merged: Node) -> Node {
     let entry = |node: Node| Entry {
         key_span: Span::synthetic(),
         node,
@@ -266,10 +273,33 @@ fn with_header(host: &Host, files: Vec<Node>, merged: Node) -> Node {
     let group = host.group.clone().map_or(Value::Null, Value::Str);
     header.insert("group".into(), entry(Node::synthetic(group)));
     header.insert("files".into(), entry(Node::synthetic(Value::Seq(files))));
+    if !classes.is_empty() {
+        let names = classes.iter().map(|c| Node::str(c.clone())).collect();
+        header.insert("classes".into(), entry(Node::synthetic(Value::Seq(names))));
+    }
     let mut root = Map::new();
     root.insert("_beryl_".into(), entry(Node::synthetic(Value::Map(header))));
     if let Value::Map(m) = merged.value {
         root.extend(m);
     }
     Node::new(Value::Map(root), merged.span)
+}
+
+/// Sets `_beryl_.KEY` to a mapping, unless it is empty.
+fn set_header(config: &mut Node, key: &str, value: Node) {
+    if value.as_map().is_some_and(|m| m.is_empty()) {
+        return;
+    }
+    let Value::Map(root) = &mut config.value else {
+        return;
+    };
+    if let Some(Value::Map(header)) = root.get_mut("_beryl_").map(|e| &mut e.node.value) {
+        header.insert(
+            key.into(),
+            Entry {
+                key_span: Span::synthetic(),
+                node: value,
+            },
+        );
+    }
 }

@@ -222,6 +222,7 @@ impl Walk {
 
     fn root_dir(&mut self, canonical: &Path) -> Inventory {
         let mut default = None;
+        let (mut classes_dir, mut settings) = (None, None);
         let mut domains = Vec::new();
         let mut groups = Vec::new();
         let mut hosts = Vec::new();
@@ -231,7 +232,14 @@ impl Walk {
                     Some(first) => self.duplicate_level(first, &item.rel),
                     None => default = Some(self.file(&item.rel)),
                 },
+                Kind::Yaml(stem) if stem == crate::classes::SETTINGS_STEM => match &settings {
+                    Some(first) => self.duplicate_level(first, &item.rel),
+                    None => settings = Some(self.file(&item.rel)),
+                },
                 Kind::Yaml(stem) => self.misplaced(&stem, &item.rel, "the inventory root"),
+                Kind::Dir if item.name == crate::classes::DIR => {
+                    classes_dir = Some(self.file(&item.rel));
+                }
                 Kind::Dir => {
                     if let Err(why) = crate::schema::rules::hostname(&item.name) {
                         let shown = self.display_of(&item.rel);
@@ -263,6 +271,8 @@ impl Walk {
         Inventory {
             root: self.root.clone(),
             default,
+            classes_dir,
+            settings,
             domains,
             groups,
             hosts,

@@ -39,6 +39,8 @@ pub enum LevelKind {
     Domain,
     Group,
     Host,
+    /// A class file under `_classes/` (src/classes/), mixed into a chain.
+    Class,
 }
 
 impl LevelKind {
@@ -48,6 +50,7 @@ impl LevelKind {
             LevelKind::Domain => "domain",
             LevelKind::Group => "group",
             LevelKind::Host => "host",
+            LevelKind::Class => "class",
         }
     }
 }
@@ -85,6 +88,12 @@ pub struct Host {
 pub struct Inventory {
     pub root: PathBuf,
     pub default: LevelFile,
+    /// `_classes/` at the root, when there is one: the class files
+    /// (src/classes/), read only when a chain names a class.
+    pub classes_dir: Option<LevelFile>,
+    /// `beryl.yml` at the root, when there is one: the inventory's settings
+    /// (src/classes/settings.rs).
+    pub settings: Option<LevelFile>,
     pub domains: Vec<Domain>,
     pub groups: Vec<Group>,
     /// Sorted by FQDN.

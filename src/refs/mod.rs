@@ -15,10 +15,12 @@
 //! deeper than `max_depth`. The first breach stops the resolution with one
 //! error at the reference that crossed the line.
 
+mod single;
 mod template;
 
 use std::collections::{BTreeSet, HashSet};
 
+pub use single::evaluate;
 pub use template::{Part, has_reference};
 
 use crate::diag::{Diag, Diags};
@@ -77,40 +79,8 @@ const SUGGESTED_MISSING: usize = 20;
 /// Resolves every reference of the merged tree in place and finishes the
 /// deferred merges. Returns every error found.
 pub fn resolve(merged: &mut Merged, limits: &Limits) -> Result<Vec<Resolution>, Diags> {
-    let deferred = std::mem::take(&mut merged.deferred);
-    let check_constants = !deferred.is_empty();
-    let mut r = Resolver {
-        merged,
-        deferred: Vec::new(),
-        pending: Vec::new(),
-        todo: BTreeSet::new(),
-        done: HashSet::new(),
-        stack: Vec::new(),
-        errors: Vec::new(),
-        resolutions: Vec::new(),
-        targets: Vec::new(),
-        limits: *limits,
-        copied: (0, 0),
-        stopped: false,
-        missing: 0,
-    };
-    for d in deferred {
-        match r.locate(&d.path) {
-            Some(loc) => r.deferred.push((loc, Some(d))),
-            None => r.errors.push(Diag::new(
-                "beryl::refs::internal",
-                format!(
-                    "a deferred merge at {} lost its place",
-                    crate::path::display(&d.path)
-                ),
-            )),
-        }
-    }
-    let skip: Vec<Loc> = r.deferred.iter().map(|(l, _)| l.clone()).collect();
-    let mut pending = Vec::new();
-    collect(&r.merged.node, &mut Vec::new(), &skip, &mut pending);
-    r.todo = pending.iter().cloned().collect();
-    r.pending = pending;
+    let check_constants = !merged.deferred.is_empty();
+    let mut r = Resolver::new(merged, limits);
     for i in 0..r.deferred.len() {
         if r.stopped {
             break;
@@ -195,7 +165,46 @@ struct Resolver<'m> {
     missing: usize,
 }
 
-impl Resolver<'_> {
+impl<'m> Resolver<'m> {
+    /// A resolver over a merged tree: its deferred merges located, and the
+    /// strings holding references listed, to be resolved on demand.
+    fn new(merged: &'m mut Merged, limits: &Limits) -> Self {
+        let deferred = std::mem::take(&mut merged.deferred);
+        let mut r = Resolver {
+            merged,
+            deferred: Vec::new(),
+            pending: Vec::new(),
+            todo: BTreeSet::new(),
+            done: HashSet::new(),
+            stack: Vec::new(),
+            errors: Vec::new(),
+            resolutions: Vec::new(),
+            targets: Vec::new(),
+            limits: *limits,
+            copied: (0, 0),
+            stopped: false,
+            missing: 0,
+        };
+        for d in deferred {
+            match r.locate(&d.path) {
+                Some(loc) => r.deferred.push((loc, Some(d))),
+                None => r.errors.push(Diag::new(
+                    "beryl::refs::internal",
+                    format!(
+                        "a deferred merge at {} lost its place",
+                        crate::path::display(&d.path)
+                    ),
+                )),
+            }
+        }
+        let skip: Vec<Loc> = r.deferred.iter().map(|(l, _)| l.clone()).collect();
+        let mut pending = Vec::new();
+        collect(&r.merged.node, &mut Vec::new(), &skip, &mut pending);
+        r.todo = pending.iter().cloned().collect();
+        r.pending = pending;
+        r
+    }
+
     /// A location as a path of names: list items by their key field when
     /// they have one, else by index.
     fn names(&self, loc: &[Seg]) -> Vec<String> {

@@ -63,13 +63,16 @@ pub struct LevelFile<K> {
     #[schemars(schema_with = "refused")]
     pub beryl: Option<Value>,
 
-    /// `classes` is reserved for a later version of beryl.
-    #[schemars(schema_with = "refused")]
-    pub classes: Option<Value>,
+    /// Classes to mix in before this level's own data: each name, such as
+    /// `roles.backup`, is the file `_classes/roles/backup.yml` (or
+    /// `_classes/roles/backup/init.yml`). Names may hold `${…}` references.
+    /// docs/classes.md.
+    pub classes: Option<Vec<String>>,
 
-    /// `exports` is reserved for a later version of beryl.
-    #[schemars(schema_with = "refused")]
-    pub exports: Option<Value>,
+    /// Values this host exports to the inventory queries (`$[ exports.ip ]`)
+    /// of every host; merged like any data and rendered under
+    /// `_beryl_.exports`. docs/classes.md.
+    pub exports: Option<BTreeMap<String, Value>>,
 
     /// Any other key is free-form data: mappings merge key by key, anything
     /// else is replaced (unless a `merge` rule says otherwise).
@@ -520,7 +523,7 @@ fn prefixed_keys(schema: &mut Schema) {
     };
     let mut patterns = serde_json::Map::new();
     for (key, sub) in props {
-        let sub = if key == "merge" {
+        let sub = if key == "merge" || key == "classes" {
             json_schema!({ "not": {} }).to_value()
         } else {
             sub.clone()

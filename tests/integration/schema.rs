@@ -320,9 +320,21 @@ fn the_schema_knows_the_other_rules_of_a_file() {
         ),
         (
             "host",
-            "classes: [web]\n",
+            "classes: [web, roles.backup]\nexports: {ip: 192.0.2.1}\n",
+            (true, true),
+            "classes and exports",
+        ),
+        (
+            "host",
+            "classes: web\n",
             (false, false),
-            "classes are reserved",
+            "classes is a list",
+        ),
+        (
+            "host",
+            "~classes: [web]\n",
+            (false, false),
+            "the class list takes no prefix",
         ),
         // Merge tables.
         (

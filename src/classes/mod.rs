@@ -1,0 +1,325 @@
+//! Classes: reclass's mixins. Any level (and any class) may list classes at
+//! its root; each names a file under `_classes/` that is merged into the
+//! host's chain before the level that names it.
+//!
+//! Entry points: [`Library`] (the class files of an inventory, each read and
+//! parsed once per run), [`Unit::split`] (a document's class list apart from
+//! its data) and [`walk::expand`] (a host's chain with its classes, in merge
+//! order). The walk is reclass's: depth-first, a class's own classes first,
+//! each class at most once per host, at its first occurrence.
+//!
+//! ```text
+//! classes: [roles.backup]    _classes/roles/backup.yml, or _classes/roles/backup/init.yml
+//! ```
+
+mod settings;
+pub mod walk;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+
+pub use settings::{SETTINGS_STEM, Settings};
+
+use crate::diag::{Diag, Diags};
+use crate::inventory::{Inventory, LevelFile, LevelKind};
+use crate::value::{Map, Node, Value};
+use crate::yaml::Limits;
+
+/// The folder of class files, at the inventory root.
+pub const DIR: &str = "_classes";
+
+/// The root key that lists a document's classes.
+pub const KEY: &str = "classes";
+
+/// A document split into its class list and its data.
+#[derive(Debug)]
+pub struct Unit {
+    /// The document without its `classes` key (the same node when it has none).
+    pub data: Arc<Node>,
+    /// The class names as written: string nodes, with their spans.
+    pub classes: Vec<Node>,
+    /// Whether the data holds a string with `$[` (an inventory query, or an
+    /// escaped `\$[`): it goes through `exports::substitute`.
+    pub queries: bool,
+    /// Whether the data holds an inventory query: the host needs the fleet.
+    pub asks: bool,
+}
+
+impl Unit {
+    /// Splits a loaded document. `classes` must be a list of strings (or
+    /// null); a prefixed `~classes` or `=classes` is refused.
+    pub fn split(node: &Arc<Node>) -> Result<Unit, Diags> {
+        let queries = crate::exports::mentions_query(node);
+        let asks = queries && crate::exports::asks(node);
+        let Some(root) = node.as_map() else {
+            return Ok(Unit {
+                data: node.clone(),
+                classes: Vec::new(),
+                queries,
+                asks,
+            });
+        };
+        // A prefixed `~classes` is refused by compile::check_level.
+        let mut errors = Vec::new();
+        let Some(entry) = root.get(KEY) else {
+            return Ok(Unit {
+                data: node.clone(),
+                classes: Vec::new(),
+                queries,
+                asks,
+            });
+        };
+        let classes = match &entry.node.value {
+            Value::Null => Vec::new(),
+            Value::Seq(items) => {
+                for item in items.iter().filter(|i| i.as_str().is_none()) {
+                    errors.push(
+                        Diag::new(
+                            "beryl::classes::not_a_name",
+                            format!("a class name is a string, not {}", item.value.type_name()),
+                        )
+                        .label(&item.span, "expected a class name such as roles.backup"),
+                    );
+                }
+                items.clone()
+            }
+            other => {
+                errors.push(
+                    Diag::new(
+                        "beryl::classes::not_a_list",
+                        format!(
+                            "`classes` must be a list of class names, found {}",
+                            other.type_name()
+                        ),
+                    )
+                    .label(
+                        &entry.node.span,
+                        "expected a list such as [roles.backup, monitoring]",
+                    ),
+                );
+                Vec::new()
+            }
+        };
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let data: Map = root
+            .iter()
+            .filter(|(k, _)| *k != KEY)
+            .map(|(k, e)| (k.clone(), e.clone()))
+            .collect();
+        Ok(Unit {
+            data: Arc::new(Node::new(Value::Map(data), node.span.clone())),
+            classes,
+            queries,
+            asks,
+        })
+    }
+}
+
+/// A class file, loaded.
+#[derive(Debug)]
+pub struct Class {
+    pub name: String,
+    pub file: LevelFile,
+    pub unit: Arc<Unit>,
+}
+
+type Cell<T> = Arc<OnceLock<T>>;
+type Cells<T> = Mutex<HashMap<String, Cell<Result<T, Diags>>>>;
+
+/// The class files of an inventory and its settings, each read once per run
+/// however many hosts use them (the cells are shared between threads).
+pub struct Library<'a> {
+    inventory: &'a Inventory,
+    limits: Limits,
+    classes: Cells<Option<Arc<Class>>>,
+    units: Cells<Arc<Unit>>,
+    settings: OnceLock<Result<Settings, Diags>>,
+    root: OnceLock<Option<PathBuf>>,
+}
+
+impl<'a> Library<'a> {
+    pub fn new(inventory: &'a Inventory, limits: Limits) -> Self {
+        Self {
+            inventory,
+            limits,
+            classes: Mutex::new(HashMap::new()),
+            units: Mutex::new(HashMap::new()),
+            settings: OnceLock::new(),
+            root: OnceLock::new(),
+        }
+    }
+
+    /// The settings of `beryl.yml` (defaults without one).
+    pub fn settings(&self) -> Result<&Settings, Diags> {
+        self.settings
+            .get_or_init(|| Settings::load(self.inventory.settings.as_ref(), &self.limits))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// A level document split into classes and data, once per file.
+    pub fn unit(&self, rel: &str, node: &Arc<Node>) -> Result<Arc<Unit>, Diags> {
+        let cell = cell(&self.units, rel);
+        cell.get_or_init(|| Unit::split(node).map(Arc::new)).clone()
+    }
+
+    /// The class `name` (already validated by [`check_name`]): `None` when no
+    /// file defines it.
+    pub fn class(&self, name: &str) -> Result<Option<Arc<Class>>, Diags> {
+        let cell = cell(&self.classes, name);
+        cell.get_or_init(|| self.load(name)).clone()
+    }
+
+    fn load(&self, name: &str) -> Result<Option<Arc<Class>>, Diags> {
+        let Some(dir) = &self.inventory.classes_dir else {
+            return Ok(None);
+        };
+        let base = name.replace('.', "/");
+        let mut found: Vec<(String, PathBuf)> = Vec::new();
+        for rel in [
+            format!("{base}.yml"),
+            format!("{base}.yaml"),
+            format!("{base}/init.yml"),
+            format!("{base}/init.yaml"),
+        ] {
+            let path = dir.path.join(&rel);
+            if std::fs::symlink_metadata(&path).is_ok() {
+                found.push((rel, path));
+            }
+        }
+        let show = |rel: &str| format!("{}/{rel}", dir.display);
+        let (rel, path) = match found.as_slice() {
+            [] => return Ok(None),
+            [one] => one.clone(),
+            [a, b, ..] => {
+                return Err(vec![
+                    Diag::new(
+                        "beryl::classes::duplicate",
+                        format!(
+                            "the class `{name}` is defined twice: by {} and by {}",
+                            show(&a.0),
+                            show(&b.0)
+                        ),
+                    )
+                    .help("keep one file per class"),
+                ]);
+            }
+        };
+        let display = show(&rel);
+        self.confine(&path, &display)?;
+        let file = LevelFile {
+            path,
+            rel: format!("{}/{rel}", dir.rel),
+            display,
+        };
+        let node =
+            crate::yaml::load_file(&file.path, &file.display, &self.limits).map_err(|d| vec![d])?;
+        crate::compile::check_level(LevelKind::Class, &node)?;
+        let unit = Arc::new(Unit::split(&Arc::new(node))?);
+        Ok(Some(Arc::new(Class {
+            name: name.to_string(),
+            file,
+            unit,
+        })))
+    }
+
+    /// A class file must be a regular file inside `_classes/` once links are
+    /// followed.
+    fn confine(&self, path: &Path, display: &str) -> Result<(), Diags> {
+        let root = self.root.get_or_init(|| {
+            let dir = self.inventory.classes_dir.as_ref()?;
+            std::fs::canonicalize(&dir.path).ok()
+        });
+        let real = std::fs::canonicalize(path).map_err(|e| {
+            vec![Diag::new(
+                "beryl::classes::io",
+                format!("cannot follow {display}: {e}"),
+            )]
+        })?;
+        if !root.as_ref().is_some_and(|r| real.starts_with(r)) {
+            return Err(vec![
+                Diag::new(
+                    "beryl::classes::outside",
+                    format!("{display} is a link to {}, outside {DIR}/", real.display()),
+                )
+                .help("class files must lie inside the inventory's _classes directory"),
+            ]);
+        }
+        if !real.is_file() {
+            return Err(vec![Diag::new(
+                "beryl::classes::not_a_file",
+                format!("{display} is not a regular file"),
+            )]);
+        }
+        Ok(())
+    }
+}
+
+fn cell<T>(map: &Mutex<HashMap<String, Cell<T>>>, key: &str) -> Cell<T> {
+    // A poisoned map only means another compile panicked; its cells are whole.
+    let mut map = map.lock().unwrap_or_else(|e| e.into_inner());
+    map.entry(key.to_string()).or_default().clone()
+}
+
+/// Why `name` is not a class name: dot-separated segments of letters,
+/// digits, `_` and `-`.
+pub fn check_name(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("the name is empty".into());
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+    {
+        return Err(format!(
+            "{c:?} is not allowed: a name is segments of letters, digits, `_` and `-`, joined by dots"
+        ));
+    }
+    if name.starts_with('.') {
+        return Err(
+            "relative class names (`.x`, `..x`) are not supported: give the full name".into(),
+        );
+    }
+    if name.split('.').any(str::is_empty) {
+        return Err("a segment between dots is empty".into());
+    }
+    if name.rsplit('.').next() == Some("init") {
+        return Err(
+            "a last segment `init` names the folder's init.yml: drop `.init` from the name".into(),
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert!(check_name("roles.backup").is_ok());
+        assert!(check_name("a_b-c.d9").is_ok());
+        for bad in ["", ".x", "a..b", "a.", "a/b", "a.init", "a b", "../x", "é"] {
+            assert!(check_name(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn split_keeps_data_and_lists_classes() {
+        let source = crate::value::Source::new("a.yml", "classes: [x, y]\nk: 1\n");
+        let node = Arc::new(crate::yaml::parse(&source, &Limits::default()).unwrap());
+        let unit = Unit::split(&node).unwrap();
+        assert_eq!(unit.classes.len(), 2);
+        assert!(unit.data.get("classes").is_none());
+        assert!(unit.data.get("k").is_some());
+        let source = crate::value::Source::new("b.yml", "classes: [1, x]\n");
+        let node = Arc::new(crate::yaml::parse(&source, &Limits::default()).unwrap());
+        assert_eq!(
+            Unit::split(&node).unwrap_err()[0].code,
+            "beryl::classes::not_a_name"
+        );
+    }
+}

@@ -1,0 +1,209 @@
+//! A host's chain with its classes, in merge order (reclass's walk).
+//!
+//! Each level's classes come before the level's own data, depth-first: a
+//! class's own classes come before it. A class is merged at most once per
+//! host, at its first occurrence; naming a class that is being expanded (a
+//! class that includes itself, directly or not) is a cycle, reported with
+//! its path. A class name holding `${…}` is resolved against everything
+//! merged before it, through the caller's `resolve`.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use super::{Library, Unit, check_name};
+use crate::diag::{Diag, Diags};
+use crate::inventory::LevelFile;
+use crate::value::{Node, Span};
+
+/// One document of an expanded chain.
+#[derive(Clone, Debug)]
+pub struct Doc {
+    /// The file, relative to the inventory root.
+    pub rel: String,
+    /// The data, without its `classes`.
+    pub node: Arc<Node>,
+    /// The class name, for a class file.
+    pub class: Option<String>,
+    /// Whether the data mentions `$[` (see [`Unit::queries`]).
+    pub queries: bool,
+    /// Whether the data holds a query (see [`Unit::asks`]).
+    pub asks: bool,
+}
+
+/// The documents to merge, lowest priority first, and the classes applied.
+#[derive(Debug, Default)]
+pub struct Expanded {
+    pub docs: Vec<Doc>,
+    pub classes: Vec<String>,
+}
+
+impl Expanded {
+    /// Whether a document holds a query: the host needs every host's exports.
+    pub fn asks(&self) -> bool {
+        self.docs.iter().any(|d| d.asks)
+    }
+}
+
+/// Resolves a class name holding references against the documents so far.
+pub type Resolve<'r> = dyn FnMut(&[Doc], &str, &Span) -> Result<String, Diags> + 'r;
+
+/// Expands a chain (its level files and their units, most general first).
+pub fn expand(
+    library: &Library<'_>,
+    levels: &[(&LevelFile, Arc<Unit>)],
+    resolve: &mut Resolve<'_>,
+) -> Result<Expanded, Diags> {
+    let mut walk = Walk {
+        library,
+        out: Expanded::default(),
+        seen: HashSet::new(),
+        stack: Vec::new(),
+        errors: Vec::new(),
+        resolve,
+    };
+    for (file, unit) in levels {
+        for name in &unit.classes {
+            walk.visit(name);
+        }
+        walk.out.docs.push(Doc {
+            rel: file.rel.clone(),
+            node: unit.data.clone(),
+            class: None,
+            queries: unit.queries,
+            asks: unit.asks,
+        });
+    }
+    if walk.errors.is_empty() {
+        Ok(walk.out)
+    } else {
+        Err(walk.errors)
+    }
+}
+
+struct Walk<'w, 'l, 'r> {
+    library: &'w Library<'l>,
+    out: Expanded,
+    seen: HashSet<String>,
+    /// The classes being expanded, outermost first, with where each was named.
+    stack: Vec<(String, Span)>,
+    errors: Diags,
+    resolve: &'w mut Resolve<'r>,
+}
+
+impl Walk<'_, '_, '_> {
+    fn visit(&mut self, written: &Node) {
+        let Some(text) = written.as_str() else {
+            return;
+        };
+        let span = &written.span;
+        let name = if crate::refs::has_reference(text) {
+            match (self.resolve)(&self.out.docs, text, span) {
+                Ok(name) => name,
+                Err(e) => {
+                    let help = "a class name sees what is merged before it: the levels above this one, and the classes named before it";
+                    self.errors.extend(e.into_iter().map(|mut d| {
+                        d.help.get_or_insert_with(|| help.to_string());
+                        d
+                    }));
+                    return;
+                }
+            }
+        } else {
+            text.to_string()
+        };
+        if let Err(why) = check_name(&name) {
+            let shown = if name == text {
+                format!("`{name}`")
+            } else {
+                format!("`{name}` (from {text:?})")
+            };
+            self.errors.push(
+                Diag::new(
+                    "beryl::classes::name",
+                    format!("{shown} is not a valid class name: {why}"),
+                )
+                .label(span, "this class")
+                .help("a class name is dotted segments, like roles.backup: the file _classes/roles/backup.yml"),
+            );
+            return;
+        }
+        if let Some(start) = self.stack.iter().position(|(n, _)| *n == name) {
+            self.cycle(start, &name, span);
+            return;
+        }
+        if self.seen.contains(&name) {
+            return;
+        }
+        let class = match self.library.class(&name) {
+            Ok(Some(class)) => class,
+            Ok(None) => {
+                self.missing(&name, text, span);
+                return;
+            }
+            Err(e) => {
+                self.errors.extend(e);
+                return;
+            }
+        };
+        self.stack.push((name.clone(), span.clone()));
+        for inner in &class.unit.classes {
+            self.visit(inner);
+        }
+        self.stack.pop();
+        self.seen.insert(name.clone());
+        self.out.classes.push(name);
+        self.out.docs.push(Doc {
+            rel: class.file.rel.clone(),
+            node: class.unit.data.clone(),
+            class: Some(class.name.clone()),
+            queries: class.unit.queries,
+            asks: class.unit.asks,
+        });
+    }
+
+    fn cycle(&mut self, start: usize, name: &str, span: &Span) {
+        let names: Vec<&str> = self.stack[start..]
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .chain(std::iter::once(name))
+            .collect();
+        let mut d = Diag::new(
+            "beryl::classes::cycle",
+            format!("class cycle: {}", names.join(" → ")),
+        )
+        .label(span, format!("`{name}` is named again here"));
+        for (n, at) in &self.stack[start..] {
+            d = d.label(at, format!("`{n}` named here"));
+        }
+        self.errors
+            .push(d.help("a class cannot include itself, directly or through other classes"));
+    }
+
+    fn missing(&mut self, name: &str, text: &str, span: &Span) {
+        match self.library.settings() {
+            Ok(s) if s.ignores_missing(name) => return,
+            Ok(_) => {}
+            Err(e) => {
+                self.errors.extend(e);
+                return;
+            }
+        }
+        let base = name.replace('.', "/");
+        let shown = if name == text {
+            format!("`{name}`")
+        } else {
+            format!("`{name}` (from {text:?})")
+        };
+        self.errors.push(
+            Diag::new(
+                "beryl::classes::not_found",
+                format!("the class {shown} does not exist"),
+            )
+            .label(span, "named here")
+            .help(format!(
+                "create {}/{base}.yml (or {base}/init.yml), or allow missing classes with `ignore_class_notfound: true` in beryl.yml",
+                super::DIR
+            )),
+        );
+    }
+}

@@ -1,0 +1,164 @@
+//! The chain with its classes, and the two passes of inventory queries.
+//!
+//! [`Compiler::expand`] turns a host's chain into the documents to merge
+//! (src/classes/). A host whose documents hold a `$[ … ]` query needs every
+//! host's exports first: the [`Fleet`], computed once per run by
+//! [`Compiler::exports_of`] on every host (load, merge, references: no keys,
+//! no validation). A host without queries never computes it, so it still
+//! reads only its own chain.
+
+use std::sync::Arc;
+
+use super::{Compiled, Compiler, with_header};
+use crate::classes::walk::{self, Doc, Expanded};
+use crate::diag::Diags;
+use crate::exports::{self, Fleet};
+use crate::inventory::Host;
+use crate::merge::{self, Merged};
+use crate::refs;
+use crate::value::{Node, Span};
+
+/// A host's documents merged and their references resolved.
+pub(super) struct Resolved {
+    /// The documents as merged (queries replaced), in merge order.
+    pub nodes: Vec<Arc<Node>>,
+    pub merged: Merged,
+    pub references: Vec<refs::Resolution>,
+}
+
+impl Compiler<'_> {
+    /// The host's chain with its classes, in merge order.
+    pub(super) fn expand(&self, host: &Host) -> Result<Expanded, Diags> {
+        let chain = self.inventory.chain(host);
+        let mut levels = Vec::with_capacity(chain.len());
+        let mut errors = Vec::new();
+        for level in &chain {
+            match self
+                .load(level.kind, level.file)
+                .and_then(|node| self.library.unit(&level.file.rel, &node))
+            {
+                Ok(unit) => levels.push((level.file, unit)),
+                Err(e) => errors.extend(e),
+            }
+        }
+        if self.inventory.settings.is_some()
+            && let Err(e) = self.library.settings()
+        {
+            errors.extend(e);
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let mut resolve = |docs: &[Doc], text: &str, span: &Span| {
+            let nodes: Vec<&Node> = docs.iter().map(|d| &*d.node).collect();
+            let mut merged = merge::merge_documents(&nodes, &self.policy, None)?;
+            let files = docs.iter().map(|d| Node::str(d.rel.clone())).collect();
+            let classes: Vec<String> = docs.iter().filter_map(|d| d.class.clone()).collect();
+            merged.node = with_header(host, files, &classes, merged.node);
+            refs::evaluate(&mut merged, &self.limits, text, span)
+        };
+        walk::expand(&self.library, &levels, &mut resolve)
+    }
+
+    /// Merges the documents (their queries answered from `fleet`, or left as
+    /// written without one) and resolves the references.
+    pub(super) fn resolved(
+        &self,
+        host: &Host,
+        expanded: &Expanded,
+        fleet: Option<&Fleet>,
+    ) -> Result<Resolved, Diags> {
+        let mut nodes = Vec::with_capacity(expanded.docs.len());
+        let mut errors = Vec::new();
+        for doc in &expanded.docs {
+            if doc.queries {
+                match exports::substitute(&doc.node, fleet) {
+                    Ok(n) => nodes.push(Arc::new(n)),
+                    Err(e) => errors.extend(e),
+                }
+            } else {
+                nodes.push(doc.node.clone());
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let docs: Vec<&Node> = nodes.iter().map(|n| &**n).collect();
+        let mut merged = merge::merge_documents(&docs, &self.policy, None)?;
+        // `_beryl_` goes in first, so that `${_beryl_.fqdn}` resolves.
+        let files = expanded
+            .docs
+            .iter()
+            .map(|d| Node::str(d.rel.clone()))
+            .collect();
+        merged.node = with_header(host, files, &expanded.classes, merged.node);
+        let references = refs::resolve(&mut merged, &self.limits)?;
+        Ok(Resolved {
+            nodes,
+            merged,
+            references,
+        })
+    }
+
+    /// A host's exports: an empty mapping when none of its documents writes
+    /// any (without merging).
+    pub(super) fn exports_of(&self, host: &Host) -> Result<Node, Diags> {
+        let expanded = self.expand(host)?;
+        if !expanded
+            .docs
+            .iter()
+            .any(|d| exports::writes_exports(&d.node))
+        {
+            return Ok(exports::empty());
+        }
+        let mut resolved = self.resolved(host, &expanded, None)?;
+        exports::take(&mut resolved.merged.node)
+    }
+
+    /// Every host's exports, computed once per run.
+    fn fleet(&self) -> &Fleet {
+        self.fleet.get_or_init(|| {
+            let one = |h: &Host| (h.fqdn.clone(), self.exports_of(h));
+            let hosts = &self.inventory.hosts;
+            // Inside a rayon task, a nested parallel loop could run another
+            // host's compile on this thread, which would wait for this very
+            // cell: stay sequential there (compile_all prepares it outside).
+            let hosts = if rayon::current_thread_index().is_some() {
+                hosts.iter().map(one).collect()
+            } else {
+                use rayon::prelude::*;
+                hosts.par_iter().map(one).collect()
+            };
+            Fleet { hosts }
+        })
+    }
+
+    /// Computes every host's exports now, in parallel; call it outside any
+    /// rayon task (see [`Compiler::try_compile`]).
+    pub fn prepare_fleet(&self) {
+        self.fleet();
+    }
+
+    /// Compiles a host unless it needs the fleet and the fleet is not ready
+    /// yet (`None`): for parallel compiles, which call
+    /// [`Compiler::prepare_fleet`] and then compile the hosts that waited.
+    pub fn try_compile(&self, host: &Host) -> Option<Result<Compiled, Diags>> {
+        let expanded = match self.expand(host) {
+            Ok(e) => e,
+            Err(e) => return Some(Err(e)),
+        };
+        let fleet = if expanded.asks() {
+            Some(self.fleet.get()?)
+        } else {
+            None
+        };
+        Some(self.finish(host, &expanded, fleet))
+    }
+
+    /// Compiles a host, computing the fleet first if its queries need it.
+    pub fn compile(&self, host: &Host) -> Result<Compiled, Diags> {
+        let expanded = self.expand(host)?;
+        let fleet = expanded.asks().then(|| self.fleet());
+        self.finish(host, &expanded, fleet)
+    }
+}
