@@ -55,16 +55,27 @@ impl Context {
             );
             bar
         });
-        let out = hosts
+        let step = |r: Result<crate::compile::Compiled, crate::diag::Diags>, h: &Host| {
+            let r = r.and_then(|c| then(h, c));
+            if let Some(b) = &bar {
+                b.inc(1);
+            }
+            r
+        };
+        // Hosts whose queries need every host's exports wait (None) until the
+        // fleet's exports are computed, once, in parallel, outside the loop.
+        let mut out: Vec<Option<Result<T, crate::diag::Diags>>> = hosts
             .par_iter()
-            .map(|h| {
-                let r = compiler.compile(h).and_then(|c| then(h, c));
-                if let Some(b) = &bar {
-                    b.inc(1);
-                }
-                r
-            })
+            .map(|h| compiler.try_compile(h).map(|r| step(r, h)))
             .collect();
+        if out.iter().any(Option::is_none) {
+            compiler.prepare_fleet();
+            out.par_iter_mut()
+                .zip(hosts.par_iter())
+                .filter(|(r, _)| r.is_none())
+                .for_each(|(r, h)| *r = Some(step(compiler.compile(h), h)));
+        }
+        let out = out.into_iter().flatten().collect();
         if let Some(b) = bar {
             b.finish_and_clear();
         }

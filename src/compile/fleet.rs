@@ -52,7 +52,7 @@ impl Compiler<'_> {
         let mut resolve = |docs: &[Doc], text: &str, span: &Span| {
             let nodes: Vec<&Node> = docs.iter().map(|d| &*d.node).collect();
             let mut merged = merge::merge_documents(&nodes, &self.policy, None)?;
-            let files = docs.iter().map(|d| Node::str(d.rel.clone())).collect();
+            let files = level_files(docs);
             let classes: Vec<String> = docs.iter().filter_map(|d| d.class.clone()).collect();
             merged.node = with_header(host, files, &classes, merged.node);
             refs::evaluate(&mut merged, &self.limits, text, span)
@@ -86,11 +86,7 @@ impl Compiler<'_> {
         let docs: Vec<&Node> = nodes.iter().map(|n| &**n).collect();
         let mut merged = merge::merge_documents(&docs, &self.policy, None)?;
         // `_beryl_` goes in first, so that `${_beryl_.fqdn}` resolves.
-        let files = expanded
-            .docs
-            .iter()
-            .map(|d| Node::str(d.rel.clone()))
-            .collect();
+        let files = level_files(&expanded.docs);
         merged.node = with_header(host, files, &expanded.classes, merged.node);
         let references = refs::resolve(&mut merged, &self.limits)?;
         Ok(Resolved {
@@ -161,4 +157,13 @@ impl Compiler<'_> {
         let fleet = expanded.asks().then(|| self.fleet());
         self.finish(host, &expanded, fleet)
     }
+}
+
+/// `_beryl_.files`: the level files of the chain (the classes are listed
+/// apart, in `_beryl_.classes`).
+fn level_files(docs: &[Doc]) -> Vec<Node> {
+    docs.iter()
+        .filter(|d| d.class.is_none())
+        .map(|d| Node::str(d.rel.clone()))
+        .collect()
 }
