@@ -61,13 +61,13 @@ impl Compiler<'_> {
     }
 
     /// Merges the documents (their queries answered from `fleet`, or left as
-    /// written without one) and resolves the references.
-    pub(super) fn resolved(
+    /// written without one), with the `_beryl_` header.
+    fn merged(
         &self,
         host: &Host,
         expanded: &Expanded,
         fleet: Option<&Fleet>,
-    ) -> Result<Resolved, Diags> {
+    ) -> Result<(Vec<Arc<Node>>, Merged), Diags> {
         let mut nodes = Vec::with_capacity(expanded.docs.len());
         let mut errors = Vec::new();
         for doc in &expanded.docs {
@@ -88,6 +88,17 @@ impl Compiler<'_> {
         // `_beryl_` goes in first, so that `${_beryl_.fqdn}` resolves.
         let files = level_files(&expanded.docs);
         merged.node = with_header(host, files, &expanded.classes, merged.node);
+        Ok((nodes, merged))
+    }
+
+    /// The documents merged, and every reference resolved.
+    pub(super) fn resolved(
+        &self,
+        host: &Host,
+        expanded: &Expanded,
+        fleet: Option<&Fleet>,
+    ) -> Result<Resolved, Diags> {
+        let (nodes, mut merged) = self.merged(host, expanded, fleet)?;
         let references = refs::resolve(&mut merged, &self.limits)?;
         Ok(Resolved {
             nodes,
@@ -97,7 +108,9 @@ impl Compiler<'_> {
     }
 
     /// A host's exports: an empty mapping when none of its documents writes
-    /// any (without merging).
+    /// any (without merging). Only the references the exports read are
+    /// resolved: a broken reference elsewhere in the host fails the host,
+    /// not its exports (as in reclass).
     pub(super) fn exports_of(&self, host: &Host) -> Result<Node, Diags> {
         let expanded = self.expand(host)?;
         if !expanded
@@ -107,8 +120,11 @@ impl Compiler<'_> {
         {
             return Ok(exports::empty());
         }
-        let mut resolved = self.resolved(host, &expanded, None)?;
-        exports::take(&mut resolved.merged.node)
+        let mut merged = self.merged(host, &expanded, None)?.1;
+        match refs::resolve_subtree(&mut merged, &self.limits, &[exports::KEY.to_string()])? {
+            Some(node) => exports::checked(node),
+            None => Ok(exports::empty()),
+        }
     }
 
     /// Every host's exports, computed once per run.

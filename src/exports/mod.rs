@@ -55,10 +55,15 @@ pub fn take(root: &mut Node) -> Result<Node, Diags> {
     let Value::Map(map) = &mut root.value else {
         return Ok(empty());
     };
-    let Some(entry) = map.shift_remove(KEY) else {
-        return Ok(empty());
-    };
-    let node = entry.node;
+    match map.shift_remove(KEY) {
+        Some(entry) => checked(entry.node),
+        None => Ok(empty()),
+    }
+}
+
+/// The exports as merged and resolved, checked: a mapping (null is an empty
+/// one) without queries.
+pub fn checked(node: Node) -> Result<Node, Diags> {
     match node.value {
         Value::Map(_) => {}
         Value::Null => return Ok(empty()),

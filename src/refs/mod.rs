@@ -20,7 +20,7 @@ mod template;
 
 use std::collections::{BTreeSet, HashSet};
 
-pub use single::evaluate;
+pub use single::{evaluate, resolve_subtree};
 pub use template::{Part, has_reference};
 
 use crate::diag::{Diag, Diags};

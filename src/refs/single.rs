@@ -5,6 +5,7 @@ use super::{Resolver, template};
 use crate::diag::{Diag, Diags};
 use crate::limits::Limits;
 use crate::merge::Merged;
+use crate::value::Node;
 use crate::value::Span;
 
 /// The text of `text` with its references replaced by their (scalar) values
@@ -29,6 +30,26 @@ pub fn evaluate(
     let out = r.eval_text(&parts, span);
     match out {
         Ok(s) if r.errors.is_empty() => Ok(s),
+        _ => Err(r.errors),
+    }
+}
+
+/// The value at `path` with every reference below it resolved (and the
+/// deferred merges there finished), leaving the rest of the tree as it is;
+/// `None` when nothing is there. A host's exports are computed this way, so
+/// a broken reference elsewhere in its config does not fail them.
+pub fn resolve_subtree(
+    merged: &mut Merged,
+    limits: &Limits,
+    path: &[String],
+) -> Result<Option<Node>, Diags> {
+    let mut r = Resolver::new(merged, limits);
+    if r.locate(path).is_none() {
+        return Ok(None);
+    }
+    let text = crate::path::display(path);
+    match r.value_at(&text, &Span::synthetic()) {
+        Ok(node) if r.errors.is_empty() => Ok(Some(node)),
         _ => Err(r.errors),
     }
 }

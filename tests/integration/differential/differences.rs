@@ -59,6 +59,14 @@ const PREDICATES: &[&str] = &[
     "unique_lower_null",
     "unique_top_mapping",
     "patch_key_order",
+    // The reclass differential's (reclass/judge.rs).
+    "reclass_kind_change",
+    "reclass_embedded_mapping",
+    "reclass_constant_mapping",
+    "reclass_query_order",
+    "reclass_classes_as_written",
+    "reclass_constant_repeated",
+    "reclass_query_needs_failed_host",
 ];
 
 pub enum Verdict {
@@ -126,7 +134,7 @@ fn holds(when: &str, spec: &J, levels: &[J], ours: &Answer, theirs: &Answer) -> 
             (Answer::Ok(a), Answer::Ok(b)) => !ordered_eq(a, b) && a == b,
             _ => false,
         },
-        other => panic!("unknown predicate {other}"),
+        other => panic!("unknown predicate {other} for the merge strategies"),
     }
 }
 

@@ -15,6 +15,7 @@
 mod cases;
 mod differences;
 mod peers;
+mod reclass;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -213,8 +214,10 @@ fn strategies_agree_with_the_peers() {
     let table = format!(
         "| peer | strategy | cases | agree | differ (listed difference: count) | selected by a difference but agree |\n|---|---|---|---|---|---|\n{report}"
     );
-    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("differential.md");
-    std::fs::write(&path, &table).expect("write the report");
+    let path = report_section(
+        "Merge strategies against Puppet, the deep_merge gem and json-patch",
+        &table,
+    );
     eprintln!("{table}\n(report written to {})", path.display());
     assert!(
         failures.is_empty(),
@@ -246,6 +249,35 @@ fn patch_passes_rfc7396_appendix_a() {
             Answer::Error(e) => panic!("{v}: {e}"),
         }
     }
+}
+
+/// Writes one section of the agreement report (`differential.md` in the
+/// test temp dir, which `.ci/run` prints), keeping the other tests' sections.
+/// Returns the report's path.
+pub fn report_section(title: &str, body: &str) -> std::path::PathBuf {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("differential.md");
+    // A report from before the sections (or none) starts afresh.
+    let old = std::fs::read_to_string(&path)
+        .ok()
+        .filter(|t| t.starts_with("## "))
+        .unwrap_or_default();
+    let mut sections: BTreeMap<String, String> = BTreeMap::new();
+    for part in old.split("\n## ").filter(|p| !p.trim().is_empty()) {
+        let part = part.trim_start_matches("## ");
+        if let Some((head, rest)) = part.split_once('\n') {
+            sections.insert(head.to_string(), rest.trim().to_string());
+        }
+    }
+    sections.insert(title.to_string(), body.trim().to_string());
+    let text: String = sections
+        .iter()
+        .map(|(head, rest)| format!("## {head}\n\n{rest}\n"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(&path, text).expect("write the report");
+    path
 }
 
 fn spec_text(spec: &J) -> String {
