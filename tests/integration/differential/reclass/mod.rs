@@ -63,8 +63,11 @@ fn python() -> Option<PathBuf> {
     ok.then_some(candidate)
 }
 
+/// The files of a case: (path, text).
+type Files = Vec<(String, String)>;
+
 /// The fixed cases: `--- path` blocks, written over BASE.
-fn fixed() -> Vec<(String, Vec<(String, String)>)> {
+fn fixed() -> Vec<(String, Files)> {
     let dir = super::super::harness::repo().join("tests/peers/reclass");
     let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("tests/peers/reclass")
@@ -245,7 +248,7 @@ fn classes_and_queries_agree_with_reclass() {
         .into_iter()
         .filter(|d| d.peers.iter().any(|p| p == "reclass"))
         .collect();
-    let mut cases: Vec<(&str, String, Vec<(String, String)>)> =
+    let mut cases: Vec<(&str, String, Files)> =
         fixed().into_iter().map(|(n, f)| ("fixed", n, f)).collect();
     for seed in 1..=INVENTORIES {
         cases.push((
