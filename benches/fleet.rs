@@ -37,7 +37,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 const USAGE: &str = "usage: cargo bench --bench fleet -- [--sizes N,N,...] [--runs N] [--out] \
-[--seed N] [--domains N] [--groups N] [--floor-threads N] [--one HOST] [--beryl PATH]";
+[--seed N] [--domains N] [--groups N] [--classes] [--floor-threads N] [--one HOST] [--beryl PATH]";
 
 struct Options {
     sizes: Vec<usize>,
@@ -46,6 +46,8 @@ struct Options {
     seed: u64,
     domains: usize,
     groups: usize,
+    /// The inventory variant with classes and queries (geninv --classes).
+    classes: bool,
     floor_threads: usize,
     one: String,
     beryl: PathBuf,
@@ -59,6 +61,7 @@ fn options() -> Result<Options, String> {
         seed: 1,
         domains: 10,
         groups: 50,
+        classes: false,
         floor_threads: 2,
         one: "host01".into(),
         beryl: PathBuf::from(env!("CARGO_BIN_EXE_beryl")),
@@ -81,6 +84,7 @@ fn options() -> Result<Options, String> {
             "--seed" => o.seed = num(value()?)? as u64,
             "--domains" => o.domains = num(value()?)?,
             "--groups" => o.groups = num(value()?)?,
+            "--classes" => o.classes = true,
             "--floor-threads" => o.floor_threads = num(value()?)?.max(1),
             "--one" => o.one = value()?,
             "--beryl" => o.beryl = PathBuf::from(value()?),
@@ -110,11 +114,12 @@ fn target_dir() -> PathBuf {
 /// The cached inventory of `hosts` hosts, generated if missing.
 fn inventory(o: &Options, hosts: usize) -> Result<PathBuf, String> {
     let dir = target_dir().join("fleetbench").join(format!(
-        "inv-h{hosts}-d{}-g{}-s{}-v{}",
+        "inv-h{hosts}-d{}-g{}-s{}-v{}{}",
         o.domains,
         o.groups,
         o.seed,
-        inventory_gen::VERSION
+        inventory_gen::VERSION,
+        if o.classes { "-classes" } else { "" }
     ));
     let done = dir.join(".complete");
     if done.exists() {
@@ -129,6 +134,7 @@ fn inventory(o: &Options, hosts: usize) -> Result<PathBuf, String> {
         domains: o.domains,
         groups: o.groups,
         seed: o.seed,
+        classes: o.classes,
     };
     let s = inventory_gen::generate(&p, &dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     fs::write(&done, "").map_err(|e| e.to_string())?;

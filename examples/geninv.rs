@@ -33,6 +33,9 @@ struct Args {
     /// Seed of the random choices.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Add classes and inventory queries (docs/performance.md, §7).
+    #[arg(long)]
+    classes: bool,
     /// Output directory: DIR/inventory and DIR/ssh are created (they must not exist).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
@@ -45,6 +48,7 @@ fn main() -> ExitCode {
         domains: args.domains,
         groups: args.groups,
         seed: args.seed,
+        classes: args.classes,
     };
     match inventory_gen::generate(&params, &args.out) {
         Ok(s) => {

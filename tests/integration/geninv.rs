@@ -17,6 +17,7 @@ const SMALL: Params = Params {
     domains: 10,
     groups: 50,
     seed: 1,
+    classes: false,
 };
 
 fn args(a: &[&str]) -> Vec<String> {
@@ -149,4 +150,46 @@ fn same_seed_same_bytes_other_seed_other_bytes() {
     assert!(tree(a.path()) != tree(c.path()), "seeds 1 and 2 agree");
     // Generating over an existing tree is refused, not mixed in.
     assert!(generate(&SMALL, a.path()).is_err());
+}
+
+/// The `--classes` variant checks; its cache hosts answer their query with the
+/// web servers of their own domain, and host01 (a web host) asks nothing.
+#[test]
+fn classes_variant_checks_and_answers_queries() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = Params {
+        hosts: 120,
+        classes: true,
+        ..SMALL
+    };
+    generate(&p, dir.path()).unwrap();
+    let run = beryl(dir.path(), &args(&["check"]));
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let run = beryl(dir.path(), &args(&["render", "--all", "--format", "json"]));
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let all: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&run.stdout).unwrap();
+    let host01 = &all["host01.par1.example.org"];
+    assert_eq!(host01["_beryl_"]["exports"]["role"], "web");
+    assert!(host01.get("varnish").is_none());
+    let classes = host01["_beryl_"]["classes"].as_array().unwrap();
+    assert_eq!(
+        classes,
+        &["common.base", "common.monitored", "roles.web"].map(serde_json::Value::from)
+    );
+    let mut answered = 0;
+    for (fqdn, config) in &all {
+        let Some(backends) = config["varnish"]["backends"].as_object() else {
+            continue;
+        };
+        answered += 1;
+        let domain = config["_beryl_"]["domain"].as_str().unwrap();
+        for (backend, ip) in backends {
+            let other = &all[backend]["_beryl_"]["exports"];
+            assert_eq!(other["role"], "web", "{fqdn}: {backend}");
+            assert_eq!(other["domain"], domain, "{fqdn}: {backend}");
+            assert_eq!(&other["ip"], ip);
+        }
+    }
+    assert!(answered > 0, "no cache host asked");
 }
