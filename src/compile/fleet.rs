@@ -7,7 +7,8 @@
 //! no validation). A host without queries never computes it, so it still
 //! reads only its own chain.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::{Compiled, Compiler, with_header};
 use crate::classes::walk::{self, Doc, Expanded};
@@ -17,6 +18,43 @@ use crate::inventory::Host;
 use crate::merge::{self, Merged};
 use crate::refs;
 use crate::value::{Node, Span};
+
+/// A document with its queries answered, once per run.
+type Answered = Arc<OnceLock<Result<Arc<Node>, Diags>>>;
+
+/// Work shared between hosts: the exports of hosts compiled before the fleet
+/// was needed (so the fleet does not merge them again), and each document
+/// with its queries answered (the answers do not depend on the host).
+#[derive(Default)]
+pub(super) struct Found {
+    exports: Mutex<HashMap<String, Node>>,
+    answered: Mutex<HashMap<(String, bool), Answered>>,
+}
+
+impl Found {
+    pub(super) fn exports(&self, fqdn: &str, exports: &Node) {
+        let mut map = self.exports.lock().unwrap_or_else(|e| e.into_inner());
+        map.insert(fqdn.to_string(), exports.clone());
+    }
+
+    fn known(&self, fqdn: &str) -> Option<Node> {
+        let map = self.exports.lock().unwrap_or_else(|e| e.into_inner());
+        map.get(fqdn).cloned()
+    }
+
+    /// The document with its queries answered from `fleet` (or only its
+    /// escapes undone without one), once per document and pass.
+    fn answered(&self, doc: &Doc, fleet: Option<&Fleet>) -> Result<Arc<Node>, Diags> {
+        let cell = {
+            let mut map = self.answered.lock().unwrap_or_else(|e| e.into_inner());
+            map.entry((doc.rel.clone(), fleet.is_some()))
+                .or_default()
+                .clone()
+        };
+        cell.get_or_init(|| exports::substitute(&doc.node, fleet).map(Arc::new))
+            .clone()
+    }
+}
 
 /// A host's documents merged and their references resolved.
 pub(super) struct Resolved {
@@ -72,8 +110,8 @@ impl Compiler<'_> {
         let mut errors = Vec::new();
         for doc in &expanded.docs {
             if doc.queries {
-                match exports::substitute(&doc.node, fleet) {
-                    Ok(n) => nodes.push(Arc::new(n)),
+                match self.found.answered(doc, fleet) {
+                    Ok(n) => nodes.push(n),
                     Err(e) => errors.extend(e),
                 }
             } else {
@@ -130,7 +168,13 @@ impl Compiler<'_> {
     /// Every host's exports, computed once per run.
     fn fleet(&self) -> &Fleet {
         self.fleet.get_or_init(|| {
-            let one = |h: &Host| (h.fqdn.clone(), self.exports_of(h));
+            let one = |h: &Host| {
+                let exports = match self.found.known(&h.fqdn) {
+                    Some(e) => Ok(e),
+                    None => self.exports_of(h),
+                };
+                (h.fqdn.clone(), exports)
+            };
             let hosts = &self.inventory.hosts;
             // Inside a rayon task, a nested parallel loop could run another
             // host's compile on this thread, which would wait for this very

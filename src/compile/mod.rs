@@ -74,6 +74,8 @@ pub struct Compiler<'a> {
     library: Library<'a>,
     /// Every host's exports, once a host's queries need them (fleet.rs).
     fleet: OnceLock<Fleet>,
+    /// What the fleet needs and was found on the way (fleet.rs).
+    found: fleet::Found,
 }
 
 impl<'a> Compiler<'a> {
@@ -86,6 +88,7 @@ impl<'a> Compiler<'a> {
             cache: Mutex::new(HashMap::new()),
             library: Library::new(inventory, limits),
             fleet: OnceLock::new(),
+            found: fleet::Found::default(),
         }
     }
 
@@ -106,6 +109,10 @@ impl<'a> Compiler<'a> {
         let policy = merged.policy;
         let mut merged = merged.node;
         let exports = crate::exports::take(&mut merged)?;
+        if fleet.is_none() {
+            // No query was answered: these are the exports the fleet needs.
+            self.found.exports(&host.fqdn, &exports);
+        }
         set_header(&mut merged, "exports", exports);
 
         // Only _domain.yml may set the root `ssh_keys` (levels.rs).

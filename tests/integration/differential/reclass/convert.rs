@@ -42,8 +42,7 @@ pub fn convert(inv: &Inventory, out: &Path) -> J {
         }
     }
     for (file, name) in &levels {
-        let (own, body) = document(file, &[]);
-        let _ = own;
+        let body = document(file, &[]);
         write(
             &classes.join(format!("{}.yml", name.replace('.', "/"))),
             &body,
@@ -60,7 +59,7 @@ pub fn convert(inv: &Inventory, out: &Path) -> J {
         {
             chain.push(format!("beryl_levels.groups.{}.{g}", mangle(&host.domain)));
         }
-        let (_, body) = document(&host.file, &chain);
+        let body = document(&host.file, &chain);
         write(&nodes.join(format!("{}.yml", host.fqdn)), &body);
     }
     settings(inv)
@@ -83,11 +82,11 @@ fn load(path: &Path) -> Node {
 
 /// A level or class as a reclass document; `before` are classes listed
 /// ahead of the document's own.
-fn document(file: &LevelFile, before: &[String]) -> (Vec<String>, J) {
+fn document(file: &LevelFile, before: &[String]) -> J {
     convert_node(&load(&file.path), before)
 }
 
-fn convert_node(node: &Node, before: &[String]) -> (Vec<String>, J) {
+fn convert_node(node: &Node, before: &[String]) -> J {
     let mut classes: Vec<String> = before.to_vec();
     let mut parameters = Map::new();
     let mut exports = None;
@@ -114,7 +113,7 @@ fn convert_node(node: &Node, before: &[String]) -> (Vec<String>, J) {
     if let Some(e) = exports {
         doc.insert("exports".into(), e);
     }
-    (classes, J::Object(doc))
+    J::Object(doc)
 }
 
 fn copy_classes(root: &Path, dir: &Path, out: &Path) {
@@ -129,7 +128,7 @@ fn copy_classes(root: &Path, dir: &Path, out: &Path) {
             continue;
         }
         let rel = path.strip_prefix(root).unwrap().with_extension("yml");
-        let (_, body) = convert_node(&load(&path), &[]);
+        let body = convert_node(&load(&path), &[]);
         write(&out.join(rel), &body);
     }
 }
