@@ -33,7 +33,7 @@ struct Args {
     /// Seed of the random choices.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Add classes and inventory queries (docs/performance.md, §7).
+    /// Add classes and inventory queries (docs/performance.md, §8).
     #[arg(long)]
     classes: bool,
     /// Output directory: DIR/inventory and DIR/ssh are created (they must not exist).
