@@ -457,8 +457,9 @@ fn measure(o: &Options, hosts: usize) -> Result<Row, String> {
 const DIFF_HOSTS: usize = 10;
 
 /// `beryl diff` between two render outputs of the inventory `inv` that differ
-/// in [`DIFF_HOSTS`] hosts: a copy of the inventory (cached beside it) whose
-/// first host files, in sorted order, each get one more key. Both outputs are
+/// in [`DIFF_HOSTS`] host files: a copy of the inventory (cached beside it)
+/// whose first host files, in sorted order, each get one more key. (With
+/// `--classes`, a changed host's exports can change other hosts' answers.) Both outputs are
 /// rendered untimed; `beryl diff` exits 1 (differences found).
 fn measure_diff(o: &Options, inv: &Path, log: &Path) -> Result<Cost, String> {
     let base = target_dir().join("fleetbench");
@@ -466,7 +467,7 @@ fn measure_diff(o: &Options, inv: &Path, log: &Path) -> Result<Cost, String> {
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     let changed = base.join(format!("{name}-changed{DIFF_HOSTS}"));
-    let marker = changed.join(".changed");
+    let marker = changed.join(".changed-v2");
     if !marker.exists() {
         let _ = fs::remove_dir_all(&changed);
         let status = Command::new("cp")
@@ -484,10 +485,8 @@ fn measure_diff(o: &Options, inv: &Path, log: &Path) -> Result<Cost, String> {
         }
         let hosts = yaml_files(&changed.join("inventory"))
             .into_iter()
-            .filter(|(p, _)| {
-                p.file_name()
-                    .is_some_and(|n| !n.to_string_lossy().starts_with('_'))
-            })
+            // Host files only: no level file, nothing under `_classes/`.
+            .filter(|(_, rel)| !rel.split('/').any(|part| part.starts_with('_')))
             .take(DIFF_HOSTS);
         for (path, _) in hosts {
             let mut text = fs::read_to_string(&path).map_err(|e| e.to_string())?;

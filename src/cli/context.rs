@@ -64,10 +64,14 @@ impl Context {
         };
         // Hosts whose queries need every host's exports wait (None) until the
         // fleet's exports are computed, once, in parallel, outside the loop.
-        let mut out: Vec<Option<Result<T, crate::diag::Diags>>> = hosts
-            .par_iter()
-            .map(|h| compiler.try_compile(h).map(|r| step(r, h)))
-            .collect();
+        let first = |h: &&Host| compiler.try_compile(h).map(|r| step(r, h));
+        // One host stays on this thread: handing it to a worker only adds a
+        // wake-up, which a loaded machine can make milliseconds long.
+        let mut out: Vec<Option<Result<T, crate::diag::Diags>>> = if hosts.len() < 2 {
+            hosts.iter().map(first).collect()
+        } else {
+            hosts.par_iter().map(first).collect()
+        };
         if out.iter().any(Option::is_none) {
             compiler.prepare_fleet();
             out.par_iter_mut()
