@@ -144,6 +144,18 @@ fn sizes() -> Vec<Prepared> {
         )
         .has("inventory/example.org/web/host01.yml:3:")
         .has("a list holds more than 100000 items"),
+        // 300,000 keys in 3.3 MB, under the size cap: the value cap stops it.
+        host(
+            "gen/yaml/mapping-300k-keys",
+            format!(
+                "{HEAD}site:\n{}",
+                (0..300_000)
+                    .map(|i| format!("  k{i:06}: v\n"))
+                    .collect::<String>()
+            ),
+        )
+        .has("inventory/example.org/web/host01.yml:")
+        .has("the document has more than 250000 values"),
         // On one line of 2 MB: the location is written out, not quoted.
         host(
             "gen/yaml/list-1m-items-flow-one-line",
