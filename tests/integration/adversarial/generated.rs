@@ -32,6 +32,15 @@ fn case(name: &str, files: &[(&str, &[u8])], args: &[&str]) -> Prepared {
     Prepared::new(name, tree(files), args)
 }
 
+/// Like [`case`], with files built at run time, and the usual command.
+fn case_owned(name: &str, files: Vec<(String, String)>) -> Prepared {
+    let files: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_bytes()))
+        .collect();
+    case(name, &files, OUT)
+}
+
 fn host(name: &str, text: impl AsRef<[u8]>) -> Prepared {
     case(name, &[(HOST, text.as_ref())], OUT)
 }
@@ -182,6 +191,21 @@ fn sizes() -> Vec<Prepared> {
         .has("inventory/example.org/web/host01.yml:4:5")
         .has("inventory/example.org/web/host01.yml:10003:5")
         .has("error: 10000 errors"),
+        // A chain of 1,000 classes, each including the next (50,000
+        // overflowed the stack).
+        case_owned("gen/classes/chain-1000", {
+            let mut files: Vec<(String, String)> = (0..1000)
+                .map(|i| {
+                    let text = format!("classes: [c{}]\n", i + 1);
+                    (format!("inventory/_classes/c{i}.yml"), text)
+                })
+                .collect();
+            files.push(("inventory/_classes/c1000.yml".into(), "x: 1\n".into()));
+            files.push((HOST.into(), format!("classes: [c0]\n{HEAD}")));
+            files
+        })
+        .has("classes include one another more than 64 deep")
+        .has("inventory/_classes/c63.yml:1:11"),
         // A chain of 1,000 references, each the next one's value.
         host("gen/refs/chain-1000", {
             let mut t = String::from(HEAD);
