@@ -3,8 +3,8 @@
 //! docs/limits.md describes them for users. Each limit has its own error code
 //! (`beryl::limit::<name>`, [`Limit::code`]) and its error names the flag
 //! that raises it ([`Limit::flag`]). The global options `--max-file-size`,
-//! `--max-depth`, `--max-nodes`, `--max-list-items` and `--max-ref-depth`
-//! (and the `BERYL_MAX_*` variables) set them; the parser's other budgets
+//! `--max-depth`, `--max-nodes`, `--max-list-items`, `--max-ref-depth` and
+//! `--max-class-depth` (and the `BERYL_MAX_*` variables) set them; the parser's other budgets
 //! are derived from those, so that raising one knob never runs into a hidden
 //! one.
 
@@ -25,6 +25,8 @@ pub struct Limits {
     pub max_list_items: usize,
     /// Longest chain of references resolved inside one another.
     pub max_ref_depth: usize,
+    /// Longest chain of classes including one another.
+    pub max_class_depth: usize,
 }
 
 /// 4 MiB: a level file is a few KB; this leaves room for generated ones.
@@ -36,6 +38,7 @@ pub const MAX_DEPTH_CEILING: usize = 1000;
 pub const DEFAULT_MAX_NODES: usize = 250_000;
 pub const DEFAULT_MAX_LIST_ITEMS: usize = 100_000;
 pub const DEFAULT_MAX_REF_DEPTH: usize = 64;
+pub const DEFAULT_MAX_CLASS_DEPTH: usize = 64;
 /// Files beryl wrote itself and reads back (`beryl diff` on a `render --out`
 /// directory, its manifest, an `apply --state` snapshot): 64 MiB.
 pub const MAX_OUTPUT_FILE_SIZE: u64 = 64 * 1024 * 1024;
@@ -48,6 +51,7 @@ impl Default for Limits {
             max_nodes: DEFAULT_MAX_NODES,
             max_list_items: DEFAULT_MAX_LIST_ITEMS,
             max_ref_depth: DEFAULT_MAX_REF_DEPTH,
+            max_class_depth: DEFAULT_MAX_CLASS_DEPTH,
         }
     }
 }
@@ -77,6 +81,7 @@ impl Limits {
             max_nodes: usize::MAX / 8,
             max_list_items: usize::MAX,
             max_ref_depth: DEFAULT_MAX_REF_DEPTH,
+            max_class_depth: DEFAULT_MAX_CLASS_DEPTH,
         }
     }
 }
@@ -92,6 +97,7 @@ pub enum Limit {
     Aliases,
     RefDepth,
     RefExpansion,
+    ClassDepth,
 }
 
 impl Limit {
@@ -105,6 +111,7 @@ impl Limit {
             Limit::Aliases => "beryl::limit::aliases",
             Limit::RefDepth => "beryl::limit::ref_depth",
             Limit::RefExpansion => "beryl::limit::ref_expansion",
+            Limit::ClassDepth => "beryl::limit::class_depth",
         }
     }
 
@@ -117,6 +124,7 @@ impl Limit {
             Limit::Nodes | Limit::Aliases | Limit::RefExpansion => "--max-nodes",
             Limit::ListItems => "--max-list-items",
             Limit::RefDepth => "--max-ref-depth",
+            Limit::ClassDepth => "--max-class-depth",
         }
     }
 
@@ -130,6 +138,9 @@ impl Limit {
             Limit::Strings => "this cap is 16 × --max-file-size; raising that raises it",
             Limit::Aliases => "this cap is a twentieth of --max-nodes; raising that raises it",
             Limit::RefDepth => "raise it with --max-ref-depth N (or BERYL_MAX_REF_DEPTH)",
+            Limit::ClassDepth => {
+                "raise it with --max-class-depth N (or BERYL_MAX_CLASS_DEPTH), at most 1000"
+            }
             Limit::RefExpansion => {
                 "references may copy at most --max-nodes values and 16 × --max-file-size \
                  bytes of strings into one host's config; raise those"
@@ -173,6 +184,7 @@ mod tests {
             Limit::Aliases,
             Limit::RefDepth,
             Limit::RefExpansion,
+            Limit::ClassDepth,
         ];
         let codes: std::collections::HashSet<_> = all.iter().map(|l| l.code()).collect();
         assert_eq!(codes.len(), all.len());

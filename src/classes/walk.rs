@@ -60,6 +60,7 @@ pub fn expand(
         stack: Vec::new(),
         errors: Vec::new(),
         resolve,
+        stopped: false,
     };
     for (file, unit) in levels {
         for name in &unit.classes {
@@ -88,6 +89,8 @@ struct Walk<'w, 'l, 'r> {
     stack: Vec<(String, Span)>,
     errors: Diags,
     resolve: &'w mut Resolve<'r>,
+    /// The class depth limit was reached: nothing more is visited.
+    stopped: bool,
 }
 
 impl Walk<'_, '_, '_> {
@@ -95,6 +98,9 @@ impl Walk<'_, '_, '_> {
         let Some(text) = written.as_str() else {
             return;
         };
+        if self.stopped {
+            return;
+        }
         let span = &written.span;
         let name = if crate::refs::has_reference(text) {
             match (self.resolve)(&self.out.docs, text, span) {
@@ -145,6 +151,21 @@ impl Walk<'_, '_, '_> {
                 return;
             }
         };
+        let max = self.library.limits.max_class_depth;
+        if self.stack.len() >= max {
+            // A chain 50,000 classes deep overflowed the stack.
+            self.stopped = true;
+            let outer: Vec<&str> = self.stack.iter().take(3).map(|(n, _)| n.as_str()).collect();
+            self.errors.push(
+                crate::limits::Limit::ClassDepth
+                    .diag(format!(
+                        "classes include one another more than {max} deep (a chain starting {} → …)",
+                        outer.join(" → ")
+                    ))
+                    .label(span, "this class is one too many"),
+            );
+            return;
+        }
         self.stack.push((name.clone(), span.clone()));
         for inner in &class.unit.classes {
             self.visit(inner);

@@ -97,6 +97,12 @@ pub struct Cli {
           value_parser = at_least_one_up_to(limits::MAX_DEPTH_CEILING), help_heading = LIMITS)]
     pub max_ref_depth: usize,
 
+    /// The longest chain of classes including one another.
+    #[arg(long, global = true, value_name = "N", env = "BERYL_MAX_CLASS_DEPTH",
+          default_value_t = limits::DEFAULT_MAX_CLASS_DEPTH,
+          value_parser = at_least_one_up_to(limits::MAX_DEPTH_CEILING), help_heading = LIMITS)]
+    pub max_class_depth: usize,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -122,6 +128,7 @@ impl Cli {
             max_nodes: self.max_nodes,
             max_list_items: self.max_list_items,
             max_ref_depth: self.max_ref_depth,
+            max_class_depth: self.max_class_depth,
         }
     }
 }

@@ -22,8 +22,9 @@
 //!
 //! Every command that writes or reads DIR (`render --out`, and `beryl diff`
 //! on a render directory) first **recovers** it, under the lock below: a
-//! journal is rolled forward (step 3 again), and a stage without a journal
-//! (an interruption before the commit) is deleted.
+//! journal is rolled forward (step 3 again). A stage without a journal (an
+//! interruption before the commit) is deleted by the next write, and by a
+//! reader that can; DIR's own files do not depend on it.
 //!
 //! The guarantee, for an interruption at any point (the process killed, a
 //! crash, a full disk, a read-only file system): once recovered, DIR holds
@@ -119,11 +120,24 @@ impl Manifest {
     /// while the caller reads the host files.
     pub fn read(dir: &Path) -> Result<(Option<Manifest>, DirLock), Diag> {
         let lock = DirLock::shared(dir)?;
-        let lock = if dir.join(JOURNAL).exists() || dir.join(STAGE).exists() {
+        let lock = if dir.join(JOURNAL).exists() {
+            // A committed write to finish: wait for the directory.
             drop(lock);
             let lock = DirLock::exclusive(dir)?;
-            recover(dir)?;
+            recover(dir, true)?;
             lock.downgrade()?
+        } else if dir.join(STAGE).exists() {
+            // An uncommitted stage, which DIR's files do not depend on:
+            // deleted if nobody else holds the directory (the other side of
+            // `beryl diff out out` does), else left for the next write.
+            drop(lock);
+            match DirLock::try_exclusive(dir)? {
+                Some(lock) => {
+                    recover(dir, true)?;
+                    lock.downgrade()?
+                }
+                None => DirLock::shared(dir)?,
+            }
         } else {
             lock
         };
@@ -235,7 +249,7 @@ impl DirWriter {
             failed: AtomicBool::new(false),
             _lock: lock,
         };
-        recover(dir)?;
+        recover(dir, false)?;
         writer.old = read_manifest(dir)?;
         let stage = dir.join(STAGE);
         std::fs::create_dir(&stage).map_err(|e| io(&stage, &e))?;
@@ -376,8 +390,10 @@ fn apply(dir: &Path, journal: &Journal) -> Result<(), Diag> {
 }
 
 /// Finishes or discards an interrupted write (the caller holds the
-/// exclusive lock).
-fn recover(dir: &Path) -> Result<(), Diag> {
+/// exclusive lock). A reader (`for_reading`) that cannot delete an
+/// uncommitted stage, on a read-only DIR say, leaves it: DIR's own files
+/// are the previous output, whole.
+fn recover(dir: &Path, for_reading: bool) -> Result<(), Diag> {
     let path = dir.join(JOURNAL);
     if path.exists() {
         let name = path.display().to_string();
@@ -395,9 +411,12 @@ fn recover(dir: &Path) -> Result<(), Diag> {
     }
     let stage = dir.join(STAGE);
     if stage.exists() {
-        fault::step()
-            .and_then(|()| std::fs::remove_dir_all(&stage))
-            .map_err(|e| io(&stage, &e))?;
+        let removed = fault::step().and_then(|()| std::fs::remove_dir_all(&stage));
+        if let Err(e) = removed
+            && !for_reading
+        {
+            return Err(io(&stage, &e));
+        }
     }
     Ok(())
 }
@@ -430,6 +449,23 @@ impl DirLock {
     fn exclusive(dir: &Path) -> Result<DirLock, Diag> {
         let file = Self::open(dir)?;
         Self::locked(dir, file, File::lock)
+    }
+
+    /// The exclusive lock if nobody holds the directory, else `None`.
+    fn try_exclusive(dir: &Path) -> Result<Option<DirLock>, Diag> {
+        let file = Self::open(dir)?;
+        if let Some(f) = &file {
+            match f.try_lock() {
+                Ok(()) => {}
+                Err(std::fs::TryLockError::WouldBlock) => return Ok(None),
+                Err(std::fs::TryLockError::Error(e)) if e.kind() == ErrorKind::Unsupported => {}
+                Err(std::fs::TryLockError::Error(e)) => return Err(io(dir, &e)),
+            }
+        }
+        Ok(Some(DirLock {
+            file,
+            dir: dir.to_path_buf(),
+        }))
     }
 
     fn shared(dir: &Path) -> Result<DirLock, Diag> {

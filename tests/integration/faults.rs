@@ -327,8 +327,9 @@ fn example() -> tempfile::TempDir {
 /// Runs `script` in a private mount namespace with a tmpfs of `size` on
 /// `out/`, in `dir`; returns its stdout.
 fn in_tmpfs(dir: &Path, size: &str, script: &str) -> String {
-    let out = Command::new("unshare")
-        .args(["-m", "sh", "-c"])
+    // `timeout`: a run that blocks fails the test instead of hanging it.
+    let out = Command::new("timeout")
+        .args(["120", "unshare", "-m", "sh", "-c"])
         .arg(format!(
             "set -u; cd '{}'; mkdir -p out; mount -t tmpfs -o size={size} tmpfs out || exit 99\n{script}",
             dir.display()
@@ -383,7 +384,10 @@ fn a_real_full_disk() {
 }
 
 /// A real read-only DIR (a tmpfs remounted read-only; as root, file modes
-/// would not stop the write): exit 2 naming the path, DIR unchanged.
+/// would not stop the write), holding the stage of an earlier interrupted
+/// write: the write exits 2 naming the path and leaves DIR unchanged; a
+/// reader (`diff`) still reads the previous output, ignoring the stage it
+/// cannot delete.
 #[test]
 fn a_real_read_only_dir() {
     if !can_mount() {
@@ -395,6 +399,7 @@ fn a_real_read_only_dir() {
         "1m",
         r#"
         "$BERYL" --color never render --all --out out >/dev/null 2>&1; echo "first=$?"
+        mkdir out/.beryl-stage && echo half > out/.beryl-stage/host01.example.org.yml
         before=$(cd out && find . | sort | xargs -I{} sh -c 'test -d "{}" && echo "{}" || sha256sum "{}"')
         mount -o remount,ro out
         sed -i 's/swap: 8g/swap: 16g/' inventory/example.org/web/host01.yml
@@ -404,6 +409,7 @@ fn a_real_read_only_dir() {
         grep -q "Read-only file system" err && echo "erofs=yes"
         grep -q "out/.beryl-stage" err && echo "named=yes"
         "$BERYL" --color never diff out out --stat >/dev/null 2>&1; echo "read=$?"
+        [ -e out/.beryl-stage/host01.example.org.yml ] && echo "stage-kept=yes"
         "#,
     );
     for line in [

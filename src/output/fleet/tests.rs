@@ -204,3 +204,29 @@ fn a_writer_dropped_without_commit_undoes_its_stage() {
     drop(w);
     assert!(!fresh.exists());
 }
+
+/// `beryl diff out out` reads one directory twice, the first read holding
+/// its lock: with an uncommitted stage there, the second read waited for
+/// the first forever.
+#[test]
+fn two_readers_of_one_directory_do_not_wait_for_each_other() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().to_path_buf();
+    write_dir(&out, &hosts(&[("a.x.org", "A\n")]), Format::Yaml).unwrap();
+    let (_, first) = Manifest::read(&out).unwrap();
+    // A stage the first reader did not see (one it could not delete, on a
+    // read-only DIR, is the same for the second).
+    fs::create_dir(out.join(STAGE)).unwrap();
+    fs::write(out.join(STAGE).join("a.x.org.yml"), "half").unwrap();
+    let (done, wait) = std::sync::mpsc::channel();
+    let again = out.clone();
+    std::thread::spawn(move || {
+        let _ = done.send(Manifest::read(&again).map(|(m, _)| m.is_some()));
+    });
+    let second = wait.recv_timeout(std::time::Duration::from_secs(10));
+    assert!(matches!(second, Ok(Ok(true))), "the second read blocked");
+    assert!(out.join(STAGE).exists(), "left for the next write");
+    drop(first);
+    write_dir(&out, &hosts(&[("a.x.org", "A\n")]), Format::Yaml).unwrap();
+    assert!(!out.join(STAGE).exists());
+}

@@ -32,6 +32,15 @@ fn case(name: &str, files: &[(&str, &[u8])], args: &[&str]) -> Prepared {
     Prepared::new(name, tree(files), args)
 }
 
+/// Like [`case`], with files built at run time, and the usual command.
+fn case_owned(name: &str, files: Vec<(String, String)>) -> Prepared {
+    let files: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(p, t)| (p.as_str(), t.as_bytes()))
+        .collect();
+    case(name, &files, OUT)
+}
+
 fn host(name: &str, text: impl AsRef<[u8]>) -> Prepared {
     case(name, &[(HOST, text.as_ref())], OUT)
 }
@@ -144,6 +153,18 @@ fn sizes() -> Vec<Prepared> {
         )
         .has("inventory/example.org/web/host01.yml:3:")
         .has("a list holds more than 100000 items"),
+        // 300,000 keys in 3.3 MB, under the size cap: the value cap stops it.
+        host(
+            "gen/yaml/mapping-300k-keys",
+            format!(
+                "{HEAD}site:\n{}",
+                (0..300_000)
+                    .map(|i| format!("  k{i:06}: v\n"))
+                    .collect::<String>()
+            ),
+        )
+        .has("inventory/example.org/web/host01.yml:")
+        .has("the document has more than 250000 values"),
         // On one line of 2 MB: the location is written out, not quoted.
         host(
             "gen/yaml/list-1m-items-flow-one-line",
@@ -170,6 +191,21 @@ fn sizes() -> Vec<Prepared> {
         .has("inventory/example.org/web/host01.yml:4:5")
         .has("inventory/example.org/web/host01.yml:10003:5")
         .has("error: 10000 errors"),
+        // A chain of 1,000 classes, each including the next (50,000
+        // overflowed the stack).
+        case_owned("gen/classes/chain-1000", {
+            let mut files: Vec<(String, String)> = (0..1000)
+                .map(|i| {
+                    let text = format!("classes: [c{}]\n", i + 1);
+                    (format!("inventory/_classes/c{i}.yml"), text)
+                })
+                .collect();
+            files.push(("inventory/_classes/c1000.yml".into(), "x: 1\n".into()));
+            files.push((HOST.into(), format!("classes: [c0]\n{HEAD}")));
+            files
+        })
+        .has("classes include one another more than 64 deep")
+        .has("inventory/_classes/c63.yml:1:11"),
         // A chain of 1,000 references, each the next one's value.
         host("gen/refs/chain-1000", {
             let mut t = String::from(HEAD);

@@ -133,6 +133,7 @@ pub fn run(p: &Prepared) -> Outcome {
         "BERYL_MAX_NODES",
         "BERYL_MAX_LIST_ITEMS",
         "BERYL_MAX_REF_DEPTH",
+        "BERYL_MAX_CLASS_DEPTH",
     ] {
         cmd.env_remove(var);
     }
