@@ -100,7 +100,6 @@ impl<'a> Compiler<'a> {
         expanded: &Expanded,
         fleet: Option<&Fleet>,
     ) -> Result<Compiled, Diags> {
-        let mut errors = Vec::new();
         let fleet::Resolved {
             nodes,
             merged,
@@ -114,43 +113,16 @@ impl<'a> Compiler<'a> {
             self.found.exports(&host.fqdn, &exports);
         }
         set_header(&mut merged, "exports", exports);
-
-        // Only _domain.yml may set the root `ssh_keys` (levels.rs).
-        let domain_keys = match merged.get("ssh_keys") {
-            // A key given twice (by name and inline, say) counts once.
-            Some(list) => keys::inject(&self.resolve_list(list, &mut errors), &[]),
-            None => Vec::new(),
-        };
-        let users = self.inject_keys(&mut merged, &domain_keys, &mut errors);
-        let freebsd = match schema::validate(merged.get("freebsd")) {
-            Ok(f) => Some(f),
-            Err(mut e) => {
-                // Reading order: by file, then by position in the file.
-                e.sort_by_key(location);
-                errors.extend(e);
-                None
-            }
-        };
-        match freebsd {
-            Some(freebsd) if errors.is_empty() => Ok(Compiled {
-                config: merged,
-                references,
-                levels: expanded
-                    .docs
-                    .iter()
-                    .zip(nodes)
-                    .map(|(d, node)| Level {
-                        file: d.rel.clone(),
-                        node,
-                    })
-                    .collect(),
-                policy,
-                freebsd,
-                domain_keys,
-                users,
-            }),
-            _ => Err(errors),
-        }
+        let levels = expanded
+            .docs
+            .iter()
+            .zip(nodes)
+            .map(|(d, node)| Level {
+                file: d.rel.clone(),
+                node,
+            })
+            .collect();
+        complete(merged, references, levels, policy, self.keys)
     }
 
     fn load(&self, kind: LevelKind, file: &crate::inventory::LevelFile) -> Loaded {
@@ -168,88 +140,135 @@ impl<'a> Compiler<'a> {
         // entries themselves are whole values, so keep using them.
         self.cache.lock().unwrap_or_else(|e| e.into_inner())
     }
+}
 
-    fn resolve_list(&self, list: &Node, errors: &mut Diags) -> Vec<Key> {
-        let mut keys = Vec::new();
-        for entry in list.as_seq().unwrap_or_default() {
-            match self.keys.resolve(entry) {
-                Ok(k) => keys.extend(k),
-                Err(d) => errors.push(d),
-            }
+/// The end of a compile, on a host's merged config with its references
+/// resolved: the SSH keys resolved and the domain's injected, then the
+/// `freebsd` section validated. [`Compiler::compile`] ends with it; the plan
+/// fuzz target (fuzz/) calls it on configs built in memory.
+pub fn complete(
+    mut config: Node,
+    references: Vec<refs::Resolution>,
+    levels: Vec<Level>,
+    policy: Policy,
+    store: &KeyStore,
+) -> Result<Compiled, Diags> {
+    let mut errors = Vec::new();
+    // Only _domain.yml may set the root `ssh_keys` (levels.rs).
+    let domain_keys = match config.get("ssh_keys") {
+        // A key given twice (by name and inline, say) counts once.
+        Some(list) => keys::inject(&resolve_list(store, list, &mut errors), &[]),
+        None => Vec::new(),
+    };
+    let users = inject_keys(store, &mut config, &domain_keys, &mut errors);
+    let freebsd = match schema::validate(config.get("freebsd")) {
+        Ok(f) => Some(f),
+        Err(mut e) => {
+            // Reading order: by file, then by position in the file.
+            e.sort_by_key(location);
+            errors.extend(e);
+            None
         }
-        keys
+    };
+    match freebsd {
+        Some(freebsd) if errors.is_empty() => Ok(Compiled {
+            config,
+            references,
+            levels,
+            policy,
+            freebsd,
+            domain_keys,
+            users,
+        }),
+        _ => Err(errors),
     }
+}
 
-    /// Resolves each user's `ssh_keys` and writes the final lists into the
-    /// merged config: the domain keys first, then the user's own new keys.
-    /// The root `ssh_keys` becomes the resolved domain key list.
-    fn inject_keys(&self, merged: &mut Node, domain: &[Key], errors: &mut Diags) -> Vec<UserKeys> {
-        let mut out = Vec::new();
-        let Value::Map(root) = &mut merged.value else {
-            return out;
-        };
-        if let Some(entry) = root.get_mut("ssh_keys") {
-            entry.node = key_list(domain, entry.node.span.clone());
+fn resolve_list(store: &KeyStore, list: &Node, errors: &mut Diags) -> Vec<Key> {
+    let mut keys = Vec::new();
+    for entry in list.as_seq().unwrap_or_default() {
+        match store.resolve(entry) {
+            Ok(k) => keys.extend(k),
+            Err(d) => errors.push(d),
         }
-        let Some(users) = root
-            .get_mut("freebsd")
-            .and_then(|e| match &mut e.node.value {
-                Value::Map(m) => m.get_mut("users"),
-                _ => None,
-            })
-            .and_then(|e| match &mut e.node.value {
-                Value::Seq(items) => Some(items),
-                _ => None,
-            })
-        else {
-            return out;
+    }
+    keys
+}
+
+/// Resolves each user's `ssh_keys` and writes the final lists into the
+/// merged config: the domain keys first, then the user's own new keys.
+/// The root `ssh_keys` becomes the resolved domain key list.
+fn inject_keys(
+    store: &KeyStore,
+    merged: &mut Node,
+    domain: &[Key],
+    errors: &mut Diags,
+) -> Vec<UserKeys> {
+    let mut out = Vec::new();
+    let Value::Map(root) = &mut merged.value else {
+        return out;
+    };
+    if let Some(entry) = root.get_mut("ssh_keys") {
+        entry.node = key_list(domain, entry.node.span.clone());
+    }
+    let Some(users) = root
+        .get_mut("freebsd")
+        .and_then(|e| match &mut e.node.value {
+            Value::Map(m) => m.get_mut("users"),
+            _ => None,
+        })
+        .and_then(|e| match &mut e.node.value {
+            Value::Seq(items) => Some(items),
+            _ => None,
+        })
+    else {
+        return out;
+    };
+    for user in users.iter_mut() {
+        let Value::Map(fields) = &mut user.value else {
+            continue;
         };
-        for user in users.iter_mut() {
-            let Value::Map(fields) = &mut user.value else {
-                continue;
-            };
-            let name = fields
-                .get("name")
-                .and_then(|e| e.node.as_str())
-                .unwrap_or_default()
-                .to_string();
-            let own = match fields.get("ssh_keys").map(|e| &e.node) {
-                Some(
-                    list @ Node {
-                        value: Value::Seq(_),
-                        ..
+        let name = fields
+            .get("name")
+            .and_then(|e| e.node.as_str())
+            .unwrap_or_default()
+            .to_string();
+        let own = match fields.get("ssh_keys").map(|e| &e.node) {
+            Some(
+                list @ Node {
+                    value: Value::Seq(_),
+                    ..
+                },
+            ) => resolve_list(store, list, errors),
+            // Not a list: validation reports it; leave the value as written.
+            Some(_) => continue,
+            None => Vec::new(),
+        };
+        let keys = keys::inject(domain, &own);
+        let span = fields
+            .get("ssh_keys")
+            .map(|e| e.node.span.clone())
+            .unwrap_or_default();
+        let node = key_list(&keys, span);
+        match fields.get_mut("ssh_keys") {
+            Some(entry) => entry.node = node,
+            None => {
+                fields.insert(
+                    "ssh_keys".into(),
+                    Entry {
+                        key_span: Span::synthetic(),
+                        node,
                     },
-                ) => self.resolve_list(list, errors),
-                // Not a list: validation reports it; leave the value as written.
-                Some(_) => continue,
-                None => Vec::new(),
-            };
-            let keys = keys::inject(domain, &own);
-            let span = fields
-                .get("ssh_keys")
-                .map(|e| e.node.span.clone())
-                .unwrap_or_default();
-            let node = key_list(&keys, span);
-            match fields.get_mut("ssh_keys") {
-                Some(entry) => entry.node = node,
-                None => {
-                    fields.insert(
-                        "ssh_keys".into(),
-                        Entry {
-                            key_span: Span::synthetic(),
-                            node,
-                        },
-                    );
-                }
+                );
             }
-            out.push(UserKeys {
-                name,
-                keys,
-                from_domain: domain.len(),
-            });
         }
-        out
+        out.push(UserKeys {
+            name,
+            keys,
+            from_domain: domain.len(),
+        });
     }
+    out
 }
 
 fn location(d: &crate::diag::Diag) -> (String, usize) {
