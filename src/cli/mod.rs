@@ -27,7 +27,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 pub use context::Context;
-use report::Reporter;
+pub use report::Reporter;
 
 use crate::diag::Diags;
 use crate::limits;

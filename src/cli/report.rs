@@ -34,6 +34,13 @@ impl Reporter {
 
     /// Prints each diagnostic once, in order, then a count when there are several.
     pub fn print(&self, diags: &[Diag]) {
+        let text = self.render(diags);
+        let _ = std::io::stderr().lock().write_all(text.as_bytes());
+    }
+
+    /// What [`Reporter::print`] writes, as text (the fuzz targets render
+    /// every diagnostic they meet through it).
+    pub fn render(&self, diags: &[Diag]) -> String {
         let mut seen = std::collections::HashSet::new();
         let unique: Vec<&Diag> = diags
             .iter()
@@ -54,6 +61,6 @@ impl Reporter {
         if unique.len() > 1 {
             text.push_str(&format!("error: {} errors\n", unique.len()));
         }
-        let _ = std::io::stderr().lock().write_all(text.as_bytes());
+        text
     }
 }
