@@ -82,11 +82,18 @@ pub(super) fn check_constants(root: &Node, written: &[Written], reported: &[Span
             node = node.and_then(|n| n.get(key));
         }
         let shown = crate::path::display(&c.path);
+        // A repeat of a lower constant with the same value is skipped by the
+        // merge: the value merged from the first stands for every repeat.
+        let merged_from = |n: &Node| {
+            written.iter().any(|d| {
+                d.path == c.path
+                    && n.span.same_place(&d.value.span)
+                    && d.value.value.same(&c.value.value)
+            })
+        };
         let d = match node {
             // The value merged from the constant alone, or an equal one.
-            Some(n) if n.span.same_place(&c.value.span) || n.value.same(&c.value.value) => {
-                continue;
-            }
+            Some(n) if merged_from(n) || n.value.same(&c.value.value) => continue,
             Some(n) => Diag::new(
                 "beryl::merge::constant",
                 format!("`{shown}` is a constant and cannot be changed"),

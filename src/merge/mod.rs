@@ -304,4 +304,6 @@ fn written<'c, 'a>(cs: &'c Contribs<'a>) -> impl DoubleEndedIterator<Item = &'a 
 }
 
 #[cfg(test)]
+mod regressions;
+#[cfg(test)]
 mod tests;

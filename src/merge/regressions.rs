@@ -1,0 +1,47 @@
+//! Regressions found by the merge properties (`props`) and the fuzz targets
+//! (fuzz/, docs/fuzzing.md), each with the input that found it.
+
+use super::*;
+use crate::value::Source;
+
+/// Merges JSON documents (lowest first) with `spec` at the root: the result
+/// as JSON, or the first error's message.
+fn with(spec: &str, docs: &[&str]) -> String {
+    let parse = |i: usize, t: &str| {
+        crate::yaml::parse_any(&Source::new(format!("l{i}.json"), t), &Default::default()).unwrap()
+    };
+    let spec = Spec::parse(&parse(99, spec)).unwrap();
+    let nodes: Vec<Node> = docs.iter().enumerate().map(|(i, t)| parse(i, t)).collect();
+    let refs: Vec<&Node> = nodes.iter().collect();
+    match merge_documents(&refs, &Policy::default(), Some(&spec)) {
+        Ok(n) => serde_json::to_string(&n.node).unwrap(),
+        Err(e) => format!("error: {}", e[0].message),
+    }
+}
+
+/// Found by `merging_a_value_with_itself_is_a_no_op`: a constant repeated
+/// with the same value at a higher level is allowed, but when the merge
+/// changes the written value (a `~` key inside it, or a list that `append`
+/// deduplicates), the repeat was compared with the merged value and refused.
+#[test]
+fn a_repeated_constant_holds_even_when_the_merge_rewrites_it() {
+    for (spec, doc, want) in [
+        ("append", r#"{"=b":{"~a":null}}"#, r#"{"b":{"a":null}}"#),
+        ("append", r#"{"=b":["x","x"]}"#, r#"{"b":["x"]}"#),
+        ("default", r#"{"=b":{"~a":1}}"#, r#"{"b":{"a":1}}"#),
+        ("deep", r#"{"=b":{"c":[1,1]}}"#, r#"{"b":{"c":[1,1]}}"#),
+    ] {
+        assert_eq!(with(spec, &[doc]), want, "{spec} {doc} once");
+        assert_eq!(with(spec, &[doc, doc]), want, "{spec} {doc} twice");
+        assert_eq!(
+            with(spec, &[doc, "{}", doc]),
+            want,
+            "{spec} {doc} twice apart"
+        );
+    }
+    // A different value is still refused.
+    assert_eq!(
+        with("append", &[r#"{"=b":["x","x"]}"#, r#"{"=b":["x"]}"#]),
+        "error: `b` is a constant and cannot be changed"
+    );
+}
