@@ -196,6 +196,7 @@ impl<'p> Engine<'p> {
         if spec.merge_hash_arrays {
             rest = self.by_index(spec, &mut acc, steps, &marker);
         }
+        let mut unioned = false;
         for step in rest {
             let mut dest: Vec<Node> = match step {
                 Step::Merge(v) => self.elements(v),
@@ -203,6 +204,7 @@ impl<'p> Engine<'p> {
                 // Only a mapping overwrites in a loop; a list never sees this.
                 Step::Overwrite => continue,
             };
+            unioned = true;
             if let Some(p) = prefix {
                 knock_out(&acc, &mut dest, p);
             }
@@ -215,7 +217,18 @@ impl<'p> Engine<'p> {
         // Markers have done their work on every level below them.
         acc.retain(|n| !marker(n));
         let items = match prefix {
-            Some(p) => acc.into_iter().filter_map(|n| clean(n, p)).collect(),
+            Some(p) => {
+                let mut items: Vec<Node> = acc.into_iter().filter_map(|n| clean(n, p)).collect();
+                // Cleaning can make distinct items equal (`{a: --}` and `{}`);
+                // a union holds each item once, in order.
+                if unioned {
+                    order::dedup(&mut items);
+                    if spec.sort_merged_arrays {
+                        order::sort(&mut items);
+                    }
+                }
+                items
+            }
             None => acc,
         };
         Node::new(Value::Seq(items), memo.span.clone())

@@ -45,3 +45,24 @@ fn a_repeated_constant_holds_even_when_the_merge_rewrites_it() {
         "error: `b` is a constant and cannot be changed"
     );
 }
+
+/// Found by `an_empty_document_is_an_identity_at_the_root`: under `deep` with
+/// a knockout prefix, a list was deduplicated before the markers nested in
+/// its items were cleaned, so two items that became equal (`{a: --}` is `{}`
+/// once its marker key is deleted) both stayed: the "union" held an item
+/// twice, and merging the result again changed it.
+#[test]
+fn a_deep_union_holds_no_item_twice_once_markers_are_cleaned() {
+    let ko = r#"{"strategy":"deep","knockout_prefix":"--"}"#;
+    let doc = r#"{"a":[{"a":"--"},{}]}"#;
+    assert_eq!(with(ko, &["{}", doc]), r#"{"a":[{}]}"#);
+    assert_eq!(with(ko, &[r#"{"a":[{}]}"#, doc]), r#"{"a":[{}]}"#);
+    // Copied from one level, a list is left as written (as the gem leaves it).
+    assert_eq!(with(ko, &[doc]), r#"{"a":[{},{}]}"#);
+    let sorted = r#"{"strategy":"deep","knockout_prefix":"--","sort_merged_arrays":true}"#;
+    assert_eq!(
+        with(sorted, &["{}", r#"{"a":[{"a":"-"},{"a":"--z"}]}"#]),
+        r#"{"a":[{"a":""},{"a":"-"}]}"#,
+        "sorted once cleaned"
+    );
+}
