@@ -113,7 +113,12 @@ pub fn parse_any(source: &Arc<Source>, limits: &Limits) -> Result<Node, Diag> {
             enforce_alias_anchor_ratio: false,
         },
     };
-    if source.text.trim().is_empty() {
+    // YAML's blanks only: a no-break space is content (`"\u{a0}"` is a string).
+    if source
+        .text
+        .trim_matches([' ', '\t', '\n', '\r', '\u{feff}'])
+        .is_empty()
+    {
         return Ok(Node::new(Value::Null, Span::file(source)));
     }
     let parsed = raw::with_list_cap(limits.max_list_items, || {

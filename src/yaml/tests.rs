@@ -270,3 +270,18 @@ fn the_size_cap_help_names_the_right_knob() {
     assert_eq!(d.help.as_deref(), Some("own output"));
     assert!(read_output(&f, "f").is_ok());
 }
+
+/// Found by the render → parse property (output/props.rs): a document that
+/// is one scalar of Unicode blanks (`beryl merge` may write one) was taken
+/// for an empty document, so it read back as null.
+#[test]
+fn a_document_of_unicode_blanks_is_a_string() {
+    for blank in ["\u{a0}", "\u{3000}", "\u{2007}\n"] {
+        let n = parse_any(&Source::new("t", blank), &Limits::default()).unwrap();
+        assert_eq!(n.as_str(), Some(blank.trim_end_matches('\n')), "{blank:?}");
+    }
+    for empty in ["", " \n\t\r\n", "\u{feff}"] {
+        let n = parse_any(&Source::new("t", empty), &Limits::default()).unwrap();
+        assert!(matches!(n.value, Value::Null), "{empty:?}");
+    }
+}
