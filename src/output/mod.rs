@@ -5,6 +5,7 @@ pub mod explain;
 pub mod fleet;
 pub mod fleetdiff;
 pub mod graph;
+mod json;
 
 use crate::diag::Diag;
 use crate::value::{Entry, Map, Node, Span, Value};
@@ -18,8 +19,10 @@ pub enum Format {
 
 /// Serialises a node. YAML quotes every string that a YAML 1.1 reader could
 /// take for another type (`"yes"`, `"0644"`, `"null"`), so the output reads
-/// back the same in any YAML parser. JSON is pretty-printed. Both end with a
-/// newline and keep the key order of the node.
+/// back the same in any YAML parser. JSON is pretty-printed, with the
+/// characters YAML does not take raw escaped (`json.rs`), so that it reads
+/// back through beryl's loader too. Both end with a newline and keep the key
+/// order of the node.
 pub fn to_string(node: &Node, format: Format) -> Result<String, Diag> {
     let text = match format {
         Format::Yaml => {
@@ -28,7 +31,7 @@ pub fn to_string(node: &Node, format: Format) -> Result<String, Diag> {
             let options = serde_saphyr::ser_options! { folded_wrap_chars: usize::MAX };
             serde_saphyr::to_string_with_options(node, options).map_err(|e| e.to_string())
         }
-        Format::Json => serde_json::to_string_pretty(node).map_err(|e| e.to_string()),
+        Format::Json => json::to_string(node).map_err(|e| e.to_string()),
     };
     let mut text =
         text.map_err(|e| Diag::new("beryl::output", format!("cannot serialise the output: {e}")))?;
