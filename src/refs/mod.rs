@@ -18,7 +18,7 @@
 mod single;
 mod template;
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 pub use single::{evaluate, resolve_subtree};
 pub use template::{Part, has_reference};
@@ -117,8 +117,8 @@ struct Pending {
 
 /// The locations of strings holding references, in document order, outside
 /// the deferred paths (their values are replaced when they are finished).
-fn collect(node: &Node, at: &mut Loc, skip: &[Loc], out: &mut Vec<Loc>) {
-    if skip.iter().any(|s| s == at) {
+fn collect(node: &Node, at: &mut Loc, skip: &HashSet<Loc>, out: &mut Vec<Loc>) {
+    if skip.contains(at) {
         return;
     }
     match &node.value {
@@ -145,6 +145,9 @@ struct Resolver<'m> {
     merged: &'m mut Merged,
     /// Deferred merges, by location; `None` once finished.
     deferred: Vec<(Loc, Option<Deferred>)>,
+    /// The indexes of `deferred`, by location, to find those at or below a
+    /// path without scanning them all.
+    deferred_at: BTreeMap<Loc, Vec<usize>>,
     /// The strings holding references, in document order.
     pending: Vec<Loc>,
     /// Those not resolved yet, sorted, to find the ones below a target
@@ -173,6 +176,7 @@ impl<'m> Resolver<'m> {
         let mut r = Resolver {
             merged,
             deferred: Vec::new(),
+            deferred_at: BTreeMap::new(),
             pending: Vec::new(),
             todo: BTreeSet::new(),
             done: HashSet::new(),
@@ -197,7 +201,10 @@ impl<'m> Resolver<'m> {
                 )),
             }
         }
-        let skip: Vec<Loc> = r.deferred.iter().map(|(l, _)| l.clone()).collect();
+        for (i, (loc, _)) in r.deferred.iter().enumerate() {
+            r.deferred_at.entry(loc.clone()).or_default().push(i);
+        }
+        let skip: HashSet<Loc> = r.deferred.iter().map(|(l, _)| l.clone()).collect();
         let mut pending = Vec::new();
         collect(&r.merged.node, &mut Vec::new(), &skip, &mut pending);
         r.todo = pending.iter().cloned().collect();
@@ -414,11 +421,11 @@ impl<'m> Resolver<'m> {
             let Some(prefix) = self.locate(&keys[..depth]) else {
                 break;
             };
-            if let Some(i) = self
-                .deferred
-                .iter()
-                .position(|(l, d)| *l == prefix && d.is_some())
-            {
+            let open = self
+                .deferred_at
+                .get(&prefix)
+                .and_then(|is| is.iter().copied().find(|&i| self.deferred[i].1.is_some()));
+            if let Some(i) = open {
                 self.check_cycle(&prefix, path_text, span)?;
                 self.finish(i)?;
             }
@@ -430,9 +437,17 @@ impl<'m> Resolver<'m> {
             return Err(self.missing(path_text, &keys, span));
         };
         self.check_cycle(&loc, path_text, span)?;
-        // Everything below the target must be final before it is copied.
-        for i in 0..self.deferred.len() {
-            if self.deferred[i].1.is_some() && within(&loc, &self.deferred[i].0) {
+        // Everything below the target must be final before it is copied
+        // (the deferred merges in the order they were made).
+        let mut below: Vec<usize> = self
+            .deferred_at
+            .range(loc.clone()..)
+            .take_while(|(l, _)| within(&loc, l))
+            .flat_map(|(_, is)| is.iter().copied())
+            .collect();
+        below.sort_unstable();
+        for i in below {
+            if self.deferred[i].1.is_some() {
                 self.finish(i)?;
             }
         }

@@ -3,6 +3,12 @@
 //! `\${` is a literal `${`; `\\${x}` is a backslash followed by the value of
 //! `x`. Any other backslash is kept as written. Entry point: [`parse`].
 
+/// The most `${` one string may nest (`${a.${b}}` nests two). Parsing is
+/// recursive, so the limit keeps a hostile string (200,000 nested `${` fit in
+/// a 600 kB file) from overflowing the stack. It is the default reference
+/// depth, a fixed cap: no real path is built from 64 nested references.
+pub const MAX_NESTING: usize = 64;
+
 /// One piece of a string.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Part {
@@ -30,6 +36,7 @@ pub fn parse(s: &str) -> Result<Vec<Part>, TemplateError> {
         s,
         bytes: s.as_bytes(),
         i: 0,
+        depth: 0,
     };
     let parts = p.parts(false)?;
     Ok(parts)
@@ -44,6 +51,8 @@ struct Parser<'a> {
     s: &'a str,
     bytes: &'a [u8],
     i: usize,
+    /// How many `${` enclose the current position.
+    depth: usize,
 }
 
 impl Parser<'_> {
@@ -65,8 +74,16 @@ impl Parser<'_> {
                     parts.push(Part::Text(std::mem::take(&mut text)));
                 }
                 let open = self.i;
+                if self.depth >= MAX_NESTING {
+                    return Err(TemplateError {
+                        offset: open,
+                        message: format!("references nest more than {} deep", MAX_NESTING),
+                    });
+                }
                 self.i += 2;
+                self.depth += 1;
                 let inner = self.parts(true)?;
+                self.depth -= 1;
                 if self.bytes.get(self.i) != Some(&b'}') {
                     return Err(TemplateError {
                         offset: open,

@@ -235,3 +235,41 @@ fn missing_references_are_each_reported() {
     assert_eq!(codes.len(), 100);
     assert!(codes.iter().all(|c| *c == "beryl::refs::missing"));
 }
+
+/// Found while sizing the `refs` fuzz target: the template parser recursed
+/// once per `${`, so a string of 200,000 nested `${` (a 600 kB file)
+/// overflowed the stack. Nesting deeper than template::MAX_NESTING is a
+/// syntax error.
+#[test]
+fn references_are_limited_in_nesting() {
+    use template::MAX_NESTING;
+    let nested = |n: usize| format!("x: \"{}a{}\"\na: 1\n", "${".repeat(n), "}".repeat(n));
+    let at_limit = format!("{}a{}", "${".repeat(MAX_NESTING), "}".repeat(MAX_NESTING));
+    assert!(template::parse(&at_limit).is_ok());
+    let over = run(&[&nested(MAX_NESTING + 1)]);
+    assert!(over.contains("references nest more than 64 deep"), "{over}");
+    let far = run(&[&nested(200_000)]);
+    assert!(far.contains("references nest more than 64 deep"), "{far}");
+}
+
+/// Many deferred merges (a reference meeting a mapping of another level,
+/// 300 times): each reference looks up the deferred merges at and below its
+/// target in a sorted map (it scanned them all, which made 20,000 of them
+/// take half a minute in a debug build). The results are what they were.
+#[test]
+fn many_deferred_merges_resolve_as_before() {
+    let mut low = String::from("v: 1\nm: {a: 1}\n");
+    let mut high = String::new();
+    for i in 0..300 {
+        low.push_str(&format!("r{i}: \"${{v}}-{i}\"\nd{i}: {{b: {i}}}\n"));
+        high.push_str(&format!("d{i}: ${{m}}\n"));
+    }
+    high.push_str("e: ${d7}\n");
+    let out = run(&[&low, &high]);
+    assert!(
+        out.contains(r#""r0":"1-0""#) && out.contains(r#""r299":"1-299""#),
+        "{out}"
+    );
+    assert!(out.contains(r#""d7":{"b":7,"a":1}"#), "{out}");
+    assert!(out.contains(r#""e":{"b":7,"a":1}"#), "{out}");
+}
