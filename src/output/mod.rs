@@ -80,3 +80,6 @@ pub fn table<const N: usize>(rows: &[[&str; N]]) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod props;
