@@ -3,7 +3,7 @@
 //! same bytes for the same seed. No timing here: the benchmark is not a test.
 
 #[path = "../../examples/support/inventory_gen.rs"]
-mod inventory_gen;
+pub(crate) mod inventory_gen;
 
 use std::collections::BTreeMap;
 use std::fs;

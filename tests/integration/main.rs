@@ -20,6 +20,8 @@
 //! - `differential/`: merge strategies against the real peer programs.
 //! - `faults.rs`: `render --out` interrupted at every step, a full disk and a
 //!   read-only DIR (real ones where the sandbox can mount a tmpfs).
+//! - `props.rs`: rendering is deterministic across runs and thread counts,
+//!   and every effective config reads back as compiled (issue 8).
 //! - `plan.rs`, `plan/`: the proof of `beryl plan`: golden files, shell
 //!   linters, execution under stub commands, hostile values.
 
@@ -37,5 +39,6 @@ mod harness;
 mod init;
 mod keys;
 mod plan;
+mod props;
 mod schema;
 mod shell;

@@ -1,0 +1,257 @@
+//! Properties of whole inventories that need the built binary (issue 8), on
+//! the synthetic inventories of `examples/geninv.rs` (one per seed) and the
+//! example inventory. Each generated inventory also gets a `notes` mapping of
+//! strings and keys that YAML and JSON writers get wrong.
+//!
+//! - rendering is deterministic: `render --all` (YAML and JSON, stdout and
+//!   `--out`) gives the same bytes on every run and with 1 or 4 threads;
+//! - render → parse round-trips every effective config: each host rendered
+//!   as YAML and as JSON, read back with beryl's own loader, is the tree the
+//!   library compiled, key order included.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+
+use beryl::value::{Node, Source, Value};
+
+use crate::geninv::inventory_gen::{Params, generate};
+use crate::harness::{Run, beryl_with_env, copy_tree, repo};
+
+/// The generated inventories: seeds 1 to 4, 24 hosts each; the even seeds
+/// with classes and inventory queries.
+const SEEDS: std::ops::RangeInclusive<u64> = 1..=4;
+
+fn params(seed: u64) -> Params {
+    Params {
+        hosts: 24,
+        domains: 3,
+        groups: 6,
+        seed,
+        classes: seed % 2 == 0,
+    }
+}
+
+/// Strings that a writer must quote or escape to keep them as they are.
+const TRICKY: &[&str] = &[
+    "yes",
+    "No",
+    "off",
+    "~",
+    "null",
+    "0644",
+    "0x1F",
+    "1_000",
+    "1e3",
+    ".inf",
+    "-.5",
+    "12:30",
+    "- a",
+    "a: b",
+    "#c",
+    "a #b",
+    " lead",
+    "trail ",
+    "a\tb",
+    "a\nb\n",
+    "\r",
+    "'",
+    "\"",
+    "\\",
+    "\u{feff}x",
+    "\u{85}",
+    "\u{2028}",
+    "\u{a0}",
+    "\u{7f}",
+    "\u{9f}",
+    "é",
+    "🦀",
+    "[a]",
+    "{a}",
+    "*a",
+    "&a",
+    "!tag",
+    "%x",
+    "@x",
+    "`x",
+    "|",
+    ">",
+    "---",
+    "...",
+    "-",
+    "?",
+    ":",
+    "<<",
+    "",
+    "\\${x}",
+];
+
+/// A YAML double-quoted scalar holding exactly `s` (every non-ASCII or
+/// control character escaped).
+fn quoted(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            ' '..='~' => out.push(c),
+            _ => out.push_str(&format!("\\U{:08X}", u32::from(c))),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A generated inventory in a temp dir, with `notes` in `_default.yml`.
+fn generated(seed: u64) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    generate(&params(seed), dir.path()).unwrap();
+    let mut notes = String::from("\nnotes:\n");
+    for (i, s) in TRICKY.iter().enumerate() {
+        notes.push_str(&format!(
+            "  v{i}: {}\n  {}: {i}\n",
+            quoted(s),
+            quoted(&format!("k{s}"))
+        ));
+    }
+    notes.push_str(&format!(
+        "  all: [{}]\n",
+        TRICKY
+            .iter()
+            .map(|s| quoted(s))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    let default = dir.path().join("inventory/_default.yml");
+    let mut text = fs::read_to_string(&default).unwrap();
+    text.push_str(&notes);
+    fs::write(&default, text).unwrap();
+    dir
+}
+
+/// The example inventory, copied.
+fn example() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&repo().join("inventory"), &dir.path().join("inventory"));
+    copy_tree(&repo().join("ssh"), &dir.path().join("ssh"));
+    dir
+}
+
+fn run(dir: &Path, args: &[&str], threads: &str) -> Run {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let env = [("RAYON_NUM_THREADS".to_string(), threads.to_string())];
+    let r = beryl_with_env(dir, &args, &env, None);
+    assert_eq!(r.status, 0, "beryl {}: {}", args.join(" "), r.stderr);
+    r
+}
+
+/// Every file of a directory: name → bytes.
+fn listing(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                fs::read(&p).unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// 4 seeds × 2 formats × 3 runs to stdout, and 2 runs to `--out`.
+#[test]
+fn rendering_is_the_same_bytes_on_every_run_and_thread_count() {
+    for seed in SEEDS {
+        let d = generated(seed);
+        for format in ["yaml", "json"] {
+            let args = ["render", "--all", "--format", format];
+            let first = run(d.path(), &args, "1").stdout;
+            assert!(first.contains("host01."), "seed {seed}: {first}");
+            for threads in ["4", "4"] {
+                assert!(
+                    run(d.path(), &args, threads).stdout == first,
+                    "seed {seed} {format} with {threads} threads differs"
+                );
+            }
+        }
+        run(d.path(), &["render", "--all", "--out", "out1"], "1");
+        run(d.path(), &["render", "--all", "--out", "out4"], "4");
+        let (one, four) = (
+            listing(&d.path().join("out1")),
+            listing(&d.path().join("out4")),
+        );
+        assert_eq!(one.len(), 25, "seed {seed}: 24 hosts and the manifest");
+        assert!(
+            one == four,
+            "seed {seed}: --out differs between 1 and 4 threads"
+        );
+    }
+}
+
+/// Equal values, mapping keys in the same order.
+fn same_ordered(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Seq(x), Value::Seq(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|(p, q)| same_ordered(&p.value, &q.value))
+        }
+        (Value::Map(x), Value::Map(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|((k, e), (l, f))| k == l && same_ordered(&e.node.value, &f.node.value))
+        }
+        _ => a.same(b),
+    }
+}
+
+/// The effective configs as the library compiles them: FQDN → config.
+fn compiled(dir: &Path) -> BTreeMap<String, Node> {
+    let root = dir.join("inventory");
+    let inventory = beryl::inventory::Inventory::discover(&root, "inventory").unwrap();
+    let keys = beryl::keys::KeyStore::new(&dir.join("ssh"), "ssh", 1 << 20);
+    let compiler = beryl::compile::Compiler::new(&inventory, &keys, Default::default());
+    inventory
+        .hosts
+        .iter()
+        .map(|h| (h.fqdn.clone(), compiler.compile(h).unwrap().config))
+        .collect()
+}
+
+fn round_trips(dir: &Path, what: &str) {
+    let want = compiled(dir);
+    assert!(!want.is_empty());
+    for format in ["yaml", "json"] {
+        let text = run(dir, &["render", "--all", "--format", format], "2").stdout;
+        let back = beryl::yaml::parse_any(&Source::new("render", text), &Default::default())
+            .unwrap_or_else(|d| {
+                panic!(
+                    "{what}: the {format} render does not read back: {}",
+                    d.message
+                )
+            });
+        let hosts = back.as_map().expect("a mapping of FQDN to config");
+        assert_eq!(hosts.len(), want.len(), "{what} {format}");
+        for (fqdn, config) in &want {
+            let got = &hosts[fqdn].node;
+            assert!(
+                same_ordered(&got.value, &config.value),
+                "{what}: {fqdn} reads back otherwise from {format}"
+            );
+        }
+    }
+}
+
+/// 4 generated inventories (24 hosts each) and the example's 8 hosts.
+#[test]
+fn every_effective_config_reads_back_as_compiled() {
+    for seed in SEEDS {
+        round_trips(generated(seed).path(), &format!("seed {seed}"));
+    }
+    round_trips(example().path(), "the example inventory");
+}
