@@ -16,6 +16,8 @@
 //! - `schema.rs`: `beryl schema` against the example inventory, with the
 //!   jsonschema crate.
 //! - `shell.rs`: `completions` (run in bash) and `man`.
+//! - `fuzz.rs`: the fuzz targets' bodies (fuzz/src/) on their seeds, the
+//!   crash regressions of tests/fuzz-regressions/ and generated inputs.
 //! - `geninv.rs`: the synthetic inventory of the benchmark checks and renders.
 //! - `differential/`: merge strategies against the real peer programs.
 //! - `faults.rs`: `render --out` interrupted at every step, a full disk and a
@@ -33,6 +35,7 @@ mod differential;
 mod example;
 mod faults;
 mod fleet;
+mod fuzz;
 mod geninv;
 mod graph;
 mod harness;
