@@ -285,3 +285,23 @@ fn a_document_of_unicode_blanks_is_a_string() {
         assert!(matches!(n.value, Value::Null), "{empty:?}");
     }
 }
+
+/// Found by the `yaml` fuzz target (tests/fuzz-regressions/yaml/
+/// json-key-over-1024-chars.yml): a key longer than YAML's 1024-character
+/// limit on implicit keys loads when written without a `:` after it (a flow
+/// entry with no value), writes back as YAML, but not as JSON, which has no
+/// other kind of key. That is the documented limit (docs/merge.md, §6): the
+/// JSON of such a key is refused with a located syntax error.
+#[test]
+fn keys_over_yamls_implicit_key_limit_are_refused_in_json() {
+    let long = "k".repeat(1100);
+    let n = parse_any(&Source::new("t", format!("{{{long}}}")), &Limits::default()).unwrap();
+    assert!(n.get(&long).is_some());
+    let json = crate::output::to_string(&n, crate::output::Format::Json).unwrap();
+    let d = parse_any(&Source::new("t.json", json), &Limits::default()).unwrap_err();
+    assert_eq!(d.code, "beryl::yaml::syntax");
+    assert!(d.span().is_some());
+    let yaml = crate::output::to_string(&n, crate::output::Format::Yaml).unwrap();
+    let back = parse_any(&Source::new("t.yml", yaml), &Limits::default()).unwrap();
+    assert!(back.get(&long).is_some());
+}
