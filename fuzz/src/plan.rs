@@ -1,10 +1,11 @@
 //! `plan`: the install plan and the apply script, on arbitrary valid configs.
 //!
-//! The input chooses a host's `freebsd` settings field by field, mostly from
-//! values the schema accepts, now and then from hostile strings (quotes,
-//! `$(…)`, line breaks, options) or arbitrary text. The config is compiled
-//! in memory ([`beryl::compile::compile_levels`]); one that fails validation
-//! or the install requirements is skipped. For the others the installerconfig
+//! The input chooses a host's `freebsd` settings field by field from values
+//! the schema accepts, and one field (or none) whose values may instead be
+//! hostile strings (quotes, `$(…)`, line breaks, options) or arbitrary text.
+//! The config is compiled in memory (merged with Beryl's rules, references
+//! resolved, then [`beryl::compile::complete`]); one that fails validation or
+//! the install requirements is skipped. For the others the installerconfig
 //! (and its JSON form) and the apply script are generated, and read back with
 //! a small sh lexer (`sh.rs`):
 //!
@@ -71,18 +72,55 @@ const HOSTILE: &[&str] = &[
     "${BERYL_ROOT}",
 ];
 
+/// The fields, in the order they are generated; one of them is "hot".
+const FIELDS: &[&str] = &[
+    "hostname",
+    "timezone",
+    "disks",
+    "pool",
+    "swap",
+    "packages",
+    "sudoers",
+    "name",
+    "comment",
+    "shell",
+    "primary_group",
+    "groups",
+    "key comment",
+    "key options",
+    "install",
+    "version",
+    "interfaces",
+    "routers",
+    "nameservers",
+    "rc_conf",
+    "sshd",
+];
+
 struct Gen<'a, 'b> {
     u: &'a mut Unstructured<'b>,
     at: Places,
+    /// The field whose values may be hostile (none when out of range): one
+    /// at a time, so that most configs pass validation and reach the
+    /// generators, and a refusal points at that field.
+    hot: usize,
+    field: usize,
 }
 
 impl Gen<'_, '_> {
-    /// A string: one of `valid` most of the time, else hostile or arbitrary.
+    /// Starts the values of a field.
+    fn field(&mut self, name: &str) {
+        self.field = FIELDS.iter().position(|f| *f == name).unwrap_or(usize::MAX);
+    }
+
+    /// A string: one of `valid`, or, in the hot field, often hostile or
+    /// arbitrary text.
     fn pick(&mut self, valid: &[&str]) -> Result<Node> {
-        let s = match self.u.int_in_range(0..=15)? {
-            0 => self.u.choose(HOSTILE)?.to_string(),
-            1 => String::arbitrary(self.u)?,
-            2 => format!("{}{}", self.u.choose(valid)?, self.u.choose(HOSTILE)?),
+        let hot = self.field == self.hot;
+        let s = match self.u.int_in_range(0..=7)? {
+            0 | 1 if hot => self.u.choose(HOSTILE)?.to_string(),
+            2 if hot => String::arbitrary(self.u)?,
+            3 if hot => format!("{}{}", self.u.choose(valid)?, self.u.choose(HOSTILE)?),
             _ => self.u.choose(valid)?.to_string(),
         };
         Ok(self.node(Value::Str(s)))
@@ -90,6 +128,14 @@ impl Gen<'_, '_> {
 
     fn node(&mut self, v: Value) -> Node {
         Node::new(v, self.at.span())
+    }
+
+    fn strings(&mut self, items: Vec<String>) -> Node {
+        let items = items
+            .into_iter()
+            .map(|s| self.node(Value::Str(s)))
+            .collect();
+        self.node(Value::Seq(items))
     }
 
     fn list(&mut self, valid: &[&str], max: usize) -> Result<Node> {
@@ -135,36 +181,47 @@ impl Gen<'_, '_> {
     }
 
     fn key(&mut self) -> Result<Node> {
+        self.field("key comment");
         let comment = self.pick(&["", "alice@laptop", "a b c", "ops"])?;
-        let options = self.u.choose(&[
+        self.field("key options");
+        let options = self.pick(&[
             "",
-            "no-pty ",
-            "from=\"10.0.0.0/8\" ",
-            "command=\"echo 'a b'\" ",
+            "no-pty",
+            "from=\"10.0.0.0/8\"",
+            "command=\"echo 'a b'\"",
         ])?;
+        let options = match options.as_str().unwrap_or_default() {
+            "" => String::new(),
+            o => format!("{o} "),
+        };
         let text = format!("{options}{KEY} {}", comment.as_str().unwrap_or_default());
         Ok(self.node(Value::Str(text)))
     }
 
-    fn user(&mut self) -> Result<Node> {
-        let name = self.pick(&["alice", "bob", "o-neil", "_svc", "deploy"])?;
-        let uid = self.u.int_in_range(0..=70000)?;
+    fn user(&mut self, name: &str) -> Result<Node> {
+        self.field("name");
+        let name = self.pick(&[name])?;
+        let uid = self.u.int_in_range(1000..=70000)?;
         let uid = self.node(Value::Int(i64::from(uid)));
+        self.field("comment");
         let comment = self.pick(&["Alice Martin", "Bob (ops)", "x", "Ünïcode"])?;
-        let shell = self.pick(&[
-            "/bin/sh",
-            "/bin/csh",
-            "/usr/local/bin/bash",
-            "/usr/sbin/nologin",
-        ])?;
-        let primary = self.pick(&["staff", "wheel", "dev", "alice"])?;
+        self.field("shell");
+        let shell = self.pick(&["/bin/sh", "/bin/csh", "/bin/tcsh", "/usr/sbin/nologin"])?;
+        self.field("primary_group");
+        let primary = self.pick(&["staff", "wheel", "dev", "www"])?;
+        self.field("groups");
         let groups = self.list(&["wheel", "operator", "www", "dba", "dev"], 3)?;
         let mut keys = Vec::new();
         for _ in 0..self.u.int_in_range(0..=2)? {
             keys.push(self.key()?);
         }
         let keys = self.node(Value::Seq(keys));
-        let state = self.pick(&["present", "present", "absent"])?;
+        let state = if self.u.ratio(1, 8)? {
+            "absent"
+        } else {
+            "present"
+        };
+        let state = self.node(Value::Str(state.into()));
         let mut fields = vec![("name", name)];
         let more = vec![
             ("uid", uid),
@@ -181,42 +238,52 @@ impl Gen<'_, '_> {
 
     fn network(&mut self) -> Result<Node> {
         let mut ifaces = Vec::new();
-        for _ in 0..self.u.int_in_range(1..=2)? {
-            let name = *self
-                .u
-                .choose(&["vtnet0", "em1", "igb0", "bad name", "lo0"])?;
+        self.field("interfaces");
+        for name in ["vtnet0", "em1"]
+            .into_iter()
+            .take(self.u.int_in_range(1..=2)?)
+        {
             let v4 = self.pick(&["dhcp", "192.0.2.10/24", "10.0.0.5/8"])?;
             let v6 = self.pick(&["slaac", "2001:db8::10/64"])?;
-            let fields = self.some(6, vec![("ipv4", v4), ("ipv6", v6)])?;
+            let fields = self.some(7, vec![("ipv4", v4), ("ipv6", v6)])?;
             ifaces.push((name, self.map(fields)));
         }
         let ifaces = self.map(ifaces);
+        self.field("routers");
         let gw = self.pick(&["192.0.2.1", "10.0.0.1"])?;
         let gw6 = self.pick(&["2001:db8::1", "fe80::1"])?;
-        let ns = self.list(&["192.0.2.53", "2001:db8::53", "9.9.9.9"], 3)?;
+        self.field("nameservers");
+        let ns: Vec<String> = ["192.0.2.53", "2001:db8::53", "9.9.9.9"]
+            .into_iter()
+            .take(self.u.int_in_range(0..=3)?)
+            .map(str::to_string)
+            .collect();
+        let ns = if self.hot == self.field {
+            self.list(&["192.0.2.53"], 2)?
+        } else {
+            self.strings(ns)
+        };
         let mut fields = vec![("interfaces", ifaces)];
-        fields.extend(self.some(
-            4,
-            vec![
-                ("defaultrouter", gw),
-                ("ipv6_defaultrouter", gw6),
-                ("nameservers", ns),
-            ],
-        )?);
+        let more = vec![
+            ("defaultrouter", gw),
+            ("ipv6_defaultrouter", gw6),
+            ("nameservers", ns),
+        ];
+        fields.extend(self.some(4, more)?);
         Ok(self.map(fields))
     }
 
     fn rc_conf(&mut self) -> Result<Node> {
+        self.field("rc_conf");
         let mut vars = Vec::new();
-        for _ in 0..self.u.int_in_range(0..=3)? {
-            let name = *self.u.choose(&[
-                "ntpd_enable",
-                "nginx_enable",
-                "ntpd_flags",
-                "x_y",
-                "1bad",
-                "hostname",
-            ])?;
+        let names = [
+            "ntpd_enable",
+            "nginx_enable",
+            "ntpd_flags",
+            "x_y",
+            "cron_flags",
+        ];
+        for name in names.into_iter().take(self.u.int_in_range(0..=3)?) {
             let value = if self.u.arbitrary()? {
                 self.pick(&["YES", "NO", "-g -x", "a b", "10"])?
             } else {
@@ -227,24 +294,50 @@ impl Gen<'_, '_> {
         Ok(self.map(vars))
     }
 
+    /// Distinct disks, and a layout that takes their number.
+    fn disks(&mut self) -> Result<(Node, Node)> {
+        self.field("disks");
+        let n = self.u.int_in_range(1..=4)?;
+        let disks: Vec<String> = ["ada0", "ada1", "nda0", "vtbd0"][..n]
+            .iter()
+            .map(|d| d.to_string())
+            .collect();
+        let disks = if self.hot == self.field {
+            self.list(&["ada0", "da1"], 3)?
+        } else {
+            self.strings(disks)
+        };
+        let layouts: &[&str] = match n {
+            1 => &["stripe"],
+            2 => &["stripe", "mirror"],
+            3 => &["stripe", "mirror", "raidz1"],
+            _ => &["stripe", "mirror", "raid10", "raidz1", "raidz2"],
+        };
+        let raid = self.u.choose(layouts)?.to_string();
+        Ok((disks, self.node(Value::Str(raid))))
+    }
+
     fn freebsd(&mut self) -> Result<Node> {
+        self.field("hostname");
         let hostname = self.pick(&["web01.example.org", "h1.example.org", "a-b.c"])?;
+        self.field("timezone");
         let timezone = self.pick(&["UTC", "Europe/Paris", "America/New_York", "Etc/GMT+5"])?;
-        let raid = self.pick(&["stripe", "mirror", "raid10", "raidz1"])?;
-        let disks = self.list(&["ada0", "ada1", "nda0", "nda1", "vtbd0", "da0"], 4)?;
+        let (disks, raid) = self.disks()?;
+        self.field("pool");
         let pool = self.pick(&["zroot", "tank", "z_1"])?;
+        self.field("swap");
         let swap = self.pick(&["2g", "0", "512m", "8G"])?;
-        let packages = self.list(
-            &[
-                "sudo",
-                "tmux",
-                "security/sudo",
-                "bash",
-                "devel/py-foo@py311",
-                "vim",
-            ],
-            4,
+        self.field("packages");
+        let mut packages = self.list(
+            &["tmux", "security/sudo", "bash", "devel/py-foo@py311", "vim"],
+            3,
         )?;
+        if let Value::Seq(items) = &mut packages.value
+            && self.u.ratio(3, 4)?
+        {
+            items.push(Node::new(Value::Str("sudo".into()), self.at.span()));
+        }
+        self.field("sudoers");
         let sudoers = self.list(
             &[
                 "%wheel ALL=(ALL:ALL) NOPASSWD: ALL",
@@ -254,14 +347,20 @@ impl Gen<'_, '_> {
             2,
         )?;
         let mut users = Vec::new();
-        for _ in 0..self.u.int_in_range(1..=3)? {
-            users.push(self.user()?);
+        for name in ["alice", "bob", "o-neil"]
+            .into_iter()
+            .take(self.u.int_in_range(1..=3)?)
+        {
+            users.push(self.user(name)?);
         }
         let users = self.node(Value::Seq(users));
+        self.field("install");
         let install = self.pick(&["dists", "pkgbase"])?;
-        let version = self.pick(&["15.0", "14.3", "13.5"])?;
+        self.field("version");
+        let version = self.pick(&["15.0", "14.3"])?;
         let network = self.network()?;
         let rc_conf = self.rc_conf()?;
+        self.field("sshd");
         let prl = self.pick(&["no", "prohibit-password", "yes", "forced-commands-only"])?;
         let pa = self.bool()?;
         let kia = self.bool()?;
@@ -275,16 +374,16 @@ impl Gen<'_, '_> {
             ("raid", raid),
             ("timezone", timezone),
             ("users", users),
+            ("network", network),
+            ("packages", packages),
         ];
         let more = vec![
             ("hostname", hostname),
             ("pool", pool),
             ("swap", swap),
-            ("packages", packages),
             ("sudoers", sudoers),
             ("install", install),
             ("version", version),
-            ("network", network),
             ("rc_conf", rc_conf),
             ("sshd", sshd),
         ];
@@ -295,13 +394,18 @@ impl Gen<'_, '_> {
 
 pub fn run(data: &[u8]) {
     let mut u = Unstructured::new(data);
+    let Ok(hot) = u.int_in_range(0..=FIELDS.len() + 3) else {
+        return;
+    };
     let mut g = Gen {
         u: &mut u,
         at: Places::new("example.org/h1.yml"),
+        hot,
+        field: usize::MAX,
     };
     let Ok(freebsd) = g.freebsd() else { return };
     let Ok(domain_key) = g.key() else { return };
-    let domain = if g.u.arbitrary().unwrap_or(false) {
+    let domain = if g.u.ratio(3, 4).unwrap_or(true) {
         vec![domain_key]
     } else {
         Vec::new()
