@@ -28,7 +28,7 @@ fn params(seed: u64) -> Params {
         domains: 3,
         groups: 6,
         seed,
-        classes: seed % 2 == 0,
+        classes: seed.is_multiple_of(2),
     }
 }
 
