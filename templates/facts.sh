@@ -1,10 +1,14 @@
 #!/bin/sh
 # beryl facts: writes a JSON snapshot of this FreeBSD host's state on stdout,
 # for `beryl apply HOST --dry-run --state FILE`. Read-only; FreeBSD base tools
-# only (pkg, pw, stat, sha256, sysrc). BERYL_ROOT (empty) prefixes file paths.
-# The format is documented in docs/apply.md.
+# only (pkg, pw, stat, sha256, sysrc, awk). Run it as root (it reads
+# /etc/master.passwd): `ssh HOST sudo -n sh -s`. The format is documented in
+# docs/apply.md.
 set -u
-BERYL_ROOT="${BERYL_ROOT:-}"
+PATH=/sbin:/bin:/usr/sbin:/usr/bin:/usr/local/sbin:/usr/local/bin
+export PATH
+LC_ALL=C
+export LC_ALL
 
 # A JSON string: backslash, quote and control characters escaped, character
 # by character (awks differ on backslashes in gsub replacements). awk does
@@ -35,7 +39,7 @@ json() {
 
 # A directory: mode and owner, or null.
 dir() {
-	d="$BERYL_ROOT$1"
+	d="$1"
 	if [ -d "$d" ]; then
 		printf '{"mode":%s,"owner":%s}' "$(json "$(stat -f '%Lp' "$d")")" "$(json "$(stat -f '%Su' "$d")")"
 	else
@@ -45,7 +49,7 @@ dir() {
 
 # A managed file: sha256, mode, owner, group and content, or null.
 file() {
-	f="$BERYL_ROOT$1"
+	f="$1"
 	if [ -f "$f" ]; then
 		# Keep trailing newlines: the command substitution would drop them.
 		c=$(cat "$f"; printf x)
@@ -61,13 +65,34 @@ file() {
 	fi
 }
 
-printf '{"format_version":1'
-printf ',"hostname":%s' "$(json "$(sysrc -f "$BERYL_ROOT"/etc/rc.conf -n hostname 2>/dev/null || true)")"
-printf ',"timezone":%s' "$(json "$(cat "$BERYL_ROOT"/var/db/zoneinfo 2>/dev/null || true)")"
+# name: value lines (sysrc -a/-A) as a JSON object.
+vars() {
+	printf '{'
+	_sep=''
+	while IFS= read -r line; do
+		printf '%s%s:%s' "$_sep" "$(json "${line%%: *}")" "$(json "${line#*: }")"
+		_sep=','
+	done
+	printf '}'
+}
 
+printf '{"format_version":2'
+printf ',"timezone":%s' "$(json "$(cat /var/db/zoneinfo 2>/dev/null || true)")"
+
+# pkg(7) in /usr/sbin only bootstraps the real pkg, and would ask on this
+# script's standard input: query packages only once it is there.
+if [ -x /usr/local/sbin/pkg ]; then
+	printf ',"pkg":true'
+	names=$(pkg query '%n' </dev/null 2>/dev/null | sort)
+	origins=$(pkg query '%o' </dev/null 2>/dev/null | sort)
+else
+	printf ',"pkg":false'
+	names=''
+	origins=''
+fi
 printf ',"packages":['
 sep=''
-for p in $(pkg query '%n' 2>/dev/null | sort); do
+for p in $names; do
 	printf '%s%s' "$sep" "$(json "$p")"
 	sep=','
 done
@@ -77,7 +102,7 @@ printf ']'
 # checked by origin.
 printf ',"origins":['
 sep=''
-for o in $(pkg query '%o' 2>/dev/null | sort); do
+for o in $origins; do
 	printf '%s%s' "$sep" "$(json "$o")"
 	sep=','
 done
@@ -101,14 +126,32 @@ pw usershow -a 2>/dev/null | while IFS=: read -r name _ uid gid _ _ _ gecos home
 done
 printf '}'
 
-printf ',"files":{"/usr/local/etc/sudoers.d/beryl":%s}' "$(file /usr/local/etc/sudoers.d/beryl)"
-
-printf ',"rc_conf":{'
+printf ',"files":{'
 sep=''
-sysrc -f "$BERYL_ROOT"/etc/rc.conf -a 2>/dev/null | while IFS= read -r line; do
-	name=${line%%: *}
-	value=${line#*: }
-	printf '%s%s:%s' "$sep" "$(json "$name")" "$(json "$value")"
+for f in /usr/local/etc/sudoers.d/beryl /etc/resolvconf.conf /etc/resolv.conf /etc/ssh/sshd_config; do
+	printf '%s%s:%s' "$sep" "$(json "$f")" "$(file "$f")"
 	sep=','
 done
-printf '}}\n'
+printf '}'
+
+# The defaults and rc.conf's files together, as sysrc reads them.
+printf ',"rc_conf":%s' "$(sysrc -A 2>/dev/null | vars)"
+
+# Each rc.conf.d file: what it sets for its script (rc.subr, load_rc_config).
+printf ',"rc_conf_d":{'
+sep=''
+for f in /etc/rc.conf.d/* /usr/local/etc/rc.conf.d/*; do
+	[ -f "$f" ] || continue
+	printf '%s%s:%s' "$sep" "$(json "$f")" "$(sysrc -f "$f" -a 2>/dev/null | vars)"
+	sep=','
+done
+printf '}'
+
+# root's password field: `*` when locked; otherwise only a digest of it.
+pw=$(awk -F: '$1 == "root" { print $2 }' /etc/master.passwd 2>/dev/null)
+if [ "$pw" = '*' ]; then
+	printf ',"root_password":"*"'
+else
+	printf ',"root_password":%s' "$(json "sha256:$(printf '%s' "$pw" | sha256)")"
+fi
+printf '}\n'

@@ -97,26 +97,27 @@ fn shown(v: &serde_json::Value) -> String {
 
 fn judge(d: &Desired, s: &State) -> (Action, Vec<Change>, Option<String>) {
     let noop = (Action::Noop, Vec::new(), None);
+    let create = (Action::Create, Vec::new(), None);
     match d {
-        Desired::Package { name } => {
-            // By origin as `pkg info -e -O` checks it; a snapshot without
-            // origins falls back on the origin's last part as the name.
-            let have = match name.split_once('/') {
-                Some(_) if !s.origins.is_empty() => s.origins.contains(name),
-                Some((_, base)) => s.packages.iter().any(|p| p == base),
-                None => s.packages.contains(name),
-            };
-            if have {
+        Desired::Bootstrap => {
+            if s.pkg_bootstrapped() {
                 noop
             } else {
-                (Action::Create, Vec::new(), None)
+                create
+            }
+        }
+        Desired::Package { name } => {
+            if s.has_package(name) {
+                noop
+            } else {
+                create
             }
         }
         Desired::Group { name } => {
             if s.groups.contains_key(name) {
                 noop
             } else {
-                (Action::Create, Vec::new(), None)
+                create
             }
         }
         Desired::Absent { name } => {
@@ -128,13 +129,19 @@ fn judge(d: &Desired, s: &State) -> (Action, Vec<Change>, Option<String>) {
         }
         Desired::User(u) => {
             let Some(have) = s.users.get(&u.name) else {
-                return (Action::Create, Vec::new(), None);
+                return create;
             };
             let mut changes = Vec::new();
             if let Some(uid) = u.uid
                 && have.uid != uid.to_string()
             {
                 changes.push(change("uid", &have.uid, &uid.to_string()));
+            }
+            if let Some(g) = &u.primary_group
+                && let Some(gid) = s.groups.get(g).map(|g| &g.gid)
+                && &have.gid != gid
+            {
+                changes.push(change("primary_group", &have.gid, gid));
             }
             if let Some(c) = &u.comment
                 && &have.comment != c
@@ -147,69 +154,79 @@ fn judge(d: &Desired, s: &State) -> (Action, Vec<Change>, Option<String>) {
                 changes.push(change("shell", &have.shell, sh));
             }
             let groups = s.groups_of(&u.name);
-            if groups != u.groups {
+            let mut want = u.groups.clone();
+            want.sort();
+            want.dedup();
+            if groups != want {
                 changes.push(Change {
                     field: "groups".into(),
                     before: groups.into(),
-                    after: u.groups.clone().into(),
+                    after: want.into(),
                 });
             }
-            if changes.is_empty() {
+            verdict(changes, None)
+        }
+        Desired::RootPassword { hash } => {
+            let want = hash
+                .as_ref()
+                .map_or("*".to_string(), |h| format!("sha256:{}", super::sha256_hex(h)));
+            let shown = |v: &str| if v == "*" { "locked" } else if v.is_empty() { "empty" } else { "a hash" }.to_string();
+            if s.root_password == want {
                 noop
             } else {
-                (Action::Update, changes, None)
+                (
+                    Action::Update,
+                    vec![change("password", &shown(&s.root_password), &shown(&want))],
+                    None,
+                )
             }
         }
-        Desired::File {
-            path,
-            content,
-            mode,
-            owner,
+        Desired::Keys {
+            user,
             group,
-            dir_mode,
+            content,
         } => {
-            let Some(have) = s.file(path) else {
-                return (Action::Create, Vec::new(), None);
+            let Some(have) = s.users.get(user) else {
+                return create;
             };
             let mut changes = Vec::new();
-            if let (Some(want), Some(dir)) = (dir_mode, s.dir(path)) {
-                let (hd, wd) = (
-                    format!("{} {}", dir.mode, dir.owner),
-                    format!("{want} {owner}"),
-                );
+            if let Some(dir) = &have.ssh_dir {
+                let (hd, wd) = (format!("{} {}", dir.mode, dir.owner), format!("700 {user}"));
                 if hd != wd {
                     changes.push(change("directory", &hd, &wd));
                 }
             }
-            if &have.mode != mode {
-                changes.push(change("mode", &have.mode, mode));
-            }
-            let (ho, wo) = (
-                format!("{}:{}", have.owner, have.group),
-                format!("{owner}:{group}"),
-            );
-            if ho != wo {
-                changes.push(change("owner", &ho, &wo));
-            }
-            let mut diff = None;
-            if have.sha256 != super::sha256_hex(content) {
-                changes.push(change("sha256", &have.sha256, &super::sha256_hex(content)));
-                let text = similar::TextDiff::from_lines(have.content.as_str(), content.as_str())
-                    .unified_diff()
-                    .header("current", "desired")
-                    .to_string();
-                diff = Some(text);
-            }
-            if changes.is_empty() {
+            let Some(file) = &have.authorized_keys else {
+                return create;
+            };
+            let diff = compare_file(file, content, "600", user, group, &mut changes);
+            verdict(changes, diff)
+        }
+        Desired::File(f) => {
+            let Some(have) = s.files.get(&f.path).and_then(|f| f.as_ref()) else {
+                return create;
+            };
+            let mut changes = Vec::new();
+            let diff = compare_file(have, &f.content, &f.mode, &f.owner, &f.group, &mut changes);
+            verdict(changes, diff)
+        }
+        Desired::Sshd { settings } => {
+            let have = s
+                .files
+                .get(crate::desired::SSHD_CONFIG)
+                .and_then(|f| f.as_ref())
+                .map_or("", |f| f.content.as_str());
+            let want = crate::desired::sshd::edit(have, settings);
+            if want == have {
                 noop
             } else {
-                (Action::Update, changes, diff)
+                (Action::Update, Vec::new(), Some(unified(have, &want)))
             }
         }
-        Desired::Sysrc { name, value } => match s.rc_conf.get(name) {
-            Some(v) if v == value => noop,
-            Some(v) => (Action::Update, vec![change(name, v, value)], None),
-            None => (Action::Create, vec![change(name, "", value)], None),
+        Desired::Rc(v) => match s.rc_value(&v.name, &v.owners) {
+            Some(have) if have == v.value => noop,
+            Some(have) => (Action::Update, vec![change(&v.name, &have, &v.value)], None),
+            None => (Action::Create, vec![change(&v.name, "", &v.value)], None),
         },
         Desired::Timezone { zone } => {
             if &s.timezone == zone {
@@ -222,26 +239,50 @@ fn judge(d: &Desired, s: &State) -> (Action, Vec<Change>, Option<String>) {
                 )
             }
         }
-        Desired::Hostname { name } => {
-            if &s.hostname == name {
-                noop
-            } else {
-                (
-                    Action::Update,
-                    vec![change("hostname", &s.hostname, name)],
-                    None,
-                )
-            }
-        }
-        Desired::Service { name } => {
-            let var = format!("{name}_enable");
-            match s.rc_conf.get(&var) {
-                Some(v) if v.eq_ignore_ascii_case("yes") => noop,
-                Some(v) => (Action::Update, vec![change(&var, v, "YES")], None),
-                None => (Action::Create, vec![change(&var, "", "YES")], None),
-            }
-        }
     }
+}
+
+fn verdict(changes: Vec<Change>, diff: Option<String>) -> (Action, Vec<Change>, Option<String>) {
+    if changes.is_empty() {
+        (Action::Noop, Vec::new(), None)
+    } else {
+        (Action::Update, changes, diff)
+    }
+}
+
+/// Mode, owner and content of a file; the unified diff when the content
+/// differs.
+fn compare_file(
+    have: &super::state::File,
+    content: &str,
+    mode: &str,
+    owner: &str,
+    group: &str,
+    changes: &mut Vec<Change>,
+) -> Option<String> {
+    if have.mode != mode {
+        changes.push(change("mode", &have.mode, mode));
+    }
+    let (ho, wo) = (
+        format!("{}:{}", have.owner, have.group),
+        format!("{owner}:{group}"),
+    );
+    if ho != wo {
+        changes.push(change("owner", &ho, &wo));
+    }
+    let want = super::sha256_hex(content);
+    if have.sha256 == want {
+        return None;
+    }
+    changes.push(change("sha256", &have.sha256, &want));
+    Some(unified(&have.content, content))
+}
+
+fn unified(have: &str, want: &str) -> String {
+    similar::TextDiff::from_lines(have, want)
+        .unified_diff()
+        .header("current", "desired")
+        .to_string()
 }
 
 /// The counts of a report.

@@ -1,31 +1,36 @@
 //! The POSIX sh apply script: for each step, check, change if needed,
 //! re-check, and report `= id`, `~ id` or `! id FAILED: reason`.
 
-use super::{Step, q};
+use super::Step;
+use crate::shell::{QuoteError, word};
 
 /// The script for a host's steps.
-pub fn script(host: &str, steps: &[Step]) -> String {
-    let mut out = String::from(HEADER);
-    out.push_str(&format!("echo {}\n", q(&format!("apply {host}"))));
+pub fn script(host: &str, steps: &[Step]) -> Result<String, QuoteError> {
+    let mut out = HEADER.replace("@PATH@", crate::freebsd::SCRIPT_PATH);
+    out.push_str(&format!("echo {}\n", word(&format!("apply {host}"))?));
     for (i, step) in steps.iter().enumerate() {
         out.push_str(&format!(
             "\ncheck_{i}() {{\n\t{}\n}}\nchange_{i}() {{\n\t{}\n}}\nstep {} check_{i} change_{i}\n",
             step.check,
             step.change,
-            q(&step.id)
+            word(&step.id)?
         ));
     }
     out.push_str(FOOTER);
-    out
+    Ok(out)
 }
 
 const HEADER: &str = r#"#!/bin/sh
 # beryl apply script: each step checks, changes only if needed, and checks
-# again. BERYL_DRY_RUN=1 only checks. BERYL_ROOT (empty) prefixes file paths.
-# Checks and changes read nothing: this script may itself be standard input
-# (`ssh HOST sh -s`). A change's output is shown only when it fails.
+# again. BERYL_DRY_RUN=1 only checks. Checks and changes read nothing: this
+# script may itself be standard input (`ssh HOST sudo -n sh -s`). A change's
+# output is shown only when it fails. It sets its own PATH: ssh's and the
+# boot-time one lack /usr/local.
 set -u
-BERYL_ROOT="${BERYL_ROOT:-}"
+PATH=@PATH@
+export PATH
+LC_ALL=C
+export LC_ALL
 changed=0
 unchanged=0
 failed=0
@@ -43,6 +48,28 @@ fail() {
 	failed=$((failed + 1))
 	finish
 	exit 1
+}
+
+# rcdefines FILE VAR: FILE exists and sets VAR.
+rcdefines() {
+	[ -f "$1" ] && (unset "$2"; . "$1" >/dev/null 2>&1; eval "[ \"\${$2+set}\" ]")
+}
+
+# rcvalue VAR [NAME...]: VAR as rc(8) sees it when it runs the scripts NAME:
+# the defaults and rc.conf's files (sysrc -n), then each script's rc.conf.d
+# file (libexec/rc/rc.subr, load_rc_config).
+rcvalue() {
+	_v=$1
+	shift
+	_val=$(sysrc -n "$_v" 2>/dev/null) || _val=
+	for _n in "$@"; do
+		for _f in /etc/rc.conf.d/"$_n" /usr/local/etc/rc.conf.d/"$_n"; do
+			if rcdefines "$_f" "$_v"; then
+				_val=$(. "$_f" >/dev/null 2>&1; eval "printf '%s' \"\${$_v}\"")
+			fi
+		done
+	done
+	printf '%s' "$_val"
 }
 
 # step ID CHECK CHANGE

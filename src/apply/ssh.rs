@@ -3,22 +3,15 @@
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
+use crate::desired::Login;
 use crate::diag::Diag;
 
-/// Where and how to reach a host (the merged `ssh:` block).
-#[derive(Debug, Clone)]
-pub struct Target {
-    pub host: String,
-    pub port: u16,
-    pub user: String,
-    pub identity_file: Option<String>,
-}
-
 /// Runs `script` through `ssh -o BatchMode=yes … sh -s`, streaming each output
-/// line to `out`. `env` sets variables for the remote script. Returns the
-/// remote exit status.
+/// line to `out`: as root under `sudo -n` or `doas -n` when the login user is
+/// not root (`become`). `env` sets variables for the remote script. Returns
+/// the remote exit status.
 pub fn run(
-    target: &Target,
+    target: &Login,
     options: &[String],
     env: &[(String, String)],
     script: &str,
@@ -37,21 +30,9 @@ pub fn run(
     }
     cmd.arg(format!("{}@{}", target.user, target.host));
     // The remote command line is parsed by the remote shell: quote it.
-    let mut remote = String::new();
-    if !env.is_empty() {
-        remote.push_str("env");
-        for (k, v) in env {
-            let pair = format!("{k}={v}");
-            remote.push(' ');
-            remote.push_str(
-                &crate::plan::quote::quote(&pair)
-                    .map_err(|e| Diag::new("beryl::apply::env", e.to_string()))?,
-            );
-        }
-        remote.push(' ');
-    }
-    remote.push_str("sh -s");
-    cmd.arg(remote);
+    cmd.arg(
+        remote_command(target, env).map_err(|e| Diag::new("beryl::apply::env", e.to_string()))?,
+    );
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -100,74 +81,45 @@ pub fn run(
     }
 }
 
-/// The target of a host: its merged `ssh:` block (`host`, `port`, `user`,
-/// `identity_file`), defaulting to the FQDN, 22 and root. Every field is
-/// checked, with located errors.
-pub fn target(config: &crate::value::Node, fqdn: &str) -> Result<Target, Vec<Diag>> {
-    use crate::value::Value;
-    let mut t = Target {
-        host: fqdn.to_string(),
-        port: 22,
-        user: "root".into(),
-        identity_file: None,
-    };
-    let Some(block) = config.get("ssh") else {
-        return Ok(t);
-    };
-    let Some(map) = block.as_map() else {
-        return Err(vec![
-            Diag::new(
-                "beryl::apply::ssh_block",
-                format!("`ssh` must be a mapping, found {}", block.value.type_name()),
-            )
-            .label(&block.span, "expected {host, port, user, identity_file}"),
-        ]);
-    };
-    let mut errors = Vec::new();
-    for (key, entry) in map {
-        let n = &entry.node;
-        let bad = |what: &str| {
-            Diag::new(
-                "beryl::apply::ssh_block",
-                format!("ssh.{key} must be {what}"),
-            )
-            .label(&n.span, format!("expected {what}"))
-        };
-        match (key.as_str(), &n.value) {
-            ("host", Value::Str(h))
-                if crate::schema::rules::hostname(h).is_ok()
-                    || h.parse::<std::net::IpAddr>().is_ok() =>
-            {
-                t.host = h.clone();
-            }
-            ("host", _) => errors.push(bad("a host name or an IP address")),
-            ("port", Value::Int(p)) if (1..=65535).contains(p) => t.port = *p as u16,
-            ("port", _) => errors.push(bad("a port number from 1 to 65535")),
-            ("user", Value::Str(u)) if crate::schema::rules::user_name(u).is_ok() => {
-                t.user = u.clone()
-            }
-            ("user", _) => errors.push(bad("a user name")),
-            ("identity_file", Value::Str(f))
-                if !f.is_empty() && !f.contains('\0') && !f.starts_with('-') =>
-            {
-                t.identity_file = Some(f.clone());
-            }
-            ("identity_file", _) => {
-                errors.push(bad("the path of a private key file (beryl never reads it)"))
-            }
-            _ => errors.push(
-                Diag::new(
-                    "beryl::apply::ssh_block",
-                    format!("unknown key `ssh.{key}`"),
-                )
-                .label(&entry.key_span, "not an ssh setting")
-                .help("the keys are host, port, user and identity_file"),
-            ),
-        }
+/// The remote command line, parsed by the remote user's shell: quoted.
+pub fn remote_command(
+    target: &Login,
+    env: &[(String, String)],
+) -> Result<String, crate::shell::QuoteError> {
+    let mut words: Vec<String> = target
+        .elevate
+        .prefix()
+        .iter()
+        .map(|w| w.to_string())
+        .collect();
+    if !env.is_empty() {
+        words.push("env".into());
+        words.extend(env.iter().map(|(k, v)| format!("{k}={v}")));
     }
-    if errors.is_empty() {
-        Ok(t)
-    } else {
-        Err(errors)
+    words.extend(["sh".into(), "-s".into()]);
+    crate::shell::words(&words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::desired::Become;
+
+    #[test]
+    fn a_user_other_than_root_runs_the_script_under_sudo() {
+        let mut t = Login {
+            host: "h".into(),
+            port: 22,
+            user: "beryl".into(),
+            identity_file: None,
+            elevate: Become::Sudo,
+            span: None,
+        };
+        let env = [("BERYL_DRY_RUN".to_string(), "1".to_string())];
+        assert_eq!(remote_command(&t, &env).unwrap(), "sudo -n env BERYL_DRY_RUN=1 sh -s");
+        t.elevate = Become::Doas;
+        assert_eq!(remote_command(&t, &[]).unwrap(), "doas -n sh -s");
+        t.elevate = Become::None;
+        assert_eq!(remote_command(&t, &[]).unwrap(), "sh -s");
     }
 }

@@ -7,14 +7,18 @@ use serde::Deserialize;
 /// The facts script, shipped with beryl.
 pub const FACTS_SCRIPT: &str = include_str!("../../templates/facts.sh");
 
+/// The snapshot format this beryl writes and reads.
+pub const FORMAT_VERSION: u32 = 2;
+
 #[derive(Debug, Default, Deserialize)]
 pub struct State {
     #[serde(default)]
     pub format_version: u32,
     #[serde(default)]
-    pub hostname: String,
-    #[serde(default)]
     pub timezone: String,
+    /// Whether pkg is bootstrapped (`/usr/local/sbin/pkg` exists).
+    #[serde(default)]
+    pub pkg: Option<bool>,
     /// Installed package names (`pkg query %n`).
     #[serde(default)]
     pub packages: Vec<String>,
@@ -25,11 +29,22 @@ pub struct State {
     pub groups: BTreeMap<String, Group>,
     #[serde(default)]
     pub users: BTreeMap<String, User>,
-    /// Managed files other than authorized_keys, by path.
+    /// Files beryl manages (other than authorized_keys), by path; `null`
+    /// when absent.
     #[serde(default)]
     pub files: BTreeMap<String, Option<File>>,
+    /// Every rc.conf variable with its value across the defaults and
+    /// rc.conf's files (`sysrc -A`).
     #[serde(default)]
     pub rc_conf: BTreeMap<String, String>,
+    /// The variables each `rc.conf.d` file sets, by the file's path
+    /// (`/etc/rc.conf.d/sshd`).
+    #[serde(default)]
+    pub rc_conf_d: BTreeMap<String, BTreeMap<String, String>>,
+    /// root's password field: `*` when locked, else `sha256:` and the
+    /// digest of the field (never the hash itself).
+    #[serde(default)]
+    pub root_password: String,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -89,25 +104,43 @@ impl State {
         out
     }
 
-    /// The state of a managed file's directory, when the snapshot has it
-    /// (the `.ssh` directory of a user's home).
-    pub fn dir(&self, file: &str) -> Option<&Dir> {
-        self.users.values().find_map(|u| {
-            (format!("{}/.ssh/authorized_keys", u.home) == file)
-                .then_some(u.ssh_dir.as_ref())
-                .flatten()
-        })
+    /// Whether pkg is bootstrapped; a snapshot that does not say counts as
+    /// bootstrapped when it lists packages.
+    pub fn pkg_bootstrapped(&self) -> bool {
+        self.pkg.unwrap_or(!self.packages.is_empty())
     }
 
-    /// A managed file's state by path (authorized_keys under users' homes).
-    pub fn file(&self, path: &str) -> Option<&File> {
-        if let Some(f) = self.files.get(path) {
-            return f.as_ref();
+    /// Whether a package is installed, as `pkg info -e PATTERN` finds it: a
+    /// pattern with `/` is an origin (its `@flavor` is not compared: `pkg
+    /// query %o` prints origins without one), any other a name.
+    pub fn has_package(&self, pattern: &str) -> bool {
+        match pattern.split_once('/') {
+            Some(_) => {
+                let origin = pattern.split('@').next().unwrap_or(pattern);
+                self.origins.iter().any(|o| o == origin)
+            }
+            None => self.packages.iter().any(|p| p == pattern),
         }
-        self.users.values().find_map(|u| {
-            (format!("{}/.ssh/authorized_keys", u.home) == path)
-                .then_some(u.authorized_keys.as_ref())
-                .flatten()
-        })
+    }
+
+    /// An rc.conf variable as rc(8) sees it when it runs the scripts
+    /// `owners`: the defaults and rc.conf's files, then each owner's
+    /// `rc.conf.d` file in /etc, then in /usr/local/etc (rc.subr's
+    /// `load_rc_config`). `None` when nothing sets it. The apply script's
+    /// `rcvalue` computes the same on the host.
+    pub fn rc_value(&self, var: &str, owners: &[String]) -> Option<String> {
+        let mut value = self.rc_conf.get(var).cloned();
+        for owner in owners {
+            for dir in ["/etc/rc.conf.d", "/usr/local/etc/rc.conf.d"] {
+                if let Some(v) = self
+                    .rc_conf_d
+                    .get(&format!("{dir}/{owner}"))
+                    .and_then(|vars| vars.get(var))
+                {
+                    value = Some(v.clone());
+                }
+            }
+        }
+        value
     }
 }

@@ -5,18 +5,19 @@ use std::path::PathBuf;
 
 use super::{Context, Failure, Outcome, write_out};
 use crate::apply::{self, diff, script, ssh, state::State};
+use crate::desired::{self, Login};
 use crate::diag::Diag;
 use crate::inventory::Host;
 
 /// Bring hosts to their effective config, or show what that would change.
 ///
-/// The steps run in a fixed order (packages, groups, users, authorized_keys,
-/// the sudoers drop-in, rc.conf, time zone, host name, services); each checks,
-/// changes only if needed, and checks again. --dry-run prints the plan
-/// offline: against a snapshot from `beryl facts` with --state, else with
-/// every step undecided. --script prints the apply script. Otherwise the
-/// script runs on each host over SSH (`ssh -o BatchMode=yes … sh -s`), with
-/// the target from the host's `ssh:` block.
+/// The steps run in a fixed order (pkg, packages, groups, users, root's
+/// password, authorized_keys, files, sshd_config, rc.conf, time zone): the
+/// state the install set up. Each checks, changes only if needed, and checks
+/// again. --dry-run prints the plan offline: against a snapshot from `beryl
+/// facts` with --state, else with every step undecided. --script prints the
+/// apply script. Otherwise the script runs on each host over SSH (`ssh -o
+/// BatchMode=yes USER@HOST sudo -n sh -s`), as the host's `ssh:` block says.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
     beryl apply host01 --dry-run\n  \
@@ -102,21 +103,16 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
     let mut plans = Vec::with_capacity(hosts.len());
     let mut errors = Vec::new();
     for host in &hosts {
-        match compiler.compile(host) {
-            Ok(c) => {
-                let target = if args.dry_run || args.script {
-                    None
-                } else {
-                    match ssh::target(&c.config, &host.fqdn) {
-                        Ok(t) => Some(t),
-                        Err(e) => {
-                            errors.extend(e);
-                            continue;
-                        }
-                    }
-                };
-                plans.push((*host, apply::steps(&host.fqdn, &c), target));
-            }
+        let planned = compiler
+            .compile(host)
+            .and_then(|c| desired::build(&host.fqdn, &c))
+            .and_then(|h| {
+                let steps = apply::steps(&h).map_err(|e| quoting(&host.fqdn, e))?;
+                let text = script::script(&host.fqdn, &steps).map_err(|e| quoting(&host.fqdn, e))?;
+                Ok((*host, steps, text, h.login))
+            });
+        match planned {
+            Ok(p) => plans.push(p),
             Err(e) => errors.extend(e),
         }
     }
@@ -124,13 +120,12 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
         return Err(errors);
     }
     if args.script {
-        let (host, steps, _) = &plans[0];
-        write_out(out, &script::script(&host.fqdn, steps))?;
+        write_out(out, &plans[0].2)?;
         return Ok(Outcome::Ok);
     }
     if args.dry_run {
         let mut pending = 0;
-        for (host, steps, _) in &plans {
+        for (host, steps, _, _) in &plans {
             let outcomes = diff::compare(steps, state.as_ref());
             let s = diff::summary(&outcomes);
             pending += s.add + s.change + s.remove + s.unknown;
@@ -149,7 +144,13 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
     run_remote(args, &plans, out)
 }
 
-type Planned<'a> = (&'a Host, Vec<apply::Step>, Option<ssh::Target>);
+/// A host, its steps, its apply script and how to reach it.
+type Planned<'a> = (&'a Host, Vec<apply::Step>, String, Login);
+
+/// A value no shell word can hold (validation refuses them first).
+fn quoting(fqdn: &str, e: crate::shell::QuoteError) -> Failure {
+    vec![Diag::new("beryl::apply::quote", format!("{fqdn}: {e}"))]
+}
 
 /// A host's result: its FQDN, the exit status and change count (or the
 /// error), and the lines held back while hosts ran concurrently.
@@ -230,15 +231,13 @@ fn apply_one(
     p: &Planned<'_>,
     emit: &mut dyn FnMut(&str),
 ) -> Result<(i32, usize), Diag> {
-    let (host, steps, target) = p;
-    let target = target.as_ref().expect("a target for a real run");
-    let text = script::script(&host.fqdn, steps);
+    let (_, _, text, target) = p;
     let mut changed = 0;
     let code = ssh::run(
         target,
         &args.ssh_option,
         &args.remote_env,
-        &text,
+        text,
         &mut |line| {
             if line.starts_with("~ ") {
                 changed += 1;
@@ -252,7 +251,8 @@ fn apply_one(
 fn load_state(path: &std::path::Path) -> Result<State, Failure> {
     let name = path.display().to_string();
     let text = crate::yaml::read_output(path, &name).map_err(|d| vec![d])?;
-    serde_json::from_str(&text).map_err(|e| {
+    let help = "write one with: beryl facts | ssh USER@HOST sudo -n sh -s > FILE";
+    let state: State = serde_json::from_str(&text).map_err(|e| {
         vec![
             Diag::new(
                 "beryl::apply::state",
@@ -262,7 +262,21 @@ fn load_state(path: &std::path::Path) -> Result<State, Failure> {
                     e.column()
                 ),
             )
-            .help("write one with: beryl facts | ssh root@HOST sh -s > FILE"),
+            .help(help),
         ]
-    })
+    })?;
+    if state.format_version != crate::apply::state::FORMAT_VERSION {
+        return Err(vec![
+            Diag::new(
+                "beryl::apply::state",
+                format!(
+                    "{name}: a snapshot of format {}, and this beryl reads format {}",
+                    state.format_version,
+                    crate::apply::state::FORMAT_VERSION
+                ),
+            )
+            .help(help),
+        ]);
+    }
+    Ok(state)
 }

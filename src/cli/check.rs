@@ -6,8 +6,11 @@ use super::{Context, Failure, Outcome, write_out};
 
 /// Check hosts (every host by default) and report every error found.
 ///
-/// Prints `checked N hosts: ok` on success; otherwise prints each error once
-/// and exits 2.
+/// Beyond compiling, each host with a `freebsd` section is checked for what
+/// its install and apply need: a known release and its disk names, no base
+/// account reused, shells and sudo provided, and a way in for apply (the
+/// `ssh:` block's user, key and sudo rule). Prints `checked N hosts: ok` on
+/// success; otherwise prints each error once and exits 2.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  beryl check\n  beryl check host01 mail.example.org")]
 pub struct Args {
@@ -22,7 +25,13 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
     let compiler = ctx.compiler(&inventory);
     let mut errors = Vec::new();
     for host in &hosts {
-        if let Err(e) = compiler.compile(host) {
+        let checked = compiler.compile(host).and_then(|c| {
+            if crate::desired::managed(&c) {
+                crate::desired::build(&host.fqdn, &c)?;
+            }
+            Ok(())
+        });
+        if let Err(e) = checked {
             errors.extend(e);
         }
     }

@@ -1,15 +1,18 @@
 //! Rendering a plan through the templates (minijinja, strict undefined).
 //!
 //! The templates under `templates/` are embedded in the binary; `--templates
-//! DIR` reads them from DIR instead (the same names). The `sh` filter is the
-//! only way a value reaches the output, and it quotes through [`quote`].
+//! DIR` reads them from DIR instead (the same names). Quoting is the
+//! engine's, not the template's: every `{{ value }}` is written through
+//! [`crate::shell::quote`] by the formatter, whatever the template, so a
+//! template cannot forget it. A value a template marks `| safe` is written
+//! as it is; the `sh` filter quotes and marks its result safe, so templates
+//! written for older versions (`{{ x | sh }}`) are quoted once.
 
 use std::path::{Path, PathBuf};
 
-use minijinja::{Environment, UndefinedBehavior, context};
+use minijinja::{Environment, UndefinedBehavior, Value, context};
 
 use super::Plan;
-use super::quote::quote;
 use crate::diag::Diag;
 
 /// The embedded templates: (name, text).
@@ -18,44 +21,54 @@ pub const TEMPLATES: &[(&str, &str)] = &[
         "installerconfig.sh.j2",
         include_str!("../../templates/installerconfig.sh.j2"),
     ),
-    ("setup.sh.j2", include_str!("../../templates/setup.sh.j2")),
     (
-        "steps/sysrc.sh.j2",
-        include_str!("../../templates/steps/sysrc.sh.j2"),
-    ),
-    (
-        "steps/timezone.sh.j2",
-        include_str!("../../templates/steps/timezone.sh.j2"),
+        "setup.sh.j2",
+        include_str!("../../templates/setup.sh.j2"),
     ),
     (
         "steps/packages.sh.j2",
         include_str!("../../templates/steps/packages.sh.j2"),
     ),
     (
-        "steps/groups.sh.j2",
-        include_str!("../../templates/steps/groups.sh.j2"),
+        "steps/group.sh.j2",
+        include_str!("../../templates/steps/group.sh.j2"),
     ),
     (
         "steps/user.sh.j2",
         include_str!("../../templates/steps/user.sh.j2"),
     ),
     (
+        "steps/root_password.sh.j2",
+        include_str!("../../templates/steps/root_password.sh.j2"),
+    ),
+    (
         "steps/keys.sh.j2",
         include_str!("../../templates/steps/keys.sh.j2"),
     ),
     (
-        "steps/sudoers.sh.j2",
-        include_str!("../../templates/steps/sudoers.sh.j2"),
+        "steps/file.sh.j2",
+        include_str!("../../templates/steps/file.sh.j2"),
     ),
     (
         "steps/sshd.sh.j2",
         include_str!("../../templates/steps/sshd.sh.j2"),
+    ),
+    (
+        "steps/rc.sh.j2",
+        include_str!("../../templates/steps/rc.sh.j2"),
+    ),
+    (
+        "steps/timezone.sh.j2",
+        include_str!("../../templates/steps/timezone.sh.j2"),
     ),
 ];
 
 /// Where the templates come from.
 pub struct Templates {
     env: Environment<'static>,
+    /// What template names are relative to, for messages: `templates/` (the
+    /// built-in ones, as they stand in beryl's source) or `DIR/`.
+    origin: String,
 }
 
 impl Templates {
@@ -68,10 +81,17 @@ impl Templates {
         env.set_lstrip_blocks(true);
         env.set_keep_trailing_newline(true);
         env.add_filter("sh", sh);
+        env.add_filter("dirname", dirname);
+        env.set_formatter(quote_formatter);
+        let origin = match dir {
+            None => "templates/".to_string(),
+            Some(d) => format!("{}/", d.display().to_string().trim_end_matches('/')),
+        };
         match dir {
             None => {
                 for (name, text) in TEMPLATES {
-                    env.add_template(name, text).map_err(template_error)?;
+                    env.add_template(name, text)
+                        .map_err(|e| template_error(&origin, e))?;
                 }
             }
             Some(dir) => {
@@ -113,7 +133,7 @@ impl Templates {
                 });
             }
         }
-        Ok(Templates { env })
+        Ok(Templates { env, origin })
     }
 
     /// The installerconfig: preamble, then the setup script.
@@ -121,10 +141,10 @@ impl Templates {
         let t = self
             .env
             .get_template("installerconfig.sh.j2")
-            .map_err(template_error)?;
+            .map_err(|e| template_error(&self.origin, e))?;
         let mut text = t
             .render(context! { plan => plan })
-            .map_err(template_error)?;
+            .map_err(|e| template_error(&self.origin, e))?;
         if !text.ends_with('\n') {
             text.push('\n');
         }
@@ -136,10 +156,10 @@ impl Templates {
         plan.steps
             .iter()
             .map(|step| {
-                let name = format!("steps/{}.sh.j2", step.kind);
-                let t = self.env.get_template(&name).map_err(template_error)?;
+                let name = format!("steps/{}.sh.j2", step.resource.kind());
+                let t = self.env.get_template(&name).map_err(|e| template_error(&self.origin, e))?;
                 t.render(context! { plan => plan, step => step })
-                    .map_err(template_error)
+                    .map_err(|e| template_error(&self.origin, e))
             })
             .collect()
     }
@@ -161,67 +181,145 @@ impl Templates {
     }
 }
 
-/// The `sh` filter: one shell word.
-fn sh(value: String) -> Result<String, minijinja::Error> {
-    quote(&value)
-        .map(|q| q.into_owned())
+/// The formatter: every interpolated value is one shell word, quoted by
+/// [`crate::shell::quote`], unless the template marked it safe.
+fn quote_formatter(
+    out: &mut minijinja::Output,
+    _: &minijinja::State,
+    value: &Value,
+) -> Result<(), minijinja::Error> {
+    let text = if value.is_safe() {
+        value.to_string()
+    } else {
+        word(value)?
+    };
+    out.write_str(&text)
+        .map_err(|e| minijinja::Error::new(minijinja::ErrorKind::WriteFailure, e.to_string()))
+}
+
+/// A value as one quoted shell word; none and undefined are refused (strict
+/// undefined already refuses the latter).
+fn word(value: &Value) -> Result<String, minijinja::Error> {
+    if value.is_none() || value.is_undefined() {
+        return Err(minijinja::Error::new(
+            minijinja::ErrorKind::InvalidOperation,
+            "an empty value (none) cannot be written as a shell word",
+        ));
+    }
+    crate::shell::word(&value.to_string())
         .map_err(|e| minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, e.to_string()))
 }
 
+/// The `sh` filter: one shell word, marked safe so that the formatter does
+/// not quote it again.
+fn sh(value: Value) -> Result<Value, minijinja::Error> {
+    word(&value).map(Value::from_safe_string)
+}
+
+/// The directory of an absolute path (`/a/b/c` → `/a/b`).
+fn dirname(path: String) -> String {
+    match path.rsplit_once('/') {
+        Some(("", _)) | None => "/".into(),
+        Some((dir, _)) => dir.into(),
+    }
+}
+
 /// A template error, with the template's name and line.
-fn template_error(e: minijinja::Error) -> Diag {
-    let place = match (e.name(), e.line()) {
-        (Some(name), Some(line)) => format!("templates/{name}:{line}: "),
-        (Some(name), None) => format!("templates/{name}: "),
+/// A template error, at the template and line where it happened: an error
+/// inside an included template is reported there, not at the `include`.
+fn template_error(origin: &str, e: minijinja::Error) -> Diag {
+    let mut inner: &minijinja::Error = &e;
+    while let Some(next) = std::error::Error::source(inner)
+        .and_then(|s| s.downcast_ref::<minijinja::Error>())
+    {
+        if next.name().is_none() {
+            break;
+        }
+        inner = next;
+    }
+    let place = match (inner.name(), inner.line()) {
+        (Some(name), Some(line)) => format!("{origin}{name}:{line}: "),
+        (Some(name), None) => format!("{origin}{name}: "),
         _ => String::new(),
     };
-    let detail = e.detail().map(|d| format!(" ({d})")).unwrap_or_default();
-    Diag::new("beryl::plan::template", format!("{place}{}{detail}", e.kind()))
-        .help("the templates are rendered with strict undefined values; every value must go through `| sh`")
+    let detail = inner
+        .detail()
+        .map(|d| format!(" ({d})"))
+        .unwrap_or_default();
+    Diag::new(
+        "beryl::plan::template",
+        format!("{place}{}{detail}", inner.kind()),
+    )
+    .help("the templates are rendered with strict undefined values; every `{{ value }}` is quoted for sh")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Every `{{ … }}` in every template passes its value through `sh`, and no
-    /// comment line interpolates anything (a newline in a value would end it).
+    /// No built-in template bypasses the quoting (`| safe`), and no comment
+    /// line interpolates anything (a newline in a value would end it).
     #[test]
-    fn every_interpolation_goes_through_the_quoting_filter() {
-        // Validated tokens that may appear bare: none so far.
-        const ALLOWED: &[&str] = &[];
-        let expr = regex::Regex::new(r"\{\{-?(.*?)-?\}\}").unwrap();
-        let filtered = regex::Regex::new(r"\|\s*sh\s*$").unwrap();
+    fn no_template_bypasses_the_quoting() {
         let mut bad = Vec::new();
         for (name, text) in TEMPLATES {
             for (n, line) in text.lines().enumerate() {
-                for cap in expr.captures_iter(line) {
-                    let inner = cap[1].trim();
-                    if !filtered.is_match(inner) && !ALLOWED.contains(&inner) {
-                        bad.push(format!("templates/{name}:{}: {{{{ {inner} }}}}", n + 1));
-                    }
+                if line.contains("safe") && line.contains("{{") {
+                    bad.push(format!("templates/{name}:{}: `safe`", n + 1));
                 }
                 if line.trim_start().starts_with('#') && line.contains("{{") {
-                    bad.push(format!(
-                        "templates/{name}:{}: a value inside a comment",
-                        n + 1
-                    ));
+                    bad.push(format!("templates/{name}:{}: a value inside a comment", n + 1));
                 }
             }
         }
-        assert!(
-            bad.is_empty(),
-            "unquoted interpolations:\n{}",
-            bad.join("\n")
-        );
+        assert!(bad.is_empty(), "{}", bad.join("\n"));
+    }
+
+    /// A custom template that forgets `| sh` is quoted all the same (it used
+    /// to emit `-c x $(touch PWNED)` and exit 0); one that still writes
+    /// `| sh` is quoted once.
+    #[test]
+    fn custom_templates_are_quoted_by_the_engine() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("installerconfig.sh.j2"),
+            "{% for s in plan.steps %}{% if s.kind == 'user' %}pw useradd -c {{ s.comment }} -n {{ s.name | sh }}\n{% endif %}{% endfor %}",
+        )
+        .unwrap();
+        let t = Templates::new(Some(dir.path()), crate::limits::DEFAULT_MAX_FILE_SIZE).unwrap();
+        let text = t.installerconfig(&super::super::tests::sample_plan()).unwrap();
+        assert_eq!(text, "pw useradd -c '$(touch MARK)' -n \"o'neil\"\n");
     }
 
     #[test]
-    fn the_lint_catches_a_bare_value() {
-        let expr = regex::Regex::new(r"\{\{-?(.*?)-?\}\}").unwrap();
-        let filtered = regex::Regex::new(r"\|\s*sh\s*$").unwrap();
-        let cap = expr.captures("pw useradd {{ step.name }}").unwrap();
-        assert!(!filtered.is_match(cap[1].trim()));
+    fn a_nul_byte_is_an_error_not_an_empty_word() {
+        let mut plan = super::super::tests::sample_plan();
+        plan.summary = "a\0b".into();
+        let t = Templates::new(None, 0).unwrap();
+        let e = t.installerconfig(&plan).unwrap_err();
+        assert!(e.message.contains("NUL"), "{}", e.message);
+        assert!(e.message.starts_with("templates/setup.sh.j2:"), "{}", e.message);
+    }
+
+    /// An error in a step template names that template, whether built in or
+    /// given with --templates, not the template that includes it.
+    #[test]
+    fn errors_in_included_templates_name_that_template() {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in TEMPLATES {
+            let path = dir.path().join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, text).unwrap();
+        }
+        std::fs::write(
+            dir.path().join("steps/timezone.sh.j2"),
+            "# Time zone.\ntzsetup -s {{ step.nowhere }}\n",
+        )
+        .unwrap();
+        let t = Templates::new(Some(dir.path()), crate::limits::DEFAULT_MAX_FILE_SIZE).unwrap();
+        let e = t.installerconfig(&super::super::tests::sample_plan()).unwrap_err();
+        let want = format!("{}/steps/timezone.sh.j2:2: ", dir.path().display());
+        assert!(e.message.starts_with(&want), "{}", e.message);
     }
 
     #[test]
@@ -236,7 +334,8 @@ mod tests {
         let plan = super::super::tests::sample_plan();
         let e = t.installerconfig(&plan).unwrap_err();
         assert!(
-            e.message.starts_with("templates/installerconfig.sh.j2:2: "),
+            e.message
+                .starts_with(&format!("{}/installerconfig.sh.j2:2: ", dir.display())),
             "{}",
             e.message
         );

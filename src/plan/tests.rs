@@ -1,38 +1,46 @@
 use super::*;
+use crate::desired::Account;
 
 /// A small plan built by hand, for the renderer's tests.
 pub(super) fn sample_plan() -> Plan {
     Plan {
-        format_version: 1,
+        format_version: 2,
         host: "web01.example.org".into(),
         install: "dists",
-        version: None,
+        version: "15.0".into(),
+        media: "the DVD".into(),
         preamble: vec![
             var("nonInteractive", "YES"),
             var("ZFSBOOT_DISKS", "ada0 ada1"),
         ],
-        bringup: vec![argv(&["dhclient", "vtnet0"])],
+        disks: vec!["ada0".into(), "ada1".into()],
+        network: true,
+        links: vec![Link::Dhcp {
+            interface: "vtnet0".into(),
+        }],
+        defaultrouter: Some("192.0.2.1".into()),
         nameservers: vec!["192.0.2.53".into()],
+        path: crate::freebsd::SCRIPT_PATH,
+        sshd_awk: crate::desired::sshd::AWK,
         steps: vec![
             Step {
                 id: "tz".into(),
-                kind: "timezone",
-                data: StepData::Timezone {
+                resource: Resource::Timezone {
                     zone: "Europe/Paris".into(),
                 },
+                awk_keys: None,
             },
             Step {
                 id: "user:o'neil".into(),
-                kind: "user",
-                data: StepData::User {
+                resource: Resource::User(Account {
                     name: "o'neil".into(),
-                    args: vec![
-                        "-n".into(),
-                        "o'neil".into(),
-                        "-c".into(),
-                        "$(touch MARK)".into(),
-                    ],
-                },
+                    uid: Some(1001),
+                    shell: None,
+                    comment: Some("$(touch MARK)".into()),
+                    primary_group: None,
+                    groups: vec!["wheel".into(), "ops".into()],
+                }),
+                awk_keys: None,
             },
         ],
         summary: "beryl: done".into(),
@@ -48,14 +56,24 @@ fn renders_a_preamble_then_the_setup_script() {
     assert!(preamble.contains("export nonInteractive=YES\n"));
     assert!(preamble.contains("export ZFSBOOT_DISKS='ada0 ada1'\n"));
     assert!(preamble.contains("dhclient vtnet0\n"));
+    // dhclient may already have installed the default route (EEXIST).
+    assert!(
+        preamble.contains("route add default 192.0.2.1 || route change default 192.0.2.1\n"),
+        "{preamble}"
+    );
+    assert!(preamble.contains("gpart destroy -F ada1"), "{preamble}");
     assert!(
         !preamble.contains("#!"),
         "only one #! line, where the setup starts"
     );
     assert!(setup.starts_with("#!/bin/sh\n"));
+    assert!(
+        setup.contains("\nPATH=/sbin:/bin:/usr/sbin:/usr/bin:/usr/local/sbin:/usr/local/bin\nexport PATH\n"),
+        "{setup}"
+    );
     assert!(setup.contains("tzsetup -s Europe/Paris\n"));
     assert!(
-        setup.contains(r#"pw useradd -n "o'neil" -c '$(touch MARK)'"#),
+        setup.contains(r#"pw useradd -n "o'neil" -m -G wheel,ops -c '$(touch MARK)' -u 1001 -h -"#),
         "{setup}"
     );
     assert!(setup.ends_with("echo 'beryl: done'\n"));
@@ -66,6 +84,7 @@ fn json_lists_each_steps_exact_commands() {
     let t = render::Templates::new(None, 0).unwrap();
     let v = t.json(&sample_plan()).unwrap();
     assert_eq!(v["steps"][0]["id"], "tz");
+    assert_eq!(v["steps"][0]["kind"], "timezone");
     assert_eq!(
         v["steps"][0]["commands"],
         "# Time zone.\ntzsetup -s Europe/Paris\n"

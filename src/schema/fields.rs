@@ -86,6 +86,18 @@ pub(crate) const FREEBSD: &[Field<FreeBsd>] = &[
         check: version,
     },
     Field {
+        key: "dist_site",
+        doc: "URL the installer fetches missing distribution sets from (BSDINSTALL_DISTSITE), such as https://download.freebsd.org/releases/amd64/15.0-RELEASE",
+        aliases: &["distsite", "bsdinstall_distsite", "mirror", "dist_url"],
+        check: dist_site,
+    },
+    Field {
+        key: "root_password",
+        doc: "root's password as a crypt(3) hash ($6$…); when absent, root's password is locked",
+        aliases: &["root_password_hash", "root_pw", "rootpw", "root_hash"],
+        check: root_password,
+    },
+    Field {
         key: "network",
         doc: "interfaces (DHCP/SLAAC or static addresses), default routers and name servers",
         aliases: &["net", "networking", "interfaces", "ifconfig"],
@@ -149,6 +161,24 @@ const POOL: Rule = Rule {
     help: |_| "start with a letter, then use letters, digits and `_ . : -`, such as zroot".into(),
 };
 
+const DIST_SITE: Rule = Rule {
+    check: rules::dist_site,
+    code: code::DIST_SITE,
+    what: "distribution site",
+    help: |_| {
+        "give the URL of the release's directory, such as https://download.freebsd.org/releases/amd64/15.0-RELEASE".into()
+    },
+};
+
+const ROOT_PASSWORD: Rule = Rule {
+    check: rules::password_hash,
+    code: code::PASSWORD_HASH,
+    what: "password hash",
+    help: |_| {
+        "give a hash, never a password: such as the output of `openssl passwd -6`; or remove the key to lock root's password".into()
+    },
+};
+
 const PACKAGE: Rule = Rule {
     check: rules::package,
     code: code::PACKAGE,
@@ -173,6 +203,14 @@ fn timezone(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
 
 fn pool(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
     out.pool = cx.checked(&at.path, at.node, &POOL);
+}
+
+fn dist_site(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
+    out.dist_site = cx.checked(&at.path, at.node, &DIST_SITE);
+}
+
+fn root_password(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
+    out.root_password = cx.checked(&at.path, at.node, &ROOT_PASSWORD);
 }
 
 fn packages(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {

@@ -84,6 +84,10 @@ pub mod code {
     pub const INSTALL: &str = "beryl::schema::install";
     /// A release that is not `MAJOR.MINOR` (or a float whose text is not).
     pub const VERSION: &str = "beryl::schema::version";
+    /// Not a URL of a distribution site.
+    pub const DIST_SITE: &str = "beryl::schema::dist_site";
+    /// Not a crypt(3) password hash.
+    pub const PASSWORD_HASH: &str = "beryl::schema::password_hash";
     /// An interface name that is not a driver name and a unit number.
     pub const INTERFACE: &str = "beryl::schema::interface";
     /// An interface's `ipv4` that is neither `dhcp` nor an address with a prefix length.

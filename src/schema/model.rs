@@ -55,6 +55,11 @@ pub struct FreeBsd {
     pub install: Option<Located<Install>>,
     /// The FreeBSD release, `MAJOR.MINOR` (`15.0`).
     pub version: Option<Located<String>>,
+    /// Where the installer fetches distribution sets missing from the
+    /// media (`BSDINSTALL_DISTSITE`).
+    pub dist_site: Option<Located<String>>,
+    /// root's precrypted password; `None` locks root's password.
+    pub root_password: Option<Located<String>>,
     /// Interfaces, routers and name servers; `None` when not set.
     pub network: Option<Network>,
     /// rc.conf variables applied with sysrc, in the order given.

@@ -139,7 +139,7 @@ fn permit_root_login(cx: &mut Ctx, at: &At<'_>, sshd: &mut Sshd) {
     let word = match &at.node.value {
         Value::Bool(b) => if *b { "yes" } else { "no" }.to_string(),
         Value::Str(s) => match rules::permit_root_login(s) {
-            Ok(()) => s.clone(),
+            Ok(word) => word.to_string(),
             Err(reason) => {
                 cx.push(sshd_error(at, reason, help));
                 return;

@@ -220,10 +220,18 @@ fn permit_root_login() {
             .value,
         "yes"
     );
+    // OpenSSH's deprecated alias: accepted, written as the current word.
+    assert_eq!(
+        ok(&sshd("permit_root_login: without-password"))
+            .sshd
+            .permit_root_login
+            .value,
+        "prohibit-password"
+    );
     let d = fails(
-        &sshd("permit_root_login: without-password"),
+        &sshd("permit_root_login: Without-Password"),
         code::SSHD,
-        "invalid freebsd.sshd.permit_root_login: `without-password` is not a PermitRootLogin value",
+        "invalid freebsd.sshd.permit_root_login: `Without-Password` is not a PermitRootLogin value",
         "t.yml:3:24",
     );
     assert!(d.message.ends_with("did you mean `prohibit-password`?"));

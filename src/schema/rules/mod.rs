@@ -20,8 +20,9 @@ pub use network::{
 pub use rc::{MANAGED, MANAGED_PREFIX, rc_managed, rc_name, rc_value};
 pub use storage::{DISK_DRIVERS, MIN_SWAP, disk, pool, raid, swap};
 pub use system::{
-    MAX_HOSTNAME, MAX_LABEL, PERMIT_ROOT_LOGIN, hostname, install, package, permit_root_login,
-    sudoers_line, timezone, version, yes_no,
+    CRYPT_PREFIXES, MAX_HOSTNAME, MAX_LABEL, PERMIT_ROOT_LOGIN, PERMIT_ROOT_LOGIN_ALIASES,
+    dist_site, hostname, install, package, password_hash, permit_root_login, sudoers_line,
+    timezone, version, yes_no,
 };
 
 /// Quotes a value for a message: backticks, escapes, at most 60 characters.

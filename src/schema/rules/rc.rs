@@ -28,6 +28,10 @@ pub const MANAGED: &[(&str, &str)] = &[
         "ipv6_defaultrouter",
         "set `freebsd.network.ipv6_defaultrouter` instead",
     ),
+    (
+        "rtsold_enable",
+        "beryl enables rtsold itself for an interface with `ipv6: slaac` (freebsd.network)",
+    ),
 ];
 
 /// `ifconfig_IF`, `ifconfig_IF_ipv6`, `ifconfig_IF_alias0`, `ifconfig_DEFAULT`…

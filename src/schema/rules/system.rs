@@ -207,6 +207,54 @@ pub fn install(s: &str) -> Result<Install, String> {
     ))
 }
 
+/// Where the installer fetches missing distribution sets
+/// (`BSDINSTALL_DISTSITE`): an `http`, `https`, `ftp` or `file` URL of the
+/// release's directory, such as
+/// `https://download.freebsd.org/releases/amd64/15.0-RELEASE`.
+pub fn dist_site(s: &str) -> Result<(), String> {
+    let Some((scheme, rest)) = s.split_once("://") else {
+        return Err(format!("{} is not a URL", quote(s)));
+    };
+    if !["http", "https", "ftp", "file"].contains(&scheme) {
+        return Err(format!(
+            "{} is not an http, https, ftp or file URL",
+            quote(s)
+        ));
+    }
+    if rest.is_empty() || rest.starts_with('/') && scheme != "file" {
+        return Err(format!("{} has no host", quote(s)));
+    }
+    if let Some(c) = s
+        .chars()
+        .find(|c| c.is_whitespace() || c.is_control() || "\"'`\\".contains(*c))
+    {
+        return Err(format!("{} holds {c:?}, which a URL never does", quote(s)));
+    }
+    Ok(())
+}
+
+/// The crypt(3) schemes FreeBSD's libcrypt reads (`$1$` MD5, `$2b$`
+/// bcrypt, `$5$` SHA-256, `$6$` SHA-512), by their prefix.
+pub const CRYPT_PREFIXES: &[&str] = &["$1$", "$2a$", "$2b$", "$2y$", "$5$", "$6$"];
+
+/// A precrypted password hash for root (`pw usermod -H 0`): a crypt(3)
+/// string of one of [`CRYPT_PREFIXES`], in the characters crypt uses.
+pub fn password_hash(s: &str) -> Result<(), String> {
+    if !CRYPT_PREFIXES.iter().any(|p| s.starts_with(p)) {
+        return Err(format!(
+            "{} is not a crypt(3) hash ($6$…, $5$…, $2b$… or $1$…)",
+            if s.len() > 8 { "the value".to_string() } else { quote(s) }
+        ));
+    }
+    if !s
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"./$=,".contains(&b))
+    {
+        return Err("the hash holds a character crypt(3) never writes".into());
+    }
+    Ok(())
+}
+
 /// A FreeBSD release as `MAJOR.MINOR` (`15.0`, `14.3`): a major of one or two
 /// digits without a leading zero, and a one-digit minor. Returns both numbers.
 pub fn version(s: &str) -> Result<(u8, u8), String> {
@@ -256,18 +304,35 @@ pub fn version(s: &str) -> Result<(u8, u8), String> {
 /// The values of sshd's `PermitRootLogin` that beryl writes.
 pub const PERMIT_ROOT_LOGIN: [&str; 4] = ["no", "yes", "prohibit-password", "forced-commands-only"];
 
+/// OpenSSH's deprecated spellings of a `PermitRootLogin` value, and the
+/// value each means (`servconf.c`: `without-password` is read as
+/// `prohibit-password`). beryl writes the current word.
+pub const PERMIT_ROOT_LOGIN_ALIASES: &[(&str, &str)] = &[("without-password", "prohibit-password")];
+
 /// A `PermitRootLogin` value: `no`, `yes`, `prohibit-password` or
-/// `forced-commands-only`.
-pub fn permit_root_login(s: &str) -> Result<(), String> {
-    if PERMIT_ROOT_LOGIN.contains(&s) {
-        return Ok(());
+/// `forced-commands-only`, or an alias OpenSSH accepts for one; the value
+/// sshd means by it.
+pub fn permit_root_login(s: &str) -> Result<&'static str, String> {
+    if let Some(v) = PERMIT_ROOT_LOGIN.iter().find(|v| **v == s) {
+        return Ok(v);
+    }
+    if let Some((_, v)) = PERMIT_ROOT_LOGIN_ALIASES.iter().find(|(a, _)| *a == s) {
+        return Ok(v);
     }
     let lower = s.to_ascii_lowercase();
     let hint = match lower.as_str() {
-        "without-password" => Some("prohibit-password"),
         "true" => Some("yes"),
         "false" => Some("no"),
-        other => PERMIT_ROOT_LOGIN.iter().copied().find(|v| *v == other),
+        other => PERMIT_ROOT_LOGIN
+            .iter()
+            .copied()
+            .find(|v| *v == other)
+            .or_else(|| {
+                PERMIT_ROOT_LOGIN_ALIASES
+                    .iter()
+                    .find(|(a, _)| *a == other)
+                    .map(|(_, v)| *v)
+            }),
     };
     let hint = hint
         .map(|h| format!("; did you mean `{h}`?"))

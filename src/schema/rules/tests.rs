@@ -300,9 +300,14 @@ fn version() {
 #[test]
 fn permit_root_login() {
     accepted(super::permit_root_login, &super::PERMIT_ROOT_LOGIN);
+    // OpenSSH's alias is accepted, and means the current word.
+    assert_eq!(
+        super::permit_root_login("without-password"),
+        Ok("prohibit-password")
+    );
     refused(
         super::permit_root_login,
-        "without-password",
+        "Without-Password",
         "did you mean `prohibit-password`?",
     );
     refused(super::permit_root_login, "No", "did you mean `no`?");

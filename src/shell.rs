@@ -1,15 +1,36 @@
 //! The one quoting function for generated shell.
 //!
-//! Every value that reaches a generated script goes through [`quote`]: a word
-//! of safe characters stays bare, anything else is single-quoted, with `'`
-//! written as `'\''` (shlex). A NUL byte can't be passed to a command at all,
-//! so it is refused; validation rejects it earlier with a location.
+//! Every value that reaches a generated script (the installerconfig of
+//! `beryl plan`, the apply and facts scripts of `beryl apply`) goes through
+//! [`quote`]: a word of safe characters stays bare, anything else is
+//! single-quoted, with `'` written as `'\''` (shlex). A NUL byte can't be
+//! passed to a command at all, so it is an error, never a silent `''`;
+//! validation rejects it earlier with a location.
+//!
+//! [`Sh`] is the same rule for text built from several quoted words: a
+//! command line whose every value went through [`quote`].
 
 use std::borrow::Cow;
 
-/// Quotes `s` as one shell word.
+/// Quotes `s` as one shell word: bare when every character is safe, else
+/// in single quotes when it holds none, else as shlex mixes quotes.
 pub fn quote(s: &str) -> Result<Cow<'_, str>, QuoteError> {
-    shlex::try_quote(s).map_err(|_| QuoteError)
+    let q = shlex::try_quote(s).map_err(|_| QuoteError)?;
+    if q == s || s.contains('\'') {
+        return Ok(q);
+    }
+    Ok(Cow::Owned(format!("'{s}'")))
+}
+
+/// Quotes `s` as one shell word, owned.
+pub fn word(s: &str) -> Result<String, QuoteError> {
+    quote(s).map(Cow::into_owned)
+}
+
+/// Quotes each word and joins them with spaces: one command line.
+pub fn words<S: AsRef<str>>(items: &[S]) -> Result<String, QuoteError> {
+    let quoted: Result<Vec<String>, QuoteError> = items.iter().map(|s| word(s.as_ref())).collect();
+    Ok(quoted?.join(" "))
 }
 
 /// The value held a NUL byte.
@@ -21,6 +42,8 @@ impl std::fmt::Display for QuoteError {
         f.write_str("a NUL byte cannot be passed to a shell command")
     }
 }
+
+impl std::error::Error for QuoteError {}
 
 #[cfg(test)]
 mod tests {
@@ -36,6 +59,9 @@ mod tests {
         assert_eq!(quote("it's $x").unwrap(), r#""it's "'$x'"#);
         assert_eq!(quote("$(touch MARK)").unwrap(), "'$(touch MARK)'");
         assert!(quote("a\0b").is_err());
+        assert_eq!(quote("sub(/^[ \\t]+/, \"\", w)").unwrap(), "'sub(/^[ \\t]+/, \"\", w)'");
+        assert_eq!(words(&["pw", "useradd", "a b"]).unwrap(), "pw useradd 'a b'");
+        assert!(words(&["ok", "a\0b"]).is_err());
     }
 
     /// The quoted word, read back by a real shell, is the value again.

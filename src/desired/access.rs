@@ -1,0 +1,345 @@
+//! How apply reaches a host: the `ssh:` block (where to connect, as whom,
+//! and how that user becomes root), and the proof that the install leaves
+//! that way in open.
+
+use serde::Serialize;
+
+use crate::compile::Compiled;
+use crate::diag::Diag;
+use crate::schema::UserState;
+use crate::value::{Node, Value};
+
+/// How the login user runs the apply script as root.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Become {
+    /// `sudo -n sh -s`: a sudoers rule must let the user run anything as
+    /// root without a password.
+    Sudo,
+    /// `doas sh -s`: doas.conf (not written by beryl) must `permit nopass`.
+    Doas,
+    /// The login user is root.
+    None,
+}
+
+/// `become` words, the program each runs the script under, and the package
+/// that provides it.
+pub const BECOME: &[(&str, Become, &[&str], Option<&str>)] = &[
+    ("sudo", Become::Sudo, &["sudo", "-n"], Some("sudo")),
+    ("doas", Become::Doas, &["doas", "-n"], Some("doas")),
+    ("none", Become::None, &[], None),
+];
+
+impl Become {
+    fn row(self) -> &'static (&'static str, Become, &'static [&'static str], Option<&'static str>) {
+        BECOME
+            .iter()
+            .find(|r| r.1 == self)
+            .expect("every Become has a row")
+    }
+
+    /// The words that run a command as root (`sudo -n`), empty for none.
+    pub fn prefix(self) -> &'static [&'static str] {
+        self.row().2
+    }
+
+    pub fn name(self) -> &'static str {
+        self.row().0
+    }
+}
+
+/// Where and how apply logs in (the merged `ssh:` block).
+#[derive(Debug, Clone, Serialize)]
+pub struct Login {
+    pub host: String,
+    pub port: u16,
+    pub user: String,
+    pub identity_file: Option<String>,
+    #[serde(rename = "become")]
+    pub elevate: Become,
+    /// Where `user` was written (the `ssh` mapping when only it is);
+    /// `None` when there is no `ssh` block.
+    #[serde(skip)]
+    pub span: Option<crate::value::Span>,
+}
+
+const CODE: &str = "beryl::access::ssh_block";
+const KEYS: &str = "the keys are host, port, user, identity_file and become";
+
+/// The host's `ssh:` block, every field checked: host (the FQDN by default),
+/// port (22), user (root), identity_file, become (`sudo` for a user other
+/// than root, `none` for root).
+pub fn login(config: &Node, fqdn: &str) -> Result<Login, Vec<Diag>> {
+    let mut t = Login {
+        host: fqdn.to_string(),
+        port: 22,
+        user: "root".into(),
+        identity_file: None,
+        elevate: Become::None,
+        span: None,
+    };
+    let Some(block) = config.get("ssh") else {
+        return Ok(t);
+    };
+    t.span = Some(block.span.clone());
+    let Some(map) = block.as_map() else {
+        return Err(vec![
+            Diag::new(
+                CODE,
+                format!("`ssh` must be a mapping, found {}", block.value.type_name()),
+            )
+            .label(&block.span, "expected {host, port, user, identity_file, become}"),
+        ]);
+    };
+    let mut errors = Vec::new();
+    let mut chosen = None;
+    for (key, entry) in map {
+        let n = &entry.node;
+        let bad = |what: &str| {
+            Diag::new(CODE, format!("ssh.{key} must be {what}"))
+                .label(&n.span, format!("expected {what}"))
+        };
+        match (key.as_str(), &n.value) {
+            ("host", Value::Str(h))
+                if crate::schema::rules::hostname(h).is_ok()
+                    || h.parse::<std::net::IpAddr>().is_ok() =>
+            {
+                t.host = h.clone();
+            }
+            ("host", _) => errors.push(bad("a host name or an IP address")),
+            ("port", Value::Int(p)) if (1..=65535).contains(p) => t.port = *p as u16,
+            ("port", _) => errors.push(bad("a port number from 1 to 65535")),
+            ("user", Value::Str(u)) if crate::schema::rules::user_name(u).is_ok() => {
+                t.user = u.clone();
+                t.span = Some(n.span.clone());
+            }
+            ("user", _) => errors.push(bad("a user name")),
+            ("identity_file", Value::Str(f))
+                if !f.is_empty() && !f.contains('\0') && !f.starts_with('-') =>
+            {
+                t.identity_file = Some(f.clone());
+            }
+            ("identity_file", _) => {
+                errors.push(bad("the path of a private key file (beryl never reads it)"))
+            }
+            ("become", Value::Str(w)) if BECOME.iter().any(|r| r.0 == w) => {
+                chosen = BECOME.iter().find(|r| r.0 == w).map(|r| (r.1, n.span.clone()));
+            }
+            ("become", _) => errors.push(bad("sudo, doas or none")),
+            _ => errors.push(
+                Diag::new(CODE, format!("unknown key `ssh.{key}`"))
+                    .label(&entry.key_span, "not an ssh setting")
+                    .help(KEYS),
+            ),
+        }
+    }
+    t.elevate = match chosen {
+        Some((b, _)) => b,
+        None if t.user == "root" => Become::None,
+        None => Become::Sudo,
+    };
+    if let Some((Become::None, span)) = &chosen
+        && t.user != "root"
+    {
+        errors.push(
+            Diag::new(
+                "beryl::access::become",
+                format!("`become: none` runs the apply as {}, who is not root", t.user),
+            )
+            .label(span, "no way to become root")
+            .help("write `become: sudo` (or doas), or log in as root"),
+        );
+    }
+    if errors.is_empty() {
+        Ok(t)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Refusals for a host whose install would leave apply no way in.
+pub fn check(login: &Login, c: &Compiled) -> Vec<Diag> {
+    let f = &c.freebsd;
+    let at = login.span.as_ref().unwrap_or(&f.span);
+    let code = "beryl::access::unreachable";
+    let keys_of = |name: &str| {
+        c.users
+            .iter()
+            .find(|k| k.name == name)
+            .map_or(0, |k| k.keys.len())
+    };
+    if login.user == "root" {
+        // beryl gives root no key (root is a base account, never a user of
+        // the inventory), so root can only log in by password, which the
+        // install never sets for sshd.
+        let why = match f.sshd.permit_root_login.value.as_str() {
+            "no" => "the install sets `PermitRootLogin no`".to_string(),
+            other => format!(
+                "the install gives root no authorized key (PermitRootLogin {other} does not help without one)"
+            ),
+        };
+        return vec![
+            Diag::new(
+                code,
+                format!("apply logs in as root, but {why}: the installed host would refuse it"),
+            )
+            .label(at, "apply logs in as root")
+            .label(&f.sshd.permit_root_login.span, "sshd settings")
+            .help(
+                "log in as a user of freebsd.users who holds a key and may become root: \
+                 ssh: {user: NAME, become: sudo}",
+            ),
+        ];
+    }
+    let mut errors = Vec::new();
+    let user = f
+        .users
+        .iter()
+        .find(|u| u.name.value == login.user && u.state == UserState::Present);
+    let Some(user) = user else {
+        return vec![
+            Diag::new(
+                code,
+                format!("apply logs in as {}, who is not a user of freebsd.users", login.user),
+            )
+            .label(at, "this user")
+            .help("add the user to freebsd.users, with a key, or log in as another one"),
+        ];
+    };
+    if keys_of(&login.user) == 0 {
+        errors.push(
+            Diag::new(code, format!("apply logs in as {}, who holds no SSH key", login.user))
+                .label(at, "apply logs in as this user")
+                .label(&user.span, "defined here, without a key")
+                .help("give the user a key (ssh_keys), or add domain keys, which every user gets"),
+        );
+    }
+    let Some(package) = login.elevate.row().3 else {
+        return errors;
+    };
+    let has_package = f.packages.iter().any(|p| package_is(&p.value, package));
+    if !has_package {
+        errors.push(
+            Diag::new(
+                code,
+                format!(
+                    "apply becomes root with {package}, which freebsd.packages does not install",
+                ),
+            )
+            .label(at, format!("{} logs in and runs {package}", login.user))
+            .help(format!("add `{package}` to freebsd.packages")),
+        );
+    }
+    if login.elevate == Become::Sudo {
+        let mut groups: Vec<&str> = user.groups.iter().map(|g| g.value.as_str()).collect();
+        groups.push(
+            user.primary_group
+                .as_ref()
+                .map_or(user.name.value.as_str(), |g| g.value.as_str()),
+        );
+        if !f.sudoers.iter().any(|l| grants_root(&l.value, &login.user, &groups)) {
+            let mut d = Diag::new(
+                code,
+                format!(
+                    "apply runs `sudo -n` as {}, but no sudoers line lets {} run everything as root without a password",
+                    login.user, login.user
+                ),
+            )
+            .label(at, "apply logs in as this user")
+            .help(format!(
+                "add a sudoers line such as `{} ALL=(ALL:ALL) NOPASSWD: ALL`",
+                login.user
+            ));
+            if let Some(first) = f.sudoers.first() {
+                d = d.label(&first.span, "the sudoers lines");
+            }
+            errors.push(d);
+        }
+    }
+    errors
+}
+
+/// Whether a package spec (name or origin, `security/sudo`) is `name`.
+pub fn package_is(spec: &str, name: &str) -> bool {
+    spec == name
+        || spec
+            .rsplit_once('/')
+            .is_some_and(|(_, n)| n.split('@').next() == Some(name))
+}
+
+/// Whether a sudoers rule lets `user` (a member of `groups`) run any command
+/// as root without a password: `WHO HOSTS=(RUNAS) NOPASSWD: ALL`, where WHO
+/// names the user or `%group`, HOSTS is ALL, RUNAS is absent (root), ALL or
+/// names root. A conservative reading of sudoers(5): a rule it does not
+/// understand grants nothing.
+pub fn grants_root(line: &str, user: &str, groups: &[&str]) -> bool {
+    let line = line.trim();
+    if line.starts_with("Defaults") || line.starts_with('#') {
+        return false;
+    }
+    let Some((who, rest)) = line.split_once(char::is_whitespace) else {
+        return false;
+    };
+    let names_user = who.split(',').any(|w| {
+        w == user || w.strip_prefix('%').is_some_and(|g| groups.contains(&g))
+    });
+    if !names_user {
+        return false;
+    }
+    let Some((hosts, spec)) = rest.trim_start().split_once('=') else {
+        return false;
+    };
+    if hosts.trim() != "ALL" {
+        return false;
+    }
+    let mut spec = spec.trim_start();
+    if let Some(after) = spec.strip_prefix('(') {
+        let Some((runas, tail)) = after.split_once(')') else {
+            return false;
+        };
+        let users = runas.split(':').next().unwrap_or("");
+        if !users.split(',').map(str::trim).any(|u| u == "ALL" || u == "root") {
+            return false;
+        }
+        spec = tail.trim_start();
+    }
+    let mut nopasswd = false;
+    while let Some((tag, tail)) = spec.split_once(':') {
+        let tag = tag.trim();
+        if tag.is_empty() || !tag.bytes().all(|b| b.is_ascii_uppercase() || b == b'_') {
+            break;
+        }
+        match tag {
+            "NOPASSWD" => nopasswd = true,
+            "PASSWD" => nopasswd = false,
+            _ => {}
+        }
+        spec = tail.trim_start();
+    }
+    nopasswd && spec.trim() == "ALL"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::grants_root;
+
+    #[test]
+    fn sudoers_rules_that_let_apply_in() {
+        let g = ["wheel", "staff"];
+        assert!(grants_root("%wheel ALL=(ALL:ALL) NOPASSWD: ALL", "alice", &g));
+        assert!(grants_root("alice ALL=(ALL) NOPASSWD: ALL", "alice", &g));
+        assert!(grants_root("alice ALL=NOPASSWD: ALL", "alice", &g));
+        assert!(grants_root("bob,alice ALL=(root) NOPASSWD:ALL", "alice", &g));
+        assert!(grants_root("alice ALL=(ALL) SETENV: NOPASSWD: ALL", "alice", &g));
+        // A password is asked for, another user, another host, another
+        // runas, a limited command, a Defaults line.
+        assert!(!grants_root("%wheel ALL=(ALL:ALL) ALL", "alice", &g));
+        assert!(!grants_root("bob ALL=(ALL) NOPASSWD: ALL", "alice", &g));
+        assert!(!grants_root("%dba ALL=(ALL) NOPASSWD: ALL", "alice", &g));
+        assert!(!grants_root("alice web01=(ALL) NOPASSWD: ALL", "alice", &g));
+        assert!(!grants_root("%dba ALL=(postgres) NOPASSWD: ALL", "alice", &["dba"]));
+        assert!(!grants_root("alice ALL=(ALL) NOPASSWD: /bin/ls", "alice", &g));
+        assert!(!grants_root("alice ALL=(ALL) NOPASSWD: PASSWD: ALL", "alice", &g));
+        assert!(!grants_root("Defaults env_keep += \"SSH_AUTH_SOCK\"", "alice", &g));
+    }
+}

@@ -1,0 +1,409 @@
+//! The desired state of one host: what its install sets up and what apply
+//! converges to, computed once from the compiled host.
+//!
+//! Entry point: [`build`] validates what an install and an apply need (the
+//! release, base accounts, how apply gets in) and lays out the host's
+//! [`Resource`]s in the order both renderers use. `plan` renders them into
+//! the setup script of an installerconfig, `apply` into checked, idempotent
+//! steps; neither derives a fact of its own.
+
+pub mod access;
+mod require;
+pub mod sshd;
+
+use serde::Serialize;
+
+use crate::compile::Compiled;
+use crate::diag::Diags;
+use crate::freebsd::release::Release;
+use crate::freebsd::{base, rcd};
+use crate::schema::{Install, Ipv4, Ipv6, UserState};
+
+pub use access::{Become, Login};
+
+/// The sudoers drop-in beryl owns. A name with a dot is ignored by sudo's
+/// `@includedir`, so it has none.
+pub const SUDOERS: &str = "/usr/local/etc/sudoers.d/beryl";
+/// Where name servers survive resolvconf(8), which rewrites
+/// `/etc/resolv.conf` whenever dhclient or rtsold run.
+pub const RESOLVCONF_CONF: &str = "/etc/resolvconf.conf";
+/// The resolver file, written only where nothing rewrites it.
+pub const RESOLV_CONF: &str = "/etc/resolv.conf";
+/// sshd's configuration.
+pub const SSHD_CONFIG: &str = "/etc/ssh/sshd_config";
+/// visudo, by its full path: a package installs it under /usr/local/sbin,
+/// which is on no boot-time PATH.
+pub const VISUDO: &str = "/usr/local/sbin/visudo";
+
+/// What a host should be.
+#[derive(Debug, Serialize)]
+pub struct Host {
+    pub fqdn: String,
+    /// The release (`freebsd.version`), when given.
+    pub version: Option<String>,
+    #[serde(skip)]
+    pub release: Option<&'static Release>,
+    /// How apply reaches the host.
+    pub login: Login,
+    pub install: Install,
+    /// The install's boot pool: whole disks, in order.
+    pub disks: Vec<String>,
+    pub raid: Option<&'static str>,
+    pub pool: String,
+    pub swap: String,
+    /// `BSDINSTALL_DISTSITE`.
+    pub dist_site: Option<String>,
+    /// The interfaces the installer brings up for the setup script.
+    pub links: Vec<Link>,
+    pub defaultrouter: Option<String>,
+    pub nameservers: Vec<String>,
+    /// Everything the install sets up and apply manages, in order.
+    pub resources: Vec<Resource>,
+}
+
+/// An interface the installer configures.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum Link {
+    Dhcp { interface: String },
+    Static { interface: String, cidr: String },
+}
+
+/// One thing the host has, as both renderers see it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Resource {
+    /// Installed packages, by name or origin, in order.
+    Packages { packages: Vec<String> },
+    /// A group the users need that the base system lacks.
+    Group { name: String },
+    /// A user account.
+    User(Account),
+    /// A user that must not exist.
+    Absent { name: String },
+    /// root's password: `None` locked (`*`), else this crypt(3) hash.
+    RootPassword { hash: Option<String> },
+    /// A user's authorized_keys, under the home the account really has.
+    Keys {
+        user: String,
+        group: String,
+        keys: Vec<String>,
+    },
+    /// A whole file.
+    File(File),
+    /// sshd settings, first in sshd_config's global section.
+    Sshd { settings: Vec<(String, String)> },
+    /// An rc.conf variable, as rc(8) must see it.
+    Rc(RcVar),
+    /// The time zone.
+    Timezone { zone: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Account {
+    pub name: String,
+    pub uid: Option<u32>,
+    pub shell: Option<String>,
+    pub comment: Option<String>,
+    pub primary_group: Option<String>,
+    /// Supplementary groups, in the order given (pw sets them as a set).
+    pub groups: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct File {
+    pub path: String,
+    pub content: String,
+    /// Octal, without a leading zero (`440`).
+    pub mode: String,
+    pub owner: String,
+    pub group: String,
+    /// A command that must accept the new content before it is installed;
+    /// the file's path is appended.
+    pub validate: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RcVar {
+    pub name: String,
+    pub value: String,
+    /// The rc.d names whose `rc.conf.d/NAME` file can override it.
+    pub owners: Vec<String>,
+    /// The rc.d script to restart once it changed on a running host.
+    pub restart: Option<&'static str>,
+}
+
+/// Variables whose change a running host only sees once a script runs
+/// again, and the script (a file of [`rcd::SCRIPTS`]).
+pub const RESTART: &[(&str, &str)] = &[("hostname", "hostname")];
+
+impl Resource {
+    /// The kind's name, as serialized (`packages`, `user`, `rc`…): the
+    /// install renders a resource with `templates/steps/KIND.sh.j2`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Resource::Packages { .. } => "packages",
+            Resource::Group { .. } => "group",
+            Resource::User(_) => "user",
+            Resource::Absent { .. } => "absent",
+            Resource::RootPassword { .. } => "root_password",
+            Resource::Keys { .. } => "keys",
+            Resource::File(_) => "file",
+            Resource::Sshd { .. } => "sshd",
+            Resource::Rc(_) => "rc",
+            Resource::Timezone { .. } => "timezone",
+        }
+    }
+
+    /// A stable id: `pkg`, `group:NAME`, `user:NAME`, `root`, `keys:USER`,
+    /// `file:PATH`, `sshd`, `rc:NAME`, `tz`.
+    pub fn id(&self) -> String {
+        match self {
+            Resource::Packages { .. } => "packages".into(),
+            Resource::Group { name } => format!("group:{name}"),
+            Resource::User(a) => format!("user:{}", a.name),
+            Resource::Absent { name } => format!("user:{name}"),
+            Resource::RootPassword { .. } => "root".into(),
+            Resource::Keys { user, .. } => format!("keys:{user}"),
+            Resource::File(f) => format!("file:{}", f.path),
+            Resource::Sshd { .. } => "sshd".into(),
+            Resource::Rc(v) => format!("rc:{}", v.name),
+            Resource::Timezone { .. } => "tz".into(),
+        }
+    }
+}
+
+/// Validates what installing and applying the host need, and lays out its
+/// desired state. Every refusal is an error at the YAML it concerns.
+pub fn build(fqdn: &str, c: &Compiled) -> Result<Host, Diags> {
+    let login = access::login(&c.config, fqdn)?;
+    let mut errors = require::release(c);
+    errors.extend(require::accounts(c));
+    errors.extend(require::shells(c));
+    errors.extend(access::check(&login, c));
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    Ok(layout(fqdn, c, login))
+}
+
+/// Whether the host's config has a `freebsd` section at all: hosts without
+/// one are data only, and nothing is installed or applied to them.
+pub fn managed(c: &Compiled) -> bool {
+    c.config.get("freebsd").is_some()
+}
+
+fn layout(fqdn: &str, c: &Compiled, login: Login) -> Host {
+    let f = &c.freebsd;
+    let text = |l: &Option<crate::schema::Located<String>>| l.as_ref().map(|v| v.value.clone());
+    let network = f.network.clone().unwrap_or_default();
+    let mut links = Vec::new();
+    let mut rc = vec![("hostname".to_string(), text(&f.hostname).unwrap_or(fqdn.into()))];
+    let mut dynamic = false;
+    let mut slaac = false;
+    for i in &network.interfaces {
+        let name = &i.name.value;
+        match i.ipv4.as_ref().map(|l| &l.value) {
+            Some(Ipv4::Dhcp) => {
+                dynamic = true;
+                links.push(Link::Dhcp {
+                    interface: name.clone(),
+                });
+                rc.push((format!("ifconfig_{name}"), "DHCP".into()));
+            }
+            Some(Ipv4::Static(cidr)) => {
+                links.push(Link::Static {
+                    interface: name.clone(),
+                    cidr: cidr.clone(),
+                });
+                rc.push((format!("ifconfig_{name}"), format!("inet {cidr}")));
+            }
+            None => {}
+        }
+        match i.ipv6.as_ref().map(|l| &l.value) {
+            Some(Ipv6::Slaac) => {
+                slaac = true;
+                rc.push((format!("ifconfig_{name}_ipv6"), "inet6 accept_rtadv".into()));
+            }
+            Some(Ipv6::Static(cidr)) => {
+                rc.push((format!("ifconfig_{name}_ipv6"), format!("inet6 {cidr}")));
+            }
+            None => {}
+        }
+    }
+    if let Some(gw) = &network.defaultrouter {
+        rc.push(("defaultrouter".into(), gw.value.clone()));
+    }
+    if let Some(gw) = &network.ipv6_defaultrouter {
+        rc.push(("ipv6_defaultrouter".into(), gw.value.clone()));
+    }
+    // rtsold(8) solicits the router advertisements SLAAC needs at boot
+    // (rc.conf(5): rtsold_enable).
+    if slaac {
+        rc.push(("rtsold_enable".into(), "YES".into()));
+    }
+    for v in &f.rc_conf {
+        rc.push((v.name.value.clone(), v.value.value.clone()));
+    }
+    rc.push(("sshd_enable".into(), "YES".into()));
+    if !f.disks.is_empty() {
+        rc.push(("zfs_enable".into(), "YES".into()));
+    }
+    let nameservers: Vec<String> = network.nameservers.iter().map(|n| n.value.clone()).collect();
+
+    let mut resources = Vec::new();
+    let packages: Vec<String> = f.packages.iter().map(|p| p.value.clone()).collect();
+    if !packages.is_empty() {
+        resources.push(Resource::Packages { packages });
+    }
+    let present: Vec<_> = f
+        .users
+        .iter()
+        .filter(|u| u.state == UserState::Present)
+        .collect();
+    for name in needed_groups(&present) {
+        resources.push(Resource::Group { name });
+    }
+    for u in &f.users {
+        let name = u.name.value.clone();
+        if u.state == UserState::Absent {
+            resources.push(Resource::Absent { name });
+            continue;
+        }
+        resources.push(Resource::User(Account {
+            name,
+            uid: u.uid.as_ref().map(|l| l.value),
+            shell: text(&u.shell),
+            comment: text(&u.comment),
+            primary_group: text(&u.primary_group),
+            groups: u.groups.iter().map(|g| g.value.clone()).collect(),
+        }));
+    }
+    resources.push(Resource::RootPassword {
+        hash: text(&f.root_password),
+    });
+    for u in &present {
+        let name = &u.name.value;
+        let keys: Vec<String> = c
+            .users
+            .iter()
+            .find(|k| &k.name == name)
+            .map(|k| k.keys.iter().map(|key| key.line()).collect())
+            .unwrap_or_default();
+        if keys.is_empty() {
+            continue;
+        }
+        resources.push(Resource::Keys {
+            user: name.clone(),
+            group: text(&u.primary_group).unwrap_or(name.clone()),
+            keys,
+        });
+    }
+    if !f.sudoers.is_empty() {
+        resources.push(Resource::File(File {
+            path: SUDOERS.into(),
+            content: lines(f.sudoers.iter().map(|l| l.value.as_str())),
+            mode: "440".into(),
+            owner: "root".into(),
+            group: "wheel".into(),
+            validate: Some(vec![VISUDO.into(), "-cf".into()]),
+        }));
+    }
+    if !nameservers.is_empty() {
+        resources.push(Resource::File(File {
+            path: RESOLVCONF_CONF.into(),
+            content: format!(
+                "# Written by beryl: resolvconf(8) puts these first in {RESOLV_CONF}.\nname_servers=\"{}\"\n",
+                nameservers.join(" ")
+            ),
+            mode: "644".into(),
+            owner: "root".into(),
+            group: "wheel".into(),
+            validate: None,
+        }));
+        if !dynamic && !slaac {
+            resources.push(Resource::File(File {
+                path: RESOLV_CONF.into(),
+                content: lines(nameservers.iter().map(|n| format!("nameserver {n}"))),
+                mode: "644".into(),
+                owner: "root".into(),
+                group: "wheel".into(),
+                validate: None,
+            }));
+        }
+    }
+    let yes_no = |b: bool| if b { "yes" } else { "no" }.to_string();
+    resources.push(Resource::Sshd {
+        settings: vec![
+            (
+                "PermitRootLogin".into(),
+                f.sshd.permit_root_login.value.clone(),
+            ),
+            (
+                "PasswordAuthentication".into(),
+                yes_no(f.sshd.password_authentication.value),
+            ),
+            (
+                "KbdInteractiveAuthentication".into(),
+                yes_no(f.sshd.kbd_interactive_authentication.value),
+            ),
+        ],
+    });
+    for (name, value) in rc {
+        resources.push(Resource::Rc(RcVar {
+            owners: rcd::owners(&name),
+            restart: RESTART.iter().find(|(v, _)| *v == name).map(|(_, s)| *s),
+            name,
+            value,
+        }));
+    }
+    if let Some(zone) = text(&f.timezone) {
+        resources.push(Resource::Timezone { zone });
+    }
+    Host {
+        fqdn: fqdn.to_string(),
+        version: text(&f.version),
+        release: f
+            .version
+            .as_ref()
+            .and_then(|v| crate::freebsd::release::find(&v.value)),
+        login,
+        install: f.install.as_ref().map_or(Install::Dists, |i| i.value),
+        disks: f.disks.iter().map(|d| d.value.clone()).collect(),
+        raid: f.raid.as_ref().map(|r| r.value.name()),
+        pool: text(&f.pool).unwrap_or(DEFAULT_POOL.into()),
+        swap: text(&f.swap).unwrap_or(DEFAULT_SWAP.into()),
+        dist_site: text(&f.dist_site),
+        links,
+        defaultrouter: network.defaultrouter.as_ref().map(|g| g.value.clone()),
+        nameservers,
+        resources,
+    }
+}
+
+/// zfsboot's defaults (`usr.sbin/bsdinstall/scripts/zfsboot` 00a35910:
+/// `ZFSBOOT_POOL_NAME`, `ZFSBOOT_SWAP_SIZE`).
+pub const DEFAULT_POOL: &str = "zroot";
+pub const DEFAULT_SWAP: &str = "2g";
+
+/// Lines, each ended by a newline.
+fn lines<S: AsRef<str>>(items: impl Iterator<Item = S>) -> String {
+    items.map(|l| format!("{}\n", l.as_ref())).collect()
+}
+
+/// The groups the users need (primary and supplementary) that the base
+/// system lacks, in first-mention order.
+pub fn needed_groups(users: &[&crate::schema::User]) -> Vec<String> {
+    let mut groups: Vec<String> = Vec::new();
+    for u in users {
+        for g in u.primary_group.iter().chain(&u.groups) {
+            if !base::is_group(&g.value) && !groups.contains(&g.value) {
+                groups.push(g.value.clone());
+            }
+        }
+    }
+    groups
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,165 @@
+//! What the release, the base system and the packages require of a host,
+//! each refusal located at the YAML it concerns.
+
+use crate::compile::Compiled;
+use crate::diag::Diag;
+use crate::freebsd::{base, release};
+use crate::schema::{Install, UserState};
+
+use super::access::package_is;
+
+/// The release: known, and able to do what the config asks of it.
+pub fn release(c: &Compiled) -> Vec<Diag> {
+    let f = &c.freebsd;
+    let mut errors = Vec::new();
+    let found = match &f.version {
+        Some(v) => match release::find(&v.value) {
+            Some(r) => Some(r),
+            None => {
+                errors.push(
+                    Diag::new(
+                        "beryl::release::unknown",
+                        format!("beryl does not know FreeBSD {}", v.value),
+                    )
+                    .label(&v.span, "this release")
+                    .help(format!(
+                        "beryl knows {}; its installer and base system differ from release to release",
+                        release::known()
+                    )),
+                );
+                None
+            }
+        },
+        None => None,
+    };
+    if let Some(r) = found {
+        for d in &f.disks {
+            if let Some(renamed) = r.renamed(&d.value) {
+                let unit = &d.value[renamed.old.len()..];
+                errors.push(
+                    Diag::new(
+                        "beryl::release::disk_name",
+                        format!(
+                            "FreeBSD {} has no disk {}: its NVMe disks are {}*",
+                            r.version, d.value, renamed.new
+                        ),
+                    )
+                    .label(&d.span, format!("write {}{unit}", renamed.new))
+                    .help(renamed.why),
+                );
+            }
+        }
+    }
+    if let Some(i) = &f.install
+        && i.value == Install::Pkgbase
+    {
+        match (found, &f.version) {
+            (Some(r), Some(v)) if !r.unattended_pkgbase => errors.push(
+                Diag::new(
+                    "beryl::release::pkgbase",
+                    format!("FreeBSD {}'s installer cannot install pkgbase unattended", r.version),
+                )
+                .label(&i.span, "pkgbase asked for here")
+                .label(&v.span, "this release")
+                .help(format!("write `install: dists`: {}", r.pkgbase_source)),
+            ),
+            (_, None) => errors.push(
+                Diag::new(
+                    "beryl::release::pkgbase",
+                    "a pkgbase install needs `freebsd.version`",
+                )
+                .label(&i.span, "pkgbase asked for here")
+                .help("set the release, such as version: \"15.0\""),
+            ),
+            _ => {}
+        }
+    }
+    errors
+}
+
+/// No user reuses an account or group of the base system.
+pub fn accounts(c: &Compiled) -> Vec<Diag> {
+    let mut errors = Vec::new();
+    for u in &c.freebsd.users {
+        let name = u.name.value.as_str();
+        let (what, why) = if base::is_account(name) {
+            (
+                "an account",
+                if u.state == UserState::Absent {
+                    "removing it would break the base system"
+                } else {
+                    "`pw useradd` fails on an existing name, and `pw usermod` would rewrite the base account"
+                },
+            )
+        } else if base::is_group(name) && u.state == UserState::Present && u.primary_group.is_none() {
+            (
+                "a group",
+                "`pw useradd` makes a group named like the user, and that group exists",
+            )
+        } else {
+            continue;
+        };
+        errors.push(
+            Diag::new(
+                "beryl::access::base_account",
+                format!("{name} is {what} of the FreeBSD base system: {why}"),
+            )
+            .label(&u.name.span, "a base name")
+            .help(
+                "choose another name; the base accounts and groups are listed in docs/install.md \
+                 (root's password is set with freebsd.root_password)",
+            ),
+        );
+    }
+    errors
+}
+
+/// Every shell is in the base system or provided by a listed package, and
+/// sudoers lines come with sudo.
+pub fn shells(c: &Compiled) -> Vec<Diag> {
+    let f = &c.freebsd;
+    let has_package = |name: &str| f.packages.iter().any(|p| package_is(&p.value, name));
+    let mut errors = Vec::new();
+    for user in f.users.iter().filter(|u| u.state == UserState::Present) {
+        let Some(shell) = &user.shell else { continue };
+        let s = shell.value.as_str();
+        let provided = base::SHELLS.contains(&s)
+            || base::PACKAGE_SHELLS
+                .iter()
+                .any(|(path, pkg)| *path == s && has_package(pkg));
+        if provided {
+            continue;
+        }
+        let hint = base::PACKAGE_SHELLS
+            .iter()
+            .find(|(path, _)| *path == s)
+            .map(|(_, pkg)| format!("add the package `{pkg}` to freebsd.packages"))
+            .unwrap_or_else(|| {
+                format!(
+                    "use a base shell ({}) or one a package provides",
+                    base::SHELLS.join(", ")
+                )
+            });
+        errors.push(
+            Diag::new(
+                "beryl::plan::shell",
+                format!(
+                    "{}: the shell {s} is neither in the base system nor provided by a listed package",
+                    user.name.value
+                ),
+            )
+            .label(&shell.span, "this shell")
+            .help(hint),
+        );
+    }
+    if let Some(first) = f.sudoers.first()
+        && !has_package("sudo")
+    {
+        errors.push(
+            Diag::new("beryl::plan::sudo", "sudoers lines need the `sudo` package")
+                .label(&first.span, "sudoers are set")
+                .help("add `sudo` (or security/sudo) to freebsd.packages"),
+        );
+    }
+    errors
+}

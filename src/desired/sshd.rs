@@ -1,0 +1,113 @@
+//! sshd_config: beryl's settings first in the global section, because sshd
+//! takes the first value it reads for a keyword (sshd_config(5)). Other
+//! uncommented lines for the same keywords are dropped from the global
+//! section only: from the first `Match` line on, settings are conditional,
+//! and a `Match` block's own value is the operator's to keep.
+//!
+//! The same edit exists twice, and the two must agree byte for byte: [`edit`]
+//! computes the file beryl wants from the file a host has (for the dry run),
+//! and [`AWK`] does it on the host (for the install and apply). The apply
+//! tests run both on the same files.
+
+/// The first line of beryl's block; an older block is dropped wherever it is.
+pub const HEADER: &str = "# Set by beryl.";
+
+/// The file beryl wants, given the one the host has.
+pub fn edit(current: &str, settings: &[(String, String)]) -> String {
+    let drop: Vec<String> = settings.iter().map(|(k, _)| k.to_ascii_lowercase()).collect();
+    let mut out = format!("{HEADER}\n");
+    for (k, v) in settings {
+        out.push_str(&format!("{k} {v}\n"));
+    }
+    let mut global = true;
+    for line in current.lines() {
+        if line == HEADER {
+            continue;
+        }
+        let word = keyword(line);
+        if word == "match" {
+            global = false;
+        }
+        if global && drop.contains(&word) {
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+/// A line's keyword, lower-cased: its first word, ended by a blank or `=`
+/// (sshd reads `Keyword value` and `Keyword=value`).
+fn keyword(line: &str) -> String {
+    line.trim_start_matches([' ', '\t'])
+        .split([' ', '\t', '='])
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase()
+}
+
+/// The awk program of [`edit`], without the header block (printed before it
+/// with printf): `-v keys="k1 k2 …"` names the keywords, lower-case. POSIX
+/// awk; tested with the one true awk, which FreeBSD ships.
+pub const AWK: &str = r##"BEGIN { n = split(keys, k, " "); for (i = 1; i <= n; i++) drop[k[i]] = 1; global = 1 }
+$0 == "# Set by beryl." { next }
+{ w = $0; sub(/^[ \t]+/, "", w); sub(/[ \t=].*$/, "", w); w = tolower(w) }
+w == "match" { global = 0 }
+global && (w in drop) { next }
+{ print }"##;
+
+/// The `keys` value for [`AWK`].
+pub fn awk_keys(settings: &[(String, String)]) -> String {
+    settings
+        .iter()
+        .map(|(k, _)| k.to_ascii_lowercase())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings() -> Vec<(String, String)> {
+        vec![
+            ("PermitRootLogin".into(), "no".into()),
+            ("PasswordAuthentication".into(), "no".into()),
+        ]
+    }
+
+    const FILE: &str = "#PermitRootLogin no\nPermitRootLogin yes\n  passwordauthentication=yes\nPort 22\nMatch Address 192.0.2.0/24\n\tPasswordAuthentication yes\n";
+
+    #[test]
+    fn drops_global_copies_and_keeps_match_blocks() {
+        let want = "# Set by beryl.\nPermitRootLogin no\nPasswordAuthentication no\n#PermitRootLogin no\nPort 22\nMatch Address 192.0.2.0/24\n\tPasswordAuthentication yes\n";
+        assert_eq!(edit(FILE, &settings()), want);
+        // Idempotent: the edit of the edited file is itself.
+        assert_eq!(edit(want, &settings()), want);
+    }
+
+    /// The awk program does what [`edit`] does, under the one true awk
+    /// where it is installed (FreeBSD's awk), else the system's awk.
+    #[test]
+    fn the_awk_program_agrees() {
+        let awk = ["original-awk", "awk"]
+            .into_iter()
+            .find(|a| std::process::Command::new("sh").args(["-c", &format!("command -v {a}")]).output().is_ok_and(|o| o.status.success()))
+            .expect("an awk");
+        for input in [FILE, "", "Match all\nPermitRootLogin yes\n", "# Set by beryl.\nPermitRootLogin no\nPasswordAuthentication no\nX 1\n"] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("sshd_config");
+            std::fs::write(&path, input).unwrap();
+            let out = std::process::Command::new(awk)
+                .args(["-v", &format!("keys={}", awk_keys(&settings())), AWK])
+                .arg(&path)
+                .output()
+                .unwrap();
+            assert!(out.status.success());
+            let mut got = "# Set by beryl.\nPermitRootLogin no\nPasswordAuthentication no\n".to_string();
+            got.push_str(&String::from_utf8(out.stdout).unwrap());
+            assert_eq!(got, edit(input, &settings()), "{input:?}");
+        }
+    }
+}

@@ -1,0 +1,49 @@
+//! The accounts and groups of the FreeBSD base system. A user definition may
+//! not reuse one: `pw useradd -n root` fails the install (the name exists),
+//! and `pw usermod -n root -G ''` would drop root from wheel.
+//!
+//! Read from `etc/master.passwd` (e4452d45) and `etc/group` (d28066d8) of
+//! freebsd/freebsd-src; every release of [`super::release::RELEASES`] ships
+//! these names (none was added or removed between 14.3 and 15.1 that the
+//! tables would miss: `u2f` is the newest group, in both).
+
+/// Login names in the base `master.passwd`.
+pub const ACCOUNTS: &[&str] = &[
+    "root", "toor", "daemon", "operator", "bin", "tty", "kmem", "games", "news", "man", "sshd",
+    "smmsp", "mailnull", "bind", "unbound", "proxy", "_pflogd", "_dhcp", "uucp", "pop",
+    "auditdistd", "www", "ntpd", "_ypldap", "hast", "tests", "nobody",
+];
+
+/// Group names in the base `group`.
+pub const GROUPS: &[&str] = &[
+    "wheel", "daemon", "kmem", "sys", "tty", "operator", "mail", "bin", "news", "man", "games",
+    "ftp", "staff", "sshd", "smmsp", "mailnull", "guest", "video", "realtime", "idletime", "bind",
+    "unbound", "proxy", "authpf", "_pflogd", "_dhcp", "uucp", "dialer", "network", "audit", "www",
+    "u2f", "ntpd", "_ypldap", "hast", "tests", "nogroup", "nobody",
+];
+
+/// Whether `name` is an account of the base system.
+pub fn is_account(name: &str) -> bool {
+    ACCOUNTS.contains(&name)
+}
+
+/// Whether `name` is a group of the base system.
+pub fn is_group(name: &str) -> bool {
+    GROUPS.contains(&name)
+}
+
+/// The shells of the base system (`/etc/shells` lists them; nologin is
+/// where system accounts point).
+pub const SHELLS: &[&str] = &["/bin/sh", "/bin/csh", "/bin/tcsh", "/usr/sbin/nologin"];
+
+/// Shells that packages provide, and the package (by name) that does.
+pub const PACKAGE_SHELLS: &[(&str, &str)] = &[
+    ("/usr/local/bin/bash", "bash"),
+    ("/usr/local/bin/zsh", "zsh"),
+    ("/usr/local/bin/fish", "fish"),
+    ("/usr/local/bin/ksh93", "ksh93"),
+    ("/usr/local/bin/mksh", "mksh"),
+    ("/usr/local/bin/oksh", "oksh"),
+    ("/usr/local/bin/dash", "dash"),
+    ("/usr/local/bin/nu", "nushell"),
+];

@@ -1,0 +1,26 @@
+//! What beryl knows of FreeBSD releases, as data: one table per subject,
+//! each row citing the FreeBSD source it was read from (freebsd/freebsd-src
+//! unless said otherwise; commits abbreviated to 8 digits).
+//!
+//! - [`release`]: the releases beryl installs, keyed by `freebsd.version`:
+//!   disk driver names and what the installer can do unattended.
+//! - [`base`]: the accounts and groups of the base system.
+//! - [`rcd`]: the rc.d scripts of the base system, with their `name` and
+//!   `rcvar`.
+//!
+//! A rule about FreeBSD is a row here, never an if-branch elsewhere.
+
+pub mod base;
+pub mod rcd;
+pub mod release;
+
+/// The boot-time PATH: `libexec/rc/rc` (b14e76ec) sets it for everything
+/// started at boot, the installer included (`release/rc.local` 3c3bd371 →
+/// `startbsdinstall` → `bsdinstall script`), and nothing in bsdinstall adds
+/// to it (`usr.sbin/bsdinstall/bsdinstall` 023fc80e).
+pub const BOOT_PATH: &str = "/sbin:/bin:/usr/sbin:/usr/bin";
+
+/// The PATH the generated scripts set for themselves: the boot PATH plus the
+/// directories packages install to, so that no script depends on its
+/// caller's PATH (ssh's default PATH differs again).
+pub const SCRIPT_PATH: &str = "/sbin:/bin:/usr/sbin:/usr/bin:/usr/local/sbin:/usr/local/bin";
