@@ -59,8 +59,14 @@ mod tests {
         assert_eq!(quote("it's $x").unwrap(), r#""it's "'$x'"#);
         assert_eq!(quote("$(touch MARK)").unwrap(), "'$(touch MARK)'");
         assert!(quote("a\0b").is_err());
-        assert_eq!(quote("sub(/^[ \\t]+/, \"\", w)").unwrap(), "'sub(/^[ \\t]+/, \"\", w)'");
-        assert_eq!(words(&["pw", "useradd", "a b"]).unwrap(), "pw useradd 'a b'");
+        assert_eq!(
+            quote("sub(/^[ \\t]+/, \"\", w)").unwrap(),
+            "'sub(/^[ \\t]+/, \"\", w)'"
+        );
+        assert_eq!(
+            words(&["pw", "useradd", "a b"]).unwrap(),
+            "pw useradd 'a b'"
+        );
         assert!(words(&["ok", "a\0b"]).is_err());
     }
 

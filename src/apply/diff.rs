@@ -167,10 +167,18 @@ fn judge(d: &Desired, s: &State) -> (Action, Vec<Change>, Option<String>) {
             verdict(changes, None)
         }
         Desired::RootPassword { hash } => {
-            let want = hash
-                .as_ref()
-                .map_or("*".to_string(), |h| format!("sha256:{}", super::sha256_hex(h)));
-            let shown = |v: &str| if v == "*" { "locked" } else if v.is_empty() { "empty" } else { "a hash" }.to_string();
+            let want = hash.as_ref().map_or("*".to_string(), |h| {
+                format!("sha256:{}", super::sha256_hex(h))
+            });
+            let empty = format!("sha256:{}", super::sha256_hex(""));
+            let shown = |v: &str| {
+                match v {
+                    "*" => "locked",
+                    v if v == empty => "empty",
+                    _ => "a hash",
+                }
+                .to_string()
+            };
             if s.root_password == want {
                 noop
             } else {

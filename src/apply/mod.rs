@@ -43,13 +43,21 @@ pub enum Desired {
     /// pkg itself, bootstrapped.
     Bootstrap,
     /// A package, by name or origin (`pkg info -e` pattern).
-    Package { name: String },
-    Group { name: String },
+    Package {
+        name: String,
+    },
+    Group {
+        name: String,
+    },
     User(Account),
     /// A user that must not exist.
-    Absent { name: String },
+    Absent {
+        name: String,
+    },
     /// root's password: `None` locked.
-    RootPassword { hash: Option<String> },
+    RootPassword {
+        hash: Option<String>,
+    },
     /// authorized_keys under the user's home, as the host has it.
     Keys {
         user: String,
@@ -57,9 +65,13 @@ pub enum Desired {
         content: String,
     },
     File(File),
-    Sshd { settings: Vec<(String, String)> },
+    Sshd {
+        settings: Vec<(String, String)>,
+    },
     Rc(RcVar),
-    Timezone { zone: String },
+    Timezone {
+        zone: String,
+    },
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -82,7 +94,11 @@ pub fn steps(host: &Host) -> Result<Vec<Step>, QuoteError> {
         match r {
             Resource::Packages { packages } => {
                 out.push(Desired::Bootstrap);
-                out.extend(packages.iter().map(|name| Desired::Package { name: name.clone() }));
+                out.extend(
+                    packages
+                        .iter()
+                        .map(|name| Desired::Package { name: name.clone() }),
+                );
             }
             Resource::Group { name } => out.push(Desired::Group { name: name.clone() }),
             Resource::User(a) => out.push(Desired::User(a.clone())),

@@ -85,7 +85,11 @@ pub fn step(desired: Desired) -> Result<Step, QuoteError> {
             Kind::Rc,
             format!(
                 "[ \"$(rcvalue {})\" = {} ]",
-                words(&std::iter::once(&v.name).chain(&v.owners).collect::<Vec<_>>())?,
+                words(
+                    &std::iter::once(&v.name)
+                        .chain(&v.owners)
+                        .collect::<Vec<_>>()
+                )?,
                 w(&v.value)?
             ),
             rc_change(v)?,
@@ -93,10 +97,7 @@ pub fn step(desired: Desired) -> Result<Step, QuoteError> {
         Desired::Timezone { zone } => (
             "tz".to_string(),
             Kind::Timezone,
-            format!(
-                "[ \"$(cat /var/db/zoneinfo 2>/dev/null)\" = {} ]",
-                w(zone)?
-            ),
+            format!("[ \"$(cat /var/db/zoneinfo 2>/dev/null)\" = {} ]", w(zone)?),
             format!("tzsetup -s {}", w(zone)?),
         ),
     };
@@ -235,7 +236,10 @@ fn file_check(f: &File) -> Result<String, QuoteError> {
 /// Written to a temporary file beside it, checked by the validator if any,
 /// then installed with its mode and owner.
 fn file_change(f: &File) -> Result<String, QuoteError> {
-    let dir = f.path.rsplit_once('/').map_or("/", |(d, _)| if d.is_empty() { "/" } else { d });
+    let dir = f
+        .path
+        .rsplit_once('/')
+        .map_or("/", |(d, _)| if d.is_empty() { "/" } else { d });
     let tmp = w(&format!("{}.beryl-tmp", f.path))?;
     let mut change = vec![
         format!("mkdir -p {}", w(dir)?),

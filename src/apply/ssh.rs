@@ -116,7 +116,10 @@ mod tests {
             span: None,
         };
         let env = [("BERYL_DRY_RUN".to_string(), "1".to_string())];
-        assert_eq!(remote_command(&t, &env).unwrap(), "sudo -n env BERYL_DRY_RUN=1 sh -s");
+        assert_eq!(
+            remote_command(&t, &env).unwrap(),
+            "sudo -n env 'BERYL_DRY_RUN=1' sh -s"
+        );
         t.elevate = Become::Doas;
         assert_eq!(remote_command(&t, &[]).unwrap(), "doas -n sh -s");
         t.elevate = Become::None;

@@ -1,18 +1,14 @@
 //! Unit tests of the comparison with a snapshot and of the apply script's
-//! frame. The whole commands run in tests/integration/apply.rs, on stubs.
+//! frame. The whole scripts run in tests/integration/, on a fake FreeBSD
+//! root whose tools behave as FreeBSD's sources say.
 
 use super::diff::{Action, compare};
 use super::state::State;
-use super::{Desired, Kind, Step, sha256_hex};
+use super::{Desired, Step, sha256_hex};
+use crate::desired::{Account, RcVar};
 
-fn step(id: &str, kind: Kind, desired: Desired) -> Step {
-    Step {
-        id: id.into(),
-        kind,
-        desired,
-        check: "true".into(),
-        change: "true".into(),
-    }
+fn step(desired: Desired) -> Step {
+    super::render::step(desired).unwrap()
 }
 
 fn state(json: &str) -> State {
@@ -20,18 +16,11 @@ fn state(json: &str) -> State {
 }
 
 fn keys(content: &str) -> Step {
-    step(
-        "keys:alice",
-        Kind::Keys,
-        Desired::File {
-            path: "/home/alice/.ssh/authorized_keys".into(),
-            content: content.into(),
-            mode: "600".into(),
-            owner: "alice".into(),
-            group: "staff".into(),
-            dir_mode: Some("700".into()),
-        },
-    )
+    step(Desired::Keys {
+        user: "alice".into(),
+        group: "staff".into(),
+        content: content.into(),
+    })
 }
 
 fn alice(ssh_dir: &str, content: &str) -> State {
@@ -40,47 +29,59 @@ fn alice(ssh_dir: &str, content: &str) -> State {
         "group": "staff", "content": content,
     });
     let mut user =
-        serde_json::json!({"uid": "1001", "home": "/home/alice", "authorized_keys": file});
+        serde_json::json!({"uid": "1001", "home": "/usr/home/alice", "authorized_keys": file});
     if !ssh_dir.is_empty() {
         user["ssh_dir"] = serde_json::from_str(ssh_dir).unwrap();
     }
     state(&serde_json::json!({"users": {"alice": user}}).to_string())
 }
 
+fn action(step: &Step, s: &State) -> Action {
+    compare(std::slice::from_ref(step), Some(s))[0].action
+}
+
+/// `pkg info -e -O ORIGIN` exits 0 whether or not the package is installed
+/// (pkg src/info.c): the check matches the pattern, which matches the origin
+/// when it holds `/`.
 #[test]
-fn a_package_named_by_origin_is_judged_by_origin() {
-    let want = step(
-        "pkg:databases/postgresql16-server",
-        Kind::Package,
-        Desired::Package {
-            name: "databases/postgresql16-server".into(),
-        },
-    );
-    // The origin is installed under another name: it counts.
+fn a_package_named_by_origin_is_checked_by_pattern_and_judged_by_origin() {
+    let want = step(Desired::Package {
+        name: "databases/postgresql16-server".into(),
+    });
+    assert_eq!(want.check, "pkg info -e databases/postgresql16-server");
+    assert!(!want.check.contains("-O"));
     let s = state(
-        r#"{"packages": ["postgresql16-server-16.4"], "origins": ["databases/postgresql16-server"]}"#,
+        r#"{"packages": ["postgresql16-server"], "origins": ["databases/postgresql16-server"]}"#,
     );
-    assert_eq!(
-        compare(std::slice::from_ref(&want), Some(&s))[0].action,
-        Action::Noop
-    );
-    // A package of that name from another origin does not.
+    assert_eq!(action(&want, &s), Action::Noop);
     let s =
         state(r#"{"packages": ["postgresql16-server"], "origins": ["misc/postgresql16-server"]}"#);
-    assert_eq!(
-        compare(std::slice::from_ref(&want), Some(&s))[0].action,
-        Action::Create
-    );
-    // A snapshot without origins: the origin's last part as the name.
-    let s = state(r#"{"packages": ["postgresql16-server"]}"#);
-    assert_eq!(compare(&[want], Some(&s))[0].action, Action::Noop);
+    assert_eq!(action(&want, &s), Action::Create);
+}
+
+#[test]
+fn pkg_is_bootstrapped_first_and_without_a_question() {
+    let s = step(Desired::Bootstrap);
+    assert_eq!(s.change, "env ASSUME_ALWAYS_YES=yes pkg bootstrap");
+    assert_eq!(action(&s, &state(r#"{"pkg": false}"#)), Action::Create);
+    assert_eq!(action(&s, &state(r#"{"pkg": true}"#)), Action::Noop);
+}
+
+/// authorized_keys live under the home the account has, which is not
+/// always /home/NAME.
+#[test]
+fn keys_go_under_the_users_real_home() {
+    let k = keys("ssh-ed25519 AAAA alice@example.org\n");
+    assert!(k.check.contains("pw usershow -n alice"), "{}", k.check);
+    assert!(!k.change.contains("/home/alice"), "{}", k.change);
+    assert!(k.change.contains("\"$home/.ssh/authorized_keys\""));
 }
 
 #[test]
 fn the_ssh_directory_of_authorized_keys_is_compared() {
     let content = "ssh-ed25519 AAAA alice@example.org\n";
     let s = alice(r#"{"mode": "700", "owner": "alice"}"#, content);
-    assert_eq!(compare(&[keys(content)], Some(&s))[0].action, Action::Noop);
+    assert_eq!(action(&keys(content), &s), Action::Noop);
     let s = alice(r#"{"mode": "755", "owner": "root"}"#, content);
     let out = compare(&[keys(content)], Some(&s));
     assert_eq!(out[0].action, Action::Update);
@@ -91,9 +92,6 @@ fn the_ssh_directory_of_authorized_keys_is_compared() {
         (c.before.as_str(), c.after.as_str()),
         (Some("755 root"), Some("700 alice"))
     );
-    // An older snapshot without the directory: only the file is compared.
-    let s = alice("", content);
-    assert_eq!(compare(&[keys(content)], Some(&s))[0].action, Action::Noop);
 }
 
 #[test]
@@ -113,34 +111,24 @@ fn a_file_diff_keeps_final_newlines() {
 fn the_script_feeds_no_standard_input_to_checks_and_changes() {
     // The script is itself standard input under `ssh HOST sh -s`: a command
     // that read it (pkg asking to bootstrap itself) would eat the next steps.
-    let s = super::script::script(
-        "h",
-        &[step(
-            "tz",
-            Kind::Timezone,
-            Desired::Timezone { zone: "UTC".into() },
-        )],
-    );
+    let s = super::script::script("h", &[step(Desired::Timezone { zone: "UTC".into() })]).unwrap();
     for call in ["\"$2\" </dev/null", "\"$3\" </dev/null"] {
         assert!(s.contains(call), "{call} in\n{s}");
     }
     assert!(!s.contains("\"$2\" >"), "{s}");
+    assert!(s.contains("\nPATH=/sbin:/bin:/usr/sbin:/usr/bin:/usr/local/sbin:/usr/local/bin\n"));
 }
 
 #[test]
 fn a_users_groups_change_as_lists() {
-    let want = step(
-        "user:carol",
-        Kind::User,
-        Desired::User(super::UserSpec {
-            name: "carol".into(),
-            uid: None,
-            shell: None,
-            comment: None,
-            primary_group: None,
-            groups: vec!["dba".into(), "wheel".into()],
-        }),
-    );
+    let want = step(Desired::User(Account {
+        name: "carol".into(),
+        uid: None,
+        shell: None,
+        comment: None,
+        primary_group: None,
+        groups: vec!["wheel".into(), "dba".into()],
+    }));
     let s = state(
         r#"{"users": {"carol": {"uid": "1003"}},
             "groups": {"wheel": {"gid": "0", "members": "root,carol"}, "dba": {"gid": "1000", "members": ""}}}"#,
@@ -155,4 +143,93 @@ fn a_users_groups_change_as_lists() {
         text.contains("\n    groups: [wheel] -> [dba, wheel]\n"),
         "{text}"
     );
+}
+
+fn rc(name: &str, value: &str) -> Step {
+    step(Desired::Rc(RcVar {
+        name: name.into(),
+        value: value.into(),
+        owners: crate::freebsd::rcd::owners(name),
+        restart: None,
+    }))
+}
+
+/// An `X_enable` variable is set with sysrc, never with `service X enable`:
+/// gateway_enable has no script, firewall_enable belongs to ipfw.
+#[test]
+fn enable_variables_are_set_with_sysrc() {
+    for name in [
+        "gateway_enable",
+        "firewall_enable",
+        "nfs_server_enable",
+        "clear_tmp_enable",
+        "mysql_enable",
+    ] {
+        let s = rc(name, "YES");
+        assert!(!s.change.contains("service"), "{}", s.change);
+        assert!(
+            s.change.starts_with(&format!("sysrc '{name}=YES'")),
+            "{}",
+            s.change
+        );
+    }
+    let ipfw = rc("firewall_enable", "YES");
+    assert!(
+        ipfw.change.contains("/etc/rc.conf.d/ipfw"),
+        "{}",
+        ipfw.change
+    );
+}
+
+/// The snapshot's values are the effective ones: a value equal to its
+/// default is no change, and rc.conf.d overrides rc.conf.
+#[test]
+fn rc_values_are_judged_as_rc_sees_them() {
+    let s = state(
+        r#"{"rc_conf": {"syslogd_flags": "-s", "sshd_enable": "YES", "ntpd_enable": "YES"},
+            "rc_conf_d": {"/etc/rc.conf.d/sshd": {"sshd_enable": "NO"}}}"#,
+    );
+    assert_eq!(action(&rc("syslogd_flags", "-s"), &s), Action::Noop);
+    assert_eq!(action(&rc("ntpd_enable", "YES"), &s), Action::Noop);
+    let out = compare(&[rc("sshd_enable", "YES")], Some(&s));
+    assert_eq!(out[0].action, Action::Update);
+    assert_eq!(out[0].changes[0].before, "NO");
+    assert_eq!(action(&rc("gateway_enable", "YES"), &s), Action::Create);
+}
+
+#[test]
+fn roots_password_is_locked_unless_a_hash_is_given() {
+    let locked = step(Desired::RootPassword { hash: None });
+    assert_eq!(locked.change, "pw usermod -n root -h -");
+    assert_eq!(
+        action(&locked, &state(r#"{"root_password": "*"}"#)),
+        Action::Noop
+    );
+    let empty = format!(r#"{{"root_password": "sha256:{}"}}"#, sha256_hex(""));
+    let out = compare(&[locked], Some(&state(&empty)));
+    assert_eq!(out[0].action, Action::Update);
+    assert_eq!(out[0].changes[0].before, "empty");
+    let hash = "$6$salt$abc";
+    let set = step(Desired::RootPassword {
+        hash: Some(hash.into()),
+    });
+    assert!(
+        set.change.ends_with("| pw usermod -n root -H 0"),
+        "{}",
+        set.change
+    );
+    let have = format!(r#"{{"root_password": "sha256:{}"}}"#, sha256_hex(hash));
+    assert_eq!(action(&set, &state(&have)), Action::Noop);
+}
+
+#[test]
+fn sshd_keeps_match_blocks() {
+    let settings = vec![("PermitRootLogin".to_string(), "no".to_string())];
+    let s = step(Desired::Sshd {
+        settings: settings.clone(),
+    });
+    let have = "# Set by beryl.\nPermitRootLogin no\nMatch User x\n\tPermitRootLogin yes\n";
+    let snap = serde_json::json!({"files": {"/etc/ssh/sshd_config": {
+        "sha256": sha256_hex(have), "mode": "644", "owner": "root", "group": "wheel", "content": have}}});
+    assert_eq!(action(&s, &state(&snap.to_string())), Action::Noop);
 }

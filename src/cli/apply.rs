@@ -108,7 +108,8 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
             .and_then(|c| desired::build(&host.fqdn, &c))
             .and_then(|h| {
                 let steps = apply::steps(&h).map_err(|e| quoting(&host.fqdn, e))?;
-                let text = script::script(&host.fqdn, &steps).map_err(|e| quoting(&host.fqdn, e))?;
+                let text =
+                    script::script(&host.fqdn, &steps).map_err(|e| quoting(&host.fqdn, e))?;
                 Ok((*host, steps, text, h.login))
             });
         match planned {

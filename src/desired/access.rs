@@ -31,7 +31,14 @@ pub const BECOME: &[(&str, Become, &[&str], Option<&str>)] = &[
 ];
 
 impl Become {
-    fn row(self) -> &'static (&'static str, Become, &'static [&'static str], Option<&'static str>) {
+    fn row(
+        self,
+    ) -> &'static (
+        &'static str,
+        Become,
+        &'static [&'static str],
+        Option<&'static str>,
+    ) {
         BECOME
             .iter()
             .find(|r| r.1 == self)
@@ -88,7 +95,10 @@ pub fn login(config: &Node, fqdn: &str) -> Result<Login, Vec<Diag>> {
                 CODE,
                 format!("`ssh` must be a mapping, found {}", block.value.type_name()),
             )
-            .label(&block.span, "expected {host, port, user, identity_file, become}"),
+            .label(
+                &block.span,
+                "expected {host, port, user, identity_file, become}",
+            ),
         ]);
     };
     let mut errors = Vec::new();
@@ -123,7 +133,10 @@ pub fn login(config: &Node, fqdn: &str) -> Result<Login, Vec<Diag>> {
                 errors.push(bad("the path of a private key file (beryl never reads it)"))
             }
             ("become", Value::Str(w)) if BECOME.iter().any(|r| r.0 == w) => {
-                chosen = BECOME.iter().find(|r| r.0 == w).map(|r| (r.1, n.span.clone()));
+                chosen = BECOME
+                    .iter()
+                    .find(|r| r.0 == w)
+                    .map(|r| (r.1, n.span.clone()));
             }
             ("become", _) => errors.push(bad("sudo, doas or none")),
             _ => errors.push(
@@ -144,7 +157,10 @@ pub fn login(config: &Node, fqdn: &str) -> Result<Login, Vec<Diag>> {
         errors.push(
             Diag::new(
                 "beryl::access::become",
-                format!("`become: none` runs the apply as {}, who is not root", t.user),
+                format!(
+                    "`become: none` runs the apply as {}, who is not root",
+                    t.user
+                ),
             )
             .label(span, "no way to become root")
             .help("write `become: sudo` (or doas), or log in as root"),
@@ -200,7 +216,10 @@ pub fn check(login: &Login, c: &Compiled) -> Vec<Diag> {
         return vec![
             Diag::new(
                 code,
-                format!("apply logs in as {}, who is not a user of freebsd.users", login.user),
+                format!(
+                    "apply logs in as {}, who is not a user of freebsd.users",
+                    login.user
+                ),
             )
             .label(at, "this user")
             .help("add the user to freebsd.users, with a key, or log in as another one"),
@@ -208,10 +227,13 @@ pub fn check(login: &Login, c: &Compiled) -> Vec<Diag> {
     };
     if keys_of(&login.user) == 0 {
         errors.push(
-            Diag::new(code, format!("apply logs in as {}, who holds no SSH key", login.user))
-                .label(at, "apply logs in as this user")
-                .label(&user.span, "defined here, without a key")
-                .help("give the user a key (ssh_keys), or add domain keys, which every user gets"),
+            Diag::new(
+                code,
+                format!("apply logs in as {}, who holds no SSH key", login.user),
+            )
+            .label(at, "apply logs in as this user")
+            .label(&user.span, "defined here, without a key")
+            .help("give the user a key (ssh_keys), or add domain keys, which every user gets"),
         );
     }
     let Some(package) = login.elevate.row().3 else {
@@ -237,7 +259,11 @@ pub fn check(login: &Login, c: &Compiled) -> Vec<Diag> {
                 .as_ref()
                 .map_or(user.name.value.as_str(), |g| g.value.as_str()),
         );
-        if !f.sudoers.iter().any(|l| grants_root(&l.value, &login.user, &groups)) {
+        if !f
+            .sudoers
+            .iter()
+            .any(|l| grants_root(&l.value, &login.user, &groups))
+        {
             let mut d = Diag::new(
                 code,
                 format!(
@@ -280,9 +306,9 @@ pub fn grants_root(line: &str, user: &str, groups: &[&str]) -> bool {
     let Some((who, rest)) = line.split_once(char::is_whitespace) else {
         return false;
     };
-    let names_user = who.split(',').any(|w| {
-        w == user || w.strip_prefix('%').is_some_and(|g| groups.contains(&g))
-    });
+    let names_user = who
+        .split(',')
+        .any(|w| w == user || w.strip_prefix('%').is_some_and(|g| groups.contains(&g)));
     if !names_user {
         return false;
     }
@@ -298,7 +324,11 @@ pub fn grants_root(line: &str, user: &str, groups: &[&str]) -> bool {
             return false;
         };
         let users = runas.split(':').next().unwrap_or("");
-        if !users.split(',').map(str::trim).any(|u| u == "ALL" || u == "root") {
+        if !users
+            .split(',')
+            .map(str::trim)
+            .any(|u| u == "ALL" || u == "root")
+        {
             return false;
         }
         spec = tail.trim_start();
@@ -326,20 +356,48 @@ mod tests {
     #[test]
     fn sudoers_rules_that_let_apply_in() {
         let g = ["wheel", "staff"];
-        assert!(grants_root("%wheel ALL=(ALL:ALL) NOPASSWD: ALL", "alice", &g));
+        assert!(grants_root(
+            "%wheel ALL=(ALL:ALL) NOPASSWD: ALL",
+            "alice",
+            &g
+        ));
         assert!(grants_root("alice ALL=(ALL) NOPASSWD: ALL", "alice", &g));
         assert!(grants_root("alice ALL=NOPASSWD: ALL", "alice", &g));
-        assert!(grants_root("bob,alice ALL=(root) NOPASSWD:ALL", "alice", &g));
-        assert!(grants_root("alice ALL=(ALL) SETENV: NOPASSWD: ALL", "alice", &g));
+        assert!(grants_root(
+            "bob,alice ALL=(root) NOPASSWD:ALL",
+            "alice",
+            &g
+        ));
+        assert!(grants_root(
+            "alice ALL=(ALL) SETENV: NOPASSWD: ALL",
+            "alice",
+            &g
+        ));
         // A password is asked for, another user, another host, another
         // runas, a limited command, a Defaults line.
         assert!(!grants_root("%wheel ALL=(ALL:ALL) ALL", "alice", &g));
         assert!(!grants_root("bob ALL=(ALL) NOPASSWD: ALL", "alice", &g));
         assert!(!grants_root("%dba ALL=(ALL) NOPASSWD: ALL", "alice", &g));
         assert!(!grants_root("alice web01=(ALL) NOPASSWD: ALL", "alice", &g));
-        assert!(!grants_root("%dba ALL=(postgres) NOPASSWD: ALL", "alice", &["dba"]));
-        assert!(!grants_root("alice ALL=(ALL) NOPASSWD: /bin/ls", "alice", &g));
-        assert!(!grants_root("alice ALL=(ALL) NOPASSWD: PASSWD: ALL", "alice", &g));
-        assert!(!grants_root("Defaults env_keep += \"SSH_AUTH_SOCK\"", "alice", &g));
+        assert!(!grants_root(
+            "%dba ALL=(postgres) NOPASSWD: ALL",
+            "alice",
+            &["dba"]
+        ));
+        assert!(!grants_root(
+            "alice ALL=(ALL) NOPASSWD: /bin/ls",
+            "alice",
+            &g
+        ));
+        assert!(!grants_root(
+            "alice ALL=(ALL) NOPASSWD: PASSWD: ALL",
+            "alice",
+            &g
+        ));
+        assert!(!grants_root(
+            "Defaults env_keep += \"SSH_AUTH_SOCK\"",
+            "alice",
+            &g
+        ));
     }
 }

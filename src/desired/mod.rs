@@ -198,7 +198,10 @@ fn layout(fqdn: &str, c: &Compiled, login: Login) -> Host {
     let text = |l: &Option<crate::schema::Located<String>>| l.as_ref().map(|v| v.value.clone());
     let network = f.network.clone().unwrap_or_default();
     let mut links = Vec::new();
-    let mut rc = vec![("hostname".to_string(), text(&f.hostname).unwrap_or(fqdn.into()))];
+    let mut rc = vec![(
+        "hostname".to_string(),
+        text(&f.hostname).unwrap_or(fqdn.into()),
+    )];
     let mut dynamic = false;
     let mut slaac = false;
     for i in &network.interfaces {
@@ -249,7 +252,11 @@ fn layout(fqdn: &str, c: &Compiled, login: Login) -> Host {
     if !f.disks.is_empty() {
         rc.push(("zfs_enable".into(), "YES".into()));
     }
-    let nameservers: Vec<String> = network.nameservers.iter().map(|n| n.value.clone()).collect();
+    let nameservers: Vec<String> = network
+        .nameservers
+        .iter()
+        .map(|n| n.value.clone())
+        .collect();
 
     let mut resources = Vec::new();
     let packages: Vec<String> = f.packages.iter().map(|p| p.value.clone()).collect();

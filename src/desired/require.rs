@@ -57,7 +57,10 @@ pub fn release(c: &Compiled) -> Vec<Diag> {
             (Some(r), Some(v)) if !r.unattended_pkgbase => errors.push(
                 Diag::new(
                     "beryl::release::pkgbase",
-                    format!("FreeBSD {}'s installer cannot install pkgbase unattended", r.version),
+                    format!(
+                        "FreeBSD {}'s installer cannot install pkgbase unattended",
+                        r.version
+                    ),
                 )
                 .label(&i.span, "pkgbase asked for here")
                 .label(&v.span, "this release")
@@ -91,7 +94,8 @@ pub fn accounts(c: &Compiled) -> Vec<Diag> {
                     "`pw useradd` fails on an existing name, and `pw usermod` would rewrite the base account"
                 },
             )
-        } else if base::is_group(name) && u.state == UserState::Present && u.primary_group.is_none() {
+        } else if base::is_group(name) && u.state == UserState::Present && u.primary_group.is_none()
+        {
             (
                 "a group",
                 "`pw useradd` makes a group named like the user, and that group exists",

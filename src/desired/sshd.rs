@@ -14,7 +14,10 @@ pub const HEADER: &str = "# Set by beryl.";
 
 /// The file beryl wants, given the one the host has.
 pub fn edit(current: &str, settings: &[(String, String)]) -> String {
-    let drop: Vec<String> = settings.iter().map(|(k, _)| k.to_ascii_lowercase()).collect();
+    let drop: Vec<String> = settings
+        .iter()
+        .map(|(k, _)| k.to_ascii_lowercase())
+        .collect();
     let mut out = format!("{HEADER}\n");
     for (k, v) in settings {
         out.push_str(&format!("{k} {v}\n"));
@@ -93,9 +96,19 @@ mod tests {
     fn the_awk_program_agrees() {
         let awk = ["original-awk", "awk"]
             .into_iter()
-            .find(|a| std::process::Command::new("sh").args(["-c", &format!("command -v {a}")]).output().is_ok_and(|o| o.status.success()))
+            .find(|a| {
+                std::process::Command::new("sh")
+                    .args(["-c", &format!("command -v {a}")])
+                    .output()
+                    .is_ok_and(|o| o.status.success())
+            })
             .expect("an awk");
-        for input in [FILE, "", "Match all\nPermitRootLogin yes\n", "# Set by beryl.\nPermitRootLogin no\nPasswordAuthentication no\nX 1\n"] {
+        for input in [
+            FILE,
+            "",
+            "Match all\nPermitRootLogin yes\n",
+            "# Set by beryl.\nPermitRootLogin no\nPasswordAuthentication no\nX 1\n",
+        ] {
             let dir = tempfile::tempdir().unwrap();
             let path = dir.path().join("sshd_config");
             std::fs::write(&path, input).unwrap();
@@ -105,7 +118,8 @@ mod tests {
                 .output()
                 .unwrap();
             assert!(out.status.success());
-            let mut got = "# Set by beryl.\nPermitRootLogin no\nPasswordAuthentication no\n".to_string();
+            let mut got =
+                "# Set by beryl.\nPermitRootLogin no\nPasswordAuthentication no\n".to_string();
             got.push_str(&String::from_utf8(out.stdout).unwrap());
             assert_eq!(got, edit(input, &settings()), "{input:?}");
         }

@@ -9,9 +9,33 @@
 
 /// Login names in the base `master.passwd`.
 pub const ACCOUNTS: &[&str] = &[
-    "root", "toor", "daemon", "operator", "bin", "tty", "kmem", "games", "news", "man", "sshd",
-    "smmsp", "mailnull", "bind", "unbound", "proxy", "_pflogd", "_dhcp", "uucp", "pop",
-    "auditdistd", "www", "ntpd", "_ypldap", "hast", "tests", "nobody",
+    "root",
+    "toor",
+    "daemon",
+    "operator",
+    "bin",
+    "tty",
+    "kmem",
+    "games",
+    "news",
+    "man",
+    "sshd",
+    "smmsp",
+    "mailnull",
+    "bind",
+    "unbound",
+    "proxy",
+    "_pflogd",
+    "_dhcp",
+    "uucp",
+    "pop",
+    "auditdistd",
+    "www",
+    "ntpd",
+    "_ypldap",
+    "hast",
+    "tests",
+    "nobody",
 ];
 
 /// Group names in the base `group`.

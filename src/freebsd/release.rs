@@ -99,7 +99,12 @@ mod tests {
     #[test]
     fn every_release_knows_nvme_disks_as_nda() {
         for r in RELEASES {
-            assert_eq!(r.renamed("nvd0").map(|x| x.new), Some("nda"), "{}", r.version);
+            assert_eq!(
+                r.renamed("nvd0").map(|x| x.new),
+                Some("nda"),
+                "{}",
+                r.version
+            );
             assert!(r.renamed("nda0").is_none());
             assert!(r.renamed("nvdx").is_none());
         }

@@ -108,7 +108,10 @@ fn requirements(c: &Compiled) -> Vec<Diag> {
         ));
     }
     if f.timezone.is_none() {
-        errors.push(missing("timezone", "set an IANA zone, such as timezone: UTC"));
+        errors.push(missing(
+            "timezone",
+            "set an IANA zone, such as timezone: UTC",
+        ));
     }
     if f.version.is_none() {
         errors.push(missing(
@@ -125,10 +128,12 @@ fn requirements(c: &Compiled) -> Vec<Diag> {
             .packages
             .first()
             .map(|p| (&p.span, "packages are installed during the install"))
-            .or(f
-                .dist_site
-                .as_ref()
-                .map(|d| (&d.span, "the distribution sets are fetched during the install")));
+            .or(f.dist_site.as_ref().map(|d| {
+                (
+                    &d.span,
+                    "the distribution sets are fetched during the install",
+                )
+            }));
         if let Some((span, why)) = needs {
             errors.push(
                 Diag::new(
@@ -136,7 +141,9 @@ fn requirements(c: &Compiled) -> Vec<Diag> {
                     format!("{why}, which needs the network"),
                 )
                 .label(span, "this needs the network")
-                .help("name the interface to bring up: network: {interfaces: {vtnet0: {ipv4: dhcp}}}"),
+                .help(
+                    "name the interface to bring up: network: {interfaces: {vtnet0: {ipv4: dhcp}}}",
+                ),
             );
         }
     }
@@ -165,7 +172,10 @@ fn layout(h: Host) -> Plan {
     let media = match &h.dist_site {
         Some(site) => {
             preamble.push(var("BSDINSTALL_DISTSITE", site));
-            format!("any FreeBSD {} installer; the sets missing from it are fetched from {site}", h.version.as_deref().unwrap_or("?"))
+            format!(
+                "any FreeBSD {} installer; the sets missing from it are fetched from {site}",
+                h.version.as_deref().unwrap_or("?")
+            )
         }
         None => format!(
             "FreeBSD {} install media that hold the distribution sets ({DISTRIBUTIONS} in /usr/freebsd-dist): the DVD image; set freebsd.dist_site to install from any other",

@@ -21,10 +21,7 @@ pub const TEMPLATES: &[(&str, &str)] = &[
         "installerconfig.sh.j2",
         include_str!("../../templates/installerconfig.sh.j2"),
     ),
-    (
-        "setup.sh.j2",
-        include_str!("../../templates/setup.sh.j2"),
-    ),
+    ("setup.sh.j2", include_str!("../../templates/setup.sh.j2")),
     (
         "steps/packages.sh.j2",
         include_str!("../../templates/steps/packages.sh.j2"),
@@ -157,7 +154,10 @@ impl Templates {
             .iter()
             .map(|step| {
                 let name = format!("steps/{}.sh.j2", step.resource.kind());
-                let t = self.env.get_template(&name).map_err(|e| template_error(&self.origin, e))?;
+                let t = self
+                    .env
+                    .get_template(&name)
+                    .map_err(|e| template_error(&self.origin, e))?;
                 t.render(context! { plan => plan, step => step })
                     .map_err(|e| template_error(&self.origin, e))
             })
@@ -229,8 +229,8 @@ fn dirname(path: String) -> String {
 /// inside an included template is reported there, not at the `include`.
 fn template_error(origin: &str, e: minijinja::Error) -> Diag {
     let mut inner: &minijinja::Error = &e;
-    while let Some(next) = std::error::Error::source(inner)
-        .and_then(|s| s.downcast_ref::<minijinja::Error>())
+    while let Some(next) =
+        std::error::Error::source(inner).and_then(|s| s.downcast_ref::<minijinja::Error>())
     {
         if next.name().is_none() {
             break;
@@ -268,7 +268,10 @@ mod tests {
                     bad.push(format!("templates/{name}:{}: `safe`", n + 1));
                 }
                 if line.trim_start().starts_with('#') && line.contains("{{") {
-                    bad.push(format!("templates/{name}:{}: a value inside a comment", n + 1));
+                    bad.push(format!(
+                        "templates/{name}:{}: a value inside a comment",
+                        n + 1
+                    ));
                 }
             }
         }
@@ -287,7 +290,9 @@ mod tests {
         )
         .unwrap();
         let t = Templates::new(Some(dir.path()), crate::limits::DEFAULT_MAX_FILE_SIZE).unwrap();
-        let text = t.installerconfig(&super::super::tests::sample_plan()).unwrap();
+        let text = t
+            .installerconfig(&super::super::tests::sample_plan())
+            .unwrap();
         assert_eq!(text, "pw useradd -c '$(touch MARK)' -n \"o'neil\"\n");
     }
 
@@ -298,7 +303,11 @@ mod tests {
         let t = Templates::new(None, 0).unwrap();
         let e = t.installerconfig(&plan).unwrap_err();
         assert!(e.message.contains("NUL"), "{}", e.message);
-        assert!(e.message.starts_with("templates/setup.sh.j2:"), "{}", e.message);
+        assert!(
+            e.message.starts_with("templates/setup.sh.j2:"),
+            "{}",
+            e.message
+        );
     }
 
     /// An error in a step template names that template, whether built in or
@@ -317,7 +326,9 @@ mod tests {
         )
         .unwrap();
         let t = Templates::new(Some(dir.path()), crate::limits::DEFAULT_MAX_FILE_SIZE).unwrap();
-        let e = t.installerconfig(&super::super::tests::sample_plan()).unwrap_err();
+        let e = t
+            .installerconfig(&super::super::tests::sample_plan())
+            .unwrap_err();
         let want = format!("{}/steps/timezone.sh.j2:2: ", dir.path().display());
         assert!(e.message.starts_with(&want), "{}", e.message);
     }

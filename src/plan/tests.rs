@@ -68,12 +68,16 @@ fn renders_a_preamble_then_the_setup_script() {
     );
     assert!(setup.starts_with("#!/bin/sh\n"));
     assert!(
-        setup.contains("\nPATH=/sbin:/bin:/usr/sbin:/usr/bin:/usr/local/sbin:/usr/local/bin\nexport PATH\n"),
+        setup.contains(
+            "\nPATH=/sbin:/bin:/usr/sbin:/usr/bin:/usr/local/sbin:/usr/local/bin\nexport PATH\n"
+        ),
         "{setup}"
     );
     assert!(setup.contains("tzsetup -s Europe/Paris\n"));
     assert!(
-        setup.contains(r#"pw useradd -n "o'neil" -m -G wheel,ops -c '$(touch MARK)' -u 1001 -h -"#),
+        setup.contains(
+            r#"pw useradd -n "o'neil" -m -G 'wheel,ops' -c '$(touch MARK)' -u 1001 -h -"#
+        ),
         "{setup}"
     );
     assert!(setup.ends_with("echo 'beryl: done'\n"));

@@ -191,6 +191,15 @@ pub struct FreeBsd {
     /// FreeBSD release as MAJOR.MINOR, quoted, such as "15.0".
     #[schemars(with = "Version")]
     pub version: Option<Version>,
+    /// URL the installer fetches missing distribution sets from
+    /// (BSDINSTALL_DISTSITE), such as
+    /// https://download.freebsd.org/releases/amd64/15.0-RELEASE.
+    #[schemars(with = "String")]
+    pub dist_site: Option<String>,
+    /// root's password as a crypt(3) hash ($6$…); when absent, root's
+    /// password is locked.
+    #[schemars(with = "String")]
+    pub root_password: Option<String>,
     /// Interfaces (DHCP/SLAAC or static addresses), default routers and name
     /// servers.
     #[schemars(with = "Ref<Network>")]

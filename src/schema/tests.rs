@@ -433,11 +433,9 @@ fn unknown_key_suggests_the_new_keys() {
             &format!("unknown key `{key}` in freebsd; did you mean `{meant}`?"),
             "t.yml:2:3",
         );
-        assert!(
-            d.help
-                .unwrap_or_default()
-                .ends_with("users, install, version, network, rc_conf, sshd")
-        );
+        assert!(d.help.unwrap_or_default().ends_with(
+            "users, install, version, dist_site, root_password, network, rc_conf, sshd"
+        ));
     }
     // The users' key list is not taken for sshd.
     let d = fails(
@@ -455,8 +453,22 @@ fn freebsd_key_docs_come_from_the_table() {
     assert_eq!(
         keys,
         [
-            "hostname", "timezone", "raid", "disks", "pool", "swap", "packages", "sudoers",
-            "users", "install", "version", "network", "rc_conf", "sshd"
+            "hostname",
+            "timezone",
+            "raid",
+            "disks",
+            "pool",
+            "swap",
+            "packages",
+            "sudoers",
+            "users",
+            "install",
+            "version",
+            "dist_site",
+            "root_password",
+            "network",
+            "rc_conf",
+            "sshd"
         ]
     );
 }

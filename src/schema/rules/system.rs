@@ -243,7 +243,11 @@ pub fn password_hash(s: &str) -> Result<(), String> {
     if !CRYPT_PREFIXES.iter().any(|p| s.starts_with(p)) {
         return Err(format!(
             "{} is not a crypt(3) hash ($6$…, $5$…, $2b$… or $1$…)",
-            if s.len() > 8 { "the value".to_string() } else { quote(s) }
+            if s.len() > 8 {
+                "the value".to_string()
+            } else {
+                quote(s)
+            }
         ));
     }
     if !s
