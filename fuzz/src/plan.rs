@@ -21,7 +21,8 @@ use std::sync::Arc;
 use arbitrary::{Arbitrary, Result, Unstructured};
 use beryl::compile::{Level, complete};
 use beryl::merge::{Policy, merge_documents};
-use beryl::plan::{self, StepData, render::Templates};
+use beryl::desired::Resource;
+use beryl::plan::{self, render::Templates};
 use beryl::value::{Entry, Map, Node, Value};
 
 use super::sh::{self, Command};
@@ -346,6 +347,16 @@ impl Gen<'_, '_> {
             ],
             2,
         )?;
+        let mut sudoers = sudoers;
+        // The rule that lets apply in as alice (`ssh:` below), most times.
+        if let Value::Seq(items) = &mut sudoers.value
+            && self.u.ratio(3, 4)?
+        {
+            items.push(Node::new(
+                Value::Str("alice ALL=(ALL) NOPASSWD: ALL".into()),
+                self.at.span(),
+            ));
+        }
         let mut users = Vec::new();
         for name in ["alice", "bob", "o-neil"]
             .into_iter()
@@ -411,7 +422,10 @@ pub fn run(data: &[u8]) {
         Vec::new()
     };
     let domain = g.node(Value::Seq(domain));
-    let doc = g.map(vec![("ssh_keys", domain), ("freebsd", freebsd)]);
+    let user = g.node(Value::Str("alice".into()));
+    let elevate = g.node(Value::Str("sudo".into()));
+    let ssh = g.map(vec![("user", user), ("become", elevate)]);
+    let doc = g.map(vec![("ssh_keys", domain), ("ssh", ssh), ("freebsd", freebsd)]);
     check(doc);
 }
 
@@ -440,9 +454,12 @@ fn check(doc: Node) {
     let Some(compiled) = compile(doc) else {
         return;
     };
-    let steps = beryl::apply::steps("h1.example.org", &compiled);
+    let Ok(host) = beryl::desired::build("h1.example.org", &compiled) else {
+        return;
+    };
+    let steps = beryl::apply::steps(&host).expect("validated values quote");
     apply_script(
-        &beryl::apply::script::script("h1.example.org", &steps),
+        &beryl::apply::script::script("h1.example.org", &steps).expect("the script quotes"),
         &steps,
     );
     let Ok(plan) = plan::build("h1.example.org", &compiled) else {
@@ -463,16 +480,20 @@ fn templates() -> &'static Templates {
     })
 }
 
+/// The parameters the installerconfig expands: the disk loop's partition
+/// and the home pw gave a user; the one command it substitutes is pw.
+const INSTALL_PARAMS: &[&str] = &["p", "home"];
+
 fn installerconfig(text: &str, plan: &plan::Plan) {
     let commands = sh::lex(text).unwrap_or_else(|e| panic!("{e}:\n{text}"));
     for w in sh::words(&commands) {
-        assert!(
-            w.subs.is_empty() && w.other.is_empty(),
-            "a substitution in `{}`:\n{text}",
-            w.text
-        );
+        assert!(w.other.is_empty(), "`{}`:\n{text}", w.text);
+        for sub in &w.subs {
+            let first = sub.first().and_then(|c| c.first()).map(|w| w.text.as_str());
+            assert_eq!(first, Some("pw"), "$(…) in `{}`:\n{text}", w.text);
+        }
         for p in &w.params {
-            assert_eq!(p, "BERYL_ROOT", "`${p}` expanded:\n{text}");
+            assert!(INSTALL_PARAMS.contains(&p.as_str()), "`${p}` expanded:\n{text}");
         }
     }
     let has = |want: Vec<String>| {
@@ -489,32 +510,49 @@ fn installerconfig(text: &str, plan: &plan::Plan) {
         has(vec!["export".into(), format!("{}={}", var.name, var.value)]);
     }
     has(vec!["echo".into(), plan.summary.clone()]);
+    has(words(&["export"], &["PATH".into()]));
     for step in &plan.steps {
-        match &step.data {
-            StepData::User { args, .. } => has(words(&["pw", "useradd"], args)),
-            StepData::Packages { packages, .. } => has(words(&["pkg", "install", "-y"], packages)),
-            StepData::Groups { groups } => {
-                for g in groups {
-                    has(words(&["pw", "groupadd", "-n"], std::slice::from_ref(g)));
-                }
+        match &step.resource {
+            Resource::User(a) => {
+                let mut argv = vec!["-n".to_string(), a.name.clone(), "-m".into()];
+                let mut opt = |flag: &str, v: Option<String>| {
+                    if let Some(v) = v {
+                        argv.extend([flag.to_string(), v]);
+                    }
+                };
+                opt("-s", a.shell.clone());
+                opt("-g", a.primary_group.clone());
+                opt("-G", (!a.groups.is_empty()).then(|| a.groups.join(",")));
+                opt("-c", a.comment.clone());
+                opt("-u", a.uid.map(|u| u.to_string()));
+                argv.extend(["-h".into(), "-".into()]);
+                has(words(&["pw", "useradd"], &argv));
             }
-            StepData::Timezone { zone } => {
+            Resource::Packages { packages } => has(words(
+                &["env", "ASSUME_ALWAYS_YES=yes", "pkg", "install", "-y"],
+                packages,
+            )),
+            Resource::Group { name } => has(words(&["pw", "groupadd", "-n"], std::slice::from_ref(name))),
+            Resource::Timezone { zone } => {
                 has(words(&["tzsetup", "-s"], std::slice::from_ref(zone)))
             }
-            StepData::Sysrc { vars, .. } => {
-                for v in vars {
-                    let assign = format!("{}={}", v.name, v.value);
-                    has(words(
-                        &["sysrc", "-f", "$BERYL_ROOT/etc/rc.conf"],
-                        &[assign],
-                    ));
-                }
+            Resource::Rc(v) => has(words(
+                &["sysrc", "-f", "/etc/rc.conf"],
+                &[format!("{}={}", v.name, v.value)],
+            )),
+            Resource::Keys { keys, .. } => has(words(&["printf", "%s\\n"], keys)),
+            Resource::File(f) => has(words(&["printf", "%s"], std::slice::from_ref(&f.content))),
+            Resource::Sshd { settings } => {
+                let lines: Vec<String> = settings.iter().map(|(k, v)| format!("{k} {v}")).collect();
+                has(words(&["printf", "%s\\n", "# Set by beryl."], &lines))
             }
-            StepData::Keys { keys, .. } => has(words(&["printf", "%s\\n"], keys)),
-            StepData::Sudoers { lines, .. } => has(words(&["printf", "%s\\n"], lines)),
-            StepData::Sshd { settings, .. } => {
-                has(words(&["printf", "%s\\n", "# Set by beryl."], settings))
+            Resource::RootPassword { hash: None } => {
+                has(words(&["pw", "usermod", "-n", "root", "-h", "-"], &[]))
             }
+            Resource::RootPassword { hash: Some(h) } => {
+                has(words(&["printf", "%s\\n"], std::slice::from_ref(h)))
+            }
+            Resource::Absent { .. } => panic!("a user removed during an install:\n{text}"),
         }
     }
 }
@@ -522,8 +560,14 @@ fn installerconfig(text: &str, plan: &plan::Plan) {
 /// The variables of the apply script's own frame, and the commands its
 /// checks substitute.
 const APPLY_PARAMS: &[&str] = &[
-    "BERYL_ROOT",
+    "PATH",
     "BERYL_DRY_RUN",
+    "home",
+    "_v",
+    "_val",
+    "_n",
+    "_f",
+    "@",
     "1",
     "2",
     "3",
@@ -534,7 +578,7 @@ const APPLY_PARAMS: &[&str] = &[
     "status",
     "?",
 ];
-const APPLY_SUBS: &[&str] = &["cat", "pw", "sha256", "stat", "$3"];
+const APPLY_SUBS: &[&str] = &["cat", "pw", "sha256", "stat", "$3", "awk", "sysrc", "rcvalue", "."];
 
 fn apply_script(text: &str, steps: &[beryl::apply::Step]) {
     let commands = sh::lex(text).unwrap_or_else(|e| panic!("{e}:\n{text}"));
@@ -544,7 +588,7 @@ fn apply_script(text: &str, steps: &[beryl::apply::Step]) {
         if let beryl::apply::Desired::Package { name } = &step.desired {
             assert_eq!(
                 sh::argv(&change[0]),
-                ["pkg", "install", "-y", name.as_str()]
+                ["env", "ASSUME_ALWAYS_YES=yes", "pkg", "install", "-y", name.as_str()]
             );
         }
     }

@@ -198,6 +198,13 @@ const DEFAULT: &str = r#"# Level 1 of 4: _default.yml is the base of every host 
 # free-form data of your own: mappings merge key by key, anything else is
 # replaced by the more specific level.
 
+# How `beryl apply` reaches a host: it logs in as `admin` (below) and runs
+# its script as root with `sudo -n`. `beryl check` refuses a host whose
+# install would leave apply no way in.
+ssh:
+  user: admin
+  become: sudo
+
 freebsd:
   # A reference: the value at that path of the host's merged config. Every
   # host gets its own FQDN as its hostname.

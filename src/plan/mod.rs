@@ -26,6 +26,8 @@ pub struct Plan {
     pub version: String,
     /// What the install media must hold, or where the sets come from.
     pub media: String,
+    /// Whether missing distribution sets are fetched (`BSDINSTALL_DISTSITE`).
+    pub fetch_sets: bool,
     /// Exported before partitioning, in order.
     pub preamble: Vec<Var>,
     /// The disks whose old labels and partition tables the preamble clears.
@@ -226,6 +228,7 @@ fn layout(h: Host) -> Plan {
         },
         version: h.version.unwrap_or_default(),
         media,
+        fetch_sets: h.dist_site.is_some(),
         preamble,
         disks: h.disks,
         network,

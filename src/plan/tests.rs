@@ -9,6 +9,7 @@ pub(super) fn sample_plan() -> Plan {
         install: "dists",
         version: "15.0".into(),
         media: "the DVD".into(),
+        fetch_sets: false,
         preamble: vec![
             var("nonInteractive", "YES"),
             var("ZFSBOOT_DISKS", "ada0 ada1"),
