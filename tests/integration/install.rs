@@ -106,8 +106,8 @@ fn pw_refuses_an_existing_login_and_missing_groups() {
 }
 
 #[test]
-fn pw_useradd_then_usermod_replaces_groups_and_locks() {
-    let Some(bsd) = installed("pw_useradd_then_usermod_replaces_groups_and_locks") else {
+fn pw_useradd_then_usermod_replaces_groups() {
+    let Some(bsd) = installed("pw_useradd_then_usermod_replaces_groups") else {
         return;
     };
     let run = sh(
@@ -514,5 +514,61 @@ fn every_example_host_installs() {
         failures.len(),
         hosts.len(),
         failures.join("\n")
+    );
+}
+
+// ---------------------------------------------------------------- sudo, identity
+
+#[test]
+fn sudo_runs_as_root_only_for_nopasswd_grants_and_visudo_checks() {
+    let Some(bsd) = installed("sudo_runs_as_root_only_for_nopasswd_grants_and_visudo_checks")
+    else {
+        return;
+    };
+    let run = sh(
+        &bsd,
+        "pkg install -y sudo >/dev/null && \
+         pw useradd -n zed -G wheel -h - && pw useradd -n yan -h - && \
+         printf '%s\\n' '%wheel ALL=(ALL:ALL) NOPASSWD: ALL' > /usr/local/etc/sudoers.d/ops && \
+         /usr/local/sbin/visudo -cf /usr/local/etc/sudoers.d/ops; echo good=$?; \
+         printf '%s\\n' 'this is not sudoers' > /tmp/bad; \
+         /usr/local/sbin/visudo -cf /tmp/bad; echo bad=$?",
+    );
+    assert!(run.stdout.contains("parsed OK\ngood=0"), "{}", run.all());
+    assert!(run.stdout.contains("bad=1"), "{}", run.all());
+    let script =
+        "id -un; /usr/local/bin/sudo -n id -un; echo sudo=$?; pw useradd -n x -h -; echo pw=$?";
+    let zed = bsd.run_in_target(script, &[], "zed");
+    assert!(zed.stdout.starts_with("zed\nroot\nsudo=0"), "{}", zed.all());
+    assert!(zed.stdout.contains("pw=77"), "{}", zed.all());
+    assert!(zed.stderr.contains("pw: you must be root"), "{}", zed.all());
+    let yan = bsd.run_in_target(script, &[], "yan");
+    assert!(yan.stdout.contains("sudo=1"), "{}", yan.all());
+    assert!(
+        yan.stderr.contains("yan is not in the sudoers file."),
+        "{}",
+        yan.all()
+    );
+}
+
+#[test]
+fn stat_and_sha256_print_freebsd_formats() {
+    let Some(bsd) = installed("stat_and_sha256_print_freebsd_formats") else {
+        return;
+    };
+    let run = sh(
+        &bsd,
+        "printf abc > /tmp/f && chown 0:5 /tmp/f && chmod 640 /tmp/f && \
+         stat -f '%Lp %Su %Sg' /tmp/f && stat -f '%#Lp %u:%g' /tmp/f && \
+         sha256 -q /tmp/f && sha256 /tmp/f; stat -f %Lp /nonexistent; echo st=$?",
+    );
+    assert!(
+        run.stdout.starts_with(
+            "640 root operator\n0640 0:5\n\
+             ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\n\
+             SHA256 (/tmp/f) = ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\nst=1"
+        ),
+        "{}",
+        run.all()
     );
 }
