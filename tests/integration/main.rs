@@ -24,6 +24,9 @@
 //!   read-only DIR (real ones where the sandbox can mount a tmpfs).
 //! - `props.rs`: rendering is deterministic across runs and thread counts,
 //!   and every effective config reads back as compiled (issue 8).
+//! - `fakebsd/`, `install.rs`: the fake FreeBSD installer and installed system
+//!   (tests/fakebsd/README.md): self-tests of the models of FreeBSD's tools,
+//!   every example host's plan installed, the re-install over an old pool.
 //! - `plan.rs`, `plan/`: the proof of `beryl plan`: golden files, shell
 //!   linters, execution under stub commands, hostile values.
 
@@ -33,6 +36,7 @@ mod apply;
 mod cases;
 mod differential;
 mod example;
+mod fakebsd;
 mod faults;
 mod fleet;
 mod fuzz;
@@ -40,6 +44,7 @@ mod geninv;
 mod graph;
 mod harness;
 mod init;
+mod install;
 mod keys;
 mod plan;
 mod props;
