@@ -385,7 +385,7 @@ const ROLES: &[Role] = &[
     Role {
         name: "web",
         raid: "mirror",
-        disks: &["nvd0", "nvd1"],
+        disks: &["nda0", "nda1"],
         swap: "4g",
         packages: &[
             "nginx",
@@ -622,6 +622,10 @@ sysctl:
   net.inet.tcp.fast_finwait2_recycle: 1
   vfs.zfs.arc.max: 4294967296
 
+ssh:
+  user: alice
+  become: sudo
+
 freebsd:
   install: dists
   version: \"15.0\"
@@ -696,7 +700,12 @@ freebsd:
         tz = d.timezone,
     );
     if d.index % 4 == 3 {
-        s.push_str("  install: pkgbase\n");
+        // A local mirror of the distribution sets.
+        let _ = writeln!(
+            s,
+            "  dist_site: http://mirror.{}.example.net/freebsd/releases/amd64/15.0-RELEASE",
+            d.site
+        );
     }
     if d.index % 5 == 4 {
         s.push_str("  version: \"14.3\"\n");
