@@ -199,7 +199,14 @@ pub fn check(login: &Login, c: &Compiled) -> Vec<Diag> {
                 code,
                 format!("apply logs in as root, but {why}: the installed host would refuse it"),
             )
-            .label(at, "apply logs in as root")
+            .label(
+                at,
+                if login.span.is_some() {
+                    "apply logs in as root"
+                } else {
+                    "no `ssh:` block for this host: apply logs in as root"
+                },
+            )
             .label(&f.sshd.permit_root_login.span, "sshd settings")
             .help(
                 "log in as a user of freebsd.users who holds a key and may become root: \
