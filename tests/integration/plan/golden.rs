@@ -96,24 +96,29 @@ fn json_and_script_are_the_same_plan() {
                 var["name"].as_str().unwrap(),
                 var["value"].as_str().unwrap(),
             );
-            let line = format!("export {name}={}\n", shlex::try_quote(value).unwrap());
+            let line = format!("export {name}={}\n", beryl::shell::quote(value).unwrap());
             assert!(
                 preamble.contains(&line),
                 "{fqdn}: no `{line}` in\n{preamble}"
             );
         }
-        for cmd in plan["bringup"].as_array().unwrap() {
-            let words: Vec<&str> = cmd
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|w| w.as_str().unwrap())
-                .collect();
-            let line = format!("{}\n", shlex::try_join(words).unwrap());
+        for link in plan["links"].as_array().unwrap() {
+            let line = match link["type"].as_str().unwrap() {
+                "dhcp" => format!("dhclient {}\n", link["interface"].as_str().unwrap()),
+                _ => format!(
+                    "ifconfig {} inet {}\n",
+                    link["interface"].as_str().unwrap(),
+                    link["cidr"].as_str().unwrap()
+                ),
+            };
             assert!(
                 preamble.contains(&line),
                 "{fqdn}: no `{line}` in\n{preamble}"
             );
+        }
+        for disk in plan["disks"].as_array().unwrap() {
+            let line = format!("gpart destroy -F {} 2>/dev/null || :\n", disk.as_str().unwrap());
+            assert!(preamble.contains(&line), "{fqdn}: no `{line}` in\n{preamble}");
         }
         let mut body = String::new();
         for step in plan["steps"].as_array().unwrap() {
@@ -121,7 +126,7 @@ fn json_and_script_are_the_same_plan() {
             body.push_str(step["commands"].as_str().unwrap());
         }
         let summary = plan["summary"].as_str().unwrap();
-        let tail = format!("{body}\necho {}\n", shlex::try_quote(summary).unwrap());
+        let tail = format!("{body}\necho {}\n", beryl::shell::quote(summary).unwrap());
         assert!(
             setup.ends_with(&tail),
             "{fqdn}: the setup script is not its steps' commands in order:\n{setup}\n---\n{tail}"
@@ -130,14 +135,15 @@ fn json_and_script_are_the_same_plan() {
         assert_eq!(
             head,
             "#!/bin/sh\n\
-             # The setup script: runs in the new system once base is installed. A failing\n\
-             # command stops the install. BERYL_ROOT (empty) prefixes every file path, so\n\
-             # the script can be tried under a scratch root.\n\
+             # The setup script: runs in the new system (chroot) once base is installed.\n\
+             # A failing command stops the install. It inherits the installer's boot-time\n\
+             # PATH, which lacks /usr/local: it sets its own.\n\
              set -eu\n\
-             BERYL_ROOT=\"${BERYL_ROOT:-}\"\n",
+             PATH=/sbin:/bin:/usr/sbin:/usr/bin:/usr/local/sbin:/usr/local/bin\n\
+             export PATH\n",
             "{fqdn}"
         );
         assert_eq!(plan["host"], fqdn.as_str());
-        assert_eq!(plan["format_version"], 1);
+        assert_eq!(plan["format_version"], 2);
     }
 }
