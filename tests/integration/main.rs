@@ -45,6 +45,7 @@ mod graph;
 mod harness;
 mod init;
 mod install;
+mod install_items;
 mod keys;
 mod plan;
 mod props;

@@ -26,6 +26,15 @@ zpool labelclear -f /dev/da2 2>/dev/null || :
 
 # Network for the installer, which fetches what the install needs.
 dhclient vtnet0
+
+# fetchmissingdists stops at a warning box when the media has no MANIFEST of
+# the sets: fetch it from the same site (bsdinstall checks every set against
+# it), into a directory the installer can write.
+if [ ! -f "${BSDINSTALL_DISTDIR:-/usr/freebsd-dist}/MANIFEST" ]; then
+	mkdir -p /tmp/beryl-dist
+	fetch -o /tmp/beryl-dist/MANIFEST "$BSDINSTALL_DISTSITE/MANIFEST"
+	export BSDINSTALL_DISTDIR=/tmp/beryl-dist
+fi
 #!/bin/sh
 # The setup script: runs in the new system (chroot) once base is installed.
 # A failing command stops the install. It inherits the installer's boot-time
