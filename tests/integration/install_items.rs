@@ -121,8 +121,11 @@ fn sets_missing_from_the_media_come_from_dist_site() {
         media_has_dists: false,
         ..Options::default()
     };
-    let Some((_, run)) = install("sets_missing_from_the_media_come_from_dist_site", &text, opts())
-    else {
+    let Some((_, run)) = install(
+        "sets_missing_from_the_media_come_from_dist_site",
+        &text,
+        opts(),
+    ) else {
         return;
     };
     assert_installed(&run, &json);
@@ -136,8 +139,11 @@ fn sets_missing_from_the_media_come_from_dist_site() {
     assert!(!text.contains("BSDINSTALL_DISTSITE"), "{text}");
     assert!(text.contains("# Media: an image that holds the distribution sets"));
     assert!(json["media"].as_str().unwrap().contains("DVD"), "{json}");
-    let Some((_, run)) = install("sets_missing_from_the_media_come_from_dist_site", &text, opts())
-    else {
+    let Some((_, run)) = install(
+        "sets_missing_from_the_media_come_from_dist_site",
+        &text,
+        opts(),
+    ) else {
         return;
     };
     let hang = run.hang.clone().unwrap_or_default();
@@ -200,14 +206,20 @@ fn the_setup_script_does_not_depend_on_the_callers_path() {
         disks: disks(&json, Disk::new),
         ..Options::default()
     };
-    let Some((_, run)) = install("the_setup_script_does_not_depend_on_the_callers_path", &old, opts())
-    else {
+    let Some((_, run)) = install(
+        "the_setup_script_does_not_depend_on_the_callers_path",
+        &old,
+        opts(),
+    ) else {
         return;
     };
     assert_ne!(run.status, 0, "{}", run.all());
     assert!(run.all().contains("visudo: not found"), "{}", run.all());
-    let Some((_, run)) = install("the_setup_script_does_not_depend_on_the_callers_path", &text, opts())
-    else {
+    let Some((_, run)) = install(
+        "the_setup_script_does_not_depend_on_the_callers_path",
+        &text,
+        opts(),
+    ) else {
         return;
     };
     assert_installed(&run, &json);

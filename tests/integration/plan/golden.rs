@@ -117,8 +117,14 @@ fn json_and_script_are_the_same_plan() {
             );
         }
         for disk in plan["disks"].as_array().unwrap() {
-            let line = format!("gpart destroy -F {} 2>/dev/null || :\n", disk.as_str().unwrap());
-            assert!(preamble.contains(&line), "{fqdn}: no `{line}` in\n{preamble}");
+            let line = format!(
+                "gpart destroy -F {} 2>/dev/null || :\n",
+                disk.as_str().unwrap()
+            );
+            assert!(
+                preamble.contains(&line),
+                "{fqdn}: no `{line}` in\n{preamble}"
+            );
         }
         let mut body = String::new();
         for step in plan["steps"].as_array().unwrap() {
