@@ -366,7 +366,8 @@ impl Gen<'_, '_> {
         }
         let users = self.node(Value::Seq(users));
         self.field("install");
-        let install = self.pick(&["dists", "pkgbase"])?;
+        // pkgbase is refused on every release (desired::build): rarely.
+        let install = self.pick(&["dists", "dists", "dists", "pkgbase"])?;
         self.field("version");
         let version = self.pick(&["15.0", "14.3"])?;
         let network = self.network()?;
