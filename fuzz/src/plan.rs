@@ -20,8 +20,8 @@ use std::sync::Arc;
 
 use arbitrary::{Arbitrary, Result, Unstructured};
 use beryl::compile::{Level, complete};
-use beryl::merge::{Policy, merge_documents};
 use beryl::desired::Resource;
+use beryl::merge::{Policy, merge_documents};
 use beryl::plan::{self, render::Templates};
 use beryl::value::{Entry, Map, Node, Value};
 
@@ -425,7 +425,11 @@ pub fn run(data: &[u8]) {
     let user = g.node(Value::Str("alice".into()));
     let elevate = g.node(Value::Str("sudo".into()));
     let ssh = g.map(vec![("user", user), ("become", elevate)]);
-    let doc = g.map(vec![("ssh_keys", domain), ("ssh", ssh), ("freebsd", freebsd)]);
+    let doc = g.map(vec![
+        ("ssh_keys", domain),
+        ("ssh", ssh),
+        ("freebsd", freebsd),
+    ]);
     check(doc);
 }
 
@@ -493,7 +497,10 @@ fn installerconfig(text: &str, plan: &plan::Plan) {
             assert_eq!(first, Some("pw"), "$(…) in `{}`:\n{text}", w.text);
         }
         for p in &w.params {
-            assert!(INSTALL_PARAMS.contains(&p.as_str()), "`${p}` expanded:\n{text}");
+            assert!(
+                INSTALL_PARAMS.contains(&p.as_str()),
+                "`${p}` expanded:\n{text}"
+            );
         }
     }
     let has = |want: Vec<String>| {
@@ -532,7 +539,9 @@ fn installerconfig(text: &str, plan: &plan::Plan) {
                 &["env", "ASSUME_ALWAYS_YES=yes", "pkg", "install", "-y"],
                 packages,
             )),
-            Resource::Group { name } => has(words(&["pw", "groupadd", "-n"], std::slice::from_ref(name))),
+            Resource::Group { name } => {
+                has(words(&["pw", "groupadd", "-n"], std::slice::from_ref(name)))
+            }
             Resource::Timezone { zone } => {
                 has(words(&["tzsetup", "-s"], std::slice::from_ref(zone)))
             }
@@ -578,7 +587,9 @@ const APPLY_PARAMS: &[&str] = &[
     "status",
     "?",
 ];
-const APPLY_SUBS: &[&str] = &["cat", "pw", "sha256", "stat", "$3", "awk", "sysrc", "rcvalue", "."];
+const APPLY_SUBS: &[&str] = &[
+    "cat", "pw", "sha256", "stat", "$3", "awk", "sysrc", "rcvalue", ".",
+];
 
 fn apply_script(text: &str, steps: &[beryl::apply::Step]) {
     let commands = sh::lex(text).unwrap_or_else(|e| panic!("{e}:\n{text}"));
@@ -588,7 +599,14 @@ fn apply_script(text: &str, steps: &[beryl::apply::Step]) {
         if let beryl::apply::Desired::Package { name } = &step.desired {
             assert_eq!(
                 sh::argv(&change[0]),
-                ["env", "ASSUME_ALWAYS_YES=yes", "pkg", "install", "-y", name.as_str()]
+                [
+                    "env",
+                    "ASSUME_ALWAYS_YES=yes",
+                    "pkg",
+                    "install",
+                    "-y",
+                    name.as_str()
+                ]
             );
         }
     }
