@@ -3,11 +3,12 @@
 //! is run through the target's body, the very function libFuzzer calls. A
 //! panic fails the test, so the bodies cannot rot and a fixed crash stays
 //! fixed. Then a short run of generated inputs per target (seeded, so the
-//! same every time) exercises the bodies beyond the seeds.
+//! same every time) exercises the bodies beyond the seeds. The sh lexer of
+//! the plan target (`bodies::sh`) also serves plan/hostile.rs.
 
 #[path = "../../fuzz/src/lib.rs"]
 #[allow(dead_code)]
-mod bodies;
+pub mod bodies;
 
 use std::path::Path;
 

@@ -1,7 +1,8 @@
 //! The fake FreeBSD installer (tests/fakebsd/, tests/integration/fakebsd/):
 //! self-tests of the models, one per behaviour they must reproduce, then
-//! every example host's `beryl plan` installed on a fresh fake machine, and
-//! the re-install over an old pool.
+//! every example host's `beryl plan` installed on a fresh fake machine, the
+//! files, modes and owners host01's install leaves (what the old stub runs
+//! of plan/exec.rs checked), and the re-install over an old pool.
 //!
 //! Needs root (chroot, mknod, `unshare -m`), dash, original-awk,
 //! busybox-static and ../shared; skips with a notice without them, unless
@@ -571,4 +572,163 @@ fn stat_and_sha256_print_freebsd_formats() {
         "{}",
         run.all()
     );
+}
+
+// ---------------------------------------------------------------- files and modes
+
+/// An sshd_config already in the base system: beryl's three keywords must
+/// be dropped wherever they stand uncommented in the global section (any
+/// case, any indentation, `keyword value` or `keyword=value` as sshd reads
+/// both), kept inside a Match block, and everything else kept in order.
+const SSHD_CONFIG: &str = "\
+#\t$OpenBSD: sshd_config,v 1.105 2024/12/03 14:12:47 dtucker Exp $
+#PermitRootLogin no
+PermitRootLogin yes
+Port 22
+  passwordauthentication yes
+KbdInteractiveAuthentication\tyes
+#PasswordAuthentication no
+PermitRootLoginExtra yes
+Subsystem\tsftp\t/usr/libexec/sftp-server
+Match Address 192.0.2.0/24
+\tPasswordAuthentication=yes
+\tPermitRootLogin = yes
+\tX11Forwarding no
+";
+
+/// What remains of [`SSHD_CONFIG`] below beryl's lines.
+const SSHD_KEPT: &str = "\
+#\t$OpenBSD: sshd_config,v 1.105 2024/12/03 14:12:47 dtucker Exp $
+#PermitRootLogin no
+Port 22
+#PasswordAuthentication no
+PermitRootLoginExtra yes
+Subsystem\tsftp\t/usr/libexec/sftp-server
+Match Address 192.0.2.0/24
+\tPasswordAuthentication=yes
+\tPermitRootLogin = yes
+\tX11Forwarding no
+";
+
+/// host01 installed over a base whose sshd_config has a Match block (put in
+/// place by a line after the setup script's `set -eu`, before beryl's
+/// steps): every authorized_keys is 0600 in a 0700 .ssh, both owned by the
+/// user and the group the plan names, under the home pw gave; the sudoers
+/// drop-in is 0440 root:wheel with the plan's lines and no temporary file
+/// left; sshd_config starts with beryl's block and keeps the rest, the Match
+/// block's own settings included.
+#[test]
+fn example_host_files_have_their_modes_and_owners() {
+    use std::os::unix::fs::MetadataExt;
+    let test = "example_host_files_have_their_modes_and_owners";
+    let fqdn = "host01.example.org";
+    let plan = example_plan(fqdn, false);
+    let json: serde_json::Value =
+        serde_json::from_str(&example_plan(fqdn, true)).expect("plan json");
+    let disks: Vec<Disk> = json["preamble"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["name"] == "ZFSBOOT_DISKS")
+        .and_then(|v| v["value"].as_str())
+        .unwrap()
+        .split_whitespace()
+        .map(|d| Disk::new(&probed_name("15.0", d)))
+        .collect();
+    let opts = Options {
+        disks,
+        ..Options::default()
+    };
+    let Some(bsd) = FakeBsd::new(&opts, test) else {
+        return;
+    };
+    let put = format!(
+        "\nset -eu\nprintf '%s' '{}' > /etc/ssh/sshd_config\n",
+        SSHD_CONFIG.replace('\'', "'\\''")
+    );
+    assert!(plan.contains("\nset -eu\n"));
+    let run = bsd.install(&plan.replacen("\nset -eu\n", &put, 1));
+    assert!(run.status == 0 && run.hang.is_none(), "{}", run.all());
+    assert!(run.stdout.contains(&summary(&plan)), "{}", run.all());
+
+    let target = bsd.target();
+    let read = |p: &str| std::fs::read_to_string(target.join(p)).unwrap();
+    let master = read("etc/master.passwd");
+    let group = read("etc/group");
+    let gid = |name: &str| -> u32 {
+        let line = group
+            .lines()
+            .find(|l| l.split(':').next() == Some(name))
+            .unwrap_or_else(|| panic!("no group {name}:\n{group}"));
+        line.split(':').nth(2).unwrap().parse().unwrap()
+    };
+    let meta = |p: &str| {
+        std::fs::symlink_metadata(target.join(p.trim_start_matches('/')))
+            .unwrap_or_else(|e| panic!("{p}: {e}"))
+    };
+    let mut checked = 0;
+    for step in json["steps"].as_array().unwrap() {
+        match step["kind"].as_str().unwrap() {
+            "keys" => {
+                let user = step["user"].as_str().unwrap();
+                let f: Vec<&str> = master
+                    .lines()
+                    .find(|l| l.split(':').next() == Some(user))
+                    .unwrap_or_else(|| panic!("no user {user}"))
+                    .split(':')
+                    .collect();
+                let (uid, home): (u32, &str) = (f[2].parse().unwrap(), f[8]);
+                let gid = gid(step["group"].as_str().unwrap());
+                let dir = format!("{home}/.ssh");
+                let file = format!("{dir}/authorized_keys");
+                for (path, mode) in [(&dir, 0o700), (&file, 0o600)] {
+                    let m = meta(path);
+                    assert_eq!(m.mode() & 0o7777, mode, "{path}: mode {:o}", m.mode());
+                    assert_eq!((m.uid(), m.gid()), (uid, gid), "{path}: owner");
+                }
+                let want: String = step["keys"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|k| format!("{}\n", k.as_str().unwrap()))
+                    .collect();
+                assert_eq!(read(file.trim_start_matches('/')), want, "{file}");
+                checked += 1;
+            }
+            "file" => {
+                let path = step["path"].as_str().unwrap();
+                let m = meta(path);
+                let mode = u32::from_str_radix(step["mode"].as_str().unwrap(), 8).unwrap();
+                assert_eq!(m.mode() & 0o7777, mode, "{path}: mode {:o}", m.mode());
+                assert_eq!((m.uid(), m.gid()), (0, gid("wheel")), "{path}: owner");
+                assert_eq!(
+                    read(path.trim_start_matches('/')),
+                    step["content"].as_str().unwrap()
+                );
+                assert!(!target.join(format!("{}.beryl-tmp", &path[1..])).exists());
+                checked += 1;
+            }
+            _ => {}
+        }
+    }
+    assert!(checked >= 5, "host01 has keys and a sudoers drop-in");
+    assert_eq!(
+        meta("/usr/local/etc/sudoers.d/beryl").mode() & 0o7777,
+        0o440
+    );
+
+    let sshd = read("etc/ssh/sshd_config");
+    let settings: String = json["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["kind"] == "sshd")
+        .unwrap()["settings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|kv| format!("{} {}\n", kv[0].as_str().unwrap(), kv[1].as_str().unwrap()))
+        .collect();
+    assert_eq!(sshd, format!("# Set by beryl.\n{settings}{SSHD_KEPT}"));
+    assert!(!target.join("etc/ssh/sshd_config.beryl-tmp").exists());
 }

@@ -28,7 +28,9 @@
 //!   (tests/fakebsd/README.md): self-tests of the models of FreeBSD's tools,
 //!   every example host's plan installed, the re-install over an old pool.
 //! - `plan.rs`, `plan/`: the proof of `beryl plan`: golden files, shell
-//!   linters, execution under stub commands, hostile values.
+//!   linters, hostile values (lexed statically, then installed on the fake
+//!   FreeBSD). The setup script writes real absolute paths: it only ever
+//!   runs in the fake FreeBSD's chroot.
 
 mod adversarial;
 mod annotate;

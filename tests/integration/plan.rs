@@ -4,23 +4,22 @@
 //!   tests/golden/plan/ (`BERYL_UPDATE_GOLDEN=1` rewrites them).
 //! - `lint`: every generated file, its preamble and its setup script pass
 //!   `sh -n`, `dash -n` and `shellcheck -s sh`.
-//! - `exec`: the setup scripts (and preambles) run under `sh` against stub
-//!   commands (`stubs`) that log their argv; the log and the files written
-//!   under a scratch root are checked.
 //! - `hostile`: hostile strings in every string field are refused with a
-//!   located error or reach their command as exactly one argument.
+//!   located error or stay exactly one word of their command (the plan lexed
+//!   by fuzz/src/sh.rs, never run), then one real install per group of
+//!   fields on the fake FreeBSD lands them verbatim.
 //!
-//! The shell tools (sh, dash, shellcheck, python3 for the stubs) are skipped
-//! with a notice when missing, unless BERYL_REQUIRE_TOOLS is set (as in
-//! `.ci/run`), where a missing tool fails.
+//! The setup script writes real absolute paths: it only ever runs in the
+//! fake FreeBSD's chroot (tests/integration/install.rs), never on this host.
+//! The shell tools (sh, dash, shellcheck) are skipped with a notice when
+//! missing, unless BERYL_REQUIRE_TOOLS is set (as in `.ci/run`), where a
+//! missing tool fails.
 
-mod exec;
 mod golden;
 mod hostile;
 mod lint;
-mod stubs;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::harness::{beryl, repo};
 
@@ -100,9 +99,4 @@ pub fn which(name: &str) -> Option<PathBuf> {
             p.metadata()
                 .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
         })
-}
-
-/// Replaces the text of `root` with `[ROOT]`, for snapshots.
-pub fn unroot(text: &str, root: &Path) -> String {
-    text.replace(&root.display().to_string(), "[ROOT]")
 }
