@@ -485,14 +485,10 @@ fn templates() -> &'static Templates {
     })
 }
 
-/// The parameters the installerconfig expands: the disk loop's partition
-/// and the home pw gave a user; the one command it substitutes is pw.
-const INSTALL_PARAMS: &[&str] = &[
-    "p",
-    "home",
-    "BSDINSTALL_DISTDIR:-/usr/freebsd-dist",
-    "BSDINSTALL_DISTSITE",
-];
+/// The parameters the installerconfig expands: the disk loop's partition,
+/// the home pw gave a user, and bsdinstall's own DISTDIR and DISTSITE (for
+/// the MANIFEST); the one command it substitutes is pw.
+pub const INSTALL_PARAMS: &[&str] = &["p", "home", "BSDINSTALL_DISTDIR", "BSDINSTALL_DISTSITE"];
 
 fn installerconfig(text: &str, plan: &plan::Plan) {
     let commands = sh::lex(text).unwrap_or_else(|e| panic!("{e}:\n{text}"));

@@ -687,7 +687,7 @@ fn expansions(commands: &[Command]) -> Result<(), String> {
         if let Some(p) = w
             .params
             .iter()
-            .find(|p| !["p", "home"].contains(&p.as_str()))
+            .find(|p| !crate::fuzz::bodies::plan::INSTALL_PARAMS.contains(&p.as_str()))
         {
             return Err(format!("`{}` expands ${p}", w.text));
         }
