@@ -74,6 +74,12 @@ pub struct LevelFile<K> {
     /// `_beryl_.exports`. docs/classes.md.
     pub exports: Option<BTreeMap<String, Value>>,
 
+    /// How `beryl apply` reaches the host: where it connects, as whom, and
+    /// how that user becomes root. `beryl check` refuses a host whose
+    /// install would leave apply no way in. docs/inventory.md §6.
+    #[schemars(with = "Ref<Ssh>")]
+    pub ssh: Option<Ref<Ssh>>,
+
     /// Any other key is free-form data: mappings merge key by key, anything
     /// else is replaced (unless a `merge` rule says otherwise).
     #[serde(flatten)]
@@ -89,9 +95,43 @@ impl<K: Default> Default for LevelFile<K> {
             beryl: None,
             classes: None,
             exports: None,
+            ssh: None,
             other: BTreeMap::new(),
         }
     }
+}
+
+/// The `ssh` block (src/desired/access.rs checks it).
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Ssh {
+    /// The host to connect to: a host name or an IP address (default: the
+    /// host's FQDN).
+    pub host: Option<String>,
+    /// The port, 1 to 65535 (default 22).
+    #[schemars(range(min = 1, max = 65535))]
+    pub port: Option<u32>,
+    /// The login user (default root): a user of `freebsd.users` holding a key.
+    pub user: Option<String>,
+    /// The path of a private key, handed to `ssh -i` and never read.
+    pub identity_file: Option<String>,
+    /// How the login user runs the apply script as root: sudo (the default
+    /// for a user other than root), doas, or none (root itself).
+    #[serde(rename = "become")]
+    pub elevate: Option<Become>,
+}
+
+/// `ssh.become`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Become {
+    /// `sudo -n sh -s`: a sudoers rule must let the user run everything as
+    /// root without a password.
+    Sudo,
+    /// `doas -n sh -s`: doas.conf must `permit nopass` the user.
+    Doas,
+    /// The login user is root.
+    None,
 }
 
 /// The root keys of a `_domain.yml`.

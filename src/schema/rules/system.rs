@@ -224,11 +224,17 @@ pub fn dist_site(s: &str) -> Result<(), String> {
     if rest.is_empty() || rest.starts_with('/') && scheme != "file" {
         return Err(format!("{} has no host", quote(s)));
     }
+    // The characters of a release directory's URL: RFC 3986's unreserved
+    // ones, the separators of a path and a port, and percent-escapes. No
+    // query, fragment, blank or quote: bsdinstall appends `/SET` to it.
     if let Some(c) = s
         .chars()
-        .find(|c| c.is_whitespace() || c.is_control() || "\"'`\\".contains(*c))
+        .find(|c| !(c.is_ascii_alphanumeric() || "._~:/@%+-".contains(*c)))
     {
-        return Err(format!("{} holds {c:?}, which a URL never does", quote(s)));
+        return Err(format!(
+            "{} holds {c:?}: a release directory's URL has letters, digits and `._~:/@%+-` only",
+            quote(s)
+        ));
     }
     Ok(())
 }

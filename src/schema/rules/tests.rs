@@ -601,3 +601,45 @@ fn no_rule_panics_on_odd_text() {
         quote(s);
     }
 }
+
+#[test]
+fn dist_site() {
+    accepted(
+        super::dist_site,
+        &[
+            "https://download.freebsd.org/releases/amd64/15.0-RELEASE",
+            "http://mirror.par1.example.net:8080/freebsd/releases/amd64/15.0-RELEASE",
+            "file:///usr/freebsd-dist",
+        ],
+    );
+    refused(
+        super::dist_site,
+        "download.freebsd.org/releases",
+        "not a URL",
+    );
+    refused(
+        super::dist_site,
+        "gopher://x/y",
+        "not an http, https, ftp or file URL",
+    );
+    refused(super::dist_site, "https:///x", "has no host");
+    refused(super::dist_site, "https://x/y?z=1", "holds '?'");
+    refused(super::dist_site, "https://x/y#z", "holds '#'");
+    refused(super::dist_site, "https://x/$(reboot)", "holds '$'");
+    refused(super::dist_site, "https://x/a b", "holds ' '");
+}
+
+#[test]
+fn password_hash() {
+    accepted(
+        super::password_hash,
+        &[
+            "$6$salt$abcdefABCDEF0123./",
+            "$2b$12$abc",
+            "$6$rounds=5000$s$h",
+        ],
+    );
+    refused(super::password_hash, "hunter2", "not a crypt(3) hash");
+    refused(super::password_hash, "$6$a b", "never writes");
+    refused(super::password_hash, "$6$a:b", "never writes");
+}
