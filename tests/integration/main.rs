@@ -46,6 +46,7 @@ mod harness;
 mod init;
 mod install;
 mod keys;
+mod live;
 mod plan;
 mod props;
 mod schema;

@@ -734,6 +734,20 @@ impl FakeBsd {
     /// plus `env`. `user` other than root is modelled by FAKEBSD_USER, which
     /// the `id`, `pw`, `sudo`… models honour (the process itself stays root).
     pub fn run_in_target(&self, script: &str, env: &[(&str, &str)], user: &str) -> Run {
+        self.exec_in_target("/bin/sh -s", script, env, user)
+    }
+
+    /// Runs the command line `command` in the installed system as the live
+    /// host, as sshd runs a remote command: `/bin/sh -c COMMAND` as `user`
+    /// (modelled by FAKEBSD_USER), `stdin` on its standard input, under
+    /// `env -i` with the boot PATH plus `env` (a PATH there replaces it).
+    pub fn exec_in_target(
+        &self,
+        command: &str,
+        stdin: &str,
+        env: &[(&str, &str)],
+        user: &str,
+    ) -> Run {
         let target = self.target();
         let _ = fs::remove_file(self.livedev.join("fakebsd/hang"));
         let mut inner = format!(
@@ -749,10 +763,10 @@ impl FakeBsd {
             assert!(!v.contains('\''), "env value with a quote: {v}");
             inner.push_str(&format!(" '{k}={v}'"));
         }
-        inner.push_str(" /bin/sh -s");
+        inner.push_str(&format!(" /bin/sh -c '{}'", command.replace('\'', "'\\''")));
         let mut cmd = Command::new("unshare");
         cmd.args(["-m", "--propagation", "private", "sh", "-c", &inner]);
-        let (status, stdout, stderr) = run_guarded(cmd, script.as_bytes());
+        let (status, stdout, stderr) = run_guarded(cmd, stdin.as_bytes());
         let hang = fs::read_to_string(self.livedev.join("fakebsd/hang"))
             .ok()
             .filter(|s| !s.is_empty());
