@@ -323,3 +323,244 @@ fn every_example_host_installs_to_what_apply_converges_to() {
         );
     }
 }
+
+// ---------------------------------------------------------------- fixtures
+
+/// A package named by origin. The old check was `pkg info -e -O ORIGIN`;
+/// pkg's info.c forces a match for `-O` (ports compatibility) and exits 0
+/// without a package database, so the check could pass for a package that
+/// is not there. Now `pkg info -e ORIGIN` (a pattern with `/` matches the
+/// origin) and facts' `origins` agree.
+#[test]
+fn a_package_named_by_origin() {
+    let Some((dir, bsd)) = live(
+        "freebsd:\n  packages: [databases/postgresql16-server]\n",
+        "a_package_named_by_origin",
+    ) else {
+        return;
+    };
+    let d = dir.path();
+    assert!(
+        sh(&bsd, "pkg query %o").contains("databases/postgresql16-server\n"),
+        "the install did not install it"
+    );
+    sh(&bsd, "pkg delete -y postgresql16-server");
+    agree(&bsd, d, "live", &["+ pkg:databases/postgresql16-server"]);
+    assert!(sh(&bsd, "pkg query %n").contains("postgresql16-server\n"));
+}
+
+/// `X_enable` variables that are not `service X enable`. The old code
+/// turned every `NAME_enable: YES` into `service NAME enable`: gateway and
+/// mysql have no script (service(8): "does not exist in /etc/rc.d or the
+/// local startup directories"), firewall_enable is ipfw's rcvar,
+/// nfs_server_enable nfsd's, clear_tmp_enable cleartmp's. Now sysrc sets the
+/// variable, and rc(8) sees it: `service SCRIPT enabled`.
+#[test]
+fn misnamed_rcvars() {
+    let Some((dir, bsd)) = live(
+        "freebsd:\n  rc_conf:\n    gateway_enable: YES\n    firewall_enable: YES\n    \
+         nfs_server_enable: YES\n    clear_tmp_enable: YES\n    mysql_enable: YES\n",
+        "misnamed_rcvars",
+    ) else {
+        return;
+    };
+    let d = dir.path();
+    // cleartmp has no rcvar (its start reads clear_tmp_enable itself), so
+    // `service cleartmp enabled` says nothing; the variable does.
+    let enabled = "for s in ipfw nfsd; do service $s enabled && echo $s; done; \
+                   sysrc -n gateway_enable clear_tmp_enable mysql_enable";
+    assert_eq!(sh(&bsd, enabled), "ipfw\nnfsd\nYES\nYES\nYES\n");
+    sh(
+        &bsd,
+        "sysrc -x gateway_enable firewall_enable nfs_server_enable clear_tmp_enable mysql_enable",
+    );
+    agree(
+        &bsd,
+        d,
+        "live",
+        &[
+            "~ rc:gateway_enable",
+            "~ rc:firewall_enable",
+            "~ rc:nfs_server_enable",
+            "~ rc:clear_tmp_enable",
+            "+ rc:mysql_enable",
+        ],
+    );
+    assert_eq!(sh(&bsd, enabled), "ipfw\nnfsd\nYES\nYES\nYES\n");
+}
+
+/// Values equal to their `/etc/defaults/rc.conf` default. The old facts
+/// read `sysrc -f /etc/rc.conf -a`, which lists only what rc.conf sets,
+/// while the old check (`sysrc -c`) counts the defaults: with the
+/// variables gone from rc.conf, the dry run said `+` for ever and the apply
+/// `=`. Now facts read `sysrc -A` (the defaults too), as rc(8) does.
+#[test]
+fn rc_conf_values_equal_to_their_defaults() {
+    let Some((dir, bsd)) = live(
+        "freebsd:\n  rc_conf:\n    syslogd_flags: \"-s\"\n    sendmail_enable: NONE\n",
+        "rc_conf_values_equal_to_their_defaults",
+    ) else {
+        return;
+    };
+    let d = dir.path();
+    sh(&bsd, "sysrc -x syslogd_flags sendmail_enable");
+    assert_eq!(sh(&bsd, "grep -c _flags= /etc/rc.conf || true"), "0\n");
+    // The defaults say the same: nothing to do, and both sides agree.
+    agree(&bsd, d, "live", &[]);
+    // A value other than the default is seen and fixed.
+    sh(&bsd, "sysrc syslogd_flags=-ss");
+    agree(&bsd, d, "live", &["~ rc:syslogd_flags"]);
+}
+
+/// What rc(8) sees, not what /etc/rc.conf says: an override in
+/// /etc/rc.conf.local (in `rc_conf_files`) and in `/etc/rc.conf.d/sshd`
+/// (load_rc_config reads it for sshd). The old code checked and set
+/// `sysrc -f /etc/rc.conf`, and its facts read rc.conf alone: both said
+/// sshd was enabled while rc(8) saw NO.
+#[test]
+fn rc_conf_local_and_rc_conf_d_overrides() {
+    let Some((dir, bsd)) = live(
+        "freebsd:\n  packages: [tmux]\n",
+        "rc_conf_local_and_rc_conf_d_overrides",
+    ) else {
+        return;
+    };
+    let d = dir.path();
+    let enabled = "service sshd enabled && echo yes || echo no";
+    sh(&bsd, "echo 'sshd_enable=\"NO\"' >> /etc/rc.conf.local");
+    assert_eq!(sh(&bsd, enabled), "no\n");
+    agree(&bsd, d, "live", &["~ rc:sshd_enable"]);
+    assert_eq!(sh(&bsd, enabled), "yes\n");
+    for file in ["/etc/rc.conf.d/sshd", "/usr/local/etc/rc.conf.d/sshd"] {
+        let parent = file.rsplit_once('/').unwrap().0;
+        sh(
+            &bsd,
+            &format!("mkdir -p {parent} && echo 'sshd_enable=\"NO\"' > {file}"),
+        );
+        assert_eq!(sh(&bsd, enabled), "no\n", "{file}");
+        agree(&bsd, d, "live", &["~ rc:sshd_enable"]);
+        assert_eq!(sh(&bsd, enabled), "yes\n", "{file}");
+    }
+}
+
+/// A user whose home is not `/home/NAME`: created on the live host with
+/// `pw useradd -d /srv/zoe` before the config names her. The old code
+/// wrote `/home/NAME/.ssh/authorized_keys`; now the steps and facts take the
+/// home from `pw usershow`.
+#[test]
+fn a_home_that_is_not_under_home() {
+    let Some((dir, bsd)) = live(
+        "freebsd:\n  packages: [tmux]\n",
+        "a_home_that_is_not_under_home",
+    ) else {
+        return;
+    };
+    let d = dir.path();
+    sh(&bsd, "pw useradd -n zoe -d /srv/zoe -m -s /bin/sh -h -");
+    fs::write(
+        d.join("inventory/example.org/live.yml"),
+        "freebsd:\n  packages: [tmux]\n  users:\n    - name: zoe\n      uid: 1500\n      \
+         comment: Zoe\n      shell: /bin/sh\n      ssh_keys: [alice]\n",
+    )
+    .unwrap();
+    agree(&bsd, d, "live", &["~ user:zoe", "+ keys:zoe"]);
+    let keys = sh(
+        &bsd,
+        "stat -f '%Lp %Su' /srv/zoe/.ssh/authorized_keys; ls -a /home",
+    );
+    assert_eq!(keys.lines().next(), Some("600 zoe"), "{keys}");
+    assert!(
+        !keys.lines().any(|l| l == "zoe"),
+        "/home/zoe was made:\n{keys}"
+    );
+}
+
+/// A non-root login with `become: sudo`: the apply runs as `deploy`, a
+/// member of wheel, under `sudo -n sh -s` (the remote command of
+/// apply::ssh). The old remote command was `sh -s`: the script ran as the
+/// login user, and FreeBSD's tools refuse to change anything then.
+#[test]
+fn a_non_root_login_with_become_sudo() {
+    let Some((dir, bsd)) = live(
+        "ssh:\n  user: deploy\n  become: sudo\nfreebsd:\n  users:\n    - name: deploy\n      \
+         uid: 1600\n      shell: /bin/sh\n      groups: [wheel]\n",
+        "a_non_root_login_with_become_sudo",
+    ) else {
+        return;
+    };
+    let d = dir.path();
+    assert_eq!(login(d, "live"), ("deploy".into(), "sudo -n sh -s".into()));
+    sh(&bsd, "pw usermod -n alice -s /bin/csh");
+    // Without elevation, as the old remote command ran it: the change fails.
+    let script = ok(d, &["apply", "live", "--script"]);
+    let plain = bsd.exec_in_target("sh -s", &script, &[("PATH", SSH_PATH)], "deploy");
+    assert_eq!(plain.status, 1, "{}", plain.all());
+    assert!(
+        plain
+            .stdout
+            .contains("! user:alice FAILED: the change exited"),
+        "{}",
+        plain.all()
+    );
+    // Through sudo: the dry run's prediction, applied.
+    agree(&bsd, d, "live", &["~ user:alice"]);
+}
+
+/// A host whose pkg is not bootstrapped (the base system alone, as
+/// extracted): /usr/sbin/pkg is only pkg(7), the bootstrapper, which asks
+/// before it fetches pkg, and refuses when its standard input is not a
+/// terminal. The old apply had no bootstrap step: its first `pkg info -e`
+/// ran the bootstrapper (refused, or on a terminal a question read from the
+/// script itself); the old facts ran `pkg query` there too. Now facts say
+/// `"pkg": false` without running pkg, and the apply's first step is
+/// `pkg bootstrap` under ASSUME_ALWAYS_YES.
+///
+/// The apply runs as root with `sh -s`: such a host has no sudo yet, and
+/// beryl refuses a root login (`beryl check`), so this is the script on the
+/// console, not over ssh.
+#[test]
+fn an_unbootstrapped_pkg_is_bootstrapped_first() {
+    let test = "an_unbootstrapped_pkg_is_bootstrapped_first";
+    let dir = fixture("freebsd:\n  packages: [databases/postgresql16-server]\n");
+    let d = dir.path();
+    let Some(bsd) = FakeBsd::new(&machine(d, "live"), test) else {
+        return;
+    };
+    bsd.extract_base();
+    assert!(!bsd.target().join("usr/local/sbin/pkg").exists());
+
+    // facts neither hangs nor reads its own standard input: a marker after
+    // 64 KiB of padding (beyond what sh has buffered) still runs.
+    let mut script = ok(d, &["facts"]);
+    script.push_str(&"#\n".repeat(32 * 1024));
+    script.push_str("echo facts-stdin-intact >&2\n");
+    let run = bsd.run_in_target(&script, &[], "root");
+    assert!(
+        run.status == 0 && run.hang.is_none() && run.stderr.contains("facts-stdin-intact"),
+        "{}",
+        run.all()
+    );
+    let state: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(state["pkg"], Value::Bool(false));
+
+    let predicted = pending_ids(&bsd, d, "live");
+    assert_eq!(predicted.first().map(String::as_str), Some("+ pkg"));
+    assert!(
+        predicted.contains(&"+ pkg:databases/postgresql16-server".to_string()),
+        "{predicted:?}"
+    );
+    let script = ok(d, &["apply", "live", "--script"]);
+    let apply = || bsd.exec_in_target("sh -s", &script, &[("PATH", SSH_PATH)], "root");
+    let first = apply();
+    assert!(first.status == 0 && first.hang.is_none(), "{}", first.all());
+    let ids: Vec<&str> = predicted.iter().map(|p| &p[2..]).collect();
+    assert_eq!(changed(&first), ids, "{}", first.all());
+    assert_eq!(changed(&first).first(), Some(&"pkg"));
+    let second = apply();
+    assert!(
+        summary(&second).starts_with("apply: 0 changed,"),
+        "{}",
+        second.all()
+    );
+    assert_eq!(pending(&bsd, d, "live"), Vec::<String>::new());
+}
