@@ -564,3 +564,35 @@ fn an_unbootstrapped_pkg_is_bootstrapped_first() {
     );
     assert_eq!(pending(&bsd, d, "live"), Vec::<String>::new());
 }
+
+// ---------------------------------------------------------------- state fixtures
+
+/// tests/fixtures/apply/HOST.json, the snapshots the dry-run tests of
+/// apply.rs start from, are exactly what `beryl facts` reports on the host
+/// installed from its plan (BERYL_UPDATE_FIXTURES=1 rewrites them).
+#[test]
+fn state_fixtures_are_what_facts_reports_on_the_installed_host() {
+    let test = "state_fixtures_are_what_facts_reports_on_the_installed_host";
+    let dir = example();
+    let d = dir.path();
+    for host in ["host01", "db02"] {
+        let Some(bsd) = installed(d, host, test) else {
+            return;
+        };
+        let got = facts(&bsd, d);
+        let path = repo().join(format!("tests/fixtures/apply/{host}.json"));
+        if std::env::var_os("BERYL_UPDATE_FIXTURES").is_some() {
+            let mut text = serde_json::to_string_pretty(&got).unwrap();
+            text.push('\n');
+            fs::write(&path, text).unwrap();
+            continue;
+        }
+        let want: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+        assert!(
+            want == got,
+            "{} is not what facts reports on the installed {host} (BERYL_UPDATE_FIXTURES=1 rewrites it):\n{}",
+            path.display(),
+            serde_json::to_string_pretty(&got).unwrap()
+        );
+    }
+}
