@@ -63,22 +63,6 @@ fn fixture(name: &str) -> Value {
     serde_json::from_str(&fs::read_to_string(fixture_path(name)).unwrap()).unwrap()
 }
 
-/// `got` must be the fixture; BERYL_UPDATE_FIXTURES=1 rewrites it instead.
-fn assert_fixture(name: &str, got: &Value) {
-    if std::env::var_os("BERYL_UPDATE_FIXTURES").is_some() {
-        let mut text = serde_json::to_string_pretty(got).unwrap();
-        text.push('\n');
-        fs::write(fixture_path(name), text).unwrap();
-        return;
-    }
-    let want = fixture(name);
-    assert!(
-        &want == got,
-        "tests/fixtures/apply/{name}.json is not what facts reports (BERYL_UPDATE_FIXTURES=1 rewrites it):\n{}",
-        serde_json::to_string_pretty(got).unwrap()
-    );
-}
-
 /// host01's exact snapshot with the rc.conf variables of `with_rc_conf`.
 fn host01_rc_exact() -> Value {
     let mut s = fixture("host01");
@@ -389,4 +373,149 @@ fn facts_json_strings_survive_any_awk() {
             || Path::new("/usr/bin/original-awk").is_file(),
         "BERYL_REQUIRE_TOOLS is set but original-awk is missing"
     );
+}
+
+// ---------------------------------------------------------------- ssh
+
+mod sshd;
+
+/// `beryl apply` over a real ssh connection to a private sshd whose every
+/// session is a login on the fake FreeBSD (host01 installed from its plan)
+/// as `beryl`, the host's `ssh.user`: the remote command line ssh carries
+/// (`sudo -n sh -s`) runs there as sshd would run it, the script on its
+/// standard input.
+#[test]
+fn apply_over_ssh_round_trip() {
+    let test = "apply_over_ssh_round_trip";
+    if !tools(&["ssh", "ssh-keygen", "unshare"], test) {
+        return;
+    }
+    let sshd_bin = Path::new("/usr/sbin/sshd");
+    if !sshd_bin.is_file() {
+        assert!(
+            std::env::var_os("BERYL_REQUIRE_TOOLS").is_none(),
+            "{test}: BERYL_REQUIRE_TOOLS is set but /usr/sbin/sshd (openssh-server) is missing"
+        );
+        eprintln!("notice: {test} skipped: /usr/sbin/sshd (openssh-server) is missing");
+        return;
+    }
+    let dir = example();
+    let d = dir.path();
+    let Some(bsd) = crate::live::installed(d, "host01", test) else {
+        return;
+    };
+    let session = d.join("session.sh");
+    let commands = d.join("commands.log");
+    fs::write(
+        &session,
+        bsd.session_script(&[("PATH", crate::live::SSH_PATH)], "beryl", &commands),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&session, fs::Permissions::from_mode(0o755)).unwrap();
+    let server = sshd::Sshd::start(sshd_bin, "beryl", &session);
+    let host_file = d.join("inventory/example.org/web/host01.yml");
+    let mut text = fs::read_to_string(&host_file).unwrap();
+    text.push_str(&format!(
+        "\n# The test's own sshd.\nssh:\n  host: 127.0.0.1\n  port: {}\n  identity_file: {}\n",
+        server.port,
+        server.identity.display()
+    ));
+    fs::write(&host_file, text).unwrap();
+
+    let apply = |extra: &[&str]| {
+        let mut a = args(&[
+            "apply",
+            "--ssh-option",
+            "StrictHostKeyChecking=no",
+            "--ssh-option",
+            "UserKnownHostsFile=/dev/null",
+            "--ssh-option",
+            "IdentitiesOnly=yes",
+            "--ssh-option",
+            "LogLevel=ERROR",
+        ]);
+        a.extend(args(extra));
+        beryl(d, &a)
+    };
+    let changed = |r: &Run| -> Vec<String> {
+        r.stdout
+            .lines()
+            .filter_map(|l| l.strip_prefix("~ "))
+            .map(str::to_string)
+            .collect()
+    };
+    // The installed host: nothing to change; the line ssh carried.
+    let r = apply(&["host01", "--exit-code"]);
+    assert_eq!(r.status, 0, "{}\n{}\n{}", r.stdout, r.stderr, server.log());
+    assert_eq!(r.stdout.lines().next(), Some("apply host01.example.org"));
+    assert!(
+        r.stdout
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("apply: 0 changed,"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(fs::read_to_string(&commands).unwrap(), "sudo -n sh -s\n");
+
+    // A drift: checks only first (the host is untouched), then the apply
+    // changes what the dry run against facts predicts; --exit-code says so.
+    crate::live::sh(&bsd, crate::live::DRIFT);
+    let predicted: Vec<String> = crate::live::pending_ids(&bsd, d, "host01")
+        .iter()
+        .map(|p| p[2..].to_string())
+        .collect();
+    assert_eq!(predicted.len(), 6, "{predicted:?}");
+    let r = apply(&["host01", "--remote-env", "BERYL_DRY_RUN=1"]);
+    assert_eq!(r.status, 0, "{}\n{}", r.stdout, r.stderr);
+    let would: Vec<String> = changed(&r)
+        .iter()
+        .map(|l| l.trim_end_matches(" would change").to_string())
+        .collect();
+    assert_eq!(would, predicted, "{}", r.stdout);
+    assert_eq!(
+        crate::live::pending_ids(&bsd, d, "host01").len(),
+        6,
+        "BERYL_DRY_RUN=1 changed the host"
+    );
+    let r = apply(&["host01", "--exit-code"]);
+    assert_eq!(r.status, 1, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(changed(&r), predicted, "{}", r.stdout);
+    let r = apply(&["host01", "--exit-code"]);
+    assert_eq!(r.status, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(crate::live::pending(&bsd, d, "host01").is_empty());
+    assert_eq!(
+        fs::read_to_string(&commands).unwrap(),
+        "sudo -n sh -s\nsudo -n env 'BERYL_DRY_RUN=1' sh -s\nsudo -n sh -s\nsudo -n sh -s\n"
+    );
+
+    // A failing step: the zone's file is gone, tzsetup exits non-zero; the
+    // script stops there and beryl exits 2.
+    crate::live::sh(
+        &bsd,
+        "tzsetup -s UTC && rm /usr/share/zoneinfo/Europe/Paris",
+    );
+    let r = apply(&["host01"]);
+    assert_eq!(r.status, 2, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("\n! tz FAILED: the change exited "),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.ends_with(" 1 failed\n"), "{}", r.stdout);
+    assert!(
+        r.stderr
+            .contains("host01.example.org: the apply script failed (exit 1)"),
+        "{}",
+        r.stderr
+    );
+
+    // An unreachable host: exit 2, and ssh's own words.
+    let target = format!("ssh to beryl@127.0.0.1:{} failed", server.port);
+    drop(server);
+    let r = apply(&["host01"]);
+    assert_eq!(r.status, 2, "{}\n{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains(&target), "{}", r.stderr);
 }

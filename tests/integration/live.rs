@@ -32,7 +32,7 @@ use crate::plan::{args, example_hosts};
 /// `default` class of /etc/login.conf (`/sbin /bin /usr/sbin /usr/bin
 /// /usr/local/sbin /usr/local/bin ~/bin`), which sshd sets through
 /// setusercontext(LOGIN_SETPATH) (crypto/openssh/session.c, do_setup_env).
-const SSH_PATH: &str = "/sbin:/bin:/usr/sbin:/usr/bin:/usr/local/sbin:/usr/local/bin";
+pub const SSH_PATH: &str = "/sbin:/bin:/usr/sbin:/usr/bin:/usr/local/sbin:/usr/local/bin";
 
 /// The example inventory (and its key files) in a temporary directory.
 pub fn example() -> tempfile::TempDir {
@@ -93,7 +93,7 @@ fn machine(dir: &Path, host: &str) -> Options {
 
 /// A fresh machine with `beryl plan HOST` installed, or `None` after a
 /// notice (see [`FakeBsd::new`]).
-fn installed(dir: &Path, host: &str, test: &str) -> Option<FakeBsd> {
+pub fn installed(dir: &Path, host: &str, test: &str) -> Option<FakeBsd> {
     let bsd = FakeBsd::new(&machine(dir, host), test)?;
     let run = bsd.install(&ok(dir, &["plan", host]));
     assert!(
@@ -105,7 +105,7 @@ fn installed(dir: &Path, host: &str, test: &str) -> Option<FakeBsd> {
 }
 
 /// `beryl facts` run as root on the live host: the snapshot.
-fn facts(bsd: &FakeBsd, dir: &Path) -> Value {
+pub fn facts(bsd: &FakeBsd, dir: &Path) -> Value {
     let run = bsd.run_in_target(&ok(dir, &["facts"]), &[], "root");
     assert!(
         run.status == 0 && run.hang.is_none(),
@@ -135,7 +135,7 @@ fn dry_run(dir: &Path, host: &str, state: &Value) -> (i32, String) {
 
 /// The steps the dry run finds pending (`+`, `~`, `-` lines and what they
 /// show), empty when the host is as its config says.
-fn pending(bsd: &FakeBsd, dir: &Path, host: &str) -> Vec<String> {
+pub fn pending(bsd: &FakeBsd, dir: &Path, host: &str) -> Vec<String> {
     let (status, report) = dry_run(dir, host, &facts(bsd, dir));
     let mut out = Vec::new();
     let mut keep = false;
@@ -214,7 +214,7 @@ fn summary(run: &Run) -> &str {
 }
 
 /// The ids of the pending steps, each with its symbol (`+ pkg:tmux`).
-fn pending_ids(bsd: &FakeBsd, dir: &Path, host: &str) -> Vec<String> {
+pub fn pending_ids(bsd: &FakeBsd, dir: &Path, host: &str) -> Vec<String> {
     pending(bsd, dir, host)
         .into_iter()
         .filter(|l| !l.starts_with(' '))
@@ -260,7 +260,7 @@ fn agree(bsd: &FakeBsd, dir: &Path, host: &str, want: &[&str]) {
 }
 
 /// Runs `script` as root on the live host; it must succeed. Its stdout.
-fn sh(bsd: &FakeBsd, script: &str) -> String {
+pub fn sh(bsd: &FakeBsd, script: &str) -> String {
     let run = bsd.run_in_target(script, &[], "root");
     assert!(
         run.status == 0 && run.hang.is_none(),
@@ -284,7 +284,7 @@ fn live(yaml: &str, test: &str) -> Option<(tempfile::TempDir, FakeBsd)> {
 /// Drifts every example host has steps for: a package removed, a user's
 /// comment changed, a key added to authorized_keys, the sudoers drop-in
 /// opened, sshd disabled, another time zone (no example host is in UTC).
-const DRIFT: &str = "pkg delete -y tmux >/dev/null && \
+pub const DRIFT: &str = "pkg delete -y tmux >/dev/null && \
     pw usermod -n alice -c 'Someone Else' && \
     echo 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAvqVJ0lKb2B0bOldLaptopKeyRevokedIn2025xx old' \
         >> \"$(pw usershow -n alice | cut -d: -f9)/.ssh/authorized_keys\" && \

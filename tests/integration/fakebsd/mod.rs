@@ -748,21 +748,8 @@ impl FakeBsd {
         env: &[(&str, &str)],
         user: &str,
     ) -> Run {
-        let target = self.target();
         let _ = fs::remove_file(self.livedev.join("fakebsd/hang"));
-        let mut inner = format!(
-            "mount --bind '{}' '{}/dev' && exec chroot '{}' /bin/env -i PATH={BOOT_PATH} HOME=/root",
-            self.livedev.display(),
-            target.display(),
-            target.display()
-        );
-        if user != "root" {
-            inner.push_str(&format!(" FAKEBSD_USER='{user}'"));
-        }
-        for (k, v) in env {
-            assert!(!v.contains('\''), "env value with a quote: {v}");
-            inner.push_str(&format!(" '{k}={v}'"));
-        }
+        let mut inner = self.enter(env, user);
         inner.push_str(&format!(" /bin/sh -c '{}'", command.replace('\'', "'\\''")));
         let mut cmd = Command::new("unshare");
         cmd.args(["-m", "--propagation", "private", "sh", "-c", &inner]);
@@ -777,6 +764,42 @@ impl FakeBsd {
             log: String::new(),
             hang,
         }
+    }
+
+    /// The sh command line, to run in a private mount namespace, that enters
+    /// the live host as `user` with `env`: the words before the program.
+    fn enter(&self, env: &[(&str, &str)], user: &str) -> String {
+        let target = self.target();
+        let mut inner = format!(
+            "mount --bind '{}' '{}/dev' && exec chroot '{}' /bin/env -i PATH={BOOT_PATH} HOME=/root",
+            self.livedev.display(),
+            target.display(),
+            target.display()
+        );
+        if user != "root" {
+            inner.push_str(&format!(" FAKEBSD_USER='{user}'"));
+        }
+        for (k, v) in env {
+            assert!(!v.contains('\''), "env value with a quote: {v}");
+            inner.push_str(&format!(" '{k}={v}'"));
+        }
+        inner
+    }
+
+    /// A login session on the live host, for sshd's `ForceCommand`: a sh
+    /// script that runs `$SSH_ORIGINAL_COMMAND` (the remote command line) as
+    /// the live host's `user` with `env`, by `/bin/sh -c` as sshd would, and
+    /// appends the command line to `log` first.
+    pub fn session_script(&self, env: &[(&str, &str)], user: &str, log: &Path) -> String {
+        let inner = format!(
+            "{} /bin/sh -c \"$SSH_ORIGINAL_COMMAND\"",
+            self.enter(env, user)
+        );
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$SSH_ORIGINAL_COMMAND\" >> '{}'\nexec unshare -m --propagation private sh -c '{}'\n",
+            log.display(),
+            inner.replace('\'', "'\\''")
+        )
     }
 
     /// Extracts the distribution sets into the target without the installer,
