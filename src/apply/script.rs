@@ -52,6 +52,7 @@ fail() {
 
 # rcdefines FILE VAR: FILE exists and sets VAR.
 rcdefines() {
+	# shellcheck source=/dev/null
 	[ -f "$1" ] && (unset "$2"; . "$1" >/dev/null 2>&1; eval "[ \"\${$2+set}\" ]")
 }
 
@@ -65,6 +66,7 @@ rcvalue() {
 	for _n in "$@"; do
 		for _f in /etc/rc.conf.d/"$_n" /usr/local/etc/rc.conf.d/"$_n"; do
 			if rcdefines "$_f" "$_v"; then
+				# shellcheck source=/dev/null
 				_val=$(. "$_f" >/dev/null 2>&1; eval "printf '%s' \"\${$_v}\"")
 			fi
 		done

@@ -1,42 +1,30 @@
-//! `beryl apply` and `beryl facts` (docs/apply.md), proven four ways:
+//! `beryl apply` and `beryl facts` (docs/apply.md), offline:
 //!
 //! - **Snapshots** of the dry run, text and JSON, for host01 and db02 of the
 //!   example inventory: with no state, and against a state snapshot that
-//!   matches except for one difference of each kind (tests/fixtures/apply/
-//!   holds the exact snapshots, which are what `facts` reports on the fake
-//!   host after an apply; the differences are made here, one by one).
+//!   matches except for one difference of each kind. tests/fixtures/apply/
+//!   holds the exact snapshots: what `facts` reports on the host installed
+//!   from its plan on the fake FreeBSD (checked, and rewritten, by
+//!   `live::state_fixtures_are_what_facts_reports_on_the_installed_host`);
+//!   the differences are made here, one by one.
 //! - **Static**: `shellcheck -s sh` and `dash -n` on the apply and facts
-//!   scripts.
-//! - **Idempotence under stubs**: the apply script on a fake FreeBSD host
-//!   (`apply/fakehost.rs`, tests/fixtures/apply/fakebsd.py): the first run
-//!   changes things, the second nothing, one drift makes exactly one step
-//!   change, and `facts` then reads back a state the dry run finds in order.
-//! - **A real SSH round trip** through a private sshd on 127.0.0.1.
+//!   scripts; the facts script's JSON strings under every awk at hand.
 //!
-//! Missing tools (python3, shellcheck, dash, sshd) skip with a notice, unless
-//! BERYL_REQUIRE_TOOLS is set (as in .ci/run): then they fail.
-
-mod fakehost;
-mod sshd;
+//! The apply script itself runs on the fake FreeBSD in `live.rs`, and over
+//! ssh in `apply/sshd.rs`. Missing tools (shellcheck, dash) skip with a
+//! notice, unless BERYL_REQUIRE_TOOLS is set (as in .ci/run): then they fail.
 
 use std::fs;
 use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::harness::{Run, beryl, beryl_with_env, copy_tree, repo};
-use fakehost::{FakeHost, Ran, tool};
+use crate::harness::{Run, beryl, repo};
+use crate::live::example;
+use crate::plan::tools;
 
 fn args(a: &[&str]) -> Vec<String> {
     a.iter().map(|s| s.to_string()).collect()
-}
-
-/// The example inventory (and its key files) in a temporary directory.
-fn example() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_tree(&repo().join("inventory"), &dir.path().join("inventory"));
-    copy_tree(&repo().join("ssh"), &dir.path().join("ssh"));
-    dir
 }
 
 /// The rc.conf variables that `with_rc_conf` gives host01.
@@ -73,22 +61,6 @@ fn fixture_path(name: &str) -> std::path::PathBuf {
 /// An exact snapshot: what `facts` reports after applying the host.
 fn fixture(name: &str) -> Value {
     serde_json::from_str(&fs::read_to_string(fixture_path(name)).unwrap()).unwrap()
-}
-
-/// `got` must be the fixture; BERYL_UPDATE_FIXTURES=1 rewrites it instead.
-fn assert_fixture(name: &str, got: &Value) {
-    if std::env::var_os("BERYL_UPDATE_FIXTURES").is_some() {
-        let mut text = serde_json::to_string_pretty(got).unwrap();
-        text.push('\n');
-        fs::write(fixture_path(name), text).unwrap();
-        return;
-    }
-    let want = fixture(name);
-    assert!(
-        &want == got,
-        "tests/fixtures/apply/{name}.json is not what facts reports (BERYL_UPDATE_FIXTURES=1 rewrites it):\n{}",
-        serde_json::to_string_pretty(got).unwrap()
-    );
 }
 
 /// host01's exact snapshot with the rc.conf variables of `with_rc_conf`.
@@ -140,7 +112,6 @@ fn host01_drift() -> Value {
     // Another rc.conf value: none in host01, see `with_rc_conf`.
     // Another time zone, another host name.
     s["timezone"] = json!("UTC");
-    s["hostname"] = json!("generic");
     s["rc_conf"]["hostname"] = json!("generic");
     // sshd not enabled.
     s["rc_conf"]["sshd_enable"] = json!("NO");
@@ -166,10 +137,7 @@ fn db02_drift() -> Value {
 fn host01_rc_drift() -> Value {
     let mut s = host01_rc_exact();
     s["rc_conf"]["syslogd_flags"] = json!("-s");
-    s["rc_conf"]
-        .as_object_mut()
-        .unwrap()
-        .remove("sendmail_enable");
+    s["rc_conf"]["sendmail_enable"] = json!("NO");
     s["rc_conf"]["ntpd_enable"] = json!("NO");
     s
 }
@@ -227,14 +195,14 @@ fn dry_run_against_a_drifted_snapshot() {
 #[test]
 fn dry_run_against_an_exact_snapshot_and_exit_codes() {
     let cases: [(&str, tempfile::TempDir, Value, Value, usize); 3] = [
-        ("host01", example(), fixture("host01"), host01_drift(), 19),
-        ("db02", example(), fixture("db02"), db02_drift(), 16),
+        ("host01", example(), fixture("host01"), host01_drift(), 28),
+        ("db02", example(), fixture("db02"), db02_drift(), 25),
         (
             "host01",
             with_rc_conf(),
             host01_rc_exact(),
             host01_rc_drift(),
-            22,
+            31,
         ),
     ];
     for (host, dir, exact, drift, steps) in cases {
@@ -323,12 +291,10 @@ fn facts(dir: &Path) -> String {
 
 #[test]
 fn scripts_pass_shellcheck_and_dash() {
-    let (Some(shellcheck), Some(dash)) = (
-        tool(&["shellcheck"], "scripts_pass_shellcheck_and_dash"),
-        tool(&["dash"], "scripts_pass_shellcheck_and_dash"),
-    ) else {
+    if !tools(&["shellcheck", "dash"], "scripts_pass_shellcheck_and_dash") {
         return;
-    };
+    }
+    let (shellcheck, dash) = (Path::new("shellcheck"), Path::new("dash"));
     let (plain, rc) = (example(), with_rc_conf());
     let scripts = [
         ("apply host01", script(plain.path(), "host01")),
@@ -403,450 +369,153 @@ fn facts_json_strings_survive_any_awk() {
     }
     assert!(ran > 0, "no awk found");
     assert!(
-        !fakehost::required() || Path::new("/usr/bin/original-awk").is_file(),
+        std::env::var_os("BERYL_REQUIRE_TOOLS").is_none()
+            || Path::new("/usr/bin/original-awk").is_file(),
         "BERYL_REQUIRE_TOOLS is set but original-awk is missing"
-    );
-}
-
-// ---------------------------------------------------------------- stubs
-
-/// `= id` / `~ id` lines of a run, as (symbol, id).
-fn steps_of(ran: &Ran) -> Vec<(char, String)> {
-    ran.stdout
-        .lines()
-        .filter_map(|l| {
-            let (sym, id) = l.split_once(' ')?;
-            matches!(sym, "=" | "~").then(|| (sym.chars().next().unwrap(), id.to_string()))
-        })
-        .collect()
-}
-
-/// Commands that change a host; none may run when nothing is to change.
-fn mutating(calls: &[String]) -> Vec<&String> {
-    calls
-        .iter()
-        .filter(|c| {
-            let w: Vec<&str> = c.split(' ').collect();
-            match w[0] {
-                "pw" => !w[1].ends_with("show"),
-                "pkg" => w[1] == "install",
-                "sysrc" => !w.iter().any(|a| matches!(*a, "-c" | "-n" | "-a")),
-                "service" => w.get(2) != Some(&"enabled"),
-                "visudo" | "stat" | "sha256" => false,
-                _ => true,
-            }
-        })
-        .collect()
-}
-
-/// Runs `beryl facts` on the host and returns the snapshot.
-fn facts_on(host: &FakeHost, dir: &Path) -> Value {
-    let ran = host.sh(&facts(dir), &[]);
-    assert_eq!(ran.status, 0, "{}", ran.stderr);
-    serde_json::from_str(&ran.stdout)
-        .unwrap_or_else(|e| panic!("facts wrote no JSON ({e}):\n{}", ran.stdout))
-}
-
-/// The dry run against what `facts` reads on the host now: the steps that
-/// are not `=`.
-fn predicted(host: &FakeHost, dir: &Path, name: &str) -> Vec<String> {
-    let file = write_state(dir, name, &facts_on(host, dir));
-    let r = run(dir, &["apply", "host01", "--dry-run", "--state", &file]);
-    assert_eq!(r.status, 0, "{}", r.stderr);
-    r.stdout
-        .lines()
-        .filter(|l| matches!(l.chars().next(), Some('+' | '~' | '-')))
-        .map(|l| l[2..].to_string())
-        .collect()
-}
-
-#[test]
-fn apply_script_converges_under_stubs() {
-    let Some(host) = FakeHost::new("apply_script_converges_under_stubs") else {
-        return;
-    };
-    let dir = with_rc_conf();
-    let d = dir.path();
-    let text = script(d, "host01");
-
-    // A fresh host: every step changes.
-    let first = host.sh(&text, &[]);
-    assert_eq!(first.status, 0, "{}{}", first.stdout, first.stderr);
-    let steps = steps_of(&first);
-    assert_eq!(steps.len(), 22, "{}", first.stdout);
-    assert!(steps.iter().all(|(s, _)| *s == '~'), "{}", first.stdout);
-    assert_eq!(
-        first.last_line(),
-        "apply: 22 changed, 0 unchanged, 0 failed"
-    );
-    assert_eq!(
-        first.stdout.lines().next(),
-        Some("apply host01.example.org")
-    );
-    host.take_calls();
-
-    // Converged: nothing changes, and nothing but checks runs.
-    let second = host.sh(&text, &[]);
-    assert_eq!(second.status, 0, "{}", second.stdout);
-    assert_eq!(
-        second.last_line(),
-        "apply: 0 changed, 22 unchanged, 0 failed"
-    );
-    let calls = host.take_calls();
-    assert_eq!(mutating(&calls), Vec::<&String>::new());
-
-    // facts reads back the state the config describes.
-    let mut snapshot = facts_on(&host, d);
-    let file = write_state(d, "converged", &snapshot);
-    let r = run(
-        d,
-        &[
-            "apply",
-            "host01",
-            "--dry-run",
-            "--state",
-            &file,
-            "--exit-code",
-        ],
-    );
-    assert_eq!(r.status, 0, "{}", r.stdout);
-    assert_eq!(
-        r.stdout.lines().last().unwrap(),
-        "Plan: 0 to add, 0 to change, 0 to remove, 22 unchanged."
-    );
-    // …and that is host01's fixture, plus the rc.conf variables.
-    for (name, _) in RC_CONF {
-        snapshot["rc_conf"].as_object_mut().unwrap().remove(*name);
-    }
-    assert_fixture("host01", &snapshot);
-
-    // One drift at a time: the dry run against facts predicts exactly one
-    // step, and the apply changes exactly that one.
-    type Drift = fn(&FakeHost);
-    let drifts: [(&str, Drift); 4] = [
-        ("user:alice", |h| {
-            let mut users = h.read("users.json");
-            users["alice"]["shell"] = json!("/bin/sh");
-            h.write("users.json", &users);
-        }),
-        ("sysrc:syslogd_flags", |h| {
-            let rc = h.root.join("etc/rc.conf");
-            let text = fs::read_to_string(&rc).unwrap();
-            fs::write(
-                &rc,
-                text.replace("syslogd_flags=\"-ss\"", "syslogd_flags=\"-s\""),
-            )
-            .unwrap();
-        }),
-        ("keys:bob", |h| {
-            let keys = h.root.join("home/bob/.ssh/authorized_keys");
-            let mut text = fs::read_to_string(&keys).unwrap();
-            text.push_str("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAvqVJ0lKb2B0bOldLaptopKeyRevokedIn2025xx bob@old-laptop\n");
-            fs::write(&keys, text).unwrap();
-        }),
-        ("file:/usr/local/etc/sudoers.d/beryl", |h| {
-            use std::os::unix::fs::PermissionsExt;
-            let path = h.root.join("usr/local/etc/sudoers.d/beryl");
-            fs::set_permissions(path, fs::Permissions::from_mode(0o644)).unwrap();
-        }),
-    ];
-    for (id, drift) in drifts {
-        drift(&host);
-        assert_eq!(
-            predicted(&host, d, "drifted"),
-            [id],
-            "dry run after a drift of {id}"
-        );
-        let ran = host.sh(&text, &[]);
-        assert_eq!(ran.status, 0, "{}", ran.stdout);
-        let changed: Vec<_> = steps_of(&ran)
-            .into_iter()
-            .filter(|(s, _)| *s == '~')
-            .collect();
-        assert_eq!(changed, [('~', id.to_string())], "{}", ran.stdout);
-        assert_eq!(ran.last_line(), "apply: 1 changed, 21 unchanged, 0 failed");
-    }
-    assert_eq!(predicted(&host, d, "final"), Vec::<String>::new());
-}
-
-/// db02: bob, `state: absent`, exists on the host and is removed; his
-/// group memberships go with him.
-#[test]
-fn apply_script_removes_an_absent_user_under_stubs() {
-    let Some(host) = FakeHost::new("apply_script_removes_an_absent_user_under_stubs") else {
-        return;
-    };
-    let dir = example();
-    let d = dir.path();
-    let add = host.sh(
-        "pw useradd -n bob -m -u 1002 -c 'Bob Durand (contractor)' -s /bin/csh -g staff -G operator -h -",
-        &[],
-    );
-    assert_eq!(add.status, 0, "{}", add.stderr);
-    let text = script(d, "db02");
-    let first = host.sh(&text, &[]);
-    assert_eq!(first.status, 0, "{}", first.stdout);
-    assert!(first.stdout.contains("\n~ user:bob\n"), "{}", first.stdout);
-    assert_eq!(
-        first.last_line(),
-        "apply: 16 changed, 0 unchanged, 0 failed"
-    );
-    assert!(host.read("users.json").get("bob").is_none());
-    assert_eq!(
-        host.read("groups.json")["operator"]["members"],
-        json!(["root"])
-    );
-    let second = host.sh(&text, &[]);
-    assert_eq!(
-        second.last_line(),
-        "apply: 0 changed, 16 unchanged, 0 failed"
-    );
-    let snapshot = facts_on(&host, d);
-    assert_fixture("db02", &snapshot);
-}
-
-#[test]
-fn beryl_dry_run_variable_only_checks() {
-    let Some(host) = FakeHost::new("beryl_dry_run_variable_only_checks") else {
-        return;
-    };
-    let dir = example();
-    let text = script(dir.path(), "host01");
-    let before = host.fingerprint();
-    let ran = host.sh(&text, &[("BERYL_DRY_RUN", "1")]);
-    assert_eq!(ran.status, 0, "{}", ran.stdout);
-    let would: Vec<_> = ran.lines("~ ");
-    assert_eq!(would.len(), 19, "{}", ran.stdout);
-    assert!(
-        would.iter().all(|l| l.ends_with(" would change")),
-        "{}",
-        ran.stdout
-    );
-    assert_eq!(ran.last_line(), "apply: 19 changed, 0 unchanged, 0 failed");
-    assert_eq!(
-        host.fingerprint(),
-        before,
-        "BERYL_DRY_RUN=1 changed the host"
-    );
-    assert_eq!(mutating(&host.take_calls()), Vec::<&String>::new());
-}
-
-#[test]
-fn a_failing_step_stops_the_script() {
-    let Some(host) = FakeHost::new("a_failing_step_stops_the_script") else {
-        return;
-    };
-    let dir = example();
-    let text = script(dir.path(), "host01");
-    let ran = host.sh(&text, &[("BERYL_STUB_FAIL", "pkg install -y nginx")]);
-    assert_eq!(ran.status, 1, "{}", ran.stdout);
-    assert_eq!(
-        ran.stdout,
-        "apply host01.example.org\n\
-         ~ pkg:sudo\n\
-         ~ pkg:tmux\n\
-         ~ pkg:node_exporter\n    \
-         pkg: simulated failure (BERYL_STUB_FAIL)\n\
-         ! pkg:nginx FAILED: the change exited 1\n\
-         apply: 3 changed, 0 unchanged, 1 failed\n"
-    );
-    // Nothing after the failure ran.
-    assert!(host.read("packages.json").get("bash").is_none());
-
-    // A change that succeeds but leaves the check failing.
-    let ran = host.sh(&text, &[("BERYL_STUB_IGNORE", "tzsetup")]);
-    assert_eq!(ran.status, 1, "{}", ran.stdout);
-    assert!(
-        ran.stdout.ends_with(
-            "~ file:/usr/local/etc/sudoers.d/beryl\n\
-             ! tz FAILED: still differs after the change\n\
-             apply: 13 changed, 3 unchanged, 1 failed\n"
-        ),
-        "{}",
-        ran.stdout
     );
 }
 
 // ---------------------------------------------------------------- ssh
 
+mod sshd;
+
+/// `beryl apply` over a real ssh connection to a private sshd whose every
+/// session is a login on the fake FreeBSD (host01 installed from its plan)
+/// as `beryl`, the host's `ssh.user`: the remote command line ssh carries
+/// (`sudo -n sh -s`) runs there as sshd would run it, the script on its
+/// standard input.
 #[test]
 fn apply_over_ssh_round_trip() {
     let test = "apply_over_ssh_round_trip";
-    let Some(sshd_bin) = tool(&["/usr/sbin/sshd"], test) else {
-        return;
-    };
-    if tool(&["ssh"], test).is_none() || tool(&["ssh-keygen"], test).is_none() {
+    if !tools(&["ssh", "ssh-keygen", "unshare"], test) {
         return;
     }
-    let Some(host) = FakeHost::new(test) else {
+    let sshd_bin = Path::new("/usr/sbin/sshd");
+    if !sshd_bin.is_file() {
+        assert!(
+            std::env::var_os("BERYL_REQUIRE_TOOLS").is_none(),
+            "{test}: BERYL_REQUIRE_TOOLS is set but /usr/sbin/sshd (openssh-server) is missing"
+        );
+        eprintln!("notice: {test} skipped: /usr/sbin/sshd (openssh-server) is missing");
         return;
-    };
-    let server = sshd::Sshd::start(&sshd_bin);
+    }
     let dir = example();
     let d = dir.path();
-    let default = d.join("inventory/_default.yml");
-    let mut text = fs::read_to_string(&default).unwrap();
+    let Some(bsd) = crate::live::installed(d, "host01", test) else {
+        return;
+    };
+    let session = d.join("session.sh");
+    let commands = d.join("commands.log");
+    fs::write(
+        &session,
+        bsd.session_script(&[("PATH", crate::live::SSH_PATH)], "beryl", &commands),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&session, fs::Permissions::from_mode(0o755)).unwrap();
+    let server = sshd::Sshd::start(sshd_bin, "beryl", &session);
+    let host_file = d.join("inventory/example.org/web/host01.yml");
+    let mut text = fs::read_to_string(&host_file).unwrap();
     text.push_str(&format!(
-        "\n# The test's own sshd.\nssh:\n  host: 127.0.0.1\n  port: {}\n  user: {}\n  identity_file: {}\n",
+        "\n# The test's own sshd.\nssh:\n  host: 127.0.0.1\n  port: {}\n  identity_file: {}\n",
         server.port,
-        server.user,
         server.identity.display()
     ));
-    fs::write(&default, text).unwrap();
+    fs::write(&host_file, text).unwrap();
 
-    let mut base = vec![
-        "apply".to_string(),
-        "--ssh-option".into(),
-        "StrictHostKeyChecking=no".into(),
-        "--ssh-option".into(),
-        "UserKnownHostsFile=/dev/null".into(),
-        "--ssh-option".into(),
-        "IdentitiesOnly=yes".into(),
-        "--ssh-option".into(),
-        "LogLevel=ERROR".into(),
-    ];
-    for (k, v) in host.env() {
-        base.push("--remote-env".into());
-        base.push(format!("{k}={v}"));
-    }
     let apply = |extra: &[&str]| {
-        let mut a = base.clone();
-        a.extend(extra.iter().map(|s| s.to_string()));
-        let r = beryl_with_env(d, &a, &[], None);
-        (r, a)
+        let mut a = args(&[
+            "apply",
+            "--ssh-option",
+            "StrictHostKeyChecking=no",
+            "--ssh-option",
+            "UserKnownHostsFile=/dev/null",
+            "--ssh-option",
+            "IdentitiesOnly=yes",
+            "--ssh-option",
+            "LogLevel=ERROR",
+        ]);
+        a.extend(args(extra));
+        beryl(d, &a)
     };
-    // First run: changes, streamed line by line; --exit-code says so.
-    let (r, _) = apply(&["host01", "--exit-code"]);
-    assert_eq!(r.status, 1, "{}\n{}\n{}", r.stdout, r.stderr, server.log());
-    assert_eq!(r.stdout.lines().next(), Some("apply host01.example.org"));
-    assert_eq!(
-        r.stdout.lines().last(),
-        Some("apply: 19 changed, 0 unchanged, 0 failed")
-    );
-    // Second run: nothing to do.
-    let (r, _) = apply(&["host01", "--exit-code"]);
-    assert_eq!(r.status, 0, "{}\n{}", r.stdout, r.stderr);
-    assert_eq!(
-        r.stdout.lines().last(),
-        Some("apply: 0 changed, 19 unchanged, 0 failed")
-    );
-    // One drift: one step changes.
-    let mut users = host.read("users.json");
-    users["alice"]["shell"] = json!("/bin/sh");
-    host.write("users.json", &users);
-    let (r, _) = apply(&["host01", "--exit-code"]);
-    assert_eq!(r.status, 1, "{}\n{}", r.stdout, r.stderr);
-    assert_eq!(
+    let changed = |r: &Run| -> Vec<String> {
         r.stdout
             .lines()
-            .filter(|l| l.starts_with("~ "))
-            .collect::<Vec<_>>(),
-        ["~ user:alice"]
+            .filter_map(|l| l.strip_prefix("~ "))
+            .map(str::to_string)
+            .collect()
+    };
+    // The installed host: nothing to change; the line ssh carried.
+    let r = apply(&["host01", "--exit-code"]);
+    assert_eq!(r.status, 0, "{}\n{}\n{}", r.stdout, r.stderr, server.log());
+    assert_eq!(r.stdout.lines().next(), Some("apply host01.example.org"));
+    assert!(
+        r.stdout
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("apply: 0 changed,"),
+        "{}",
+        r.stdout
     );
-    // A failing step: beryl exits 2 (a --remote-env value with a space).
-    host.write("users.json", &users);
-    let (r, _) = apply(&["host01", "--remote-env", "BERYL_STUB_FAIL=pw usermod"]);
+    assert_eq!(fs::read_to_string(&commands).unwrap(), "sudo -n sh -s\n");
+
+    // A drift: checks only first (the host is untouched), then the apply
+    // changes what the dry run against facts predicts; --exit-code says so.
+    crate::live::sh(&bsd, crate::live::DRIFT);
+    let predicted: Vec<String> = crate::live::pending_ids(&bsd, d, "host01")
+        .iter()
+        .map(|p| p[2..].to_string())
+        .collect();
+    assert_eq!(predicted.len(), 6, "{predicted:?}");
+    let r = apply(&["host01", "--remote-env", "BERYL_DRY_RUN=1"]);
+    assert_eq!(r.status, 0, "{}\n{}", r.stdout, r.stderr);
+    let would: Vec<String> = changed(&r)
+        .iter()
+        .map(|l| l.trim_end_matches(" would change").to_string())
+        .collect();
+    assert_eq!(would, predicted, "{}", r.stdout);
+    assert_eq!(
+        crate::live::pending_ids(&bsd, d, "host01").len(),
+        6,
+        "BERYL_DRY_RUN=1 changed the host"
+    );
+    let r = apply(&["host01", "--exit-code"]);
+    assert_eq!(r.status, 1, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(changed(&r), predicted, "{}", r.stdout);
+    let r = apply(&["host01", "--exit-code"]);
+    assert_eq!(r.status, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(crate::live::pending(&bsd, d, "host01").is_empty());
+    assert_eq!(
+        fs::read_to_string(&commands).unwrap(),
+        "sudo -n sh -s\nsudo -n env 'BERYL_DRY_RUN=1' sh -s\nsudo -n sh -s\nsudo -n sh -s\n"
+    );
+
+    // A failing step: the zone's file is gone, tzsetup exits non-zero; the
+    // script stops there and beryl exits 2.
+    crate::live::sh(
+        &bsd,
+        "tzsetup -s UTC && rm /usr/share/zoneinfo/Europe/Paris",
+    );
+    let r = apply(&["host01"]);
     assert_eq!(r.status, 2, "{}\n{}", r.stdout, r.stderr);
     assert!(
-        r.stdout
-            .contains("\n! user:alice FAILED: the change exited 1\n"),
+        r.stdout.contains("\n! tz FAILED: the change exited "),
         "{}",
         r.stdout
     );
-    assert!(
-        r.stdout
-            .ends_with("apply: 0 changed, 7 unchanged, 1 failed\n"),
-        "{}",
-        r.stdout
-    );
+    assert!(r.stdout.ends_with(" 1 failed\n"), "{}", r.stdout);
     assert!(
         r.stderr
             .contains("host01.example.org: the apply script failed (exit 1)"),
         "{}",
         r.stderr
     );
-    // Two hosts at once, checks only: each host's lines, prefixed, then its
-    // summary.
-    let (r, _) = apply(&[
-        "host01",
-        "host02",
-        "--parallel",
-        "2",
-        "--remote-env",
-        "BERYL_DRY_RUN=1",
-    ]);
-    assert_eq!(r.status, 0, "{}\n{}", r.stdout, r.stderr);
-    assert!(
-        r.stdout
-            .contains("host01.example.org: ~ user:alice would change\n"),
-        "{}",
-        r.stdout
-    );
-    assert!(
-        r.stdout.contains("host01.example.org: done, 1 changed\n"),
-        "{}",
-        r.stdout
-    );
-    assert!(
-        r.stdout
-            .contains("host02.example.org: apply host02.example.org\n"),
-        "{}",
-        r.stdout
-    );
-    assert!(
-        r.stdout.contains("\nhost02.example.org: done, "),
-        "{}",
-        r.stdout
-    );
-    // Converge again, then facts over ssh agrees with the dry run.
-    let (r, _) = apply(&["host01"]);
-    assert_eq!(r.status, 0, "{}\n{}", r.stdout, r.stderr);
-    let facts_text = facts(d);
-    let out = std::process::Command::new("ssh")
-        .args(["-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no"])
-        .args([
-            "-o",
-            "UserKnownHostsFile=/dev/null",
-            "-o",
-            "IdentitiesOnly=yes",
-        ])
-        .args(["-o", "LogLevel=ERROR", "-p", &server.port.to_string(), "-i"])
-        .arg(&server.identity)
-        .arg(format!("{}@127.0.0.1", server.user))
-        .arg(format!(
-            "env PATH={} BERYL_ROOT={} BERYL_STUB_DB={} sh -s",
-            host.path(),
-            host.root.display(),
-            host.db.display()
-        ))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .and_then(|mut c| {
-            use std::io::Write;
-            c.stdin.take().unwrap().write_all(facts_text.as_bytes())?;
-            c.wait_with_output()
-        })
-        .unwrap();
-    assert!(out.status.success());
-    fs::write(d.join("facts.json"), &out.stdout).unwrap();
-    let r = run(
-        d,
-        &[
-            "apply",
-            "host01",
-            "--dry-run",
-            "--state",
-            "facts.json",
-            "--exit-code",
-        ],
-    );
-    assert_eq!(r.status, 0, "{}", r.stdout);
 
     // An unreachable host: exit 2, and ssh's own words.
-    let target = format!("ssh to {}@127.0.0.1:{} failed", server.user, server.port);
+    let target = format!("ssh to beryl@127.0.0.1:{} failed", server.port);
     drop(server);
-    let (r, _) = apply(&["host01"]);
+    let r = apply(&["host01"]);
     assert_eq!(r.status, 2, "{}\n{}", r.stdout, r.stderr);
     assert!(r.stderr.contains(&target), "{}", r.stderr);
 }

@@ -3,9 +3,12 @@
 //!
 //! - `adversarial/`: the adversarial corpus of tests/adversarial/ (and the
 //!   cases generated at run time), each under a time and a memory bound.
-//! - `apply.rs`: `beryl apply` and `beryl facts`: dry-run snapshots, the
-//!   scripts under shellcheck, idempotence on a stubbed FreeBSD host, and a
+//! - `apply.rs`: `beryl apply` and `beryl facts` offline: dry-run snapshots
+//!   against state fixtures, the scripts under shellcheck and dash, and a
 //!   round trip through a private sshd.
+//! - `live.rs`: `beryl apply` on the fake FreeBSD: every example host and
+//!   fixtures installed from their plan, drifted, applied twice through
+//!   `sudo -n sh -s`, with facts and the dry run agreeing before and after.
 //! - `annotate.rs`: `render --annotate` on every host of the example inventory.
 //! - `cases.rs`: every `tests/cases/**/*.case` file (a fixture tree, overlay
 //!   files and a command line) run and compared with its insta snapshot.
@@ -49,6 +52,7 @@ mod init;
 mod install;
 mod install_items;
 mod keys;
+mod live;
 mod plan;
 mod props;
 mod schema;

@@ -2,6 +2,10 @@
 //! config, host key, authorized key, port and pid file in a temporary
 //! directory. The system's sshd, its config and ~/.ssh are never touched.
 //! The server is killed when the guard is dropped, whatever the test did.
+//!
+//! It runs in a private mount namespace where /etc/passwd also lists the
+//! login user (uid 0, so that its session may enter the fake FreeBSD), and
+//! every session runs the `ForceCommand` given: the fake host's login.
 
 use std::fs;
 use std::net::{TcpListener, TcpStream};
@@ -14,7 +18,6 @@ pub struct Sshd {
     pub port: u16,
     /// The client's private key, authorized for the current user.
     pub identity: PathBuf,
-    pub user: String,
     log: PathBuf,
     _dir: tempfile::TempDir,
 }
@@ -44,22 +47,16 @@ fn keygen(path: &Path) {
 impl Sshd {
     /// Starts `sshd -D -e -f CONFIG` as the current user and waits until it
     /// accepts connections.
-    pub fn start(sshd: &Path) -> Sshd {
+    pub fn start(sshd: &Path, login: &str, force_command: &Path) -> Sshd {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
         keygen(&d.join("host_key"));
         keygen(&d.join("client_key"));
         fs::copy(d.join("client_key.pub"), d.join("authorized_keys")).unwrap();
-        let user = String::from_utf8(
-            Command::new("id")
-                .arg("-un")
-                .output()
-                .expect("run id")
-                .stdout,
-        )
-        .unwrap()
-        .trim()
-        .to_string();
+        let user = login;
+        let mut passwd = fs::read_to_string("/etc/passwd").unwrap();
+        passwd.push_str(&format!("{user}:x:0:0:beryl test login:/root:/bin/sh\n"));
+        fs::write(d.join("passwd"), passwd).unwrap();
         // sshd running as root chroots its unprivileged child into this
         // compiled-in directory, which Debian's service unit creates.
         if is_root() && !Path::new("/run/sshd").is_dir() {
@@ -81,7 +78,9 @@ impl Sshd {
                  PasswordAuthentication no\n\
                  KbdInteractiveAuthentication no\n\
                  AllowUsers {user}\n\
+                 ForceCommand {force}\n\
                  LogLevel VERBOSE\n",
+                force = force_command.display(),
                 host_key = d.join("host_key").display(),
                 keys = d.join("authorized_keys").display(),
                 pid = d.join("sshd.pid").display(),
@@ -89,9 +88,14 @@ impl Sshd {
         )
         .unwrap();
         let log = d.join("sshd.log");
-        let child = Command::new(sshd)
-            .args(["-D", "-e", "-f"])
-            .arg(&config)
+        let child = Command::new("unshare")
+            .args(["-m", "--propagation", "private", "sh", "-c"])
+            .arg(format!(
+                "mount --bind '{}' /etc/passwd && exec '{}' -D -e -f '{}'",
+                d.join("passwd").display(),
+                sshd.display(),
+                config.display()
+            ))
             .stdin(Stdio::null())
             .stdout(fs::File::create(d.join("sshd.out")).unwrap())
             .stderr(fs::File::create(&log).unwrap())
@@ -101,7 +105,6 @@ impl Sshd {
             child,
             port,
             identity: d.join("client_key"),
-            user,
             log,
             _dir: dir,
         };

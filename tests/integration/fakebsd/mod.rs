@@ -734,8 +734,42 @@ impl FakeBsd {
     /// plus `env`. `user` other than root is modelled by FAKEBSD_USER, which
     /// the `id`, `pw`, `sudo`… models honour (the process itself stays root).
     pub fn run_in_target(&self, script: &str, env: &[(&str, &str)], user: &str) -> Run {
-        let target = self.target();
+        self.exec_in_target("/bin/sh -s", script, env, user)
+    }
+
+    /// Runs the command line `command` in the installed system as the live
+    /// host, as sshd runs a remote command: `/bin/sh -c COMMAND` as `user`
+    /// (modelled by FAKEBSD_USER), `stdin` on its standard input, under
+    /// `env -i` with the boot PATH plus `env` (a PATH there replaces it).
+    pub fn exec_in_target(
+        &self,
+        command: &str,
+        stdin: &str,
+        env: &[(&str, &str)],
+        user: &str,
+    ) -> Run {
         let _ = fs::remove_file(self.livedev.join("fakebsd/hang"));
+        let mut inner = self.enter(env, user);
+        inner.push_str(&format!(" /bin/sh -c '{}'", command.replace('\'', "'\\''")));
+        let mut cmd = Command::new("unshare");
+        cmd.args(["-m", "--propagation", "private", "sh", "-c", &inner]);
+        let (status, stdout, stderr) = run_guarded(cmd, stdin.as_bytes());
+        let hang = fs::read_to_string(self.livedev.join("fakebsd/hang"))
+            .ok()
+            .filter(|s| !s.is_empty());
+        Run {
+            status,
+            stdout,
+            stderr,
+            log: String::new(),
+            hang,
+        }
+    }
+
+    /// The sh command line, to run in a private mount namespace, that enters
+    /// the live host as `user` with `env`: the words before the program.
+    fn enter(&self, env: &[(&str, &str)], user: &str) -> String {
+        let target = self.target();
         let mut inner = format!(
             "mount --bind '{}' '{}/dev' && exec chroot '{}' /bin/env -i PATH={BOOT_PATH} HOME=/root",
             self.livedev.display(),
@@ -749,20 +783,23 @@ impl FakeBsd {
             assert!(!v.contains('\''), "env value with a quote: {v}");
             inner.push_str(&format!(" '{k}={v}'"));
         }
-        inner.push_str(" /bin/sh -s");
-        let mut cmd = Command::new("unshare");
-        cmd.args(["-m", "--propagation", "private", "sh", "-c", &inner]);
-        let (status, stdout, stderr) = run_guarded(cmd, script.as_bytes());
-        let hang = fs::read_to_string(self.livedev.join("fakebsd/hang"))
-            .ok()
-            .filter(|s| !s.is_empty());
-        Run {
-            status,
-            stdout,
-            stderr,
-            log: String::new(),
-            hang,
-        }
+        inner
+    }
+
+    /// A login session on the live host, for sshd's `ForceCommand`: a sh
+    /// script that runs `$SSH_ORIGINAL_COMMAND` (the remote command line) as
+    /// the live host's `user` with `env`, by `/bin/sh -c` as sshd would, and
+    /// appends the command line to `log` first.
+    pub fn session_script(&self, env: &[(&str, &str)], user: &str, log: &Path) -> String {
+        let inner = format!(
+            "{} /bin/sh -c \"$SSH_ORIGINAL_COMMAND\"",
+            self.enter(env, user)
+        );
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$SSH_ORIGINAL_COMMAND\" >> '{}'\nexec unshare -m --propagation private sh -c '{}'\n",
+            log.display(),
+            inner.replace('\'', "'\\''")
+        )
     }
 
     /// Extracts the distribution sets into the target without the installer,
