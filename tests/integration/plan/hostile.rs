@@ -1316,10 +1316,12 @@ fn hostile_rc_conf_values_install_verbatim() {
 #[test]
 fn hostile_installer_values_install_verbatim() {
     let test = "hostile_installer_values_install_verbatim";
-    let site = "http://mirror.example/$HOME;[a]*?!#x=,:~";
+    // The most a release URL may hold (schema rule `dist_site`): `%`-escapes,
+    // `~`, `:`, `@`, `+`; everything else is refused before it reaches sh.
+    let site = "http://u@mirror.example:8080/~a%20b/+x-y_z.w:v";
     let host = json!({"freebsd": {"dist_site": site, "pool": "z:1"}});
-    // The media hold the sets, so the site is not fetched from (the fake
-    // media without sets has no MANIFEST either, which hangs by design);
+    // The media hold the sets and their MANIFEST, so the site is not
+    // fetched from;
     // the setup script inherits the installer's environment, and a probe
     // after its `set -eu` records the site as the preamble exported it.
     let probe = |text: &str| {
