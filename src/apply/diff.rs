@@ -323,9 +323,13 @@ pub fn to_text(host: &str, outcomes: &[Outcome], known: bool) -> String {
     for o in outcomes {
         out.push_str(&format!("{} {}\n", o.action.symbol(), o.id));
         if !known {
+            // A command that writes a file holds its lines: indent them
+            // under the command, so that every report line starts in place.
+            let indent = |cmd: &str| cmd.replace('\n', "\n            ");
             out.push_str(&format!(
                 "    check:  {}\n    change: {}\n",
-                o.check, o.change
+                indent(&o.check),
+                indent(&o.change)
             ));
             continue;
         }
