@@ -374,7 +374,8 @@ pub struct Report<'a> {
 
 pub fn to_json(host: &str, outcomes: &[Outcome], known: bool) -> String {
     let report = Report {
-        format_version: 1,
+        // 2: the kinds of step of the desired-state model (issue 15).
+        format_version: 2,
         host,
         state: if known { "known" } else { "unknown" },
         summary: summary(outcomes),
