@@ -153,6 +153,8 @@ impl Case {
     }
 }
 
+/// Copies a tree; `fs::copy` keeps each file's permissions, the executable
+/// bit of the fake FreeBSD's sh models included.
 pub fn copy_tree(from: &Path, to: &Path) {
     fs::create_dir_all(to).unwrap();
     for entry in fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display())) {

@@ -453,26 +453,7 @@ fn every_example_host_installs() {
         let plan = example_plan(fqdn, false);
         let json: serde_json::Value =
             serde_json::from_str(&example_plan(fqdn, true)).expect("plan json");
-        let version: &'static str = match json["version"].as_str().unwrap_or("15.0") {
-            "14.3" => "14.3",
-            "14.2" => "14.2",
-            _ => "15.0",
-        };
-        let disks: Vec<Disk> = json["preamble"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|v| v["name"] == "ZFSBOOT_DISKS")
-            .and_then(|v| v["value"].as_str())
-            .unwrap_or("")
-            .split_whitespace()
-            .map(|d| Disk::new(&probed_name(version, d)))
-            .collect();
-        let opts = Options {
-            disks,
-            version,
-            ..Options::default()
-        };
+        let opts = Options::for_plan(&json);
         let Some(bsd) = FakeBsd::new(&opts, "every_example_host_installs") else {
             return;
         };

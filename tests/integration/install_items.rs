@@ -40,16 +40,6 @@ fn plan(dir: &Path, host: &str) -> (String, Value) {
     (text.stdout, serde_json::from_str(&json.stdout).unwrap())
 }
 
-/// The plan's disks, on a machine where each holds what `disk` makes of it.
-fn disks(json: &Value, disk: impl Fn(&str) -> Disk) -> Vec<Disk> {
-    json["disks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| disk(d.as_str().unwrap()))
-        .collect()
-}
-
 /// Installs and returns the machine and the run; `None` when skipped.
 fn install(test: &str, text: &str, opts: Options) -> Option<(FakeBsd, Run)> {
     let bsd = FakeBsd::new(&opts, test)?;
@@ -94,10 +84,7 @@ fn a_default_router_beside_dhcp_installs() {
         text.contains("route add default 192.0.2.1 || route change default 192.0.2.1\n"),
         "{text}"
     );
-    let opts = Options {
-        disks: disks(&json, Disk::new),
-        ..Options::default()
-    };
+    let opts = Options::for_plan(&json);
     let Some((bsd, run)) = install("a_default_router_beside_dhcp_installs", &text, opts) else {
         return;
     };
@@ -117,9 +104,8 @@ fn sets_missing_from_the_media_come_from_dist_site() {
     let (text, json) = plan(&repo(), "ns1");
     assert!(text.contains("export BSDINSTALL_DISTSITE="), "{text}");
     let opts = || Options {
-        disks: disks(&json, Disk::new),
         media_has_dists: false,
-        ..Options::default()
+        ..Options::for_plan(&json)
     };
     let Some((_, run)) = install(
         "sets_missing_from_the_media_come_from_dist_site",
@@ -155,10 +141,7 @@ fn sets_missing_from_the_media_come_from_dist_site() {
 #[test]
 fn a_reinstall_over_an_old_pool_installs() {
     let (text, json) = plan(&repo(), "db01");
-    let opts = Options {
-        disks: disks(&json, |d| Disk::with_pool(d, "zroot")),
-        ..Options::default()
-    };
+    let opts = Options::for_plan_with(&json, |d| Disk::with_pool(d, "zroot"));
     let Some((_, run)) = install("a_reinstall_over_an_old_pool_installs", &text, opts) else {
         return;
     };
@@ -177,10 +160,7 @@ fn roots_password_is_set_from_its_hash() {
         &format!("freebsd:\n  root_password: '{hash}'\n"),
     )]);
     let (text, json) = plan(dir.path(), "ns1");
-    let opts = Options {
-        disks: disks(&json, Disk::new),
-        ..Options::default()
-    };
+    let opts = Options::for_plan(&json);
     let Some((bsd, run)) = install("roots_password_is_set_from_its_hash", &text, opts) else {
         return;
     };
@@ -202,10 +182,7 @@ fn the_setup_script_does_not_depend_on_the_callers_path() {
         )
         .replace("/usr/local/sbin/visudo", "visudo");
     assert_ne!(old, text);
-    let opts = || Options {
-        disks: disks(&json, Disk::new),
-        ..Options::default()
-    };
+    let opts = || Options::for_plan(&json);
     let Some((_, run)) = install(
         "the_setup_script_does_not_depend_on_the_callers_path",
         &old,

@@ -24,7 +24,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::fakebsd::{Disk, FakeBsd, Options, Run, probed_name};
+use crate::fakebsd::{FakeBsd, Options, Run};
 use crate::harness::{beryl, copy_tree, repo};
 use crate::plan::{args, example_hosts};
 
@@ -69,26 +69,7 @@ fn ok(dir: &Path, a: &[&str]) -> String {
 /// probes them) and release.
 fn machine(dir: &Path, host: &str) -> Options {
     let json: Value = serde_json::from_str(&ok(dir, &["plan", host, "--format", "json"])).unwrap();
-    let version: &'static str = match json["version"].as_str().unwrap_or("15.0") {
-        "14.3" => "14.3",
-        "14.2" => "14.2",
-        _ => "15.0",
-    };
-    let disks = json["preamble"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|v| v["name"] == "ZFSBOOT_DISKS")
-        .and_then(|v| v["value"].as_str())
-        .unwrap_or("")
-        .split_whitespace()
-        .map(|d| Disk::new(&probed_name(version, d)))
-        .collect();
-    Options {
-        disks,
-        version,
-        ..Options::default()
-    }
+    Options::for_plan(&json)
 }
 
 /// A fresh machine with `beryl plan HOST` installed, or `None` after a

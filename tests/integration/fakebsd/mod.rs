@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::harness::repo;
+use crate::harness::{copy_tree, repo};
 
 /// The boot PATH `/etc/rc` gives the installer (libexec/rc/rc @b14e76ec).
 pub const BOOT_PATH: &str = "/sbin:/bin:/usr/sbin:/usr/bin";
@@ -159,6 +159,35 @@ pub struct Options {
     /// The time zones installed under /usr/share/zoneinfo (copied from the
     /// host's zoneinfo).
     pub zones: Vec<&'static str>,
+}
+
+impl Options {
+    /// The machine a plan (its JSON view) installs onto: its release, and
+    /// its disks under the names that release's kernel probes.
+    pub fn for_plan(plan: &serde_json::Value) -> Options {
+        Options::for_plan_with(plan, Disk::new)
+    }
+
+    /// The same, each disk made by `disk` (`Disk::with_pool` for one that
+    /// still holds an old pool).
+    pub fn for_plan_with(plan: &serde_json::Value, disk: impl Fn(&str) -> Disk) -> Options {
+        let version: &'static str = match plan["version"].as_str().unwrap_or("15.0") {
+            "14.3" => "14.3",
+            "15.1" => "15.1",
+            _ => "15.0",
+        };
+        let disks = plan["disks"]
+            .as_array()
+            .expect("a plan's disks")
+            .iter()
+            .map(|d| disk(&probed_name(version, d.as_str().unwrap_or_default())))
+            .collect();
+        Options {
+            disks,
+            version,
+            ..Options::default()
+        }
+    }
 }
 
 impl Default for Options {
@@ -294,20 +323,6 @@ fn write(path: &Path, text: &str, mode: u32) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     fs::write(path, text).unwrap();
     fs::set_permissions(path, fs::Permissions::from_mode(mode)).unwrap();
-}
-
-/// Copies a tree, keeping the executable bit.
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display())) {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 /// Makes every file under `dir` executable (the sh models).
