@@ -6,12 +6,13 @@ use super::{Context, Failure, Outcome, write_out};
 
 /// Print the POSIX sh script that snapshots a FreeBSD host's state as JSON.
 ///
-/// Run it on the host and save its output; `beryl apply HOST --dry-run --state
-/// FILE` then compares the host's config with it, offline. It is read-only and
-/// uses FreeBSD base tools only. docs/apply.md documents the snapshot.
+/// Run it as root on the host (it reads /etc/master.passwd) and save its
+/// output; `beryl apply HOST --dry-run --state FILE` then compares the host's
+/// desired state with it, offline. It is read-only and uses FreeBSD base
+/// tools only. docs/apply.md documents the snapshot.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
-    beryl facts | ssh root@host01.example.org sh -s > host01.json\n  \
+    beryl facts | ssh beryl@host01.example.org sudo -n sh -s > host01.json\n  \
     beryl apply host01 --dry-run --state host01.json")]
 pub struct Args {}
 

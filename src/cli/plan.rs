@@ -9,9 +9,11 @@ use crate::plan::{self, render::Templates};
 
 /// Compile the unattended-install file (a bsdinstall installerconfig) of hosts.
 ///
-/// Checks that each host can be installed (disks, raid, timezone, a user with
-/// a key, shells, sudo) before writing anything. With one host, writes to
-/// stdout or --out FILE; with several, --out is a directory holding one file
+/// Checks that each host can be installed unattended before writing anything:
+/// disks, raid, timezone and a release beryl knows, its disk names, no base
+/// account reused, shells and sudo provided, and a way in for apply. With one
+/// host, writes to stdout or --out FILE; with several, --out is a directory
+/// holding one file
 /// per FQDN. docs/install.md explains the file and how to feed it to the
 /// installer.
 #[derive(Debug, clap::Args)]
