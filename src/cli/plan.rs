@@ -13,9 +13,8 @@ use crate::plan::{self, render::Templates};
 /// disks, raid, timezone and a release beryl knows, its disk names, no base
 /// account reused, shells and sudo provided, and a way in for apply. With one
 /// host, writes to stdout or --out FILE; with several, --out is a directory
-/// holding one file
-/// per FQDN. docs/install.md explains the file and how to feed it to the
-/// installer.
+/// holding one file per FQDN. docs/install.md explains the file and how to
+/// feed it to the installer.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
     beryl plan host01 > installerconfig\n  \
