@@ -65,6 +65,10 @@ pub struct Step {
     pub awk_keys: Option<String>,
 }
 
+/// The installer's log: the `bsdinstall` wrapper's default `debugFile`
+/// (usr.sbin/bsdinstall/bsdinstall 023fc80e), kept by naming it.
+pub const BSDINSTALL_LOG: &str = "/tmp/bsdinstall_log";
+
 /// The distribution sets a dists install extracts.
 pub const DISTRIBUTIONS: &str = "kernel.txz base.txz";
 
@@ -155,6 +159,12 @@ fn requirements(c: &Compiled) -> Vec<Diag> {
 /// The plan itself, once the requirements hold.
 fn layout(h: Host) -> Plan {
     let mut preamble = vec![
+        // `script` empties its log after the preamble unless BSDINSTALL_LOG
+        // names it (scripts/script 731704f5, after sourcing the preamble):
+        // the verbs' errors would then go nowhere, no log would reach the
+        // new system, and a failing install would stop inside its error
+        // handler before exporting the pool. The bsdinstall wrapper's log.
+        var("BSDINSTALL_LOG", BSDINSTALL_LOG),
         var("nonInteractive", "YES"),
         var("ZFSBOOT_DISKS", &h.disks.join(" ")),
         var("ZFSBOOT_VDEV_TYPE", h.raid.unwrap_or("stripe")),

@@ -3,6 +3,7 @@
 # exported.
 # Media: any installer image of the release; the distribution sets it lacks
 # are fetched from BSDINSTALL_DISTSITE, over the network brought up below.
+export BSDINSTALL_LOG=/tmp/bsdinstall_log
 export nonInteractive=YES
 export ZFSBOOT_DISKS='nda0 nda1'
 export ZFSBOOT_VDEV_TYPE=mirror
