@@ -9,6 +9,12 @@
 //!   `rcvar`.
 //!
 //! A rule about FreeBSD is a row here, never an if-branch elsewhere.
+//!
+//! Two kinds of release knowledge are deliberately not tables: the defaults
+//! of `/etc/defaults/rc.conf`, which the host itself reports (`sysrc -A` in
+//! the facts, `sysrc -n` in the apply checks), so that a value is judged by
+//! the defaults of the release actually installed; and the installer's
+//! default `DISTRIBUTIONS`, which every plan sets explicitly.
 
 pub mod base;
 pub mod rcd;
