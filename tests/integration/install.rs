@@ -83,6 +83,130 @@ fn sysrc_sets_in_the_last_file_that_sets_it_else_rc_conf() {
     assert!(!local.contains("c="), "{}", run.all());
 }
 
+#[test]
+fn sysrc_reads_no_variable_of_its_environment() {
+    let Some(bsd) = installed("sysrc_reads_no_variable_of_its_environment") else {
+        return;
+    };
+    // f_sysrc_get cleans the environment before sourcing the files.
+    let run = sh(
+        &bsd,
+        "export HOME=/root; sysrc -n HOME; echo n=$?; sysrc -c HOME=/root; echo c=$?; \
+         sysrc 'foo=$HOME'; sysrc -n foo | od -c | head -n 1",
+    );
+    assert!(run.stdout.contains("n=1"), "{}", run.all());
+    assert!(run.stdout.contains("c=1"), "{}", run.all());
+    assert!(
+        run.stderr.contains("sysrc: unknown variable 'HOME'"),
+        "{}",
+        run.all()
+    );
+    assert!(run.stdout.contains("foo:  -> \n"), "{}", run.all());
+    assert!(!run.stdout.contains("/root"), "{}", run.all());
+}
+
+#[test]
+fn sysrc_all_lists_what_the_defaults_file_itself_sets() {
+    let Some(bsd) = installed("sysrc_all_lists_what_the_defaults_file_itself_sets") else {
+        return;
+    };
+    let run = sh(&bsd, "sysrc -A; echo ==; sysrc -a");
+    let (all, files) = run.stdout.split_once("==\n").unwrap();
+    assert!(all.contains("_localbase: /usr/local\n"), "{}", run.all());
+    assert!(
+        all.contains("source_rc_confs_defined: yes\n"),
+        "{}",
+        run.all()
+    );
+    assert!(!files.contains("_localbase"), "{}", run.all());
+}
+
+#[test]
+fn sysrc_delete_of_a_name_only_the_defaults_set_succeeds() {
+    let Some(bsd) = installed("sysrc_delete_of_a_name_only_the_defaults_set_succeeds") else {
+        return;
+    };
+    let run = sh(
+        &bsd,
+        "echo 'hostname=\"h\"' > /etc/rc.conf; sysrc -x sshd_enable; echo x=$?; \
+         sysrc -f /etc/x.conf -x sshd_enable; echo xf=$?; sysrc -x nothere_enable; echo xn=$?",
+    );
+    assert!(run.stdout.contains("x=0"), "{}", run.all());
+    assert!(run.stdout.contains("xf=0"), "{}", run.all());
+    assert!(run.stdout.contains("xn=1"), "{}", run.all());
+}
+
+#[test]
+fn sysrc_append_uses_a_punctuation_delimiter() {
+    let Some(bsd) = installed("sysrc_append_uses_a_punctuation_delimiter") else {
+        return;
+    };
+    let run = sh(
+        &bsd,
+        "echo 'foo=\"a\"' > /etc/rc.conf; sysrc 'foo+=,b'; sysrc 'foo+=,a'; sysrc 'foo-=,a'; \
+         sysrc 'bar+=x y'; sysrc 'bar+=y z'",
+    );
+    assert!(run.stdout.contains("foo: a -> a,b\n"), "{}", run.all());
+    assert!(run.stdout.contains("foo: a,b -> a,b\n"), "{}", run.all());
+    assert!(run.stdout.contains("foo: a,b -> b\n"), "{}", run.all());
+    assert!(run.stdout.contains("bar: x y -> x y z\n"), "{}", run.all());
+}
+
+#[test]
+fn sysrc_verbose_check_names_the_file() {
+    let Some(bsd) = installed("sysrc_verbose_check_names_the_file") else {
+        return;
+    };
+    let run = sh(
+        &bsd,
+        "echo 'sshd_enable=\"YES\"' > /etc/rc.conf; sysrc -v -c sshd_enable=YES; \
+         sysrc -v -c syslogd_flags=x",
+    );
+    assert!(
+        run.stdout
+            .contains("/etc/rc.conf: sshd_enable: already set to `YES'"),
+        "{}",
+        run.all()
+    );
+    assert!(
+        run.stdout
+            .contains("/etc/defaults/rc.conf: syslogd_flags: would change from `-s' to `x'"),
+        "{}",
+        run.all()
+    );
+}
+
+#[test]
+fn sysrc_refused_rewrite_shows_only_its_own_message() {
+    let Some(bsd) = installed("sysrc_refused_rewrite_shows_only_its_own_message") else {
+        return;
+    };
+    let run = sh(
+        &bsd,
+        "echo 'foo=\"old\"' > /etc/rc.conf; sysrc 'foo=a\"b'; echo st=$?",
+    );
+    assert!(run.stdout.contains("st=1"), "{}", run.all());
+    assert_eq!(
+        run.stderr.trim(),
+        "sysrc: Not overwriting `/etc/rc.conf' due to previous syntax errors",
+        "{}",
+        run.all()
+    );
+}
+
+#[test]
+fn sysrc_rewrites_a_multi_line_value_upside_down() {
+    let Some(bsd) = installed("sysrc_rewrites_a_multi_line_value_upside_down") else {
+        return;
+    };
+    // awk -v turns \n into a newline; tail -r reverses the value's lines too.
+    let run = sh(
+        &bsd,
+        "printf 'bar=\"old\"\\n' > /etc/rc.conf; sysrc 'bar=x\\ny' >/dev/null; cat /etc/rc.conf",
+    );
+    assert_eq!(run.stdout, "y\"\nbar=\"x\n", "{}", run.all());
+}
+
 // ---------------------------------------------------------------- pw
 
 #[test]
@@ -256,6 +380,143 @@ fn service_finds_scripts_by_file_name_and_acts_on_their_rcvar() {
         run.all()
     );
     assert!(!run.stdout.contains("ipfw_enable"), "{}", run.all());
+}
+
+#[test]
+fn service_stop_is_gated_for_a_disabled_service() {
+    let Some(bsd) = installed("service_stop_is_gated_for_a_disabled_service") else {
+        return;
+    };
+    let run = sh(
+        &bsd,
+        "service sshd stop; echo st=$?; service sshd onestop; cat /var/log/fakebsd-rcd.log",
+    );
+    assert!(
+        run.stdout.contains(
+            "Cannot 'stop' sshd. Set sshd_enable to YES in /etc/rc.conf or use 'onestop' instead of 'stop'."
+        ),
+        "{}",
+        run.all()
+    );
+    assert!(run.stdout.contains("st=0"), "{}", run.all());
+    assert_eq!(
+        run.stdout.matches("sshd stop").count(),
+        1,
+        "only onestop runs stop:\n{}",
+        run.all()
+    );
+}
+
+#[test]
+fn service_keywords_and_rcvar_listing_follow_rc_subr() {
+    let Some(bsd) = installed("service_keywords_and_rcvar_listing_follow_rc_subr") else {
+        return;
+    };
+    // sshd_program (a default) makes `status poll` keywords; rcvar lists the
+    // description and each variable's default.
+    let run = sh(
+        &bsd,
+        r#"cat > /tmp/x <<'END'
+name=x
+rcvar=x_enable
+desc="An x"
+x_enable_desc="Run x"
+x_enable_defval=NO
+set_rcvar_obsolete x_old x_enable
+run_rc_command "$1"
+END
+service sshd rcvar
+(. /etc/rc.subr; set -- rcvar; . /tmp/x)
+service sshd frobnicate"#,
+    );
+    assert!(
+        run.stderr
+            .contains("|describe|extracommands|status|poll)\n"),
+        "{}",
+        run.all()
+    );
+    assert!(
+        run.stdout
+            .contains("#\nsshd_enable=\"NO\"\n#   (default: \"\")\n"),
+        "{}",
+        run.all()
+    );
+    assert!(
+        run.stdout
+            .contains("# x : An x\n#\nx_enable=\"\"\n# - Run x\n#   (default: \"NO\")\n"),
+        "{}",
+        run.all()
+    );
+    assert!(!run.stderr.contains("not found"), "{}", run.all());
+}
+
+#[test]
+fn service_enable_searches_an_rc_conf_d_directory() {
+    let Some(bsd) = installed("service_enable_searches_an_rc_conf_d_directory") else {
+        return;
+    };
+    let run = sh(
+        &bsd,
+        "mkdir -p /etc/rc.conf.d/sshd; echo 'sshd_enable=\"NO\"' > /etc/rc.conf.d/sshd/a; \
+         service sshd enable; cat /etc/rc.conf.d/sshd/a; [ -e /etc/rc.conf ] || echo no-rc.conf",
+    );
+    assert!(
+        run.stdout
+            .contains("sshd enabled in /etc/rc.conf.d/sshd/a\nsshd_enable=\"YES\""),
+        "{}",
+        run.all()
+    );
+    assert!(run.stdout.contains("no-rc.conf"), "{}", run.all());
+}
+
+#[test]
+fn service_delete_removes_an_emptied_file_when_asked() {
+    let Some(bsd) = installed("service_delete_removes_an_emptied_file_when_asked") else {
+        return;
+    };
+    let run = sh(
+        &bsd,
+        "mkdir -p /etc/rc.conf.d; echo 'sshd_enable=\"YES\"' > /etc/rc.conf.d/sshd; \
+         echo 'sshd_enable=\"YES\"' > /etc/rc.conf.d/ntpd; \
+         echo 'service_delete_empty=\"YES\"' > /etc/rc.conf; service sshd delete; \
+         [ -e /etc/rc.conf.d/sshd ] || echo gone",
+    );
+    assert!(
+        run.stdout.contains(
+            "sshd_enable deleted in /etc/rc.conf.d/sshd\nEmpty file /etc/rc.conf.d/sshd removed\ngone"
+        ),
+        "{}",
+        run.all()
+    );
+}
+
+#[test]
+fn service_usage_lists_every_option() {
+    let Some(bsd) = installed("service_usage_lists_every_option") else {
+        return;
+    };
+    let run = sh(&bsd, "service sshd; echo st=$?");
+    assert!(run.stdout.contains("st=1"), "{}", run.all());
+    assert!(
+        run.stdout.contains("service [-j <jail name or id>] -R\n"),
+        "{}",
+        run.all()
+    );
+    for opt in [
+        "-j\t\t",
+        "-E n=val\t",
+        "-e\t\t",
+        "-R\t\t",
+        "-l\t\t",
+        "-r\t\t",
+        "-v\t\t",
+    ] {
+        assert!(
+            run.stdout.contains(&format!("\n{opt}")),
+            "{opt:?}: {}",
+            run.all()
+        );
+    }
 }
 
 // ---------------------------------------------------------------- tzsetup
@@ -434,6 +695,105 @@ fn missing_dists_without_a_site_hang_in_mirrorselect() {
     );
 }
 
+// ---------------------------------------------------------------- the installer's log
+
+/// A one-disk ZFS install whose preamble is `log` (plus the disk settings)
+/// and whose setup script is `setup`.
+fn one_disk_config(log: &str, setup: &str) -> String {
+    format!(
+        "export nonInteractive=YES\nexport ZFSBOOT_DISKS=ada0\nexport ZFSBOOT_VDEV_TYPE=stripe\n\
+         {log}\n#!/bin/sh\n{setup}\n"
+    )
+}
+
+/// The pools the fake kernel has imported (one name a line).
+fn imported_pools(bsd: &FakeBsd) -> String {
+    std::fs::read_to_string(bsd.target().join("../dev/fakebsd/imported-pools")).unwrap_or_default()
+}
+
+#[test]
+fn a_preamble_without_bsdinstall_log_loses_the_installers_log() {
+    let test = "a_preamble_without_bsdinstall_log_loses_the_installers_log";
+    // script re-initialises debugFile from BSDINSTALL_LOG after the preamble:
+    // unset, the log is emptied, verbs' stderr goes to /dev/null and config
+    // copies nothing into the target.
+    let Some(bsd) = FakeBsd::new(&Options::default(), test) else {
+        return;
+    };
+    let run = bsd.install(&one_disk_config("", "echo setup ran"));
+    assert_eq!(run.status, 0, "{}", run.all());
+    assert!(run.stdout.contains("setup ran"), "{}", run.all());
+    assert!(
+        !bsd.target().join("var/log/bsdinstall_log").exists(),
+        "a log reached the target without BSDINSTALL_LOG:\n{}",
+        run.all()
+    );
+    let Some(bsd) = FakeBsd::new(&Options::default(), test) else {
+        return;
+    };
+    let run = bsd.install(&one_disk_config(
+        "export BSDINSTALL_LOG=/tmp/bsdinstall_log",
+        "echo setup ran",
+    ));
+    assert_eq!(run.status, 0, "{}", run.all());
+    assert!(
+        bsd.target().join("var/log/bsdinstall_log").is_file(),
+        "no log in the target with BSDINSTALL_LOG set:\n{}",
+        run.all()
+    );
+}
+
+#[test]
+fn a_failed_install_without_bsdinstall_log_leaves_the_pool_imported() {
+    let test = "a_failed_install_without_bsdinstall_log_leaves_the_pool_imported";
+    // error() dies in f_getvar when debugFile is empty: no textbox, no
+    // `zpool export`.
+    let Some(bsd) = FakeBsd::new(&Options::default(), test) else {
+        return;
+    };
+    let run = bsd.install(&one_disk_config("", "exit 3"));
+    assert_eq!(run.status, 1, "{}", run.all());
+    assert!(
+        imported_pools(&bsd).contains("zroot"),
+        "the pool was exported:\n{}",
+        run.all()
+    );
+    assert!(
+        !run.all().contains("installation error"),
+        "error() showed its textbox:\n{}",
+        run.all()
+    );
+    let Some(bsd) = FakeBsd::new(&Options::default(), test) else {
+        return;
+    };
+    let run = bsd.install(&one_disk_config(
+        "export BSDINSTALL_LOG=/tmp/bsdinstall_log",
+        "exit 3",
+    ));
+    assert_eq!(run.status, 1, "{}", run.all());
+    assert!(
+        !imported_pools(&bsd).contains("zroot"),
+        "the pool stayed imported:\n{}",
+        run.all()
+    );
+    assert!(run.log.contains("installation error"), "{}", run.all());
+}
+
+#[test]
+fn a_preamble_exit_keeps_its_status() {
+    let test = "a_preamble_exit_keeps_its_status";
+    // error()'s bare `exit` (no fstab yet) keeps the status the shell was
+    // exiting with: `exit 0` in the preamble "succeeds" with nothing installed.
+    let Some(bsd) = FakeBsd::new(&Options::default(), test) else {
+        return;
+    };
+    let run = bsd.install(&one_disk_config("exit 0", "echo setup ran"));
+    assert_eq!(run.status, 0, "{}", run.all());
+    assert!(!run.stdout.contains("setup ran"), "{}", run.all());
+    let run = bsd.install(&one_disk_config("(exit 3)", "echo setup ran"));
+    assert_eq!(run.status, 3, "{}", run.all());
+}
+
 // ---------------------------------------------------------------- the example
 
 /// The summary line the setup script ends with.
@@ -478,6 +838,10 @@ fn every_example_host_installs() {
             .unwrap_or("?");
         if root_pw != "*" {
             problems.push(format!("root's password field is {root_pw:?}, not \"*\""));
+        }
+        // The plan sets BSDINSTALL_LOG, so the installer's log reaches the target.
+        if !bsd.target().join("var/log/bsdinstall_log").is_file() {
+            problems.push("no var/log/bsdinstall_log in the target".to_string());
         }
         if !problems.is_empty() {
             let tail: Vec<&str> = run
