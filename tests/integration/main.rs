@@ -23,6 +23,8 @@
 //!   crash regressions of tests/fuzz-regressions/ and generated inputs.
 //! - `geninv.rs`: the synthetic inventory of the benchmark checks and renders.
 //! - `differential/`: merge strategies against the real peer programs.
+//! - `docs.rs`: every ```console example of README.md and docs/ runs, and
+//!   prints exactly what the docs show.
 //! - `faults.rs`: `render --out` interrupted at every step, a full disk and a
 //!   read-only DIR (real ones where the sandbox can mount a tmpfs).
 //! - `props.rs`: rendering is deterministic across runs and thread counts,
@@ -40,6 +42,7 @@ mod annotate;
 mod apply;
 mod cases;
 mod differential;
+mod docs;
 mod example;
 mod fakebsd;
 mod faults;
