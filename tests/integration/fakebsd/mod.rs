@@ -132,7 +132,7 @@ impl Disk {
 
 /// The name a FreeBSD kernel of `version` probes an NVMe namespace as, given
 /// the name an inventory may use: `nvdN` is `ndaN` on 14.0 and later
-/// (/work/shared/freebsd/derived/nvme-disk-names.md). Other names are kept.
+/// (../shared/freebsd/derived/nvme-disk-names.md). Other names are kept.
 pub fn probed_name(version: &str, name: &str) -> String {
     let major: u32 = version
         .split('.')
@@ -247,7 +247,7 @@ fn skip(test: &str, why: &str) -> Option<FakeBsd> {
     None
 }
 
-/// /work/shared (the `../shared` next to the package root), or `None` after a
+/// `../shared` next to the package root, or `None` after a
 /// notice (a failure under BERYL_REQUIRE_TOOLS).
 pub fn shared(test: &str) -> Option<PathBuf> {
     let dir = repo().join("../shared");
@@ -405,7 +405,7 @@ fn devnodes(dev: &Path) {
 fn defaults_rc_conf(shared: &Path) -> String {
     let tsv = fs::read_to_string(shared.join("freebsd/derived/rc-conf-defaults.tsv")).unwrap();
     let mut out = String::from(
-        "#!/bin/sh\n# FAKEBSD: generated from /work/shared/freebsd/derived/rc-conf-defaults.tsv\n\
+        "#!/bin/sh\n# FAKEBSD: generated from ../shared/freebsd/derived/rc-conf-defaults.tsv\n\
          # (libexec/rc/rc.conf @d28066d8); do not edit.\n: ${_localbase:=\"/usr/local\"}\n",
     );
     for line in tsv.lines().skip_while(|l| l.starts_with('#')).skip(1) {
