@@ -71,6 +71,8 @@ pub struct Login {
 }
 
 const CODE: &str = "beryl::access::ssh_block";
+/// The keys of the `ssh` block.
+const SSH_KEYS: [&str; 5] = ["host", "port", "user", "identity_file", "become"];
 const KEYS: &str = "the keys are host, port, user, identity_file and become";
 
 /// The host's `ssh:` block, every field checked: host (the FQDN by default),
@@ -139,11 +141,21 @@ pub fn login(config: &Node, fqdn: &str) -> Result<Login, Vec<Diag>> {
                     .map(|r| (r.1, n.span.clone()));
             }
             ("become", _) => errors.push(bad("sudo, doas or none")),
-            _ => errors.push(
-                Diag::new(CODE, format!("unknown key `ssh.{key}`"))
-                    .label(&entry.key_span, "not an ssh setting")
-                    .help(KEYS),
-            ),
+            _ => {
+                // The key most likely meant, as the schema suggests them.
+                let meant = SSH_KEYS
+                    .iter()
+                    .map(|k| (strsim::jaro_winkler(&key.to_ascii_lowercase(), k), k))
+                    .filter(|(score, _)| *score >= 0.8)
+                    .max_by(|a, b| a.0.total_cmp(&b.0))
+                    .map(|(_, k)| format!("; did you mean `{k}`?"))
+                    .unwrap_or_default();
+                errors.push(
+                    Diag::new(CODE, format!("unknown key `ssh.{key}`{meant}"))
+                        .label(&entry.key_span, "not an ssh setting")
+                        .help(KEYS),
+                )
+            }
         }
     }
     t.elevate = match chosen {
