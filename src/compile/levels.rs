@@ -4,9 +4,61 @@ use crate::diag::{Diag, Diags};
 use crate::inventory::LevelKind;
 use crate::value::{Node, Span, Value};
 
+/// The root keys beryl gives a meaning to. Any other root key is free-form
+/// data, unless it is so close to one of these that it is surely a typo.
+pub const RESERVED: &[&str] = &[
+    "freebsd",
+    "merge",
+    crate::classes::KEY,
+    crate::exports::KEY,
+    "ssh_keys",
+    "ssh",
+    "_beryl_",
+];
+
+/// Root keywords of the systems beryl is built from, which mean nothing to
+/// beryl (yet): each with beryl's way of saying the same.
+pub const PEER_KEYWORDS: &[(&str, &str)] = &[
+    (
+        "lookup_options",
+        "Hiera's lookup_options: in beryl, a `merge:` table chooses how a path merges (docs/merge.md)",
+    ),
+    (
+        "parameters",
+        "reclass's parameters: in beryl, a level's data sits at its root, beside `classes:` (docs/classes.md)",
+    ),
+    (
+        "applications",
+        "reclass's applications have no meaning in beryl yet; put the list under a key of your own",
+    ),
+    (
+        "environment",
+        "reclass's environment has no meaning in beryl yet; put the value under a key of your own",
+    ),
+];
+
+/// The reserved key a root key is most likely a typo of: one edit away (a
+/// swap of two neighbours counts as one), or two from a reserved key longer
+/// than five characters when the first letter is right (`class`, `clases`
+/// for `classes`; `ports` stays free-form data).
+pub fn typo_of(key: &str) -> Option<&'static str> {
+    if RESERVED.contains(&key) {
+        return None;
+    }
+    let near = |d: usize, r: &str| {
+        d <= 1 || (d == 2 && r.len() > 5 && key.chars().next() == r.chars().next())
+    };
+    RESERVED
+        .iter()
+        .map(|r| (strsim::damerau_levenshtein(key, r), *r))
+        .filter(|(d, r)| near(*d, r))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, r)| r)
+}
+
 /// Checks the root of one level (or class) file: `_beryl_` is never set by
-/// hand, and `ssh_keys` lives in `_domain.yml` only, where it is a non-empty
-/// list.
+/// hand, `ssh_keys` lives in `_domain.yml` only, where it is a non-empty
+/// list, and no root key is a typo of a reserved one or a peer's keyword.
 pub(crate) fn check(kind: LevelKind, node: &Node) -> Result<(), Diags> {
     let mut errors = Vec::new();
     let Some(root) = node.as_map() else {
@@ -15,7 +67,28 @@ pub(crate) fn check(kind: LevelKind, node: &Node) -> Result<(), Diags> {
     for (raw, entry) in root {
         // `~_beryl_` or `=ssh_keys` are the same keys once merged.
         let key = crate::merge::keys::split(raw).0;
-        if key == "_beryl_" {
+        if let Some(meant) = typo_of(key) {
+            errors.push(
+                Diag::new(
+                    "beryl::level::typo",
+                    format!("unknown root key `{key}`; did you mean `{meant}`?"),
+                )
+                .label(&entry.key_span, format!("not `{meant}`"))
+                .help(format!(
+                    "beryl reads `{meant}` at the root of a level; other root keys are free-form data, \
+                     but one this close to `{meant}` is taken for a typo"
+                )),
+            );
+        } else if let Some((_, help)) = PEER_KEYWORDS.iter().find(|(k, _)| *k == key) {
+            errors.push(
+                Diag::new(
+                    "beryl::level::peer_keyword",
+                    format!("`{key}` means nothing to beryl at the root of a level"),
+                )
+                .label(&entry.key_span, "not a beryl key")
+                .help(help.to_string()),
+            );
+        } else if key == "_beryl_" {
             errors.push(
                 Diag::new(
                     "beryl::level::beryl_key",
@@ -107,5 +180,50 @@ fn domain_keys(file: &Node, keys: Option<&Node>) -> Option<Diag> {
                 .help(help),
             ),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::typo_of;
+
+    #[test]
+    fn typos_of_reserved_keys_and_free_form_keys() {
+        for (typo, meant) in [
+            ("freebds", "freebsd"),
+            ("freebsdd", "freebsd"),
+            ("merg", "merge"),
+            ("class", "classes"),
+            ("clases", "classes"),
+            ("ssh_key", "ssh_keys"),
+            ("export", "exports"),
+            ("shh", "ssh"),
+            ("sshd", "ssh"),
+        ] {
+            assert_eq!(typo_of(typo), Some(meant), "{typo}");
+        }
+        // Free-form keys of the example and test inventories stay free.
+        for free in [
+            "freebsd",
+            "merge",
+            "site",
+            "monitoring",
+            "postgres",
+            "haproxy",
+            "motd",
+            "sysctl",
+            "backup",
+            "nginx",
+            "roles",
+            "zfs",
+            "users",
+            "packages",
+            "keys",
+            "ssh_config",
+            "ports",
+            "reports",
+        ] {
+            assert_eq!(typo_of(free), None, "{free}");
+        }
     }
 }
