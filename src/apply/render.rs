@@ -236,10 +236,7 @@ fn file_check(f: &File) -> Result<String, QuoteError> {
 /// Written to a temporary file beside it, checked by the validator if any,
 /// then installed with its mode and owner.
 fn file_change(f: &File) -> Result<String, QuoteError> {
-    let dir = f
-        .path
-        .rsplit_once('/')
-        .map_or("/", |(d, _)| if d.is_empty() { "/" } else { d });
+    let dir = f.dir();
     let tmp = w(&format!("{}.beryl-tmp", f.path))?;
     let mut change = vec![
         format!("mkdir -p {}", w(dir)?),

@@ -73,7 +73,6 @@ pub struct Login {
 const CODE: &str = "beryl::access::ssh_block";
 /// The keys of the `ssh` block.
 const SSH_KEYS: [&str; 5] = ["host", "port", "user", "identity_file", "become"];
-const KEYS: &str = "the keys are host, port, user, identity_file and become";
 
 /// The host's `ssh:` block, every field checked: host (the FQDN by default),
 /// port (22), user (root), identity_file, become (`sudo` for a user other
@@ -153,7 +152,11 @@ pub fn login(config: &Node, fqdn: &str) -> Result<Login, Vec<Diag>> {
                 errors.push(
                     Diag::new(CODE, format!("unknown key `ssh.{key}`{meant}"))
                         .label(&entry.key_span, "not an ssh setting")
-                        .help(KEYS),
+                        .help(format!(
+                            "the keys are {} and {}",
+                            SSH_KEYS[..SSH_KEYS.len() - 1].join(", "),
+                            SSH_KEYS[SSH_KEYS.len() - 1]
+                        )),
                 )
             }
         }

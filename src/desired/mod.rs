@@ -123,6 +123,22 @@ pub struct File {
     pub validate: Option<Vec<String>>,
 }
 
+impl File {
+    /// The directory the file is in (`/usr/local/etc/sudoers.d` for the
+    /// sudoers drop-in; `/` for a file at the root).
+    pub fn dir(&self) -> &str {
+        dirname(&self.path)
+    }
+}
+
+/// The directory of an absolute path (`/a/b/c` → `/a/b`, `/c` → `/`).
+pub fn dirname(path: &str) -> &str {
+    match path.rsplit_once('/') {
+        Some(("", _)) | None => "/",
+        Some((dir, _)) => dir,
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RcVar {
     pub name: String,

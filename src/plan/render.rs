@@ -218,10 +218,7 @@ fn sh(value: Value) -> Result<Value, minijinja::Error> {
 
 /// The directory of an absolute path (`/a/b/c` → `/a/b`).
 fn dirname(path: String) -> String {
-    match path.rsplit_once('/') {
-        Some(("", _)) | None => "/".into(),
-        Some((dir, _)) => dir.into(),
-    }
+    crate::desired::dirname(&path).to_string()
 }
 
 /// A template error, with the template's name and line.
