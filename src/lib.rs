@@ -23,5 +23,6 @@ pub mod plan;
 pub mod refs;
 pub mod schema;
 pub mod shell;
+pub mod validate;
 pub mod value;
 pub mod yaml;

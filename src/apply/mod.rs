@@ -124,5 +124,10 @@ pub fn steps(host: &Host) -> Result<Vec<Step>, QuoteError> {
 
 pub use crate::fsutil::sha256_hex;
 
+/// A value no shell word can hold (validation refuses them first).
+pub fn quote_error(fqdn: &str, e: QuoteError) -> crate::diag::Diag {
+    crate::diag::Diag::new("beryl::apply::quote", format!("{fqdn}: {e}"))
+}
+
 #[cfg(test)]
 mod tests;

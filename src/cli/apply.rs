@@ -148,9 +148,8 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
 /// A host, its steps, its apply script and how to reach it.
 type Planned<'a> = (&'a Host, Vec<apply::Step>, String, Login);
 
-/// A value no shell word can hold (validation refuses them first).
 fn quoting(fqdn: &str, e: crate::shell::QuoteError) -> Failure {
-    vec![Diag::new("beryl::apply::quote", format!("{fqdn}: {e}"))]
+    vec![apply::quote_error(fqdn, e)]
 }
 
 /// A host's result: its FQDN, the exit status and change count (or the

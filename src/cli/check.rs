@@ -7,9 +7,11 @@ use super::{Context, Failure, Outcome, write_out};
 /// Check hosts (every host by default) and report every error found.
 ///
 /// Beyond compiling, each host with a `freebsd` section is checked for what
-/// its install and apply need: a known release and its disk names, no base
-/// account reused, shells and sudo provided, and a way in for apply (the
-/// `ssh:` block's user, key and sudo rule). Prints `checked N hosts: ok` on
+/// its install and apply need, by the same code `plan` and `apply` run: the
+/// disks, raid, release and time zone of an install and the network its
+/// packages need, a known release and its disk names, no base account
+/// reused, shells and sudo provided, and a way in for apply (the `ssh:`
+/// block's user, key and sudo rule). `render` refuses the same hosts. Prints `checked N hosts: ok` on
 /// success; otherwise prints each error once and exits 2.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  beryl check\n  beryl check host01 mail.example.org")]
@@ -25,12 +27,9 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
     let compiler = ctx.compiler(&inventory);
     let mut errors = Vec::new();
     for host in &hosts {
-        let checked = compiler.compile(host).and_then(|c| {
-            if crate::desired::managed(&c) {
-                crate::desired::build(&host.fqdn, &c)?;
-            }
-            Ok(())
-        });
+        let checked = compiler
+            .compile(host)
+            .and_then(|c| crate::validate::host(&host.fqdn, &c));
         if let Err(e) = checked {
             errors.extend(e);
         }

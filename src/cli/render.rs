@@ -14,7 +14,8 @@ use crate::output::{self, Format};
 ///
 /// With one host, prints its config. With several hosts or --all, prints a
 /// mapping from FQDN to config, sorted by FQDN. Nothing is printed unless every
-/// host compiles.
+/// host compiles and passes what `check` checks: a host with a `freebsd`
+/// section must be one that `plan` can install and `apply` can reach.
 ///
 /// With --annotate, every scalar and list item ends with a comment naming the
 /// file:line of the value that won (`injected: …` for the domain keys of a
@@ -67,6 +68,7 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
     let mut errors = Vec::new();
     let mut notes = Vec::new();
     let results = ctx.compile_all(&compiler, &hosts, |host, c| {
+        crate::validate::host(&host.fqdn, &c)?;
         let n = args.annotate.then(|| Notes::for_host(&c));
         Ok((host.fqdn.clone(), c.config, n))
     });
@@ -123,6 +125,7 @@ fn render_dir(
     // changes until the commit, and dropping the writer undoes the stage.
     let writer = fleet::DirWriter::begin(dir, format).map_err(|d| vec![d])?;
     let results = ctx.compile_all(compiler, hosts, |host, c| {
+        crate::validate::host(&host.fqdn, &c)?;
         let text = output::to_string(&c.config, format).map_err(|d| vec![d])?;
         drop(c);
         let staged = writer.stage(&host.fqdn, &text);

@@ -89,8 +89,9 @@ pub fn build(fqdn: &str, c: &Compiled) -> Result<Plan, Diags> {
     }
 }
 
-/// What an install needs that apply does not.
-fn requirements(c: &Compiled) -> Vec<Diag> {
+/// What an install needs that apply does not. `check` runs it too
+/// ([`crate::validate`]).
+pub fn requirements(c: &Compiled) -> Vec<Diag> {
     let f = &c.freebsd;
     let mut errors = Vec::new();
     let missing = |what: &str, help: &str| {
@@ -157,7 +158,7 @@ fn requirements(c: &Compiled) -> Vec<Diag> {
 }
 
 /// The plan itself, once the requirements hold.
-fn layout(h: Host) -> Plan {
+pub fn layout(h: Host) -> Plan {
     let mut preamble = vec![
         // `script` empties its log after the preamble unless BSDINSTALL_LOG
         // names it (scripts/script 731704f5, after sourcing the preamble):

@@ -36,6 +36,8 @@
 //!   linters, hostile values (lexed statically, then installed on the fake
 //!   FreeBSD). The setup script writes real absolute paths: it only ever
 //!   runs in the fake FreeBSD's chroot.
+//! - `validate.rs`: one validation: every host `check` accepts plans and
+//!   applies, and `render` refuses what `check` refuses (issue 16).
 
 mod adversarial;
 mod annotate;
@@ -60,3 +62,4 @@ mod plan;
 mod props;
 mod schema;
 mod shell;
+mod validate;

@@ -1,0 +1,38 @@
+//! The one validation of a compiled host: everything `plan` and `apply`
+//! refuse, run by `check` and `render` through the very functions those
+//! commands run, so a host that `check` accepts installs and applies
+//! (tests/integration/validate.rs proves it on edited, generated and
+//! example inventories).
+//!
+//! Entry point: [`host`]. A host without a `freebsd` section is plain data:
+//! nothing installs or applies it, so nothing more is asked of it.
+
+use crate::compile::Compiled;
+use crate::diag::Diags;
+use crate::{apply, desired, plan};
+
+/// Checks that the host's install plan and apply script can be made: what an
+/// unattended install needs ([`plan::requirements`]), the desired state
+/// ([`desired::build`]), then the plan's layout and the apply script from it.
+/// Every error is returned, at the YAML it concerns.
+pub fn host(fqdn: &str, c: &Compiled) -> Result<(), Diags> {
+    if !desired::managed(c) {
+        return Ok(());
+    }
+    let mut errors = plan::requirements(c);
+    let desired = match desired::build(fqdn, c) {
+        Ok(h) => h,
+        Err(e) => {
+            errors.extend(e);
+            return Err(errors);
+        }
+    };
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    apply::steps(&desired)
+        .and_then(|steps| apply::script::script(fqdn, &steps))
+        .map_err(|e| vec![apply::quote_error(fqdn, e)])?;
+    plan::layout(desired);
+    Ok(())
+}
