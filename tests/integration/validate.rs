@@ -273,10 +273,10 @@ fn apply_edit(doc: &mut Value, (_, pointer, value): &Edit) {
             }
         }
         (Value::Array(a), None) => {
-            if let Ok(i) = last.parse::<usize>() {
-                if i < a.len() {
-                    a.remove(i);
-                }
+            if let Ok(i) = last.parse::<usize>()
+                && i < a.len()
+            {
+                a.remove(i);
             }
         }
         _ => {}
