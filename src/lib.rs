@@ -22,6 +22,7 @@ pub mod path;
 pub mod plan;
 pub mod refs;
 pub mod schema;
+pub mod select;
 pub mod shell;
 pub mod validate;
 pub mod value;

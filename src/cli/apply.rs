@@ -24,10 +24,11 @@ use crate::inventory::Host;
     beryl apply host01 --dry-run --state host01.json --format json\n  \
     beryl apply host01 --script > apply.sh\n  \
     beryl apply host01 --exit-code\n  \
+    beryl apply example.org/web/ --dry-run\n  \
     beryl apply --all --parallel 4")]
 pub struct Args {
-    /// Hosts: SHORT, FQDN, DOMAIN/SHORT or DOMAIN/GROUP/SHORT.
-    #[arg(value_name = "HOST", required_unless_present = "all")]
+    /// Hosts: names, DOMAIN/, DOMAIN/GROUP/, quoted globs or class:NAME (docs/inventory.md §2). --state and --script take one host.
+    #[arg(value_name = "SELECTOR", required_unless_present = "all")]
     pub hosts: Vec<String>,
 
     /// Every host of the inventory.
@@ -65,6 +66,9 @@ pub struct Args {
     /// How many hosts to apply at once.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub parallel: usize,
+
+    #[command(flatten)]
+    pub opts: super::options::CompileArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -90,10 +94,18 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
     let inventory = ctx.inventory()?;
     let hosts = ctx.select(&inventory, &args.hosts, args.all)?;
     if (args.state.is_some() || args.script) && hosts.len() != 1 {
-        return Err(vec![Diag::new(
-            "beryl::apply::one_host",
-            "--state and --script take exactly one host",
-        )]);
+        let listed: Vec<String> = hosts.iter().map(|h| format!("\n  {}", h.fqdn)).collect();
+        return Err(vec![
+            Diag::new(
+                "beryl::apply::one_host",
+                format!(
+                    "--state and --script take exactly one host; the selection holds {}:{}",
+                    hosts.len(),
+                    listed.concat()
+                ),
+            )
+            .help("name one host, for instance by its FQDN"),
+        ]);
     }
     let state = match &args.state {
         Some(path) => Some(load_state(path)?),

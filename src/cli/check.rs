@@ -14,11 +14,17 @@ use super::{Context, Failure, Outcome, write_out};
 /// block's user, key and sudo rule). `render` refuses the same hosts. Prints `checked N hosts: ok` on
 /// success; otherwise prints each error once and exits 2.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Examples:\n  beryl check\n  beryl check host01 mail.example.org")]
+#[command(after_help = "Examples:\n  \
+    beryl check\n  \
+    beryl check host01 mail.example.org\n  \
+    beryl check example.net/ 'web*' class:roles.web")]
 pub struct Args {
-    /// Hosts to check: SHORT, FQDN, DOMAIN/SHORT or DOMAIN/GROUP/SHORT (default: all).
-    #[arg(value_name = "HOST")]
+    /// Hosts to check (default: all): names, DOMAIN/, DOMAIN/GROUP/, quoted globs or class:NAME (docs/inventory.md §2).
+    #[arg(value_name = "SELECTOR")]
     pub hosts: Vec<String>,
+
+    #[command(flatten)]
+    pub opts: super::options::CompileArgs,
 }
 
 pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {

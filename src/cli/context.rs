@@ -1,11 +1,15 @@
-//! What every command needs: the inventory, the key store and the limits.
+//! What every command needs: the inventory, the key store and the limits,
+//! and the hosts the command line selects.
 
 use std::path::Path;
 
-use super::{Cli, Failure};
+use super::Failure;
+use super::options::{Before, InventoryArgs, KeyArgs, Uses};
 use crate::compile::Compiler;
+use crate::diag::Diag;
 use crate::inventory::{Host, Inventory};
 use crate::keys::KeyStore;
+use crate::select::{self, Universe};
 use crate::yaml::Limits;
 
 pub struct Context {
@@ -16,15 +20,29 @@ pub struct Context {
 }
 
 impl Context {
-    pub fn new(cli: &Cli) -> Self {
-        let limits = cli.limits();
-        let keys = KeyStore::new(&cli.ssh_dir, &display(&cli.ssh_dir), limits.max_file_size);
-        Self {
-            inventory_dir: cli.inventory.clone(),
-            ssh_dir: cli.ssh_dir.clone(),
+    /// The context of a command from the option groups it reads (the others
+    /// keep their defaults), with the options given before it put over them.
+    pub fn new(uses: Uses<'_>, before: &Before) -> Result<Self, Failure> {
+        let group = |e: clap::Error| vec![Diag::new("beryl::usage", e.to_string())];
+        let inventory = match uses.inventory {
+            Some(g) => before.apply(g).map_err(group)?.inventory,
+            None => InventoryArgs::default_dir(),
+        };
+        let ssh_dir = match uses.keys {
+            Some(g) => before.apply(g).map_err(group)?.ssh_dir,
+            None => KeyArgs::default_dir(),
+        };
+        let limits = match uses.limits {
+            Some(g) => before.apply(g).map_err(group)?.limits(),
+            None => Limits::default(),
+        };
+        let keys = KeyStore::new(&ssh_dir, &display(&ssh_dir), limits.max_file_size);
+        Ok(Self {
+            inventory_dir: inventory,
+            ssh_dir,
             limits,
             keys,
-        }
+        })
     }
 
     pub fn inventory(&self) -> Result<Inventory, Failure> {
@@ -86,31 +104,36 @@ impl Context {
         out
     }
 
-    /// The hosts named on the command line (every host with `all`), in the
-    /// order given, each once. Every unknown or ambiguous name is reported.
+    /// The hosts the selectors select (every host with `all`): the union, in
+    /// the order given, each once. Every selector that selects nothing is
+    /// reported (src/select/).
     pub fn select<'a>(
         &self,
         inventory: &'a Inventory,
-        names: &[String],
+        selectors: &[String],
         all: bool,
     ) -> Result<Vec<&'a Host>, Failure> {
         if all {
             return Ok(inventory.hosts.iter().collect());
         }
-        let mut hosts: Vec<&Host> = Vec::new();
-        let mut errors = Vec::new();
-        for name in names {
-            match inventory.select(name) {
-                Ok(h) if !hosts.iter().any(|x| x.fqdn == h.fqdn) => hosts.push(h),
-                Ok(_) => {}
-                Err(e) => errors.push(e),
-            }
-        }
-        if errors.is_empty() {
-            Ok(hosts)
-        } else {
-            Err(errors)
-        }
+        let compiler = self.compiler(inventory);
+        let classes = |i: usize| compiler.classes(&inventory.hosts[i]);
+        let found = select::resolve(&Universe::from(inventory), selectors, &classes)?;
+        Ok(found.into_iter().map(|i| &inventory.hosts[i]).collect())
+    }
+
+    /// The one host a command that takes one selects; a selector that selects
+    /// several is an error listing them.
+    pub fn select_one<'a>(
+        &self,
+        inventory: &'a Inventory,
+        selector: &str,
+        command: &'static str,
+    ) -> Result<&'a Host, Failure> {
+        let compiler = self.compiler(inventory);
+        let classes = |i: usize| compiler.classes(&inventory.hosts[i]);
+        let i = select::one(&Universe::from(inventory), selector, command, &classes)?;
+        Ok(&inventory.hosts[i])
     }
 }
 

@@ -21,12 +21,18 @@ use crate::output::{self, Format as OutFormat};
 /// enclosing git repository). NEW defaults to the working inventory. Hosts
 /// whose manifest hashes agree are skipped without being read. Exit 0 when
 /// nothing differs, 1 when something does, 2 on error.
+///
+/// --select compares only the selected hosts. A host counts when a selector
+/// selects it on either side, so a selected host that was added or removed
+/// is still reported; a selector that selects nothing on both sides is an
+/// error.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
     beryl diff git:main\n  \
     beryl diff git:HEAD~1 git:HEAD --stat\n  \
     beryl diff rendered-old/ rendered-new/ --format markdown > comment.md\n  \
-    beryl diff git:main --plan")]
+    beryl diff git:main --plan\n  \
+    beryl diff git:main --select example.org/web/ --select 'edge*'")]
 pub struct Args {
     /// The old state: DIR or git:REV.
     #[arg(value_name = "OLD")]
@@ -47,6 +53,14 @@ pub struct Args {
     /// Compare the install plans (a unified diff per host) instead of the configs.
     #[arg(long)]
     pub plan: bool,
+
+    /// Only these hosts, on either side (repeatable): names, DOMAIN/, DOMAIN/GROUP/,
+    /// quoted globs or class:NAME (docs/inventory.md §2).
+    #[arg(long, value_name = "SELECTOR")]
+    pub select: Vec<String>,
+
+    #[command(flatten)]
+    pub opts: super::options::CompileArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -57,11 +71,12 @@ pub enum Format {
 }
 
 pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
-    let old = side(ctx, &args.old, args.plan)?;
-    let new = match &args.new {
+    let mut old = side(ctx, &args.old, args.plan)?;
+    let mut new = match &args.new {
         Some(spec) => side(ctx, spec, args.plan)?,
         None => side(ctx, &ctx.inventory_dir.display().to_string(), args.plan)?,
     };
+    super::diff_select::filter(&args.select, &mut old.0, &mut new.0)?;
     let report = fleetdiff::compare(&old.0, &new.0, args.plan).map_err(|d| vec![d])?;
     let text = match (args.format, args.stat) {
         (Format::Json, _) => fleetdiff::to_json(&report),

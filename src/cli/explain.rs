@@ -14,13 +14,17 @@ use crate::output::explain;
 /// each list item (injected keys say so); and the reference of an
 /// interpolated value. A PATH that holds a mapping or a list merged by key
 /// explains its whole subtree.
+///
+/// HOST is one host: a selector that selects several (a domain, a group, a
+/// glob, a class) is an error that lists them. To compare a value across
+/// hosts, use `beryl render` or `beryl diff`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
     beryl explain host01 freebsd.packages\n  \
     beryl explain host01 freebsd.users.alice\n  \
     beryl explain host01 'sysctl.\"net.inet.ip.forwarding\"' --format json")]
 pub struct Args {
-    /// The host: SHORT, FQDN, DOMAIN/SHORT or DOMAIN/GROUP/SHORT.
+    /// The host: a selector (docs/inventory.md §2) that selects exactly one host.
     #[arg(value_name = "HOST")]
     pub host: String,
 
@@ -31,6 +35,9 @@ pub struct Args {
     /// The output format (the JSON form is documented in docs/references.md).
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+
+    #[command(flatten)]
+    pub opts: super::options::CompileArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -54,7 +61,7 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
         .map(|s| s.text)
         .collect();
     let inventory = ctx.inventory()?;
-    let host = inventory.select(&args.host).map_err(|d| vec![d])?;
+    let host = ctx.select_one(&inventory, &args.host, "explain")?;
     let compiled = ctx.compiler(&inventory).compile(host)?;
     let explanation = explain::explain(&host.fqdn, &compiled, &path).map_err(|d| vec![d])?;
     let text = match args.format {

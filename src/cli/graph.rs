@@ -18,13 +18,19 @@ use crate::output::graph::Graph;
     beryl graph host01 mail --format mermaid\n  \
     beryl graph --format mermaid > docs/inventory.mmd")]
 pub struct Args {
-    /// Hosts whose chains to draw: SHORT, FQDN, DOMAIN/SHORT or DOMAIN/GROUP/SHORT (default: all).
-    #[arg(value_name = "HOST")]
+    /// Hosts whose chains to draw (default: all): names, DOMAIN/, DOMAIN/GROUP/, quoted globs or class:NAME (docs/inventory.md §2).
+    #[arg(value_name = "SELECTOR")]
     pub hosts: Vec<String>,
 
     /// The output format.
     #[arg(long, value_enum, default_value = "dot")]
     pub format: Format,
+
+    #[command(flatten)]
+    pub inventory: super::options::InventoryArgs,
+
+    #[command(flatten)]
+    pub limits: super::options::LimitArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

@@ -13,6 +13,9 @@ pub struct Args {
     /// The output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: ListFormat,
+
+    #[command(flatten)]
+    pub inventory: super::options::InventoryArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

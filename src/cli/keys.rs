@@ -8,27 +8,41 @@ use super::hosts::ListFormat;
 use super::{Context, Failure, Outcome, write_out};
 use crate::keys::{Key, Origin};
 use crate::output;
+use crate::schema::UserState;
 
-/// List each user's SSH keys for a host, with fingerprints and origins.
+/// List each user's SSH keys, with fingerprints and origins, for some hosts.
 ///
 /// Each row is a user's final key: the SHA256 fingerprint as `ssh-keygen -l`
 /// prints it, the comment, whether it is a domain key, and where it came from.
+/// A user with `state: absent` is to be removed: no key of theirs is listed.
+/// Unless one host is named, each text row starts with the host's FQDN;
+/// every JSON row carries it.
 #[derive(Debug, clap::Args)]
-#[command(
-    after_help = "Examples:\n  beryl keys host01\n  beryl keys mail.example.org --format json"
-)]
+#[command(after_help = "Examples:\n  \
+    beryl keys host01\n  \
+    beryl keys mail.example.org --format json\n  \
+    beryl keys example.org/web/ 'edge*'\n  \
+    beryl keys --all --format json")]
 pub struct Args {
-    /// The host: SHORT, FQDN, DOMAIN/SHORT or DOMAIN/GROUP/SHORT.
-    #[arg(value_name = "HOST")]
-    pub host: String,
+    /// Hosts: names, DOMAIN/, DOMAIN/GROUP/, quoted globs or class:NAME (docs/inventory.md §2).
+    #[arg(value_name = "SELECTOR", required_unless_present = "all")]
+    pub hosts: Vec<String>,
+
+    /// The keys of every host of the inventory.
+    #[arg(long, conflicts_with = "hosts")]
+    pub all: bool,
 
     /// The output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: ListFormat,
+
+    #[command(flatten)]
+    pub opts: super::options::CompileArgs,
 }
 
 #[derive(Serialize)]
 struct KeyRow {
+    host: String,
     user: String,
     bits: u32,
     fingerprint: String,
@@ -45,18 +59,43 @@ struct KeyRow {
 
 pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
     let inventory = ctx.inventory()?;
-    let host = inventory.select(&args.host).map_err(|d| vec![d])?;
-    let compiled = ctx.compiler(&inventory).compile(host)?;
-    let mut rows = Vec::new();
-    for user in &compiled.users {
-        for (i, key) in user.keys.iter().enumerate() {
-            let source = if i < user.from_domain {
-                "domain"
-            } else {
-                "user"
-            };
-            rows.push(row(&user.name, key, source));
+    let hosts = ctx.select(&inventory, &args.hosts, args.all)?;
+    let compiler = ctx.compiler(&inventory);
+    let results = ctx.compile_all(&compiler, &hosts, |host, compiled| {
+        let absent: Vec<&str> = compiled
+            .freebsd
+            .users
+            .iter()
+            .filter(|u| u.state == UserState::Absent)
+            .map(|u| u.name.value.as_str())
+            .collect();
+        let mut rows = Vec::new();
+        for user in compiled
+            .users
+            .iter()
+            .filter(|u| !absent.contains(&&*u.name))
+        {
+            for (i, key) in user.keys.iter().enumerate() {
+                let source = if i < user.from_domain {
+                    "domain"
+                } else {
+                    "user"
+                };
+                rows.push(row(&host.fqdn, &user.name, key, source));
+            }
         }
+        Ok(rows)
+    });
+    let mut rows = Vec::new();
+    let mut errors = Vec::new();
+    for r in results {
+        match r {
+            Ok(r) => rows.extend(r),
+            Err(e) => errors.extend(e),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
     }
     let text = match args.format {
         ListFormat::Json => {
@@ -64,18 +103,19 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
             s.push('\n');
             s
         }
-        ListFormat::Text => text(&rows),
+        ListFormat::Text => text(&rows, !crate::select::names_one(&args.hosts)),
     };
     write_out(out, &text)?;
     Ok(Outcome::Ok)
 }
 
-fn row(user: &str, key: &Key, source: &'static str) -> KeyRow {
+fn row(host: &str, user: &str, key: &Key, source: &'static str) -> KeyRow {
     let (file, at) = match &key.origin {
         Origin::Inline { at } => (None, at.to_string()),
         Origin::File { path, line, at, .. } => (Some(format!("{path}:{line}")), at.to_string()),
     };
     KeyRow {
+        host: host.to_string(),
         user: user.to_string(),
         bits: key.bits(),
         fingerprint: key.fingerprint(),
@@ -87,9 +127,10 @@ fn row(user: &str, key: &Key, source: &'static str) -> KeyRow {
     }
 }
 
-fn text(rows: &[KeyRow]) -> String {
-    let mut cells: Vec<[String; 5]> =
-        vec![["USER", "KEY", "COMMENT", "SOURCE", "FROM"].map(String::from)];
+/// The table; with `hosts`, each row starts with the host's FQDN.
+fn text(rows: &[KeyRow], hosts: bool) -> String {
+    let head = ["HOST", "USER", "KEY", "COMMENT", "SOURCE", "FROM"].map(String::from);
+    let mut cells: Vec<[String; 6]> = vec![head];
     for r in rows {
         let comment = if r.comment.is_empty() {
             "no comment".to_string()
@@ -101,6 +142,7 @@ fn text(rows: &[KeyRow]) -> String {
             None => format!("inline at {}", r.at),
         };
         cells.push([
+            r.host.clone(),
             r.user.clone(),
             format!("{} {} ({})", r.bits, r.fingerprint, r.kind),
             comment,
@@ -108,9 +150,14 @@ fn text(rows: &[KeyRow]) -> String {
             from,
         ]);
     }
-    let refs: Vec<[&str; 5]> = cells
-        .iter()
-        .map(|c| [&*c[0], &*c[1], &*c[2], &*c[3], &*c[4]])
-        .collect();
-    output::table(&refs)
+    if hosts {
+        let refs: Vec<[&str; 6]> = cells.iter().map(|c| c.each_ref().map(|s| &**s)).collect();
+        output::table(&refs)
+    } else {
+        let refs: Vec<[&str; 5]> = cells
+            .iter()
+            .map(|c| [&*c[1], &*c[2], &*c[3], &*c[4], &*c[5]])
+            .collect();
+        output::table(&refs)
+    }
 }

@@ -55,6 +55,9 @@ pub struct Args {
     /// The output format.
     #[arg(long, value_enum, default_value = "yaml")]
     pub format: Format,
+
+    #[command(flatten)]
+    pub limits: super::options::LimitArgs,
 }
 
 pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {

@@ -6,6 +6,7 @@ mod check;
 mod completions;
 mod context;
 mod diff;
+mod diff_select;
 mod explain;
 mod facts;
 mod graph;
@@ -14,6 +15,7 @@ mod init;
 mod keys;
 mod man;
 mod merge;
+pub mod options;
 mod plan;
 mod render;
 mod report;
@@ -21,7 +23,6 @@ mod schema;
 
 use std::ffi::OsString;
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -30,7 +31,7 @@ pub use context::Context;
 pub use report::Reporter;
 
 use crate::diag::Diags;
-use crate::limits;
+use options::{Before, Uses};
 
 /// Compile a FreeBSD fleet inventory into each host's effective config.
 ///
@@ -40,97 +41,19 @@ use crate::limits;
 #[derive(Debug, Parser)]
 #[command(name = "beryl", version = env!("BERYL_VERSION"), max_term_width = 100)]
 #[command(
-    after_help = "Examples:\n  beryl init fleet && cd fleet\n  beryl render host01\n  beryl check\n  beryl graph | dot -Tsvg -o graph.svg\n  beryl merge common.yaml node.yaml --strategy deep\n  beryl -i fleet/inventory --ssh-dir fleet/ssh hosts"
+    after_help = "Examples:\n  beryl init fleet && cd fleet\n  beryl render host01\n  beryl check\n  beryl graph | dot -Tsvg -o graph.svg\n  beryl merge common.yaml node.yaml --strategy deep\n  beryl render host01 -i fleet/inventory --ssh-dir fleet/ssh\n\nEach command's --help lists the options it reads. The inventory, key and limit options may\nalso come before the command (beryl -i DIR render host01), where a command that does not read\none ignores it."
 )]
 pub struct Cli {
-    /// The inventory root directory.
-    #[arg(
-        short,
-        long,
-        global = true,
-        value_name = "DIR",
-        env = "BERYL_INVENTORY",
-        default_value = "inventory"
-    )]
-    pub inventory: PathBuf,
-
-    /// The directory of SSH public key files named by key references.
-    #[arg(
-        long,
-        global = true,
-        value_name = "DIR",
-        env = "BERYL_SSH_DIR",
-        default_value = "ssh"
-    )]
-    pub ssh_dir: PathBuf,
-
     /// When to colour diagnostics (NO_COLOR is honoured by `auto`).
     #[arg(long, global = true, value_name = "WHEN", default_value = "auto")]
     pub color: ColorChoice,
 
-    /// The largest file beryl reads (YAML, SSH key, template), in bytes.
-    #[arg(long, global = true, value_name = "BYTES", env = "BERYL_MAX_FILE_SIZE",
-          default_value_t = limits::DEFAULT_MAX_FILE_SIZE, help_heading = LIMITS)]
-    pub max_file_size: u64,
-
-    /// The deepest nesting of mappings and lists, in a file or a host's config.
-    #[arg(long, global = true, value_name = "LEVELS", env = "BERYL_MAX_DEPTH",
-          default_value_t = limits::DEFAULT_MAX_DEPTH,
-          value_parser = at_least_one_up_to(limits::MAX_DEPTH_CEILING), help_heading = LIMITS)]
-    pub max_depth: usize,
-
-    /// The most values in one file (aliases expanded), and that references may copy into one host.
-    #[arg(long, global = true, value_name = "N", env = "BERYL_MAX_NODES",
-          default_value_t = limits::DEFAULT_MAX_NODES,
-          value_parser = at_least_one_up_to(usize::MAX / 8), help_heading = LIMITS)]
-    pub max_nodes: usize,
-
-    /// The most items in one list of a file.
-    #[arg(long, global = true, value_name = "N", env = "BERYL_MAX_LIST_ITEMS",
-          default_value_t = limits::DEFAULT_MAX_LIST_ITEMS,
-          value_parser = at_least_one_up_to(usize::MAX / 8), help_heading = LIMITS)]
-    pub max_list_items: usize,
-
-    /// The longest chain of references resolved inside one another.
-    #[arg(long, global = true, value_name = "N", env = "BERYL_MAX_REF_DEPTH",
-          default_value_t = limits::DEFAULT_MAX_REF_DEPTH,
-          value_parser = at_least_one_up_to(limits::MAX_DEPTH_CEILING), help_heading = LIMITS)]
-    pub max_ref_depth: usize,
-
-    /// The longest chain of classes including one another.
-    #[arg(long, global = true, value_name = "N", env = "BERYL_MAX_CLASS_DEPTH",
-          default_value_t = limits::DEFAULT_MAX_CLASS_DEPTH,
-          value_parser = at_least_one_up_to(limits::MAX_DEPTH_CEILING), help_heading = LIMITS)]
-    pub max_class_depth: usize,
+    /// The group options given before the command (hidden).
+    #[command(flatten)]
+    pub before: Before,
 
     #[command(subcommand)]
     pub command: Command,
-}
-
-/// The help heading of the limit options.
-const LIMITS: &str = "Limits (docs/limits.md)";
-
-/// A parser for a limit: a whole number from 1 to `max`.
-fn at_least_one_up_to(max: usize) -> impl Fn(&str) -> Result<usize, String> + Clone {
-    move |s: &str| match s.parse::<usize>() {
-        Ok(n) if (1..=max).contains(&n) => Ok(n),
-        Ok(_) => Err(format!("must be between 1 and {max}")),
-        Err(e) => Err(e.to_string()),
-    }
-}
-
-impl Cli {
-    /// The limits of this run.
-    pub fn limits(&self) -> limits::Limits {
-        limits::Limits {
-            max_file_size: self.max_file_size,
-            max_depth: self.max_depth,
-            max_nodes: self.max_nodes,
-            max_list_items: self.max_list_items,
-            max_ref_depth: self.max_ref_depth,
-            max_class_depth: self.max_class_depth,
-        }
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -179,24 +102,40 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         }
     };
     let reporter = Reporter::new(cli.color);
-    let ctx = Context::new(&cli);
     let mut out = std::io::stdout().lock();
+    let out = &mut out;
+    // Each command's context holds the option groups it reads (options.rs).
+    let ctx = |uses: Uses<'_>| Context::new(uses, &cli.before);
+    let none = Uses::default();
     let result = match &cli.command {
-        Command::Render(a) => render::run(&ctx, a, &mut out),
-        Command::Check(a) => check::run(&ctx, a, &mut out),
-        Command::Hosts(a) => hosts::run(&ctx, a, &mut out),
-        Command::Keys(a) => keys::run(&ctx, a, &mut out),
-        Command::Merge(a) => merge::run(&ctx, a, &mut out),
-        Command::Explain(a) => explain::run(&ctx, a, &mut out),
-        Command::Plan(a) => plan::run(&ctx, a, &mut out),
-        Command::Diff(a) => diff::run(&ctx, a, &mut out),
-        Command::Apply(a) => apply::run(&ctx, a, &mut out),
-        Command::Facts(a) => facts::run(&ctx, a, &mut out),
-        Command::Schema(a) => schema::run(&ctx, a, &mut out),
-        Command::Graph(a) => graph::run(&ctx, a, &mut out),
-        Command::Init(a) => init::run(&ctx, a, &mut out),
-        Command::Completions(a) => completions::run(&ctx, a, &mut out),
-        Command::Man(a) => man::run(&ctx, a, &mut out),
+        Command::Render(a) => ctx(a.opts.uses()).and_then(|c| render::run(&c, a, out)),
+        Command::Check(a) => ctx(a.opts.uses()).and_then(|c| check::run(&c, a, out)),
+        Command::Hosts(a) => ctx(Uses {
+            inventory: Some(&a.inventory),
+            ..none
+        })
+        .and_then(|c| hosts::run(&c, a, out)),
+        Command::Keys(a) => ctx(a.opts.uses()).and_then(|c| keys::run(&c, a, out)),
+        Command::Merge(a) => ctx(Uses {
+            limits: Some(&a.limits),
+            ..none
+        })
+        .and_then(|c| merge::run(&c, a, out)),
+        Command::Explain(a) => ctx(a.opts.uses()).and_then(|c| explain::run(&c, a, out)),
+        Command::Plan(a) => ctx(a.opts.uses()).and_then(|c| plan::run(&c, a, out)),
+        Command::Diff(a) => ctx(a.opts.uses()).and_then(|c| diff::run(&c, a, out)),
+        Command::Apply(a) => ctx(a.opts.uses()).and_then(|c| apply::run(&c, a, out)),
+        Command::Facts(a) => ctx(none).and_then(|c| facts::run(&c, a, out)),
+        Command::Schema(a) => ctx(none).and_then(|c| schema::run(&c, a, out)),
+        Command::Graph(a) => ctx(Uses {
+            inventory: Some(&a.inventory),
+            limits: Some(&a.limits),
+            ..none
+        })
+        .and_then(|c| graph::run(&c, a, out)),
+        Command::Init(a) => ctx(none).and_then(|c| init::run(&c, a, out)),
+        Command::Completions(a) => ctx(none).and_then(|c| completions::run(&c, a, out)),
+        Command::Man(a) => ctx(none).and_then(|c| man::run(&c, a, out)),
     };
     let flushed = out.flush();
     match result {
@@ -241,6 +180,90 @@ mod tests {
     #[test]
     fn the_command_line_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    /// Which option groups each subcommand's --help lists: a row per
+    /// subcommand. `--color` is in every one: any command may print a
+    /// diagnostic.
+    const USES: &[(&str, &[&str])] = &[
+        ("render", &[INVENTORY, KEYS, LIMITS]),
+        ("check", &[INVENTORY, KEYS, LIMITS]),
+        ("hosts", &[INVENTORY]),
+        ("keys", &[INVENTORY, KEYS, LIMITS]),
+        ("merge", &[LIMITS]),
+        ("explain", &[INVENTORY, KEYS, LIMITS]),
+        ("plan", &[INVENTORY, KEYS, LIMITS]),
+        ("diff", &[INVENTORY, KEYS, LIMITS]),
+        ("apply", &[INVENTORY, KEYS, LIMITS]),
+        ("facts", &[]),
+        ("schema", &[]),
+        ("graph", &[INVENTORY, LIMITS]),
+        ("init", &[]),
+        ("completions", &[]),
+        ("man", &[]),
+    ];
+    const INVENTORY: &str = "inventory";
+    const KEYS: &str = "keys";
+    const LIMITS: &str = "limits";
+
+    /// The groups whose options a help text lists. The limits must sit
+    /// under their own heading, all six of them, and nowhere else.
+    fn groups_in(name: &str, help: &str) -> Vec<&'static str> {
+        let heading = format!("\n{}:\n", super::options::LIMITS);
+        let (main, limits) = help.split_once(&heading).unwrap_or((help, ""));
+        assert!(
+            !main.contains("--max-"),
+            "`{name}`: a limit outside its heading"
+        );
+        let limit_flags = [
+            "--max-file-size",
+            "--max-depth",
+            "--max-nodes",
+            "--max-list-items",
+            "--max-ref-depth",
+            "--max-class-depth",
+        ];
+        let listed = limit_flags.iter().filter(|f| limits.contains(*f)).count();
+        assert!(
+            listed == 0 || listed == limit_flags.len(),
+            "`{name}`: {listed} limits of 6"
+        );
+        assert!(main.contains("--color <WHEN>"), "`{name}` has no --color");
+        let mut groups = Vec::new();
+        for (group, present) in [
+            (INVENTORY, main.contains("-i, --inventory <DIR>")),
+            (KEYS, main.contains("--ssh-dir <DIR>")),
+            (LIMITS, listed > 0),
+        ] {
+            if present {
+                groups.push(group);
+            }
+        }
+        groups
+    }
+
+    /// Each subcommand's --help lists exactly the option groups it reads.
+    #[test]
+    fn each_subcommand_lists_only_the_options_it_uses() {
+        let mut cli = Cli::command();
+        cli.build();
+        let names: Vec<String> = cli
+            .get_subcommands()
+            .map(|s| s.get_name().to_string())
+            .filter(|n| n != "help")
+            .collect();
+        let table: Vec<&str> = USES.iter().map(|(n, _)| *n).collect();
+        assert_eq!(names, table, "one row per subcommand");
+        for (name, want) in USES {
+            let help = cli
+                .find_subcommand_mut(name)
+                .map(|s| s.render_long_help().to_string())
+                .unwrap_or_default();
+            assert_eq!(groups_in(name, &help), *want, "`beryl {name} --help`");
+        }
+        // The top level lists none: they belong to the commands.
+        let top = cli.render_long_help().to_string();
+        assert_eq!(groups_in("beryl", &top), Vec::<&str>::new());
     }
 
     /// Every subcommand's --help starts with a one-line summary and ends

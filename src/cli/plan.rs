@@ -12,17 +12,19 @@ use crate::plan::{self, render::Templates};
 /// Checks that each host can be installed unattended before writing anything:
 /// disks, raid, timezone and a release beryl knows, its disk names, no base
 /// account reused, shells and sudo provided, and a way in for apply. With one
-/// host, writes to stdout or --out FILE; with several, --out is a directory
-/// holding one file per FQDN. docs/install.md explains the file and how to
+/// host named, writes to stdout or --out FILE; otherwise (several selectors, a
+/// domain, a group, a glob, a class, or --all), --out is a directory holding
+/// one file per FQDN, however many hosts match. docs/install.md explains the file and how to
 /// feed it to the installer.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
     beryl plan host01 > installerconfig\n  \
     beryl plan --all --out plans/\n  \
+    beryl plan 'edge*' --out plans/\n  \
     beryl plan host01 --format json")]
 pub struct Args {
-    /// Hosts: SHORT, FQDN, DOMAIN/SHORT or DOMAIN/GROUP/SHORT.
-    #[arg(value_name = "HOST", required_unless_present = "all")]
+    /// Hosts: names, DOMAIN/, DOMAIN/GROUP/, quoted globs or class:NAME (docs/inventory.md §2). Several hosts need --out DIR.
+    #[arg(value_name = "SELECTOR", required_unless_present = "all")]
     pub hosts: Vec<String>,
 
     /// Every host of the inventory.
@@ -40,6 +42,9 @@ pub struct Args {
     /// `sh`: the installerconfig; `json`: the same plan as data.
     #[arg(long, value_enum, default_value = "sh")]
     pub format: Format,
+
+    #[command(flatten)]
+    pub opts: super::options::CompileArgs,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -53,7 +58,7 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
         Templates::new(args.templates.as_deref(), ctx.limits.max_file_size).map_err(|d| vec![d])?;
     let inventory = ctx.inventory()?;
     let hosts = ctx.select(&inventory, &args.hosts, args.all)?;
-    let several = hosts.len() > 1 || args.all;
+    let several = !crate::select::names_one(&args.hosts) || args.all;
     if several && args.out.is_none() {
         return Err(vec![
             Diag::new(

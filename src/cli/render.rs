@@ -12,9 +12,10 @@ use crate::output::{self, Format};
 
 /// Print the effective config of one or more hosts.
 ///
-/// With one host, prints its config. With several hosts or --all, prints a
-/// mapping from FQDN to config, sorted by FQDN. Nothing is printed unless every
-/// host compiles and passes what `check` checks: a host with a `freebsd`
+/// With one host named, prints its config. Otherwise (several selectors, a
+/// domain, a group, a glob, a class, or --all) prints a mapping from FQDN to
+/// config, sorted by FQDN, however many hosts match. Nothing is printed unless
+/// every host compiles and passes what `check` checks: a host with a `freebsd`
 /// section must be one that `plan` can install and `apply` can reach.
 ///
 /// With --annotate, every scalar and list item ends with a comment naming the
@@ -23,11 +24,11 @@ use crate::output::{self, Format};
 /// `_beryl_`). Stripping the comments gives the plain YAML output.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  beryl render host01\n  beryl render example.org/web/host01 --format json\n  beryl render --all\n  beryl render host01 --annotate"
+    after_help = "Examples:\n  beryl render host01\n  beryl render example.org/web/host01 --format json\n  beryl render --all\n  beryl render example.org/web/ 'db*'\n  beryl render class:roles.web\n  beryl render host01 --annotate"
 )]
 pub struct Args {
-    /// Hosts: SHORT, FQDN, DOMAIN/SHORT or DOMAIN/GROUP/SHORT.
-    #[arg(value_name = "HOST", required_unless_present = "all")]
+    /// Hosts: names, DOMAIN/, DOMAIN/GROUP/, quoted globs or class:NAME (docs/inventory.md §2).
+    #[arg(value_name = "SELECTOR", required_unless_present = "all")]
     pub hosts: Vec<String>,
 
     /// Render every host of the inventory.
@@ -46,6 +47,9 @@ pub struct Args {
     /// manifest, `beryl-manifest.json`. Nothing changes unless every host compiles.
     #[arg(long, value_name = "DIR")]
     pub out: Option<std::path::PathBuf>,
+
+    #[command(flatten)]
+    pub opts: super::options::CompileArgs,
 }
 
 pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
@@ -86,7 +90,7 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
     if !errors.is_empty() {
         return Err(errors);
     }
-    let (node, notes) = if configs.len() == 1 && !args.all {
+    let (node, notes) = if configs.len() == 1 && crate::select::names_one(&args.hosts) {
         let node = configs
             .pop()
             .map(|(_, c)| c)

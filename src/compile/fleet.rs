@@ -98,6 +98,13 @@ impl Compiler<'_> {
         walk::expand(&self.library, &levels, &mut resolve)
     }
 
+    /// A host's classes, in merge order: the ones its levels name and the ones
+    /// those include (for `class:` selectors). Reads only the host's chain and
+    /// its class files; nothing is merged unless a class name holds `${…}`.
+    pub fn classes(&self, host: &Host) -> Result<Vec<String>, Diags> {
+        Ok(self.expand(host)?.classes)
+    }
+
     /// Merges the documents (their queries answered from `fleet`, or left as
     /// written without one), with the `_beryl_` header.
     fn merged(

@@ -1,4 +1,5 @@
-//! Inventory discovery: the layout rules, host selection and the chain of a host.
+//! Inventory discovery: the layout rules and the chain of a host (selecting
+//! hosts on the command line is src/select/).
 //!
 //! Entry point: [`Inventory::discover`]. Discovery only lists directories; it
 //! never reads a file, so rendering one host reads only the files of its chain.
@@ -15,7 +16,6 @@
 //! ```
 
 mod discover;
-mod select;
 
 pub(crate) use discover::label_problem;
 

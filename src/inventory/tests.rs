@@ -41,7 +41,7 @@ fn discovers_hosts_sorted_by_fqdn() {
         fqdns,
         ["db1.a.org", "host01.a.org", "host02.a.org", "mail.b.org"]
     );
-    let h = inv.select("host01").unwrap();
+    let h = &inv.hosts[1];
     let chain: Vec<&str> = inv.chain(h).iter().map(|l| l.file.rel.as_str()).collect();
     assert_eq!(
         chain,
@@ -52,7 +52,7 @@ fn discovers_hosts_sorted_by_fqdn() {
             "a.org/web/host01.yaml"
         ]
     );
-    let db = inv.select("db1").unwrap();
+    let db = &inv.hosts[0];
     assert_eq!(
         inv.chain(db).len(),
         3,
@@ -134,37 +134,6 @@ fn bad_host_names() {
     assert!(
         errs.iter()
             .all(|e| e.contains("is not a valid host name label"))
-    );
-}
-
-#[test]
-fn selection() {
-    let t = tree(&[
-        "_default.yml",
-        "a.org/_domain.yml",
-        "b.org/_domain.yml",
-        "a.org/web/www.yml",
-        "b.org/www.yml",
-        "a.org/mail.yml",
-    ]);
-    let inv = discover(t.path()).unwrap();
-    let amb = inv.select("www").unwrap_err();
-    assert_eq!(amb.code, "beryl::select::ambiguous");
-    assert!(amb.message.contains("www.a.org") && amb.message.contains("www.b.org"));
-    assert_eq!(inv.select("www.b.org").unwrap().fqdn, "www.b.org");
-    assert_eq!(inv.select("a.org/www").unwrap().fqdn, "www.a.org");
-    assert_eq!(inv.select("a.org/web/www").unwrap().fqdn, "www.a.org");
-    assert!(inv.select("b.org/web/www").is_err());
-    let unknown = inv.select("mial").unwrap_err();
-    assert_eq!(unknown.code, "beryl::select::unknown");
-    assert_eq!(unknown.help.as_deref(), Some("did you mean `mail`?"));
-    assert_eq!(
-        inv.select("c.org/www").unwrap_err().code,
-        "beryl::select::unknown_domain"
-    );
-    assert_eq!(
-        inv.select("a/b/c/d").unwrap_err().code,
-        "beryl::select::syntax"
     );
 }
 
