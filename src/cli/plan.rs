@@ -63,7 +63,10 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
         return Err(vec![
             Diag::new(
                 "beryl::plan::out",
-                "several hosts need --out DIR: one file per host",
+                match hosts.len() {
+                    1 => "a selection that is not one host name needs --out DIR: one file per host",
+                    _ => "several hosts need --out DIR: one file per host",
+                },
             )
             .help("beryl plan --all --out plans/"),
         ]);

@@ -33,11 +33,7 @@ pub enum Error {
     /// A glob that matches no host.
     NoMatch { text: String },
     /// No host has the class. `classes`: every class some host has.
-    UnknownClass {
-        text: String,
-        class: String,
-        classes: Vec<String>,
-    },
+    UnknownClass { class: String, classes: Vec<String> },
     /// A host whose class list cannot be computed: its own errors follow.
     Classes {
         text: String,
@@ -131,13 +127,12 @@ impl Error {
             )
             .help("a glob is matched against each host's short name, FQDN, DOMAIN/SHORT and DOMAIN/GROUP/SHORT; `beryl hosts` lists them"),
             Error::UnknownClass {
-                text,
                 class,
                 classes,
             } => {
                 let d = Diag::new(
                     "beryl::select::unknown_class",
-                    format!("no host has the class `{class}` (`{text}`)"),
+                    format!("no host has the class `{class}`"),
                 );
                 let help = match (did_you_mean(&closest(&class, &classes)), classes.is_empty()) {
                     (Some(help), _) => help,

@@ -318,7 +318,6 @@ fn matching(
             if found.is_empty() {
                 let all: BTreeSet<&String> = lists.iter().flatten().flatten().collect();
                 return Err(Error::UnknownClass {
-                    text,
                     class: class.clone(),
                     classes: all.into_iter().cloned().collect(),
                 });

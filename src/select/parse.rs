@@ -90,10 +90,14 @@ pub fn parse(text: &str) -> Result<Selector, Error> {
         text: text.to_string(),
         why,
     };
-    let form = FORMS
-        .iter()
-        .find(|f| (f.accepts)(text))
-        .ok_or_else(|| syntax("it is none of the forms of selector".into()))?;
+    let form = FORMS.iter().find(|f| (f.accepts)(text)).ok_or_else(|| {
+        syntax(match text.split_once(':') {
+            Some((prefix, _)) => {
+                format!("`{prefix}:` is not a prefix (the one prefix is `class:`)")
+            }
+            None => "a selector has at most three parts, DOMAIN/GROUP/SHORT".into(),
+        })
+    })?;
     let kind = (form.read)(text).map_err(syntax)?;
     Ok(Selector {
         text: text.to_string(),
@@ -191,9 +195,18 @@ mod tests {
                 "class:a/b",
                 "error: '/' is not allowed: a name is segments of letters, digits, `_` and `-`, joined by dots",
             ),
-            ("a/b/c/d", "error: it is none of the forms of selector"),
-            ("a/b/c/", "error: it is none of the forms of selector"),
-            ("role:web", "error: it is none of the forms of selector"),
+            (
+                "a/b/c/d",
+                "error: a selector has at most three parts, DOMAIN/GROUP/SHORT",
+            ),
+            (
+                "a/b/c/",
+                "error: a selector has at most three parts, DOMAIN/GROUP/SHORT",
+            ),
+            (
+                "role:web",
+                "error: `role:` is not a prefix (the one prefix is `class:`)",
+            ),
             ("", "error: a part between `/` is empty"),
             ("/", "error: a part between `/` is empty"),
             ("a//b", "error: a part between `/` is empty"),
