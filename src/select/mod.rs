@@ -339,19 +339,18 @@ fn unknown_host(universe: &Universe<'_>, text: &str) -> Error {
         .iter()
         .flat_map(|h| [h.fqdn, h.short])
         .collect();
-    let is = match (
-        universe
-            .domains
-            .iter()
-            .find(|d| d.eq_ignore_ascii_case(text)),
-        universe
-            .groups
-            .iter()
-            .find(|(_, g)| g.eq_ignore_ascii_case(text)),
-    ) {
+    // A domain or a group written without its trailing `/`.
+    let domain = universe
+        .domains
+        .iter()
+        .find(|d| d.eq_ignore_ascii_case(text));
+    let group = universe.groups.iter().find(|(d, g)| {
+        g.eq_ignore_ascii_case(text) || format!("{d}/{g}").eq_ignore_ascii_case(text)
+    });
+    let is = match (domain, group) {
         (Some(d), _) => Some(format!("`{d}` is a domain: `{d}/` selects its hosts")),
         (None, Some((d, g))) => Some(format!(
-            "`{g}` is a group of {d}: `{d}/{g}/` selects its hosts"
+            "`{text}` is a group of {d}: `{d}/{g}/` selects its hosts"
         )),
         (None, None) => None,
     };

@@ -104,6 +104,11 @@ fn each_miss_has_a_help() {
             "`web` is a group of a.org: `a.org/web/` selects its hosts",
         ),
         (
+            "a.org/web",
+            "beryl::select::unknown",
+            "`a.org/web` is a group of a.org: `a.org/web/` selects its hosts",
+        ),
+        (
             "b.org/web/www",
             "beryl::select::unknown_group",
             "b.org has no groups",
