@@ -17,7 +17,7 @@ use super::{Context, Failure, Outcome, write_out};
 #[command(after_help = "Examples:\n  \
     beryl check\n  \
     beryl check host01 mail.example.org\n  \
-    beryl check example.net/ 'web*' class:roles.web")]
+    beryl check example.org/web/ 'edge*' class:roles.web")]
 pub struct Args {
     /// Hosts to check (default: all): names, DOMAIN/, DOMAIN/GROUP/, quoted globs or class:NAME (docs/inventory.md §2).
     #[arg(value_name = "SELECTOR")]
