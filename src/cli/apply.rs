@@ -92,7 +92,8 @@ fn parse_env(s: &str) -> Result<(String, String), String> {
 
 pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
     let inventory = ctx.inventory()?;
-    let hosts = ctx.select(&inventory, &args.hosts, args.all)?;
+    let compiler = ctx.compiler(&inventory);
+    let hosts = ctx.select(&compiler, &args.hosts, args.all)?;
     if (args.state.is_some() || args.script) && hosts.len() != 1 {
         let listed: Vec<String> = hosts.iter().map(|h| format!("\n  {}", h.fqdn)).collect();
         return Err(vec![
@@ -111,7 +112,6 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
         Some(path) => Some(load_state(path)?),
         None => None,
     };
-    let compiler = ctx.compiler(&inventory);
     let mut plans = Vec::with_capacity(hosts.len());
     let mut errors = Vec::new();
     for host in &hosts {

@@ -29,8 +29,8 @@ pub struct Args {
 
 pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
     let inventory = ctx.inventory()?;
-    let hosts = ctx.select(&inventory, &args.hosts, args.hosts.is_empty())?;
     let compiler = ctx.compiler(&inventory);
+    let hosts = ctx.select(&compiler, &args.hosts, args.hosts.is_empty())?;
     let mut errors = Vec::new();
     for host in &hosts {
         let checked = compiler

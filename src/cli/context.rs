@@ -107,16 +107,18 @@ impl Context {
     /// The hosts the selectors select (every host with `all`): the union, in
     /// the order given, each once. Every selector that selects nothing is
     /// reported (src/select/).
+    /// `class:` selectors read the hosts' chains and class files through
+    /// `compiler`, whose cache the command's compiles then reuse.
     pub fn select<'a>(
         &self,
-        inventory: &'a Inventory,
+        compiler: &Compiler<'a>,
         selectors: &[String],
         all: bool,
     ) -> Result<Vec<&'a Host>, Failure> {
+        let inventory = compiler.inventory();
         if all {
             return Ok(inventory.hosts.iter().collect());
         }
-        let compiler = self.compiler(inventory);
         let classes = |i: usize| compiler.classes(&inventory.hosts[i]);
         let found = select::resolve(&Universe::from(inventory), selectors, &classes)?;
         Ok(found.into_iter().map(|i| &inventory.hosts[i]).collect())
@@ -126,11 +128,11 @@ impl Context {
     /// several is an error listing them.
     pub fn select_one<'a>(
         &self,
-        inventory: &'a Inventory,
+        compiler: &Compiler<'a>,
         selector: &str,
         command: &'static str,
     ) -> Result<&'a Host, Failure> {
-        let compiler = self.compiler(inventory);
+        let inventory = compiler.inventory();
         let classes = |i: usize| compiler.classes(&inventory.hosts[i]);
         let i = select::one(&Universe::from(inventory), selector, command, &classes)?;
         Ok(&inventory.hosts[i])

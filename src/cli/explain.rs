@@ -61,8 +61,9 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
         .map(|s| s.text)
         .collect();
     let inventory = ctx.inventory()?;
-    let host = ctx.select_one(&inventory, &args.host, "explain")?;
-    let compiled = ctx.compiler(&inventory).compile(host)?;
+    let compiler = ctx.compiler(&inventory);
+    let host = ctx.select_one(&compiler, &args.host, "explain")?;
+    let compiled = compiler.compile(host)?;
     let explanation = explain::explain(&host.fqdn, &compiled, &path).map_err(|d| vec![d])?;
     let text = match args.format {
         Format::Text => explain::to_text(&explanation),

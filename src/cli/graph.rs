@@ -46,7 +46,7 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
     let graph = if args.hosts.is_empty() {
         Graph::of(&inventory, None)
     } else {
-        let hosts = ctx.select(&inventory, &args.hosts, false)?;
+        let hosts = ctx.select(&ctx.compiler(&inventory), &args.hosts, false)?;
         Graph::of(&inventory, Some(&hosts))
     };
     let text = match args.format {

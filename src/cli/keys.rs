@@ -59,8 +59,8 @@ struct KeyRow {
 
 pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
     let inventory = ctx.inventory()?;
-    let hosts = ctx.select(&inventory, &args.hosts, args.all)?;
     let compiler = ctx.compiler(&inventory);
+    let hosts = ctx.select(&compiler, &args.hosts, args.all)?;
     let results = ctx.compile_all(&compiler, &hosts, |host, compiled| {
         let absent: Vec<&str> = compiled
             .freebsd

@@ -57,7 +57,8 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
     let templates =
         Templates::new(args.templates.as_deref(), ctx.limits.max_file_size).map_err(|d| vec![d])?;
     let inventory = ctx.inventory()?;
-    let hosts = ctx.select(&inventory, &args.hosts, args.all)?;
+    let compiler = ctx.compiler(&inventory);
+    let hosts = ctx.select(&compiler, &args.hosts, args.all)?;
     let several = !crate::select::names_one(&args.hosts) || args.all;
     if several && args.out.is_none() {
         return Err(vec![
@@ -71,7 +72,6 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
             .help("beryl plan --all --out plans/"),
         ]);
     }
-    let compiler = ctx.compiler(&inventory);
     let mut files = Vec::with_capacity(hosts.len());
     let mut errors = Vec::new();
     for host in &hosts {

@@ -63,8 +63,8 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
         ]);
     }
     let inventory = ctx.inventory()?;
-    let hosts = ctx.select(&inventory, &args.hosts, args.all)?;
     let compiler = ctx.compiler(&inventory);
+    let hosts = ctx.select(&compiler, &args.hosts, args.all)?;
     if let Some(dir) = &args.out {
         return render_dir(ctx, &compiler, &hosts, dir, args.format);
     }

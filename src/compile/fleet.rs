@@ -64,7 +64,7 @@ pub(super) struct Resolved {
     pub references: Vec<refs::Resolution>,
 }
 
-impl Compiler<'_> {
+impl<'a> Compiler<'a> {
     /// The host's chain with its classes, in merge order.
     pub(super) fn expand(&self, host: &Host) -> Result<Expanded, Diags> {
         let chain = self.inventory.chain(host);
@@ -103,6 +103,11 @@ impl Compiler<'_> {
     /// its class files; nothing is merged unless a class name holds `${…}`.
     pub fn classes(&self, host: &Host) -> Result<Vec<String>, Diags> {
         Ok(self.expand(host)?.classes)
+    }
+
+    /// The inventory this compiler compiles.
+    pub fn inventory(&self) -> &'a crate::inventory::Inventory {
+        self.inventory
     }
 
     /// Merges the documents (their queries answered from `fleet`, or left as
