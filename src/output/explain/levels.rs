@@ -14,7 +14,7 @@ use crate::merge::keys::{Prefix, split};
 use crate::merge::{Kind, Spec, SpecOrigin, spec_at};
 use crate::value::{Entry, Node, Span, Value};
 
-use super::{Cause, Query, compact, key_of};
+use super::{Cause, CauseKind, Query, compact, key_of};
 
 /// What a level wrote at a path.
 #[derive(Debug)]
@@ -32,7 +32,7 @@ pub(super) enum Written<'n> {
     Knockout {
         item: &'n Node,
         marker: &'n Node,
-        kind: &'static str,
+        kind: CauseKind,
         text: String,
     },
 }
@@ -97,7 +97,7 @@ pub(super) fn written<'n>(
     // A patch's null deletes what the levels below wrote; over nothing, it
     // is data (RFC 7396: the target's nulls stay).
     if let Written::Knockout {
-        kind: "null",
+        kind: CauseKind::Null,
         marker,
         ..
     } = &w
@@ -165,7 +165,7 @@ fn raw<'n>(
                         return Some(Written::Knockout {
                             item,
                             marker,
-                            kind: "knockout",
+                            kind: CauseKind::Knockout,
                             text,
                         });
                     }
@@ -188,11 +188,11 @@ fn final_at<'n>(finals: &[Option<&'n Node>], depth: usize) -> Option<&'n Node> {
 
 /// A mapping value that deletes its key: a `deep` knockout (`key: --`) or a
 /// `patch` null. `spec` is the mapping's.
-fn deleting_value(spec: &Spec, key: &str, node: &Node) -> Option<(&'static str, String)> {
+fn deleting_value(spec: &Spec, key: &str, node: &Node) -> Option<(CauseKind, String)> {
     match (&node.value, spec.kind) {
-        (Value::Null, Kind::Patch) => Some(("null", format!("{key}: null"))),
+        (Value::Null, Kind::Patch) => Some((CauseKind::Null, format!("{key}: null"))),
         (Value::Str(s), Kind::Deep) if Some(s.as_str()) == spec.knockout_prefix.as_deref() => {
-            Some(("knockout", format!("{key}: {s}")))
+            Some((CauseKind::Knockout, format!("{key}: {s}")))
         }
         _ => None,
     }
@@ -391,7 +391,7 @@ fn ancestor(
 fn overridden(s: &Step) -> Option<Cause> {
     let (key, entry) = s.entry()?;
     (!s.last && split(key).1 != Prefix::Plain).then(|| Cause {
-        kind: "override",
+        kind: CauseKind::Override,
         text: key.to_string(),
         at: entry.key_span.to_string(),
     })
@@ -402,7 +402,7 @@ fn overridden(s: &Step) -> Option<Cause> {
 fn knocked_out(s: &Step) -> Option<Cause> {
     match s.item()? {
         Found::Knockout(_, marker, text) => Some(Cause {
-            kind: "knockout",
+            kind: CauseKind::Knockout,
             text,
             at: marker.span.to_string(),
         }),
@@ -429,7 +429,7 @@ fn replaced(s: &Step) -> Option<Cause> {
         Value::Map(_) | Value::Seq(_) => None,
         Value::Null if s.spec.0.kind == Kind::Deep => None,
         _ => Some(Cause {
-            kind: "replaced",
+            kind: CauseKind::Replaced,
             text: format!("{key}: {}", compact(&entry.node)),
             at: entry.node.span.to_string(),
         }),
@@ -443,7 +443,7 @@ fn list_replaced(s: &Step) -> Option<Cause> {
     }
     match s.item()? {
         Found::Missing => Some(Cause {
-            kind: "list",
+            kind: CauseKind::List,
             text: crate::path::display(s.at),
             at: s.node.span.to_string(),
         }),
@@ -457,7 +457,7 @@ fn taken_whole(s: &Step) -> Option<Cause> {
     s.node.as_map()?;
     let whole = s.spec.0.kind == Kind::First || matches!(s.spec.1, SpecOrigin::Whole(_));
     (whole && s.entry().is_none()).then(|| Cause {
-        kind: "whole",
+        kind: CauseKind::Whole,
         text: crate::path::display(s.at),
         at: s.node.span.to_string(),
     })

@@ -108,15 +108,30 @@ pub struct LevelEntry {
 /// an ancestor.
 #[derive(Clone, Debug, Serialize)]
 pub struct Cause {
-    /// `knockout`, `override` (a `~` or `=` key), `null` (a `patch` null),
-    /// `replaced` (an ancestor replaced by another kind of value), `list` (a
-    /// list replaced whole) or `whole` (an ancestor taken whole).
-    pub kind: &'static str,
+    pub kind: CauseKind,
     /// What was written there: `name: --bob`, `--vim`, `~freebsd`,
     /// `monitoring: false`.
     pub text: String,
     /// Where (`file:line:col`).
     pub at: String,
+}
+
+/// The ways a value is removed (in JSON, the lowercase name).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CauseKind {
+    /// A knockout: `--vim`, `name: --bob`, a `deep` `key: --`.
+    Knockout,
+    /// A `patch` null.
+    Null,
+    /// A `~` or `=` key above the path.
+    Override,
+    /// An ancestor replaced by a value of another kind.
+    Replaced,
+    /// A list replaced whole, without the item.
+    List,
+    /// An ancestor taken whole from the highest level that writes it.
+    Whole,
 }
 
 /// The inventory query a value came from.

@@ -7,7 +7,7 @@ use crate::merge::{Kind, Spec};
 use crate::value::{Node, Value};
 
 use super::levels::{self, Written};
-use super::{Cause, Query, compact, key_of};
+use super::{Cause, CauseKind, Query, compact, key_of};
 
 /// The level and path an outcome is about.
 pub(super) struct Scene<'a> {
@@ -54,34 +54,20 @@ impl Scene<'_> {
 }
 
 /// How each kind of [`Cause`] reads, `{text}` and `{at}` filled in.
-const CAUSES: &[(&str, &str)] = &[
-    ("knockout", "the knockout `{text}` at {at}"),
-    (
-        "override",
-        "`{text}` at {at}, which replaces what the levels below wrote",
-    ),
-    ("null", "`{text}` at {at} (a patch's null deletes its key)"),
-    (
-        "replaced",
-        "`{text}` at {at}, which replaces what the levels below wrote",
-    ),
-    (
-        "list",
-        "the list `{text}` at {at}, which replaces the lists below",
-    ),
-    (
-        "whole",
-        "`{text}` at {at}, taken whole from the highest level that writes it",
-    ),
-];
+fn template(kind: CauseKind) -> &'static str {
+    match kind {
+        CauseKind::Knockout => "the knockout `{text}` at {at}",
+        CauseKind::Override => "`{text}` at {at}, which replaces what the levels below wrote",
+        CauseKind::Null => "`{text}` at {at} (a patch's null deletes its key)",
+        CauseKind::Replaced => "`{text}` at {at}, which replaces what the levels below wrote",
+        CauseKind::List => "the list `{text}` at {at}, which replaces the lists below",
+        CauseKind::Whole => "`{text}` at {at}, taken whole from the highest level that writes it",
+    }
+}
 
 /// A cause in words: `the knockout `name: --bob` at FILE:LINE:COL`.
 pub(super) fn describe(cause: &Cause) -> String {
-    let template = CAUSES
-        .iter()
-        .find(|(kind, _)| *kind == cause.kind)
-        .map_or("`{text}` at {at}", |(_, t)| t);
-    template
+    template(cause.kind)
         .replace("{text}", &cause.text)
         .replace("{at}", &cause.at)
 }
@@ -102,7 +88,7 @@ pub(super) fn knockout(scene: &Scene, w: &Written) -> String {
         return String::new();
     };
     let name = scene.path.last().map(String::as_str).unwrap_or_default();
-    let verb = if *kind == "null" {
+    let verb = if *kind == CauseKind::Null {
         "deletes"
     } else {
         "knocks out"
