@@ -6,6 +6,7 @@ use crate::merge::keys::Prefix;
 use crate::merge::{Kind, Spec};
 use crate::value::{Node, Value};
 
+use super::causes;
 use super::levels::{self, Written};
 use super::{Cause, CauseKind, Query, compact, key_of};
 
@@ -46,7 +47,7 @@ impl Scene<'_> {
     /// What removed, after this level, an item of the list at the path.
     fn removed(&self, seg: &str, shown: &str) -> String {
         let (path, finals) = self.child(seg);
-        match levels::cause(self.c, self.level, &path, &finals) {
+        match causes::cause(self.c, self.level, &path, &finals) {
             Some(cause) => format!("{shown} (by {})", describe(&cause)),
             None => shown.to_string(),
         }
