@@ -9,7 +9,8 @@
 //! ```
 //!
 //! The cited line holds the title (with a column, the title starts at that
-//! column), and the link points at the same file and line. In code blocks,
+//! column), no other line of the file holds it, and the link points at the
+//! same file and line. In code blocks,
 //! citations appear only in ```console examples, which are run.
 
 use std::path::{Path, PathBuf};
@@ -107,12 +108,25 @@ pub fn check(repo: &Path, doc: &Doc, update: bool) -> (Vec<String>, Vec<(usize, 
                 && anchor == line.to_string();
             let text = std::fs::read_to_string(&file).unwrap();
             let lines: Vec<&str> = text.lines().collect();
-            if !title.is_empty() && holds(&lines, line, col, title) && points {
+            if title.trim().is_empty() {
+                errors.push(format!(
+                    "{at}: the link of `{cite}` needs the text of the line as its title"
+                ));
                 continue;
             }
             let found = holders(&lines, title);
+            if found.len() > 1 {
+                errors.push(format!(
+                    "{at}: {} lines of the file hold {title:?}: give a text that only the cited line holds",
+                    found.len()
+                ));
+                continue;
+            }
+            if holds(&lines, line, col, title) && points {
+                continue;
+            }
             match found.as_slice() {
-                [(new_line, new_col)] if update && !title.is_empty() => {
+                [(new_line, new_col)] if update => {
                     let path = &m["cite"][..m["cite"].find(':').unwrap()];
                     let cite = match col {
                         Some(_) => format!("{path}:{new_line}:{new_col}"),
@@ -131,8 +145,7 @@ pub fn check(repo: &Path, doc: &Doc, update: bool) -> (Vec<String>, Vec<(usize, 
                     match (found.len(), update) {
                         (0, _) => "no line of the file holds the text: fix it by hand".to_string(),
                         (1, false) => "BERYL_UPDATE_DOCS=1 moves it to the line that holds the text".to_string(),
-                        (1, true) => "an empty text cannot be placed".to_string(),
-                        (n, _) => format!("{n} lines hold the text: give a longer one"),
+                        _ => "the text is not where the citation says".to_string(),
                     }
                 )),
             }
@@ -162,7 +175,7 @@ pub fn check(repo: &Path, doc: &Doc, update: bool) -> (Vec<String>, Vec<(usize, 
 #[test]
 fn citations_are_links_with_the_text_of_the_line() {
     let repo = crate::harness::repo();
-    let text = "See [`inventory/_default.yml:17:1`](../inventory/_default.yml#L17 \"site:\").\nStale [`inventory/_default.yml:3`](../inventory/_default.yml#L3 \"  owner: platform team\").\nBare inventory/_default.yml:17 here.\n";
+    let text = "See [`inventory/_default.yml:18:3`](../inventory/_default.yml#L18 \"owner: platform team\").\nStale [`inventory/_default.yml:3:3`](../inventory/_default.yml#L3 \"contact: ops@example.org\").\nBare inventory/_default.yml:17 here.\nTwice [`inventory/_default.yml:17`](../inventory/_default.yml#L17 \"site:\").\n";
     let (blocks, prose) = super::markdown::parse(text);
     let doc = Doc {
         name: "docs/x.md".into(),
@@ -171,16 +184,18 @@ fn citations_are_links_with_the_text_of_the_line() {
         prose,
     };
     let (errors, rewrites) = check(&repo, &doc, false);
-    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert_eq!(errors.len(), 3, "{errors:?}");
     assert!(errors[0].starts_with("docs/x.md:2:"), "{errors:?}");
     assert!(errors[1].starts_with("docs/x.md:3:"), "{errors:?}");
+    // `site:` is also in `dist_site:`: the text must name one line.
+    assert!(errors[2].starts_with("docs/x.md:4: 2 lines"), "{errors:?}");
     assert!(rewrites.is_empty());
     let (_, rewrites) = check(&repo, &doc, true);
     assert_eq!(
         rewrites,
         [(
             2,
-            "Stale [`inventory/_default.yml:18`](../inventory/_default.yml#L18 \"  owner: platform team\").".to_string()
+            "Stale [`inventory/_default.yml:19:3`](../inventory/_default.yml#L19 \"contact: ops@example.org\").".to_string()
         )]
     );
 }

@@ -20,8 +20,9 @@
 //! - Excerpts and trees of the repository's files are compared with them
 //!   (excerpts.rs); ```… illustration opts an invented example out.
 //! - A `FILE:LINE[:COL]` citation of a repository file in prose is a link
-//!   whose title is the text at that place (citations.rs); in code blocks,
-//!   citations appear only in console examples.
+//!   whose title is the text at that place, on no other line of the file
+//!   (citations.rs); in code blocks, citations appear only in console
+//!   examples.
 //!
 //! `BERYL_UPDATE_DOCS=1 cargo test --test integration docs` rewrites what
 //! it can instead of failing: the output of a console example (with
