@@ -443,6 +443,7 @@ fn compile(doc: Node) -> Option<beryl::compile::Compiled> {
     let references = beryl::refs::resolve(&mut merged, &Default::default()).ok()?;
     let levels = vec![Level {
         file: "example.org/h1.yml".into(),
+        written: doc.clone(),
         node: doc,
     }];
     complete(

@@ -11,24 +11,32 @@ use crate::output::explain;
 /// Prints the final value at PATH and, for each level of the host's chain,
 /// where the level wrote it, the value it wrote (or "not set") and what became
 /// of it; the strategy in force and where that rule was set; the origin of
-/// each list item (injected keys say so); and the reference of an
-/// interpolated value. A PATH that holds a mapping or a list merged by key
-/// explains its whole subtree.
+/// each list item (injected keys say so); the reference of an interpolated
+/// value; the inventory query that gathered a value; and, for a value that is
+/// gone, what removed it (a knockout, a `~` key, a replacing value) and where.
+/// A PATH that holds a mapping or a list merged by key explains its whole
+/// subtree, deleted keys included.
 ///
 /// HOST is one host: a selector that selects several (a domain, a group, a
 /// glob, a class) is an error that lists them. To compare a value across
 /// hosts, use `beryl render` or `beryl diff`.
+///
+/// PATH is dotted keys; list items are named by key (`freebsd.users.alice`)
+/// or by value (`freebsd.packages.vim`), and a position is read as that name.
+/// The syntax is documented in docs/references.md.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
     beryl explain host01 freebsd.packages\n  \
     beryl explain host01 freebsd.users.alice\n  \
+    beryl explain edge01 freebsd.users.bob\n  \
     beryl explain host01 'sysctl.\"net.inet.ip.forwarding\"' --format json")]
 pub struct Args {
     /// The host: a selector (docs/inventory.md §2) that selects exactly one host.
     #[arg(value_name = "HOST")]
     pub host: String,
 
-    /// A dotted path (quote segments holding `.`, `*` or `"`); list items by name.
+    /// A dotted path (quote segments holding `.`, `*` or `"`); list items by
+    /// key or value.
     #[arg(value_name = "PATH")]
     pub path: String,
 
@@ -47,19 +55,29 @@ pub enum Format {
 }
 
 pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
-    let path: Vec<String> = crate::path::parse(&args.path)
-        .map_err(|e| {
-            vec![
-                Diag::new(
-                    "beryl::explain::path",
-                    format!("bad path `{}`: {e}", args.path),
-                )
-                .help("a dotted path such as freebsd.users.alice.shell"),
-            ]
-        })?
-        .into_iter()
-        .map(|s| s.text)
-        .collect();
+    let bad = |why: String, help: &str| {
+        vec![
+            Diag::new(
+                "beryl::explain::path",
+                format!("bad path `{}`: {why}", args.path),
+            )
+            .help(help.to_string()),
+        ]
+    };
+    let segments = crate::path::parse(&args.path).map_err(|e| {
+        bad(
+            e.to_string(),
+            "a dotted path such as freebsd.users.alice.shell",
+        )
+    })?;
+    // `*` is a wildcard in merge patterns, not here: explain names one path.
+    if segments.iter().any(|s| s.text == "*" && !s.quoted) {
+        return Err(bad(
+            "`*` is not a wildcard here: explain names one path".into(),
+            "name the key (freebsd.users.alice), or write \"*\" for a key named *",
+        ));
+    }
+    let path: Vec<String> = segments.into_iter().map(|s| s.text).collect();
     let inventory = ctx.inventory()?;
     let compiler = ctx.compiler(&inventory);
     let host = ctx.select_one(&compiler, &args.host, "explain")?;

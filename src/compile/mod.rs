@@ -49,7 +49,11 @@ pub struct Compiled {
 pub struct Level {
     /// The file, relative to the inventory root.
     pub file: String,
+    /// The document as merged: its inventory queries answered.
     pub node: Arc<Node>,
+    /// The document as written, its queries (`$[ … ]`) unanswered, so that
+    /// `explain` can name the query a value came from.
+    pub written: Arc<Node>,
 }
 
 #[derive(Debug)]
@@ -120,6 +124,7 @@ impl<'a> Compiler<'a> {
             .map(|(d, node)| Level {
                 file: d.rel.clone(),
                 node,
+                written: d.node.clone(),
             })
             .collect();
         complete(merged, references, levels, policy, self.keys)

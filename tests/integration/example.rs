@@ -84,6 +84,29 @@ fn example_explain() {
             "explain_reference_json",
             &["explain", "edge01", "monitoring.target", "--format", "json"],
         ),
+        // Issue 16, item 13: the knockout `name: --bob` of the edge group is
+        // named, with where bob was written.
+        (
+            "explain_knockout",
+            &["explain", "edge01", "freebsd.users.bob"],
+        ),
+        // A value gathered by the edge group's query cites the class file
+        // that exports it, and the query.
+        (
+            "explain_query",
+            &[
+                "explain",
+                "edge01",
+                "haproxy.backends.\"host01.example.org\"",
+            ],
+        ),
+        // A user named by position is read as the user's name.
+        (
+            "explain_position",
+            &["explain", "host01", "freebsd.users.0"],
+        ),
+        // The exports are explained where they went: `_beryl_.exports`.
+        ("explain_exports", &["explain", "host01", "exports"]),
     ];
     for (name, a) in cases {
         let a = args(a);
@@ -91,6 +114,18 @@ fn example_explain() {
         assert_eq!(run.status, 0, "{}", run.stderr);
         insta::assert_snapshot!(*name, run.transcript(&a));
     }
+}
+
+/// A typo in an explained path gets a did-you-mean.
+#[test]
+fn example_explain_typo() {
+    let run = beryl(&repo(), &args(&["explain", "host01", "freebsd.timezon"]));
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("did you mean `freebsd.timezone`?"),
+        "{}",
+        run.stderr
+    );
 }
 
 /// `render --annotate` on the example inventory: every value names its origin.

@@ -23,8 +23,9 @@
 //!   crash regressions of tests/fuzz-regressions/ and generated inputs.
 //! - `geninv.rs`: the synthetic inventory of the benchmark checks and renders.
 //! - `differential/`: merge strategies against the real peer programs.
-//! - `docs.rs`: every ```console example of README.md and docs/ runs, and
-//!   prints exactly what the docs show.
+//! - `docs/`: every ```console example of README.md and docs/ runs, and
+//!   prints what the docs show; excerpts, trees and line citations of the
+//!   repository's files match them (docs/docs.md).
 //! - `faults.rs`: `render --out` interrupted at every step, a full disk and a
 //!   read-only DIR (real ones where the sandbox can mount a tmpfs).
 //! - `props.rs`: rendering is deterministic across runs and thread counts,
