@@ -2,12 +2,12 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use super::{Context, Failure, Outcome, write_out};
 use crate::compile::Compiler;
 use crate::diag::Diag;
 use crate::inventory::Inventory;
+use crate::inventory::revision::{self, Snapshot};
 use crate::keys::KeyStore;
 use crate::output::fleet::{self, Manifest};
 use crate::output::fleetdiff::{self, HostState, Side};
@@ -71,10 +71,15 @@ pub enum Format {
 }
 
 pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
-    let mut old = side(ctx, &args.old, args.plan)?;
+    let mut old = side(ctx, "old", &args.old, args.plan)?;
     let mut new = match &args.new {
-        Some(spec) => side(ctx, spec, args.plan)?,
-        None => side(ctx, &ctx.inventory_dir.display().to_string(), args.plan)?,
+        Some(spec) => side(ctx, "new", spec, args.plan)?,
+        None => side(
+            ctx,
+            "new",
+            &ctx.inventory_dir.display().to_string(),
+            args.plan,
+        )?,
     };
     super::diff_select::filter(&args.select, &mut old.0, &mut new.0)?;
     let report = fleetdiff::compare(&old.0, &new.0, args.plan).map_err(|d| vec![d])?;
@@ -95,13 +100,27 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
 /// A side and what must live as long as it: the temporary tree of a
 /// `git:REV` (removed when dropped), or the lock on a render directory
 /// (which keeps a render from changing the files while they are read).
-type Loaded = (Side, Option<Scratch>, Option<fleet::DirLock>);
+type Loaded = (Side, Option<Snapshot>, Option<fleet::DirLock>);
 
-fn side(ctx: &Context, spec: &str, plans: bool) -> Result<Loaded, Failure> {
+/// The side `role` ("old" or "new") given as `spec`.
+fn side(ctx: &Context, role: &str, spec: &str, plans: bool) -> Result<Loaded, Failure> {
     if let Some(rev) = spec.strip_prefix("git:") {
-        let scratch = git_tree(ctx, rev).map_err(|d| vec![d])?;
-        let s = inventory_side(ctx, &scratch.inventory, &scratch.ssh, plans)?;
-        return Ok((s, Some(scratch), None));
+        let snapshot = revision::checkout(
+            &ctx.inventory_dir,
+            &ctx.ssh_dir,
+            rev,
+            ctx.limits.max_file_size,
+        )
+        .map_err(|e| vec![e.into()])?;
+        // A revision without the inventory (before it was added): no host.
+        let s = match &snapshot.inventory {
+            Some(inv) => inventory_side(ctx, &inv.dir, &inv.display, &snapshot.ssh, plans)
+                .map_err(|e| does_not_compile(role, spec, e))?,
+            None => Side {
+                hosts: Default::default(),
+            },
+        };
+        return Ok((s, Some(snapshot), None));
     }
     let dir = PathBuf::from(spec);
     if fleet::is_render_dir(&dir) {
@@ -123,15 +142,35 @@ fn side(ctx: &Context, spec: &str, plans: bool) -> Result<Loaded, Failure> {
         ]);
     }
     // Another inventory uses the ssh dir of the command line.
-    let s = inventory_side(ctx, &dir, &ctx.ssh_dir, plans)?;
+    let ssh = revision::Place {
+        dir: ctx.ssh_dir.clone(),
+        display: ctx.ssh_dir.display().to_string(),
+    };
+    let s = inventory_side(ctx, &dir, spec, &ssh, plans)
+        .map_err(|e| does_not_compile(role, spec, e))?;
     Ok((s, None, None))
 }
 
+/// The errors of a side that does not compile, after a line that names it.
+fn does_not_compile(role: &str, spec: &str, errors: Failure) -> Failure {
+    let head = Diag::new(
+        "beryl::diff::side",
+        format!("the {role} side ({spec}) does not compile"),
+    );
+    std::iter::once(head).chain(errors).collect()
+}
+
 /// Every host of an inventory, compiled (in parallel) and hashed as
-/// `render --out` hashes it.
-fn inventory_side(ctx: &Context, dir: &Path, ssh: &Path, plans: bool) -> Result<Side, Failure> {
-    let inventory = Inventory::discover(dir, &dir.display().to_string())?;
-    let keys = KeyStore::new(ssh, &ssh.display().to_string(), ctx.limits.max_file_size);
+/// `render --out` hashes it. Diagnostics name its files under `display`.
+fn inventory_side(
+    ctx: &Context,
+    dir: &Path,
+    display: &str,
+    ssh: &revision::Place,
+    plans: bool,
+) -> Result<Side, Failure> {
+    let inventory = Inventory::discover(dir, display)?;
+    let keys = KeyStore::new(&ssh.dir, &ssh.display, ctx.limits.max_file_size);
     let compiler = Compiler::new(&inventory, &keys, ctx.limits);
     let hosts: Vec<_> = inventory.hosts.iter().collect();
     let templates = crate::plan::render::Templates::new(None, 0).map_err(|d| vec![d])?;
@@ -201,98 +240,4 @@ fn read_rendered(file: &Path) -> Result<serde_json::Value, Diag> {
     let limits = crate::limits::Limits::for_output(max);
     let node = crate::yaml::parse_any(&crate::value::Source::new(name, text), &limits)?;
     Ok(serde_json::to_value(&node).unwrap_or_default())
-}
-
-/// A scratch tree holding the inventory at a revision; removed on drop.
-struct Scratch {
-    root: PathBuf,
-    inventory: PathBuf,
-    ssh: PathBuf,
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.root);
-    }
-}
-
-/// Reads the inventory (and ssh dir) at `rev` through `git archive`.
-fn git_tree(ctx: &Context, rev: &str) -> Result<Scratch, Diag> {
-    let git_err = |what: String| {
-        Diag::new("beryl::diff::git", what).help("git:REV needs the inventory inside a git repository, and REV a commit (a branch, a tag, HEAD~1)")
-    };
-    let inv = std::fs::canonicalize(&ctx.inventory_dir)
-        .map_err(|e| git_err(format!("{}: {e}", ctx.inventory_dir.display())))?;
-    let top = Command::new("git")
-        .arg("-C")
-        .arg(&inv)
-        .args(["rev-parse", "--show-toplevel"])
-        .output()
-        .map_err(|e| git_err(format!("cannot run git: {e}")))?;
-    if !top.status.success() {
-        return Err(git_err(format!(
-            "{} is not in a git repository",
-            inv.display()
-        )));
-    }
-    let top = PathBuf::from(String::from_utf8_lossy(&top.stdout).trim());
-    let rel = |p: &Path| -> Option<PathBuf> {
-        std::fs::canonicalize(p)
-            .ok()?
-            .strip_prefix(&top)
-            .ok()
-            .map(Path::to_path_buf)
-    };
-    let rel_inv =
-        rel(&inv).ok_or_else(|| git_err("the inventory is outside the repository".into()))?;
-    let rel_ssh = rel(&ctx.ssh_dir);
-    let root = std::env::temp_dir().join(format!("beryl-diff-{}-{}", std::process::id(), unique()));
-    std::fs::create_dir_all(&root).map_err(|e| git_err(format!("{}: {e}", root.display())))?;
-    let scratch = Scratch {
-        inventory: root.join(&rel_inv),
-        ssh: rel_ssh
-            .as_ref()
-            .map_or(ctx.ssh_dir.clone(), |r| root.join(r)),
-        root,
-    };
-    if rev.starts_with('-') {
-        return Err(git_err(format!("`{rev}` is not a revision")));
-    }
-    let mut archive = Command::new("git");
-    archive
-        .arg("-C")
-        .arg(&top)
-        .args(["archive", "--format=tar", rev, "--"])
-        .arg(&rel_inv);
-    if let Some(r) = &rel_ssh {
-        archive.arg(r);
-    }
-    let mut git = archive
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| git_err(format!("cannot run git: {e}")))?;
-    let tar = Command::new("tar")
-        .arg("-x")
-        .arg("-C")
-        .arg(&scratch.root)
-        .stdin(git.stdout.take().expect("piped"))
-        .status()
-        .map_err(|e| git_err(format!("cannot run tar: {e}")))?;
-    let out = git
-        .wait_with_output()
-        .map_err(|e| git_err(format!("git archive: {e}")))?;
-    if !out.status.success() || !tar.success() {
-        return Err(git_err(format!(
-            "git archive {rev}: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        )));
-    }
-    Ok(scratch)
-}
-
-fn unique() -> u64 {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static N: AtomicU64 = AtomicU64::new(0);
-    N.fetch_add(1, Ordering::Relaxed)
 }

@@ -16,6 +16,7 @@
 //! ```
 
 mod discover;
+pub mod revision;
 
 pub(crate) use discover::label_problem;
 

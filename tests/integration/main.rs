@@ -22,6 +22,8 @@
 //! - `fuzz.rs`: the fuzz targets' bodies (fuzz/src/) on their seeds, the
 //!   crash regressions of tests/fuzz-regressions/ and generated inputs.
 //! - `geninv.rs`: the synthetic inventory of the benchmark checks and renders.
+//! - `diffgit.rs`: `diff git:REV` on scratch git repositories: the first
+//!   pull request, a side that does not compile, shallow clones, links.
 //! - `differential/`: merge strategies against the real peer programs.
 //! - `docs/`: every ```console example of README.md and docs/ runs, and
 //!   prints what the docs show; excerpts, trees and line citations of the
@@ -45,6 +47,7 @@ mod annotate;
 mod apply;
 mod cases;
 mod differential;
+mod diffgit;
 mod docs;
 mod example;
 mod fakebsd;

@@ -1,0 +1,177 @@
+//! The inventory at a git revision (`beryl diff git:REV`).
+//!
+//! Entry point: [`checkout`]. It reads the inventory directory and the SSH
+//! key directory at a commit straight from git's object store (`git ls-tree`
+//! lists the files, one `git cat-file --batch` streams them) into a private
+//! scratch directory that mirrors the repository's layout, removed when the
+//! [`Snapshot`] is dropped. No external `tar` runs, and nothing git prints
+//! reaches the terminal: every failure is a [`RevisionError`].
+//!
+//! Every path comes from the repository, so each is confined: a path with an
+//! empty, `.` or `..` component is refused, files are created exclusively
+//! (never through an existing entry), and links, made last, must resolve
+//! inside the scratch tree. A file larger than the read limit is written
+//! one byte over it, so the reader refuses it as it would in the work tree.
+
+mod error;
+mod git;
+mod scratch;
+
+pub use error::RevisionError;
+
+use std::path::{Path, PathBuf};
+
+use scratch::{Scratch, Writer};
+
+/// A directory to read: where it is on disk, and how diagnostics name it.
+#[derive(Debug, Clone)]
+pub struct Place {
+    pub dir: PathBuf,
+    /// Relative to the repository (`inventory`, `fleet/ssh`), for a directory
+    /// read from the revision; as given, for one outside the repository.
+    pub display: String,
+}
+
+/// The inventory and key directory at a revision, in a scratch tree.
+#[derive(Debug)]
+pub struct Snapshot {
+    /// `None` when the revision has no inventory at that path (the commit
+    /// before the inventory was added): an empty fleet.
+    pub inventory: Option<Place>,
+    /// The key directory at the revision, or the one given when it lies
+    /// outside the repository.
+    pub ssh: Place,
+    _scratch: Scratch,
+}
+
+/// Reads the inventory directory `inventory` and the key directory `ssh`
+/// (both as given on the command line, within the work tree of a git
+/// repository) at the commit `rev`, capping each file at `max_file_size`
+/// bytes (plus one, so that an oversized file is still refused by its reader).
+pub fn checkout(
+    inventory: &Path,
+    ssh: &Path,
+    rev: &str,
+    max_file_size: u64,
+) -> Result<Snapshot, RevisionError> {
+    if rev.is_empty() || rev.starts_with('-') {
+        return Err(RevisionError::NotARevision { rev: rev.into() });
+    }
+    let inv = real(inventory).ok_or_else(|| RevisionError::NotARepository {
+        dir: inventory.display().to_string(),
+    })?;
+    let top = git::run(existing(&inv), &["rev-parse", "--show-toplevel"])
+        .map_err(|e| match e {
+            RevisionError::Git { .. } => RevisionError::NotARepository {
+                dir: inventory.display().to_string(),
+            },
+            e => e,
+        })
+        .map(|out| PathBuf::from(out.trim_end_matches('\n')))?;
+    let top = std::fs::canonicalize(&top).unwrap_or(top);
+    let rel_inv = relative(&inv, &top).ok_or_else(|| RevisionError::OutsideRepository {
+        dir: inventory.display().to_string(),
+        top: top.display().to_string(),
+    })?;
+    let rel_ssh = real(ssh).and_then(|s| relative(&s, &top));
+    let commit = git::resolve(&top, rev)?;
+
+    let scratch = Scratch::new()?;
+    let mut wanted = vec![rel_inv.clone()];
+    wanted.extend(rel_ssh.clone());
+    let entries = git::list(&top, &commit, &wanted)?;
+    let has_inventory = entries.iter().any(|e| under(&e.path, &rel_inv));
+    let mut writer = Writer {
+        root: &scratch.root,
+        rev,
+        links: Vec::new(),
+    };
+    let blobs: Vec<&git::Entry> = entries
+        .iter()
+        .filter(|e| e.kind != git::Kind::Other)
+        .collect();
+    git::read_blobs(&top, &blobs, max_file_size, |entry, bytes| {
+        writer.write(entry, bytes)
+    })?;
+    writer.finish()?;
+
+    let place = |rel: &str| Place {
+        dir: scratch.root.join(rel),
+        display: if rel.is_empty() {
+            ".".into()
+        } else {
+            rel.to_string()
+        },
+    };
+    Ok(Snapshot {
+        inventory: has_inventory.then(|| place(&rel_inv)),
+        ssh: match &rel_ssh {
+            Some(r) => place(r),
+            None => Place {
+                dir: ssh.to_path_buf(),
+                display: ssh.to_string_lossy().into_owned(),
+            },
+        },
+        _scratch: scratch,
+    })
+}
+
+/// `path` made absolute with its links resolved, also when its last
+/// component does not exist (yet).
+fn real(path: &Path) -> Option<PathBuf> {
+    std::fs::canonicalize(path).ok().or_else(|| {
+        let name = path.file_name()?;
+        let parent = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        Some(std::fs::canonicalize(parent).ok()?.join(name))
+    })
+}
+
+/// The nearest directory of `path` and its ancestors that exists.
+fn existing(path: &Path) -> &Path {
+    path.ancestors()
+        .find(|p| p.is_dir())
+        .unwrap_or(Path::new("/"))
+}
+
+/// `path` relative to `top`, with `/` separators (empty for `top` itself).
+fn relative(path: &Path, top: &Path) -> Option<String> {
+    let rel = path.strip_prefix(top).ok()?;
+    let parts: Option<Vec<&str>> = rel.components().map(|c| c.as_os_str().to_str()).collect();
+    Some(parts?.join("/"))
+}
+
+/// Whether the repository path `path` lies in the directory `dir`.
+pub(super) fn under(path: &str, dir: &str) -> bool {
+    dir.is_empty()
+        || path
+            .strip_prefix(dir)
+            .is_some_and(|rest| rest.starts_with('/'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::scratch::stays_inside;
+    use super::under;
+
+    #[test]
+    fn a_link_target_must_stay_in_the_repository() {
+        assert!(stays_inside("inv/a.yml", b"b.yml"));
+        assert!(stays_inside("inv/g/a.yml", b"../b.yml"));
+        assert!(stays_inside("inv/a.yml", b"../ssh/x.pub"));
+        assert!(!stays_inside("inv/a.yml", b"../../etc/passwd"));
+        assert!(!stays_inside("a.yml", b"../x"));
+        assert!(!stays_inside("inv/a.yml", b"/etc/passwd"));
+        assert!(stays_inside("inv/a.yml", b"./x/../y"));
+    }
+
+    #[test]
+    fn under_matches_whole_components() {
+        assert!(under("inventory/_default.yml", "inventory"));
+        assert!(!under("inventory2/_default.yml", "inventory"));
+        assert!(!under("inventory", "inventory"));
+        assert!(under("anything", ""));
+    }
+}
