@@ -67,12 +67,21 @@ impl RevisionError {
             }
             RevisionError::UnknownRevision {
                 rev, shallow: true, ..
-            } => format!(
-                "this clone is shallow: it holds only the latest commits, and {rev} may be \
-                 older. Fetch more history (actions/checkout: `fetch-depth: 0`; GitLab CI: \
-                 `GIT_DEPTH: 0`; by hand: `git fetch --deepen=50` or `git fetch --unshallow`), \
-                 or fetch that commit (`git fetch origin {rev}`)"
-            ),
+            } => {
+                // A branch, a tag or a commit id can be fetched by name; a
+                // relative revision (HEAD~1) only by deepening.
+                let by_name = if rev.contains(['~', '^', '@', ':']) {
+                    String::new()
+                } else {
+                    format!(", or fetch that revision alone (`git fetch origin {rev}`)")
+                };
+                format!(
+                    "this clone is shallow: it holds only the latest commits, and {rev} may be \
+                     older. Fetch more history (actions/checkout: `fetch-depth: 0`; GitLab CI: \
+                     `GIT_DEPTH: 0`; by hand: `git fetch --deepen=50` or `git fetch \
+                     --unshallow`){by_name}"
+                )
+            }
             RevisionError::UnknownRevision { remote, .. } if !remote.is_empty() => format!(
                 "no local branch has that name, but the remote-tracking branch {} does \
                  (a CI checkout has no local branches): give git:{}",
