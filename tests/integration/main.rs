@@ -22,6 +22,8 @@
 //! - `fuzz.rs`: the fuzz targets' bodies (fuzz/src/) on their seeds, the
 //!   crash regressions of tests/fuzz-regressions/ and generated inputs.
 //! - `geninv.rs`: the synthetic inventory of the benchmark checks and renders.
+//! - `ci.rs`: the GitHub workflow and GitLab job of docs/ci.md, run as
+//!   written on a scratch repository, and the pre-commit hook.
 //! - `diffgit.rs`: `diff git:REV` on scratch git repositories: the first
 //!   pull request, a side that does not compile, shallow clones, links.
 //! - `differential/`: merge strategies against the real peer programs.
@@ -46,6 +48,7 @@ mod adversarial;
 mod annotate;
 mod apply;
 mod cases;
+mod ci;
 mod differential;
 mod diffgit;
 mod docs;
