@@ -26,6 +26,7 @@ const CHECK_FORMAT_GITHUB: bool = false;
 /// take through `env:`. An expression missing here fails the test.
 const GITHUB_EXPRESSIONS: &[(&str, &str)] = &[
     ("github.token", "test-token"),
+    ("github.repository", "example/fleet"),
     ("github.event.pull_request.number", "7"),
 ];
 
@@ -210,6 +211,7 @@ fn the_github_workflow_of_the_docs_checks_and_comments() {
             r#"#!/bin/sh
 # gh, stubbed: records its arguments and the --body-file it was given.
 echo "$*" >> '{calls}'
+[ "$GH_REPO" = example/fleet ] && touch '{repo}'
 while [ $# -gt 0 ]; do
   case "$1" in
     --body-file|-F) cp "$2" '{posted}'; shift ;;
@@ -218,7 +220,8 @@ while [ $# -gt 0 ]; do
 done
 "#,
             calls = calls.display(),
-            posted = posted.display()
+            posted = posted.display(),
+            repo = stubs.path().join("gh-repo").display()
         ),
     );
     let output = stubs.path().join("github-output");
@@ -257,6 +260,10 @@ done
     let outputs = fs::read_to_string(&output).unwrap();
     assert!(outputs.lines().any(|l| l == "exit-code=1"), "{outputs}");
     let gh = fs::read_to_string(&calls).unwrap();
+    assert!(
+        stubs.path().join("gh-repo").exists(),
+        "gh ran without GH_REPO"
+    );
     assert_eq!(
         gh.trim(),
         "pr comment 7 --edit-last --create-if-none --body-file beryl-diff.md"
