@@ -219,6 +219,25 @@ fn a_side_that_does_not_compile_is_named_with_repository_paths() {
     assert_nothing_leaks(&run.stderr);
 }
 
+/// The output shown under `$ beryl diff git:HEAD~1` in docs/ci.md.
+fn shallow_example_in_the_docs() -> String {
+    let text = fs::read_to_string(repo().join("docs/ci.md")).unwrap();
+    let (_, rest) = text
+        .split_once("$ beryl diff git:HEAD~1\n")
+        .expect("docs/ci.md shows `beryl diff git:HEAD~1` in a shallow clone");
+    let (block, _) = rest.split_once("```").unwrap();
+    block.to_string()
+}
+
+fn trimmed(text: &str) -> String {
+    text.lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n")
+        .trim()
+        .to_string()
+}
+
 #[test]
 fn a_revision_beyond_a_shallow_clone_gets_a_fetch_depth_help() {
     let Some(r) = GitRepo::new() else { return };
@@ -249,6 +268,11 @@ fn a_revision_beyond_a_shallow_clone_gets_a_fetch_depth_help() {
     assert!(run.stderr.contains("fetch-depth: 0"), "{}", run.stderr);
     assert!(run.stderr.contains("--unshallow"), "{}", run.stderr);
     assert_nothing_leaks(&run.stderr);
+    // docs/ci.md shows this very output in a block that cannot run there.
+    assert_eq!(
+        trimmed(&run.stderr),
+        trimmed(&shallow_example_in_the_docs())
+    );
     // Deepened, the same command works.
     git_in(&c, &["fetch", "-q", "--deepen=1"]);
     let run = beryl(&c, &args(&["diff", "git:HEAD~1"]));
