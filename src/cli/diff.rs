@@ -2,6 +2,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::{Context, Failure, Outcome, write_out};
 use crate::compile::Compiler;
@@ -10,7 +11,7 @@ use crate::inventory::Inventory;
 use crate::inventory::revision::{self, Snapshot};
 use crate::keys::KeyStore;
 use crate::output::fleet::{self, Manifest};
-use crate::output::fleetdiff::{self, HostState, Side};
+use crate::output::fleetdiff::{self, Files, HostConfig, HostState, Names, Side};
 use crate::output::{self, Format as OutFormat};
 
 /// Compare two states of the fleet: added and removed hosts, and each changed
@@ -85,7 +86,7 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
     let report = fleetdiff::compare(&old.0, &new.0, args.plan).map_err(|d| vec![d])?;
     let text = match (args.format, args.stat) {
         (Format::Json, _) => fleetdiff::to_json(&report),
-        (Format::Markdown, _) => fleetdiff::to_markdown(&report),
+        (Format::Markdown, _) => fleetdiff::to_markdown(&report, &again(ctx, args)),
         (Format::Text, true) => fleetdiff::to_stat(&report),
         (Format::Text, false) => fleetdiff::to_text(&report),
     };
@@ -95,6 +96,29 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
     } else {
         Outcome::Ok
     })
+}
+
+/// The command line that prints this diff whole, for the markdown form's
+/// last line when the comment is cut: the directories unless they are the
+/// defaults, the sides, `--plan`.
+fn again(ctx: &Context, args: &Args) -> String {
+    let mut words = vec!["beryl".to_string()];
+    for (flag, dir, default) in [
+        ("-i", &ctx.inventory_dir, "inventory"),
+        ("--ssh-dir", &ctx.ssh_dir, "ssh"),
+    ] {
+        if dir.as_os_str() != default {
+            words.push(flag.into());
+            words.push(dir.display().to_string());
+        }
+    }
+    words.push("diff".into());
+    words.push(args.old.clone());
+    words.extend(args.new.clone());
+    if args.plan {
+        words.push("--plan".into());
+    }
+    crate::shell::words(&words).unwrap_or_else(|_| "beryl diff".into())
 }
 
 /// A side and what must live as long as it: the temporary tree of a
@@ -118,6 +142,7 @@ fn side(ctx: &Context, role: &str, spec: &str, plans: bool) -> Result<Loaded, Fa
                 .map_err(|e| does_not_compile(role, spec, e))?,
             None => Side {
                 hosts: Default::default(),
+                files: Some(Files::default()),
             },
         };
         return Ok((s, Some(snapshot), None));
@@ -161,7 +186,9 @@ fn does_not_compile(role: &str, spec: &str, errors: Failure) -> Failure {
 }
 
 /// Every host of an inventory, compiled (in parallel) and hashed as
-/// `render --out` hashes it. Diagnostics name its files under `display`.
+/// `render --out` hashes it, each kept with the spans of its values, its
+/// merge policy and its inputs (src/output/fleetdiff/input.rs).
+/// Diagnostics name its files under `display`.
 fn inventory_side(
     ctx: &Context,
     dir: &Path,
@@ -171,39 +198,51 @@ fn inventory_side(
 ) -> Result<Side, Failure> {
     let inventory = Inventory::discover(dir, display)?;
     let keys = KeyStore::new(&ssh.dir, &ssh.display, ctx.limits.max_file_size);
+    // Files are shown relative to the inventory, key files under the SSH
+    // directory given on the command line, whatever tree they were read from.
+    let names = Arc::new(Names::new(
+        display,
+        &ssh.display,
+        &ctx.ssh_dir.display().to_string(),
+    ));
     let compiler = Compiler::new(&inventory, &keys, ctx.limits);
     let hosts: Vec<_> = inventory.hosts.iter().collect();
     let templates = crate::plan::render::Templates::new(None, 0).map_err(|d| vec![d])?;
     let results = ctx.compile_all(&compiler, &hosts, |host, c| {
         let text = output::to_string(&c.config, OutFormat::Yaml).map_err(|d| vec![d])?;
-        let value = serde_json::to_value(&c.config).unwrap_or_default();
         let plan = if plans {
             let p = crate::plan::build(&host.fqdn, &c)?;
             Some(templates.installerconfig(&p).map_err(|d| vec![d])?)
         } else {
             None
         };
-        Ok((host.fqdn.clone(), fleet::hash(&text), value, plan))
+        let (config, inputs) = HostConfig::from_compiled(c, &names);
+        Ok((host.fqdn.clone(), fleet::hash(&text), config, plan, inputs))
     });
+    let mut files = Files::default();
     let mut side = Side {
         hosts: Default::default(),
+        files: None,
     };
     let mut errors = Vec::new();
     for r in results {
         match r {
-            Ok((fqdn, hash, value, plan)) => {
+            Ok((fqdn, hash, config, plan, inputs)) => {
+                let config = Arc::new(config);
                 side.hosts.insert(
                     fqdn,
                     HostState {
                         hash,
-                        load: Box::new(move || Ok(value.clone())),
+                        load: Box::new(move || Ok(config.clone())),
                         plan,
+                        inputs: files.add(inputs),
                     },
                 );
             }
             Err(e) => errors.extend(e),
         }
     }
+    side.files = Some(files);
     if errors.is_empty() {
         Ok(side)
     } else {
@@ -212,12 +251,16 @@ fn inventory_side(
 }
 
 /// A `render --out` directory (recovered first if a write was interrupted):
-/// hashes from its manifest, configs read on demand, under its lock.
+/// hashes from its manifest, configs read on demand, under its lock. Its
+/// files name no input and keep no merge policy: its changes have no cause,
+/// and its lists are identified by the other side's policy, or beryl's
+/// built-in rules (docs/diff.md).
 fn rendered_side(dir: &Path) -> Result<(Side, fleet::DirLock), Diag> {
     let (manifest, lock) = Manifest::read(dir)?;
     let manifest = manifest.unwrap_or_default();
     let mut side = Side {
         hosts: Default::default(),
+        files: None,
     };
     for (fqdn, hash) in &manifest.hosts {
         let file = manifest.file(dir, fqdn);
@@ -225,19 +268,25 @@ fn rendered_side(dir: &Path) -> Result<(Side, fleet::DirLock), Diag> {
             fqdn.clone(),
             HostState {
                 hash: hash.clone(),
-                load: Box::new(move || read_rendered(&file)),
+                load: Box::new(move || {
+                    Ok(Arc::new(HostConfig {
+                        node: read_rendered(&file)?,
+                        policy: None,
+                        names: None,
+                    }))
+                }),
                 plan: None,
+                inputs: Vec::new(),
             },
         );
     }
     Ok((side, lock))
 }
 
-fn read_rendered(file: &Path) -> Result<serde_json::Value, Diag> {
+fn read_rendered(file: &Path) -> Result<crate::value::Node, Diag> {
     let name = file.display().to_string();
     let max = crate::limits::MAX_OUTPUT_FILE_SIZE;
     let text = crate::yaml::read_output(file, &name)?;
     let limits = crate::limits::Limits::for_output(max);
-    let node = crate::yaml::parse_any(&crate::value::Source::new(name, text), &limits)?;
-    Ok(serde_json::to_value(&node).unwrap_or_default())
+    crate::yaml::parse_any(&crate::value::Source::new(name, text), &limits)
 }

@@ -8,6 +8,7 @@ use std::collections::HashSet;
 use super::Failure;
 use crate::output::fleetdiff::Side;
 use crate::select::{self, Candidate, Universe};
+use crate::value::Node;
 
 /// What selection needs of a host of one side, read from its config.
 struct Header {
@@ -27,7 +28,7 @@ pub fn filter(selectors: &[String], old: &mut Side, new: &mut Side) -> Result<()
     let mut errors = Vec::new();
     for side in [&*old, &*new] {
         for (fqdn, state) in &side.hosts {
-            match (state.load)().map(|config| header(fqdn, &config)) {
+            match (state.load)().map(|config| header(fqdn, &config.node)) {
                 Ok(h) => headers.push(h),
                 Err(d) => errors.push(d),
             }
@@ -57,9 +58,13 @@ pub fn filter(selectors: &[String], old: &mut Side, new: &mut Side) -> Result<()
 
 /// A host's names and classes from its `_beryl_` header; a config without
 /// one (a hand-made render directory) still has its FQDN.
-fn header(fqdn: &str, config: &serde_json::Value) -> Header {
-    let h = &config["_beryl_"];
-    let text = |key: &str| h[key].as_str().map(str::to_string);
+fn header(fqdn: &str, config: &Node) -> Header {
+    let h = config.get("_beryl_");
+    let text = |key: &str| {
+        h.and_then(|h| h.get(key))
+            .and_then(Node::as_str)
+            .map(str::to_string)
+    };
     let short = text("short").unwrap_or_else(|| fqdn.split('.').next().unwrap_or(fqdn).into());
     let domain = text("domain").unwrap_or_else(|| fqdn.split_once('.').map_or("", |d| d.1).into());
     Header {
@@ -67,8 +72,9 @@ fn header(fqdn: &str, config: &serde_json::Value) -> Header {
         short,
         domain,
         group: text("group"),
-        classes: h["classes"]
-            .as_array()
+        classes: h
+            .and_then(|h| h.get("classes"))
+            .and_then(Node::as_seq)
             .map(|list| {
                 list.iter()
                     .filter_map(|c| c.as_str().map(str::to_string))

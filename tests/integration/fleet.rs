@@ -188,7 +188,7 @@ fn diff_forms_and_exit_codes() {
     assert_eq!(run.status, 1);
     assert!(
         run.stdout
-            .ends_with("1 hosts changed, 1 added, 1 removed, 6 unchanged\n"),
+            .ends_with("1 host changed, 1 added, 1 removed, 6 unchanged\n"),
         "{}",
         run.stdout
     );

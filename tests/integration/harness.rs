@@ -19,6 +19,7 @@ pub fn repo() -> PathBuf {
 /// --- !symlink a -> b            a symbolic link a pointing at b
 /// --- !mkdir inventory/z         an empty directory
 /// --- !fifo inventory/f.yml      a named pipe
+/// --- !copy inventory -> old     a copy of a tree of the case so far
 /// --- !stdin                     text fed to beryl's standard input
 /// ```
 ///
@@ -48,6 +49,7 @@ pub enum Op {
     Symlink(String, String),
     Mkdir(String),
     Fifo(String),
+    Copy(String, String),
 }
 
 impl Case {
@@ -96,6 +98,9 @@ impl Case {
                     Op::Fifo(p.to_string())
                 } else if let Some(p) = header.strip_prefix("!mkdir ") {
                     Op::Mkdir(p.to_string())
+                } else if let Some(spec) = header.strip_prefix("!copy ") {
+                    let (a, b) = spec.split_once(" -> ").expect("!copy a -> b");
+                    Op::Copy(a.to_string(), b.to_string())
                 } else if let Some(spec) = header.strip_prefix("!symlink ") {
                     let (a, b) = spec.split_once(" -> ").expect("!symlink a -> b");
                     Op::Symlink(a.to_string(), b.to_string())
@@ -133,6 +138,7 @@ impl Case {
                 }
                 Op::Delete(p) => fs::remove_file(dir.path().join(p)).unwrap(),
                 Op::Mkdir(p) => fs::create_dir_all(dir.path().join(p)).unwrap(),
+                Op::Copy(a, b) => copy_tree(&dir.path().join(a), &dir.path().join(b)),
                 Op::Fifo(p) => {
                     let made = Command::new("mkfifo")
                         .arg(dir.path().join(p))

@@ -1,0 +1,331 @@
+//! Comparing two states of a fleet: host lists, then manifest hashes, then
+//! configs path by path, each change located at the input that caused it.
+//!
+//! Entry point: [`compare`]; the report forms are [`to_text`], [`to_stat`],
+//! [`to_markdown`] and [`to_json`] (its schema is docs/diff.md's, and
+//! stable). The value-level diff is in `walk.rs` (lists by identity or by
+//! alignment), the reading of a compiled host in `input.rs`.
+
+mod input;
+mod markdown;
+mod text;
+mod walk;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value;
+
+pub use input::{Content, Files, HostConfig, Names};
+pub use markdown::{MAX_COMMENT, to_markdown};
+pub use text::{to_stat, to_text};
+
+use crate::diag::Diag;
+use crate::merge::Policy;
+
+/// The version of the JSON report (docs/diff.md). 2: changes by identity,
+/// with causes, changed inputs and groups.
+pub const FORMAT_VERSION: u32 = 2;
+
+/// One side of a diff: each host's hash, and a way to get its config.
+pub struct Side {
+    pub hosts: BTreeMap<String, HostState>,
+    /// The content of each input file, by name: known for an inventory, not
+    /// for a render directory (`None`).
+    pub files: Option<Files>,
+}
+
+pub struct HostState {
+    pub hash: String,
+    /// The config, loaded only when the hashes differ.
+    pub load: Box<dyn Fn() -> Result<Arc<HostConfig>, Diag> + Send + Sync>,
+    /// The install plan's text, for `--plan`.
+    pub plan: Option<String>,
+    /// The files the host was compiled from: its chain's level and class
+    /// files and the key files it read (empty for a render directory).
+    pub inputs: Vec<Arc<str>>,
+}
+
+/// What happened at a path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
+    /// The path is new.
+    Added,
+    /// The path is gone.
+    Removed,
+    /// The value at the path is another.
+    Changed,
+    /// An item of a list that is not merged by key was inserted.
+    ItemAdded,
+    /// An item of a list that is not merged by key was deleted.
+    ItemRemoved,
+}
+
+impl ChangeKind {
+    /// Whether the change is located on the old side (the value is gone).
+    pub fn on_old_side(self) -> bool {
+        matches!(self, ChangeKind::Removed | ChangeKind::ItemRemoved)
+    }
+}
+
+/// Where a value was written: on the new side, or on the old side for a
+/// removal. The file is named relative to the inventory (key files by the
+/// SSH key directory as given).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct Cause {
+    pub file: String,
+    pub line: u32,
+    pub col: u32,
+    /// `new` or `old`.
+    pub side: &'static str,
+    /// Whether the file's content differs between the sides; null when a
+    /// side's inputs are not known (a render directory).
+    pub file_changed: Option<bool>,
+}
+
+impl std::fmt::Display for Cause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.col)
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Change {
+    /// The path, in the syntax `beryl explain HOST PATH` reads.
+    pub path: String,
+    pub change: ChangeKind,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub old: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new: Option<Value>,
+    /// For a list item: its position in the old list (removed) or the new
+    /// list (added).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub index: Option<usize>,
+    /// Where the value is written: on the new side, on the old side for a
+    /// removal. Null when not known (a render directory, a computed value).
+    pub cause: Option<Cause>,
+    /// For a changed value, where the old value was written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub was: Option<Cause>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct HostChange {
+    pub host: String,
+    /// The input files of the host (either side) whose content differs
+    /// between the sides; absent when a side is a render directory.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed_inputs: Option<Vec<String>>,
+    pub changes: Vec<Change>,
+    /// A unified diff of the install plans (`--plan`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plan_diff: Option<String>,
+}
+
+/// One change made identically on several hosts.
+#[derive(Debug, Serialize)]
+pub struct Group {
+    #[serde(flatten)]
+    pub change: Change,
+    /// The hosts, sorted.
+    pub hosts: Vec<String>,
+    /// The changed inputs every one of these hosts shares; absent when not
+    /// known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed_inputs: Option<Vec<String>>,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct Summary {
+    pub changed: usize,
+    pub added: usize,
+    pub removed: usize,
+    pub unchanged: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Report {
+    pub format_version: u32,
+    pub summary: Summary,
+    pub added: Vec<String>,
+    pub removed: Vec<String>,
+    pub changed: Vec<HostChange>,
+    /// Identical changes across hosts, most hosts first.
+    pub groups: Vec<Group>,
+}
+
+impl Report {
+    pub fn differs(&self) -> bool {
+        self.summary.changed + self.summary.added + self.summary.removed > 0
+    }
+}
+
+/// Compares two sides. With `plans`, hosts are compared by their install
+/// plans instead of their configs.
+pub fn compare(old: &Side, new: &Side, plans: bool) -> Result<Report, Diag> {
+    let mut report = Report {
+        format_version: FORMAT_VERSION,
+        summary: Summary::default(),
+        added: Vec::new(),
+        removed: Vec::new(),
+        changed: Vec::new(),
+        groups: Vec::new(),
+    };
+    for fqdn in old.hosts.keys().filter(|h| !new.hosts.contains_key(*h)) {
+        report.removed.push(fqdn.clone());
+    }
+    for (fqdn, n) in &new.hosts {
+        let Some(o) = old.hosts.get(fqdn) else {
+            report.added.push(fqdn.clone());
+            continue;
+        };
+        let change = if plans {
+            plan_change(fqdn, o, n)
+        } else if o.hash == n.hash {
+            None
+        } else {
+            config_change(fqdn, old, o, new, n)?
+        };
+        match change {
+            Some(c) => report.changed.push(c),
+            None => report.summary.unchanged += 1,
+        }
+    }
+    report.summary.changed = report.changed.len();
+    report.summary.added = report.added.len();
+    report.summary.removed = report.removed.len();
+    report.groups = groups(&report.changed);
+    Ok(report)
+}
+
+fn plan_change(fqdn: &str, o: &HostState, n: &HostState) -> Option<HostChange> {
+    let (a, b) = (
+        o.plan.as_deref().unwrap_or_default(),
+        n.plan.as_deref().unwrap_or_default(),
+    );
+    if a == b {
+        return None;
+    }
+    let diff = similar::TextDiff::from_lines(a, b)
+        .unified_diff()
+        .header(&format!("old/{fqdn}"), &format!("new/{fqdn}"))
+        .to_string();
+    Some(HostChange {
+        host: fqdn.to_string(),
+        changed_inputs: None,
+        changes: Vec::new(),
+        plan_diff: Some(diff),
+    })
+}
+
+fn config_change(
+    fqdn: &str,
+    old: &Side,
+    o: &HostState,
+    new: &Side,
+    n: &HostState,
+) -> Result<Option<HostChange>, Diag> {
+    let (a, b) = ((o.load)()?, (n.load)()?);
+    // Lists are identified by the new side's merge policy, else the old
+    // side's; two render directories have neither: the built-in rules.
+    let fallback;
+    let policy = match (&b.policy, &a.policy) {
+        (Some(p), _) | (None, Some(p)) => p,
+        (None, None) => {
+            fallback = Policy::beryl();
+            &fallback
+        }
+    };
+    let mut changes = walk::diff(&a, &b, policy);
+    if changes.is_empty() {
+        return Ok(None);
+    }
+    let changed_inputs = match (&old.files, &new.files) {
+        (Some(of), Some(nf)) => {
+            let differs = |name: &str| of.0.get(name) != nf.0.get(name);
+            for c in &mut changes {
+                for cause in [&mut c.cause, &mut c.was].into_iter().flatten() {
+                    cause.file_changed = Some(differs(&cause.file));
+                }
+            }
+            // The host's own inputs, and the files its values come from
+            // (an inventory query reads other hosts' files).
+            let mut names: BTreeSet<&str> =
+                o.inputs.iter().chain(&n.inputs).map(|s| &**s).collect();
+            names.extend(
+                changes
+                    .iter()
+                    .flat_map(|c| c.cause.iter().chain(&c.was))
+                    .map(|c| c.file.as_str()),
+            );
+            Some(
+                names
+                    .into_iter()
+                    .filter(|f| differs(f))
+                    .map(str::to_string)
+                    .collect(),
+            )
+        }
+        _ => None,
+    };
+    Ok(Some(HostChange {
+        host: fqdn.to_string(),
+        changed_inputs,
+        changes,
+        plan_diff: None,
+    }))
+}
+
+/// Groups identical changes (path, kind, values and causes) across hosts,
+/// most hosts first, then in the order first met.
+fn groups(changed: &[HostChange]) -> Vec<Group> {
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut out: Vec<Group> = Vec::new();
+    for host in changed {
+        for c in &host.changes {
+            let change = Change {
+                index: None,
+                ..c.clone()
+            };
+            let key = serde_json::to_string(&change).unwrap_or_default();
+            let i = *index.entry(key).or_insert_with(|| {
+                out.push(Group {
+                    change,
+                    hosts: Vec::new(),
+                    changed_inputs: host.changed_inputs.clone(),
+                });
+                out.len() - 1
+            });
+            let group = &mut out[i];
+            if group.hosts.last() != Some(&host.host) {
+                group.hosts.push(host.host.clone());
+            }
+            if let (Some(common), Some(mine)) = (&mut group.changed_inputs, &host.changed_inputs) {
+                common.retain(|f| mine.contains(f));
+            }
+        }
+    }
+    out.sort_by_key(|g| std::cmp::Reverse(g.hosts.len()));
+    out
+}
+
+pub fn to_json(r: &Report) -> String {
+    let mut text = serde_json::to_string_pretty(r).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// `1 host`, `2 hosts`.
+pub fn count(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}

@@ -1,0 +1,297 @@
+use std::sync::Arc;
+
+use serde_json::json;
+
+use super::markdown::{code, esc, fenced};
+use super::text::{lines, show, what};
+use super::*;
+use crate::value::{Node, Source};
+
+/// A config read from YAML text, located in `file`, with beryl's policy.
+fn config(file: &str, yaml: &str) -> HostConfig {
+    let limits = crate::limits::Limits::for_output(1 << 20);
+    let node = crate::yaml::parse_any(&Source::new(format!("inv/{file}"), yaml), &limits).unwrap();
+    HostConfig {
+        node,
+        policy: Some(Policy::beryl()),
+        names: Some(Arc::new(Names::new("inv", "keys", "ssh"))),
+    }
+}
+
+fn diff(a: &str, b: &str) -> Vec<Change> {
+    walk::diff(
+        &config("old.yml", a),
+        &config("new.yml", b),
+        &Policy::beryl(),
+    )
+}
+
+fn brief(changes: &[Change]) -> Vec<String> {
+    changes
+        .iter()
+        .map(|c| {
+            let at = c
+                .cause
+                .as_ref()
+                .map(|c| format!(" @{c}"))
+                .unwrap_or_default();
+            format!("{}: {}{at}", c.path, what(c).0)
+        })
+        .collect()
+}
+
+#[test]
+fn by_key_lists_are_diffed_by_their_key() {
+    let old = "freebsd:\n  users:\n    - {name: alice, shell: /bin/sh}\n    - {name: bob, uid: 2}\n    - {name: carol, uid: 3}\n";
+    let new = "freebsd:\n  users:\n    - {name: alice, shell: /usr/local/bin/bash}\n    - {name: carol, uid: 3}\n    - {name: dave, uid: 4}\n";
+    assert_eq!(
+        brief(&diff(old, new)),
+        [
+            "freebsd.users.alice.shell: /bin/sh → /usr/local/bin/bash @new.yml:3:28",
+            "freebsd.users.bob: removed @old.yml:4:7",
+            "freebsd.users.dave: added @new.yml:5:7",
+        ]
+    );
+}
+
+#[test]
+fn other_lists_are_aligned() {
+    let old = "freebsd:\n  packages: [sudo, vim, tmux]\n";
+    let new = "freebsd:\n  packages: [nginx, sudo, tmux, git]\n";
+    assert_eq!(
+        brief(&diff(old, new)),
+        [
+            "freebsd.packages: + nginx @new.yml:2:14",
+            "freebsd.packages: - vim @old.yml:2:20",
+            "freebsd.packages: + git @new.yml:2:33",
+        ]
+    );
+    let idx: Vec<Option<usize>> = diff(old, new).iter().map(|c| c.index).collect();
+    assert_eq!(idx, [Some(0), Some(1), Some(3)]);
+}
+
+#[test]
+fn a_by_key_list_without_distinct_keys_is_aligned() {
+    let old = "freebsd:\n  users:\n    - {name: a}\n    - {name: a}\n";
+    let new = "freebsd:\n  users:\n    - {name: a}\n";
+    assert_eq!(
+        brief(&diff(old, new)),
+        ["freebsd.users: - {\"name\":\"a\"} @old.yml:4:7"]
+    );
+}
+
+#[test]
+fn paths_quote_what_explain_would() {
+    let changes = diff("sysctl:\n  a.b: 1\n", "sysctl:\n  a.b: 2\n");
+    assert_eq!(changes[0].path, r#"sysctl."a.b""#);
+}
+
+#[test]
+fn types_and_nulls_are_told_apart() {
+    let changes = diff("a: 1\nb: x\n", "a: \"1\"\nb: null\n");
+    assert_eq!(
+        brief(&changes),
+        ["a: 1 → \"1\" @new.yml:1:4", "b: x → null @new.yml:2:4"]
+    );
+}
+
+#[test]
+fn strings_are_shown_whole_or_quoted() {
+    let key = format!("ssh-ed25519 {} alice@example.org", "A".repeat(300));
+    assert_eq!(show(&json!(key)), key, "a long string is never folded");
+    for s in ["", " x", "1", "true", "yes", "null", "a\nb", "[x]", "a → b"] {
+        assert_eq!(show(&json!(s)), json!(s).to_string(), "{s:?}");
+    }
+}
+
+#[test]
+fn a_multi_line_string_is_a_unified_diff_of_its_lines() {
+    let changes = diff(
+        "motd: |\n  one\n  two\n  three\n",
+        "motd: |\n  one\n  2\n  three\n",
+    );
+    assert_eq!(what(&changes[0]).0, "changed");
+    assert_eq!(
+        lines(&changes[0]),
+        ["@@ -1,3 +1,3 @@", " one", "-two", "+2", " three"]
+    );
+}
+
+#[test]
+fn names_show_files_relative_to_the_inventory() {
+    let n = Names::new("/tmp/beryl-diff-1/inv", "/tmp/beryl-diff-1/inv/keys", "ssh");
+    assert_eq!(
+        n.show("/tmp/beryl-diff-1/inv/a/_domain.yml"),
+        "a/_domain.yml"
+    );
+    assert_eq!(
+        n.show("/tmp/beryl-diff-1/inv/keys/alice.pub"),
+        "ssh/alice.pub"
+    );
+    assert_eq!(Names::new(".", "ssh", "ssh").show("a.yml"), "a.yml");
+}
+
+#[test]
+fn fences_and_spans_outlast_any_backtick_run() {
+    let body = "+ x```y````\n";
+    let f = fenced("diff", body);
+    assert!(
+        f.starts_with("`````diff\n") && f.ends_with("\n`````\n"),
+        "{f}"
+    );
+    assert_eq!(code("a`b"), "``a`b``");
+    assert_eq!(code("`a"), "`` `a ``");
+    assert_eq!(code("a\nb"), "`a\\nb`");
+    assert_eq!(
+        esc("<script>*x*</script>"),
+        "&lt;script&gt;\\*x\\*&lt;/script&gt;"
+    );
+}
+
+fn group(n: usize) -> Group {
+    Group {
+        change: Change {
+            path: "freebsd.timezone".into(),
+            change: ChangeKind::Changed,
+            old: Some(json!("UTC")),
+            new: Some(json!("Europe/Paris")),
+            index: None,
+            cause: Some(Cause {
+                file: "d/_domain.yml".into(),
+                line: 3,
+                col: 13,
+                side: "new",
+                file_changed: Some(true),
+            }),
+            was: None,
+        },
+        hosts: (0..n).map(|i| format!("h{i}.d")).collect(),
+        changed_inputs: Some(vec!["d/_domain.yml".into()]),
+    }
+}
+
+#[test]
+fn the_cause_is_the_value_when_its_file_changed_else_the_changed_inputs() {
+    let id = |s: &str| s.to_string();
+    let mut g = group(2);
+    assert_eq!(
+        text::why(&g, &id).as_deref(),
+        Some("caused by d/_domain.yml:3:13")
+    );
+    g.changed_inputs = Some(vec!["d/web/_group.yml".into()]);
+    g.change.cause.as_mut().unwrap().file_changed = Some(false);
+    assert_eq!(
+        text::why(&g, &id).as_deref(),
+        Some("caused by a change to d/web/_group.yml; it is now set at d/_domain.yml:3:13")
+    );
+    g.change.cause.as_mut().unwrap().side = "old";
+    assert_eq!(
+        text::why(&g, &id).as_deref(),
+        Some("caused by a change to d/web/_group.yml; it was set at d/_domain.yml:3:13")
+    );
+    g.change.cause.as_mut().unwrap().side = "new";
+    g.change.was = Some(Cause {
+        file: "d/h.yml".into(),
+        line: 2,
+        col: 13,
+        side: "old",
+        file_changed: Some(true),
+    });
+    assert_eq!(
+        text::why(&g, &id).as_deref(),
+        Some(
+            "caused by a change to d/h.yml; it was set at d/h.yml:2:13; it is now set at d/_domain.yml:3:13"
+        ),
+        "an override removed: the old value's file is the cause"
+    );
+    assert_eq!(text::hosts(&g.hosts, &id), "on 2 hosts of d");
+    assert_eq!(text::hosts(&g.hosts[..1], &id), "on h0.d");
+}
+
+fn report(groups: usize) -> Report {
+    Report {
+        format_version: FORMAT_VERSION,
+        summary: Summary {
+            changed: 1,
+            ..Summary::default()
+        },
+        added: Vec::new(),
+        removed: Vec::new(),
+        changed: Vec::new(),
+        groups: (0..groups)
+            .map(|i| {
+                let mut g = group(1);
+                g.change.new = Some(json!(format!("{i}{}", "x".repeat(1000))));
+                g
+            })
+            .collect(),
+    }
+}
+
+#[test]
+fn the_comment_is_cut_by_whole_sections_with_a_way_to_the_rest() {
+    let small = to_markdown(&report(3), "beryl diff git:main");
+    assert!(!small.contains("not shown"), "{small}");
+    assert!(small.starts_with("### beryl diff\n\n**1 host changed, 0 added"));
+    let big = to_markdown(&report(200), "beryl diff git:main");
+    assert!(big.chars().count() < MAX_COMMENT, "{}", big.len());
+    let shown = big.matches("```diff").count();
+    assert!(shown > 50 && shown < 200);
+    assert!(
+        big.ends_with(&format!(
+            "_{} more changes not shown, to keep this comment under 65536 characters: run `beryl diff git:main` to see the whole diff._\n",
+            200 - shown
+        )),
+        "{}",
+        &big[big.len() - 300..]
+    );
+}
+
+#[test]
+fn a_value_cannot_break_out_of_its_block() {
+    let mut r = report(0);
+    let mut g = group(1);
+    g.change.new = Some(json!("```\n<script>alert(1)</script>\n````"));
+    g.hosts = vec!["<b>h</b>.d".into()];
+    r.groups.push(g);
+    let md = to_markdown(&r, "beryl diff git:main");
+    assert!(md.contains("\n`````diff\n"), "{md}");
+    assert!(!md.contains("<b>"), "{md}");
+    // Outside the block, nothing of the value; inside, the fence is never
+    // matched by a line of the value.
+    let fence_lines = md.lines().filter(|l| l.starts_with("`````")).count();
+    assert_eq!(fence_lines, 2, "{md}");
+}
+
+#[test]
+fn groups_gather_identical_changes_most_hosts_first() {
+    let change = |path: &str| Change {
+        path: path.into(),
+        change: ChangeKind::Removed,
+        old: Some(json!(1)),
+        new: None,
+        index: None,
+        cause: None,
+        was: None,
+    };
+    let host = |name: &str, paths: &[&str]| HostChange {
+        host: name.into(),
+        changed_inputs: Some(vec!["a.yml".into(), name.into()]),
+        changes: paths.iter().map(|p| change(p)).collect(),
+        plan_diff: None,
+    };
+    let g = groups(&[host("h1", &["x", "y"]), host("h2", &["y"])]);
+    assert_eq!(g[0].change.path, "y");
+    assert_eq!(g[0].hosts, ["h1", "h2"]);
+    assert_eq!(
+        g[0].changed_inputs.as_deref(),
+        Some(&["a.yml".to_string()][..])
+    );
+    assert_eq!(g[1].hosts, ["h1"]);
+}
+
+#[test]
+fn identical_subtrees_are_skipped_and_order_of_keys_is_not_a_change() {
+    assert!(diff("a: {x: 1, y: 2}\n", "a: {y: 2, x: 1}\n").is_empty());
+    let _ = Node::str("");
+}
