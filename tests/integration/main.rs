@@ -14,6 +14,9 @@
 //!   files and a command line) run and compared with its insta snapshot.
 //! - `keys.rs`: fingerprints checked against `ssh-keygen -lf`.
 //! - `example.rs`: the bundled example inventory renders and checks.
+//! - `diff.rs`: `beryl diff git:HEAD` on the example inventory and on a
+//!   generated 2,000-host fleet: changes by identity, their causes, paths
+//!   that `explain` reads, the bounded markdown comment.
 //! - `graph.rs`: `beryl graph`, drawn by `dot -Tsvg`, and each host's chain.
 //! - `init.rs`: `beryl init`, then `check` before and after the placeholder key.
 //! - `schema.rs`: `beryl schema` against the example inventory, with the
@@ -49,6 +52,7 @@ mod annotate;
 mod apply;
 mod cases;
 mod ci;
+mod diff;
 mod differential;
 mod diffgit;
 mod docs;

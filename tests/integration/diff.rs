@@ -1,0 +1,286 @@
+//! `beryl diff` as a pull request meets it: the example inventory and a
+//! generated fleet in a git repository, one commit, then a change in the
+//! working tree, compared with `diff git:HEAD` (issue 16, items 4 to 6).
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use crate::geninv::inventory_gen::{Params, generate};
+use crate::harness::{Run, beryl, copy_tree, repo};
+
+fn args(a: &[&str]) -> Vec<String> {
+    a.iter().map(|s| s.to_string()).collect()
+}
+
+fn git(dir: &Path, a: &[&str]) {
+    let out = Command::new("git")
+        .args(["-c", "user.email=t@example.org", "-c", "user.name=t"])
+        .args(a)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {a:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `dir` made a git repository with everything in it committed.
+fn commit_all(dir: &Path) {
+    git(dir, &["init", "-q"]);
+    git(dir, &["add", "."]);
+    git(dir, &["commit", "-q", "-m", "start"]);
+}
+
+/// A copy of the example inventory and keys, committed.
+fn example_repo() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    copy_tree(&repo().join("inventory"), &d.path().join("inventory"));
+    copy_tree(&repo().join("ssh"), &d.path().join("ssh"));
+    commit_all(d.path());
+    d
+}
+
+/// Replaces the first `from` in a file with `to`.
+fn edit(file: &Path, from: &str, to: &str) {
+    let text = fs::read_to_string(file).unwrap();
+    assert!(text.contains(from), "{}: no `{from}`", file.display());
+    fs::write(file, text.replacen(from, to, 1)).unwrap();
+}
+
+fn diff(dir: &Path, a: &[&str]) -> (Run, String) {
+    let run = beryl(dir, &args(a));
+    assert_eq!(run.status, 1, "{a:?}: {}{}", run.stdout, run.stderr);
+    let transcript = run.transcript(&args(a));
+    (run, transcript)
+}
+
+/// The issue's first example: `name: --bob` in a group reads as bob removed,
+/// and nothing about carol (it read as bob renamed to carol).
+#[test]
+fn a_knockout_in_a_group_is_one_removal() {
+    let d = example_repo();
+    edit(
+        &d.path().join("inventory/example.org/web/_group.yml"),
+        "  users:\n",
+        "  users:\n    - name: --bob\n",
+    );
+    let (run, transcript) = diff(d.path(), &["diff", "git:HEAD"]);
+    assert!(!run.stdout.contains("carol"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("  freebsd.users.bob: removed  (was at _default.yml:"),
+        "{}",
+        run.stdout
+    );
+    insta::assert_snapshot!("diff_knockout_git", transcript);
+}
+
+/// A key file rotated, a domain's time zone and a class's port changed: each
+/// change names its cause, a key by its key file, a queried value by the
+/// class file of the host it was read from; and the summary groups them.
+#[test]
+fn causes_across_levels_key_files_and_queries() {
+    let d = example_repo();
+    fs::copy(
+        repo().join("tests/fixtures/pubkeys/dave.pub"),
+        d.path().join("ssh/alice.pub"),
+    )
+    .unwrap();
+    edit(
+        &d.path().join("inventory/example.net/_domain.yml"),
+        "timezone: America/New_York",
+        "timezone: America/Chicago",
+    );
+    edit(
+        &d.path().join("inventory/_classes/roles/web.yml"),
+        "http_port: 80",
+        "http_port: 8080",
+    );
+    let (run, transcript) = diff(d.path(), &["diff", "git:HEAD"]);
+    for line in [
+        "freebsd.users.alice.ssh_keys: + ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMzThBiKAwZMMMq8Krn6CAkk",
+        "on 8 hosts in 2 domains, caused by ssh/alice.pub:1:1",
+        "haproxy.backends.\"host01.example.org\": 80 → 8080 on 2 hosts of example.net, caused by _classes/roles/web.yml:",
+        "freebsd.timezone: America/New_York → America/Chicago on 3 hosts of example.net, caused by example.net/_domain.yml:",
+    ] {
+        assert!(run.stdout.contains(line), "no `{line}` in\n{}", run.stdout);
+    }
+    assert!(!run.stdout.contains("beryl-diff-"), "{}", run.stdout);
+    insta::assert_snapshot!("diff_causes_git", transcript);
+}
+
+/// Every path a real diff prints is one `beryl explain` reads, and explains
+/// at that very path: on the new side, or on the old side for what is gone.
+#[test]
+fn every_diff_path_can_be_pasted_into_explain() {
+    let d = tempfile::tempdir().unwrap();
+    copy_tree(&repo().join("inventory"), &d.path().join("old"));
+    copy_tree(&repo().join("inventory"), &d.path().join("new"));
+    copy_tree(&repo().join("ssh"), &d.path().join("ssh"));
+    let new = d.path().join("new");
+    edit(
+        &new.join("example.org/web/_group.yml"),
+        "  users:\n",
+        "  users:\n    - name: --bob\n",
+    );
+    edit(
+        &new.join("example.org/web/_group.yml"),
+        "shell: /usr/local/bin/bash",
+        "shell: /bin/sh",
+    );
+    edit(
+        &new.join("_default.yml"),
+        "  packages:\n    - sudo",
+        "  packages:\n    - curl\n    - sudo",
+    );
+    edit(
+        &new.join("_classes/roles/web.yml"),
+        "http_port: 80",
+        "http_port: 8080",
+    );
+    edit(
+        &new.join("_default.yml"),
+        "site:\n",
+        "site:\n  \"rack.row\": 4\n",
+    );
+    let run = beryl(
+        d.path(),
+        &args(&["-i", "new", "diff", "old", "--format", "json"]),
+    );
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let mut checked = Vec::new();
+    for host in report["changed"].as_array().unwrap() {
+        let fqdn = host["host"].as_str().unwrap();
+        for change in host["changes"].as_array().unwrap() {
+            let path = change["path"].as_str().unwrap();
+            let side = match change["change"].as_str().unwrap() {
+                "removed" | "item_removed" => "old",
+                _ => "new",
+            };
+            let a = ["-i", side, "explain", fqdn, path, "--format", "json"];
+            let run = beryl(d.path(), &args(&a));
+            assert_eq!(run.status, 0, "{a:?}: {}", run.stderr);
+            let e: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+            assert_eq!(e["path"], path, "{a:?}");
+            checked.push(path.to_string());
+        }
+    }
+    checked.sort();
+    checked.dedup();
+    for p in [
+        "freebsd.users.bob",
+        "freebsd.users.alice.shell",
+        "freebsd.packages",
+        "haproxy.backends.\"host01.example.org\"",
+        "site.\"rack.row\"",
+    ] {
+        assert!(checked.iter().any(|c| c == p), "{p} not among {checked:?}");
+    }
+}
+
+/// A generated fleet of 2,000 hosts in git.
+fn fleet_repo(hosts: usize) -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    let params = Params {
+        hosts,
+        domains: 4,
+        groups: 20,
+        seed: 1,
+        classes: false,
+    };
+    generate(&params, d.path()).unwrap();
+    commit_all(d.path());
+    d
+}
+
+fn domain_file(d: &Path) -> std::path::PathBuf {
+    let mut domains: Vec<_> = fs::read_dir(d.join("inventory"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("_domain.yml").exists())
+        .collect();
+    domains.sort();
+    domains[0].join("_domain.yml")
+}
+
+/// One domain-level change on a 2,000-host fleet: a comment far under the
+/// 65,536 characters a GitHub comment holds, naming the cause. Then a change
+/// that gives each host a value of its own: the comment is cut by whole
+/// sections, and its last line says how to see the rest.
+#[test]
+fn the_comment_on_a_2000_host_fleet_is_bounded_and_names_the_cause() {
+    let d = fleet_repo(2000);
+    let file = domain_file(d.path());
+    let text = fs::read_to_string(&file).unwrap();
+    let tz = text
+        .lines()
+        .find_map(|l| l.strip_prefix("  timezone: "))
+        .unwrap()
+        .to_string();
+    edit(
+        &file,
+        &format!("timezone: {tz}"),
+        "timezone: Pacific/Chatham",
+    );
+    let line = text
+        .lines()
+        .position(|l| l.starts_with("  timezone: "))
+        .unwrap()
+        + 1;
+    let domain = file
+        .parent()
+        .unwrap()
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap();
+    let a = [
+        "-i",
+        "inventory",
+        "--ssh-dir",
+        "ssh",
+        "diff",
+        "git:HEAD",
+        "--format",
+        "markdown",
+    ];
+    let (run, _) = diff(d.path(), &a);
+    let size = run.stdout.chars().count();
+    eprintln!("2,000 hosts, one domain-level change: a comment of {size} characters");
+    assert!(size < 65_536, "{size}");
+    let cause = format!(
+        "**`freebsd.timezone`** changed on 500 hosts of {domain}, caused by `{domain}/_domain.yml:{line}:13`"
+    );
+    assert!(
+        run.stdout.contains(&cause),
+        "no `{cause}` in\n{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("- "), "{}", run.stdout);
+
+    edit(
+        &d.path().join("inventory/_default.yml"),
+        "target: \"${_beryl_.fqdn}:9100\"",
+        "target: \"${_beryl_.fqdn}:9101\"",
+    );
+    let (run, _) = diff(d.path(), &a);
+    let size = run.stdout.chars().count();
+    eprintln!("2,000 hosts, a value of each host's own: a comment of {size} characters");
+    assert!(size < 65_536, "{size}");
+    let last = run.stdout.lines().last().unwrap();
+    assert!(
+        last.starts_with('_')
+            && last.contains(" more changes not shown")
+            && last.ends_with("run `beryl diff git:HEAD` to see the whole diff._"),
+        "{last}"
+    );
+    // Whole sections: every fence that opens closes.
+    assert_eq!(
+        run.stdout.matches("```diff\n").count() * 2,
+        run.stdout.matches("```").count()
+    );
+}
