@@ -273,6 +273,7 @@ fn rendered_side(dir: &Path) -> Result<(Side, fleet::DirLock), Diag> {
                         node: read_rendered(&file)?,
                         policy: None,
                         names: None,
+                        levels: Vec::new(),
                     }))
                 }),
                 plan: None,

@@ -70,8 +70,9 @@ fn a_knockout_in_a_group_is_one_removal() {
     let (run, transcript) = diff(d.path(), &["diff", "git:HEAD"]);
     assert!(!run.stdout.contains("carol"), "{}", run.stdout);
     assert!(
-        run.stdout
-            .contains("  freebsd.users.bob: removed  (was at _default.yml:"),
+        run.stdout.contains(
+            "  freebsd.users.bob: removed  ← example.org/web/_group.yml:27:7; was at _default.yml:"
+        ),
         "{}",
         run.stdout
     );

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
-use super::Cause;
+use super::Place;
 use crate::compile::Compiled;
 use crate::keys::{Key, Origin};
 use crate::merge::Policy;
@@ -21,6 +21,9 @@ pub struct HostConfig {
     /// How the spans' files are named; `None` when the spans are not in
     /// inputs (a render directory's spans are lines of its own files).
     pub names: Option<Arc<Names>>,
+    /// The documents of the host's chain as merged (level and class files),
+    /// most general first, by shown name; empty for a render directory.
+    pub levels: Vec<(Arc<str>, Arc<Node>)>,
 }
 
 /// How the files of a side are shown: each row maps the prefix a file is
@@ -60,14 +63,13 @@ impl Names {
     }
 
     /// Where a span is, if it is in a file.
-    pub fn cause(&self, span: &Span, side: &'static str) -> Option<Cause> {
+    pub fn place(&self, span: &Span, side: &'static str) -> Option<Place> {
         let file = span.file_name()?;
-        Some(Cause {
+        Some(Place {
             file: self.show(file),
             line: span.line,
             col: span.col,
             side,
-            file_changed: None,
         })
     }
 }
@@ -82,6 +84,11 @@ impl HostConfig {
         c: Compiled,
         names: &Arc<Names>,
     ) -> (HostConfig, Vec<(Arc<str>, Content)>) {
+        let levels: Vec<(Arc<str>, Arc<Node>)> = c
+            .levels
+            .iter()
+            .map(|l| (Arc::from(l.file.as_str()), l.node.clone()))
+            .collect();
         let mut inputs: Vec<(Arc<str>, Content)> = c
             .levels
             .iter()
@@ -130,6 +137,7 @@ impl HostConfig {
             node,
             policy: Some(c.policy),
             names: Some(names.clone()),
+            levels,
         };
         (config, inputs)
     }

@@ -6,6 +6,7 @@
 //! stable). The value-level diff is in `walk.rs` (lists by identity or by
 //! alignment), the reading of a compiled host in `input.rs`.
 
+mod cause;
 mod input;
 mod markdown;
 mod text;
@@ -73,22 +74,19 @@ impl ChangeKind {
     }
 }
 
-/// Where a value was written: on the new side, or on the old side for a
-/// removal. The file is named relative to the inventory (key files by the
-/// SSH key directory as given).
+/// A place in an input file: on the new side, or on the old side (what a
+/// removal or a changed value was). The file is named relative to the
+/// inventory (key files under the SSH key directory as given).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-pub struct Cause {
+pub struct Place {
     pub file: String,
     pub line: u32,
     pub col: u32,
     /// `new` or `old`.
     pub side: &'static str,
-    /// Whether the file's content differs between the sides; null when a
-    /// side's inputs are not known (a render directory).
-    pub file_changed: Option<bool>,
 }
 
-impl std::fmt::Display for Cause {
+impl std::fmt::Display for Place {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}:{}:{}", self.file, self.line, self.col)
     }
@@ -109,10 +107,15 @@ pub struct Change {
     pub index: Option<usize>,
     /// Where the value is written: on the new side, on the old side for a
     /// removal. Null when not known (a render directory, a computed value).
-    pub cause: Option<Cause>,
+    pub at: Option<Place>,
     /// For a changed value, where the old value was written.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub was: Option<Cause>,
+    pub was: Option<Place>,
+    /// The edit that made the change: the place, in the most specific input
+    /// whose text at this path differs between the sides, of what it writes
+    /// there (a knockout included); else the value's own place when its file
+    /// differs. Null when not known (a render directory on either side).
+    pub cause: Option<Place>,
 }
 
 #[derive(Debug, Serialize)]
@@ -249,10 +252,10 @@ fn config_change(
     let changed_inputs = match (&old.files, &new.files) {
         (Some(of), Some(nf)) => {
             let differs = |name: &str| of.0.get(name) != nf.0.get(name);
-            for c in &mut changes {
-                for cause in [&mut c.cause, &mut c.was].into_iter().flatten() {
-                    cause.file_changed = Some(differs(&cause.file));
-                }
+            // No document's text at the path changed: the value's own file
+            // did (a key file, the class file of a queried host).
+            for c in changes.iter_mut().filter(|c| c.cause.is_none()) {
+                c.cause = c.at.clone().filter(|at| differs(&at.file));
             }
             // The host's own inputs, and the files its values come from
             // (an inventory query reads other hosts' files).
@@ -261,7 +264,7 @@ fn config_change(
             names.extend(
                 changes
                     .iter()
-                    .flat_map(|c| c.cause.iter().chain(&c.was))
+                    .flat_map(|c| c.at.iter().chain(&c.was))
                     .map(|c| c.file.as_str()),
             );
             Some(

@@ -7,14 +7,18 @@ use super::text::{lines, show, what};
 use super::*;
 use crate::value::{Node, Source};
 
+fn parse(file: &str, yaml: &str) -> Node {
+    let limits = crate::limits::Limits::for_output(1 << 20);
+    crate::yaml::parse_any(&Source::new(format!("inv/{file}"), yaml), &limits).unwrap()
+}
+
 /// A config read from YAML text, located in `file`, with beryl's policy.
 fn config(file: &str, yaml: &str) -> HostConfig {
-    let limits = crate::limits::Limits::for_output(1 << 20);
-    let node = crate::yaml::parse_any(&Source::new(format!("inv/{file}"), yaml), &limits).unwrap();
     HostConfig {
-        node,
+        node: parse(file, yaml),
         policy: Some(Policy::beryl()),
         names: Some(Arc::new(Names::new("inv", "keys", "ssh"))),
+        levels: Vec::new(),
     }
 }
 
@@ -30,11 +34,7 @@ fn brief(changes: &[Change]) -> Vec<String> {
     changes
         .iter()
         .map(|c| {
-            let at = c
-                .cause
-                .as_ref()
-                .map(|c| format!(" @{c}"))
-                .unwrap_or_default();
+            let at = c.at.as_ref().map(|c| format!(" @{c}")).unwrap_or_default();
             format!("{}: {}{at}", c.path, what(c).0)
         })
         .collect()
@@ -51,6 +51,42 @@ fn by_key_lists_are_diffed_by_their_key() {
             "freebsd.users.bob: removed @old.yml:4:7",
             "freebsd.users.dave: added @new.yml:5:7",
         ]
+    );
+}
+
+#[test]
+fn a_knockout_is_the_cause_of_a_removal() {
+    let base = "freebsd:\n  users:\n    - {name: alice}\n    - {name: bob}\n";
+    let group_old = "freebsd:\n  packages: [nginx]\n";
+    let group_new = "freebsd:\n  packages: [nginx]\n  users:\n    - name: --bob\n";
+    let side = |group: &str, merged: &str| HostConfig {
+        levels: vec![
+            (
+                Arc::from("_default.yml"),
+                Arc::new(parse("_default.yml", base)),
+            ),
+            (
+                Arc::from("g/_group.yml"),
+                Arc::new(parse("g/_group.yml", group)),
+            ),
+        ],
+        ..config("_default.yml", merged)
+    };
+    let old = side(group_old, base);
+    let new = side(group_new, "freebsd:\n  users:\n    - {name: alice}\n");
+    let changes = walk::diff(&old, &new, &Policy::beryl());
+    assert_eq!(
+        brief(&changes),
+        ["freebsd.users.bob: removed @_default.yml:4:7"]
+    );
+    assert_eq!(
+        changes[0]
+            .cause
+            .as_ref()
+            .map(ToString::to_string)
+            .as_deref(),
+        Some("g/_group.yml:4:7"),
+        "the knockout, not bob's definition"
     );
 }
 
@@ -148,7 +184,17 @@ fn fences_and_spans_outlast_any_backtick_run() {
     );
 }
 
+fn place(file: &str, line: u32, side: &'static str) -> Place {
+    Place {
+        file: file.into(),
+        line,
+        col: 13,
+        side,
+    }
+}
+
 fn group(n: usize) -> Group {
+    let at = place("d/_domain.yml", 3, "new");
     Group {
         change: Change {
             path: "freebsd.timezone".into(),
@@ -156,14 +202,9 @@ fn group(n: usize) -> Group {
             old: Some(json!("UTC")),
             new: Some(json!("Europe/Paris")),
             index: None,
-            cause: Some(Cause {
-                file: "d/_domain.yml".into(),
-                line: 3,
-                col: 13,
-                side: "new",
-                file_changed: Some(true),
-            }),
+            at: Some(at.clone()),
             was: None,
+            cause: Some(at),
         },
         hosts: (0..n).map(|i| format!("h{i}.d")).collect(),
         changed_inputs: Some(vec!["d/_domain.yml".into()]),
@@ -171,39 +212,28 @@ fn group(n: usize) -> Group {
 }
 
 #[test]
-fn the_cause_is_the_value_when_its_file_changed_else_the_changed_inputs() {
+fn the_cause_then_where_the_value_is_when_elsewhere() {
     let id = |s: &str| s.to_string();
     let mut g = group(2);
     assert_eq!(
         text::why(&g, &id).as_deref(),
         Some("caused by d/_domain.yml:3:13")
     );
-    g.changed_inputs = Some(vec!["d/web/_group.yml".into()]);
-    g.change.cause.as_mut().unwrap().file_changed = Some(false);
+    g.change.cause = Some(place("d/h.yml", 2, "old"));
     assert_eq!(
         text::why(&g, &id).as_deref(),
-        Some("caused by a change to d/web/_group.yml; it is now set at d/_domain.yml:3:13")
+        Some("caused by d/h.yml:2:13 (old version); it is now set at d/_domain.yml:3:13"),
+        "an override removed from a host file"
     );
-    g.change.cause.as_mut().unwrap().side = "old";
+    g.change.cause = None;
+    g.changed_inputs = Some(vec!["d/a.yml".into(), "d/b.yml".into()]);
     assert_eq!(
         text::why(&g, &id).as_deref(),
-        Some("caused by a change to d/web/_group.yml; it was set at d/_domain.yml:3:13")
+        Some("caused by a change to one of d/a.yml, d/b.yml; it is now set at d/_domain.yml:3:13")
     );
-    g.change.cause.as_mut().unwrap().side = "new";
-    g.change.was = Some(Cause {
-        file: "d/h.yml".into(),
-        line: 2,
-        col: 13,
-        side: "old",
-        file_changed: Some(true),
-    });
-    assert_eq!(
-        text::why(&g, &id).as_deref(),
-        Some(
-            "caused by a change to d/h.yml; it was set at d/h.yml:2:13; it is now set at d/_domain.yml:3:13"
-        ),
-        "an override removed: the old value's file is the cause"
-    );
+    g.change.at = None;
+    g.changed_inputs = None;
+    assert_eq!(text::why(&g, &id), None, "render directories");
     assert_eq!(text::hosts(&g.hosts, &id), "on 2 hosts of d");
     assert_eq!(text::hosts(&g.hosts[..1], &id), "on h0.d");
 }
@@ -271,8 +301,9 @@ fn groups_gather_identical_changes_most_hosts_first() {
         old: Some(json!(1)),
         new: None,
         index: None,
-        cause: None,
+        at: None,
         was: None,
+        cause: None,
     };
     let host = |name: &str, paths: &[&str]| HostChange {
         host: name.into(),

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{Cause, Change, ChangeKind, Group, HostChange, Report, Summary, count};
+use super::{Change, ChangeKind, Group, HostChange, Place, Report, Summary, count};
 
 /// A value on one line, never folded. A string is written bare unless it
 /// could be misread (as another type, as blank, across lines, as the `→`
@@ -102,45 +102,42 @@ fn collection(v: Option<&Value>) -> bool {
 }
 
 /// Why the changes of a group happened, with each file passed through
-/// `file` (code spans, in markdown), the first row that applies:
-/// - the new value's place, when its file changed (or that is not known);
-/// - the file of the old value (or of the removed one), when it changed;
-/// - the changed inputs the hosts share;
-///
-/// and where the value is set (or was) when that is not the cause. `None`
-/// when nothing is known (render directories).
+/// `file` (code spans, in markdown): the cause when it is known, else the
+/// changed inputs the hosts share; then where the value is set (or was),
+/// when that is another place. `None` when nothing is known (render
+/// directories).
 pub fn why(g: &Group, file: &dyn Fn(&str) -> String) -> Option<String> {
     let c = &g.change;
-    let placed = |at: &Cause| {
-        let verb = if at.side == "old" { "was" } else { "is now" };
-        format!("it {verb} set at {}", file(&at.to_string()))
-    };
-    if let Some(at) = &c.cause
-        && at.side == "new"
-        && at.file_changed != Some(false)
-    {
-        return Some(format!("caused by {}", file(&at.to_string())));
-    }
-    let old = c
-        .was
-        .as_ref()
-        .or(c.cause.as_ref().filter(|at| at.side == "old"));
-    let inputs: Vec<String> = match old.filter(|o| o.file_changed == Some(true)) {
-        Some(o) => vec![file(&o.file)],
-        None => g.changed_inputs.iter().flatten().map(|f| file(f)).collect(),
-    };
     let mut parts: Vec<String> = Vec::new();
-    match inputs.as_slice() {
-        [] => {}
-        [one] => parts.push(format!("caused by a change to {one}")),
-        _ => parts.push(format!(
-            "caused by a change to one of {}",
-            inputs.join(", ")
-        )),
+    match &c.cause {
+        Some(cause) => parts.push(format!("caused by {}", place(cause, file))),
+        None => {
+            let inputs: Vec<String> = g.changed_inputs.iter().flatten().map(|f| file(f)).collect();
+            match inputs.as_slice() {
+                [] => {}
+                [one] => parts.push(format!("caused by a change to {one}")),
+                _ => parts.push(format!(
+                    "caused by a change to one of {}",
+                    inputs.join(", ")
+                )),
+            }
+        }
     }
-    parts.extend(c.was.iter().map(placed));
-    parts.extend(c.cause.iter().map(placed));
+    if let Some(at) = c.at.as_ref().filter(|at| c.cause.as_ref() != Some(*at)) {
+        let verb = if at.side == "old" { "was" } else { "is now" };
+        parts.push(format!("it {verb} set at {}", file(&at.to_string())));
+    }
     (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+/// A place, told to be in the old version of its file when it is.
+fn place(p: &Place, file: &dyn Fn(&str) -> String) -> String {
+    let old = if p.side == "old" {
+        " (old version)"
+    } else {
+        ""
+    };
+    format!("{}{old}", file(&p.to_string()))
 }
 
 /// Which hosts: `on host01.example.org`, `on 412 hosts of example.org`,
@@ -220,12 +217,18 @@ fn host_text(c: &HostChange, out: &mut String) {
     }
     for p in &c.changes {
         let (what, complete) = what(p);
-        let at = match (&p.cause, &p.was) {
-            (Some(at), _) if at.side == "old" => format!("  (was at {at})"),
-            (Some(at), Some(was)) if was.file != at.file => format!("  ({at}; was at {was})"),
-            (Some(at), _) => format!("  ({at})"),
-            (None, _) => String::new(),
+        let mut at = match &p.cause {
+            Some(cause) => format!("  ← {}", place(cause, &|f| f.into())),
+            None => String::new(),
         };
+        if let Some(place) = p.at.as_ref().filter(|at| p.cause.as_ref() != Some(*at)) {
+            let verb = if place.side == "old" { "was" } else { "now" };
+            if at.is_empty() {
+                at = format!("  ({verb} at {place})");
+            } else {
+                at.push_str(&format!("; {verb} at {place}"));
+            }
+        }
         out.push_str(&format!("  {}: {what}{at}\n", p.path));
         if !complete {
             for line in lines(p) {

@@ -112,22 +112,30 @@ impl Walker<'_> {
         } else {
             ("new", self.new, b)
         };
-        let cause = match (&config.names, node) {
-            (Some(names), Some(n)) => names.cause(&n.span, side),
+        let at = match (&config.names, node) {
+            (Some(names), Some(n)) => names.place(&n.span, side),
             _ => None,
         };
         let was = match (change, &self.old.names, a) {
-            (ChangeKind::Changed, Some(names), Some(n)) => names.cause(&n.span, "old"),
+            (ChangeKind::Changed, Some(names), Some(n)) => names.place(&n.span, "old"),
             _ => None,
         };
+        // Within the edited file, the value's own place is the finer one (an
+        // item of a list, rather than the list; the line a removal took out).
+        let cause =
+            super::cause::edit(self.old, self.new, self.policy, &self.path).map(|c| match &at {
+                Some(at) if at.file == c.file => at.clone(),
+                _ => c,
+            });
         self.out.push(Change {
             path: crate::path::display(&self.path),
             change,
             old: a.map(json),
             new: b.map(json),
             index,
-            cause,
+            at,
             was,
+            cause,
         });
     }
 }
