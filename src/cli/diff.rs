@@ -14,14 +14,17 @@ use crate::output::fleet::{self, Manifest};
 use crate::output::fleetdiff::{self, Files, HostConfig, HostState, Names, Side};
 use crate::output::{self, Format as OutFormat};
 
-/// Compare two states of the fleet: added and removed hosts, and each changed
-/// path of each changed host.
+/// Compare two states of the fleet: added and removed hosts, and each change
+/// of each changed host, with the input that caused it.
 ///
 /// OLD and NEW are each an inventory directory, a `render --out` directory
 /// (with its manifest), or `git:REV` (the inventory at that revision of the
 /// enclosing git repository). NEW defaults to the working inventory. Hosts
-/// whose manifest hashes agree are skipped without being read. Exit 0 when
-/// nothing differs, 1 when something does, 2 on error.
+/// whose hashes agree are skipped without being compared. Lists merged by key
+/// (users by name) are compared by key, other lists as aligned sequences;
+/// every path is one `beryl explain` reads. Identical changes are grouped
+/// across hosts. Exit 0 when nothing differs, 1 when something does, 2 on
+/// error. docs/diff.md describes the forms.
 ///
 /// --select compares only the selected hosts. A host counts when a selector
 /// selects it on either side, so a selected host that was added or removed
@@ -43,7 +46,8 @@ pub struct Args {
     #[arg(value_name = "NEW")]
     pub new: Option<String>,
 
-    /// The report format.
+    /// The report format: text, json (schema in docs/diff.md) or markdown (a
+    /// pull-request comment under 65,536 characters).
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
 

@@ -285,3 +285,29 @@ fn the_comment_on_a_2000_host_fleet_is_bounded_and_names_the_cause() {
         run.stdout.matches("```").count()
     );
 }
+
+/// The markdown example of docs/diff.md is what beryl prints (the console
+/// examples are checked by docs.rs; this one holds fences of its own).
+#[test]
+fn the_markdown_example_of_the_docs_is_what_beryl_prints() {
+    let doc = fs::read_to_string(repo().join("docs/diff.md")).unwrap();
+    let (_, rest) = doc
+        .split_once(
+            "<!-- the markdown example: tests/integration/diff.rs checks it -->\n````markdown\n",
+        )
+        .expect("the marker and its block");
+    let (shown, _) = rest.split_once("\n````\n").expect("the end of the block");
+    let a = [
+        "-i",
+        "tests/fixtures/diff/new",
+        "--ssh-dir",
+        "tests/fixtures/diff/ssh",
+        "diff",
+        "tests/fixtures/diff/old",
+        "--format",
+        "markdown",
+    ];
+    let run = beryl(&repo(), &args(&a));
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert_eq!(format!("{shown}\n"), run.stdout);
+}

@@ -129,7 +129,7 @@ fn note(left: &[&Section], again: &str) -> String {
         )
         .collect();
     format!(
-        "\n_{} not shown, to keep this comment under {MAX_COMMENT} characters: run {} to see the whole diff._\n",
+        "\n_{} not shown, to keep this comment under 65,536 characters: run {} to see the whole diff._\n",
         parts.join(" and "),
         code(again)
     )

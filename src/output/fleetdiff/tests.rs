@@ -269,7 +269,7 @@ fn the_comment_is_cut_by_whole_sections_with_a_way_to_the_rest() {
     assert!(shown > 50 && shown < 200);
     assert!(
         big.ends_with(&format!(
-            "_{} more changes not shown, to keep this comment under 65536 characters: run `beryl diff git:main` to see the whole diff._\n",
+            "_{} more changes not shown, to keep this comment under 65,536 characters: run `beryl diff git:main` to see the whole diff._\n",
             200 - shown
         )),
         "{}",
