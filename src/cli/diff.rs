@@ -87,7 +87,7 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
         )?,
     };
     super::diff_select::filter(&args.select, &mut old.0, &mut new.0)?;
-    let report = fleetdiff::compare(&old.0, &new.0, args.plan).map_err(|d| vec![d])?;
+    let report = fleetdiff::compare(&old.0, &new.0, args.plan)?;
     let text = match (args.format, args.stat) {
         (Format::Json, _) => fleetdiff::to_json(&report),
         (Format::Markdown, _) => fleetdiff::to_markdown(&report, &again(ctx, args)),
@@ -190,9 +190,14 @@ fn does_not_compile(role: &str, spec: &str, errors: Failure) -> Failure {
 }
 
 /// Every host of an inventory, compiled (in parallel) and hashed as
-/// `render --out` hashes it, each kept with the spans of its values, its
-/// merge policy and its inputs (src/output/fleetdiff/input.rs).
-/// Diagnostics name its files under `display`.
+/// `render --out` hashes it, with its plan (`--plan`) and its inputs.
+/// Diagnostics name its files under `display`. A host's config (with the
+/// spans of its values and its merge policy, src/output/fleetdiff/input.rs)
+/// is compiled again when the diff reads it, which it does only for a host
+/// whose hashes differ: a side keeps no config, so that 10k hosts fit in
+/// memory. The inventory, the key store and the compiler (whose caches make
+/// the second compile cheap: each file was parsed once) therefore live as
+/// long as the process, which runs one diff.
 fn inventory_side(
     ctx: &Context,
     dir: &Path,
@@ -200,8 +205,12 @@ fn inventory_side(
     ssh: &revision::Place,
     plans: bool,
 ) -> Result<Side, Failure> {
-    let inventory = Inventory::discover(dir, display)?;
-    let keys = KeyStore::new(&ssh.dir, &ssh.display, ctx.limits.max_file_size);
+    let inventory: &'static Inventory = Box::leak(Box::new(Inventory::discover(dir, display)?));
+    let keys: &'static KeyStore = Box::leak(Box::new(KeyStore::new(
+        &ssh.dir,
+        &ssh.display,
+        ctx.limits.max_file_size,
+    )));
     // Files are shown relative to the inventory, key files under the SSH
     // directory given on the command line, whatever tree they were read from.
     let names = Arc::new(Names::new(
@@ -209,7 +218,7 @@ fn inventory_side(
         &ssh.display,
         &ctx.ssh_dir.display().to_string(),
     ));
-    let compiler = Compiler::new(&inventory, &keys, ctx.limits);
+    let compiler = Arc::new(Compiler::new(inventory, keys, ctx.limits));
     let hosts: Vec<_> = inventory.hosts.iter().collect();
     let templates = crate::plan::render::Templates::new(None, 0).map_err(|d| vec![d])?;
     let results = ctx.compile_all(&compiler, &hosts, |host, c| {
@@ -220,8 +229,8 @@ fn inventory_side(
         } else {
             None
         };
-        let (config, inputs) = HostConfig::from_compiled(c, &names);
-        Ok((host.fqdn.clone(), fleet::hash(&text), config, plan, inputs))
+        let inputs = HostConfig::inputs(&c, &names);
+        Ok((fleet::hash(&text), plan, inputs))
     });
     let mut files = Files::default();
     let mut side = Side {
@@ -229,15 +238,19 @@ fn inventory_side(
         files: None,
     };
     let mut errors = Vec::new();
-    for r in results {
+    for (host, r) in inventory.hosts.iter().zip(results) {
         match r {
-            Ok((fqdn, hash, config, plan, inputs)) => {
-                let config = Arc::new(config);
+            Ok((hash, plan, inputs)) => {
+                let (compiler, names) = (compiler.clone(), names.clone());
+                let load = move || {
+                    let c = compiler.compile(host)?;
+                    Ok(Arc::new(HostConfig::from_compiled(c, &names)))
+                };
                 side.hosts.insert(
-                    fqdn,
+                    host.fqdn.clone(),
                     HostState {
                         hash,
-                        load: Box::new(move || Ok(config.clone())),
+                        load: Box::new(load),
                         plan,
                         inputs: files.add(inputs),
                     },
@@ -274,7 +287,7 @@ fn rendered_side(dir: &Path) -> Result<(Side, fleet::DirLock), Diag> {
                 hash: hash.clone(),
                 load: Box::new(move || {
                     Ok(Arc::new(HostConfig {
-                        node: read_rendered(&file)?,
+                        node: read_rendered(&file).map_err(|d| vec![d])?,
                         policy: None,
                         names: None,
                         levels: Vec::new(),

@@ -30,7 +30,7 @@ pub fn filter(selectors: &[String], old: &mut Side, new: &mut Side) -> Result<()
         for (fqdn, state) in &side.hosts {
             match (state.load)().map(|config| header(fqdn, &config.node)) {
                 Ok(h) => headers.push(h),
-                Err(d) => errors.push(d),
+                Err(d) => errors.extend(d),
             }
         }
     }

@@ -75,38 +75,20 @@ impl Names {
 }
 
 impl HostConfig {
-    /// Reads a compiled host. Returns the config and the host's inputs, each
-    /// with its content (shown name → text): the chain's level and class
-    /// files, and the key files it read. An injected key is located in its
-    /// key file (`ssh/alice.pub:1`), not at the YAML entry that named it, so
-    /// a key rotation names the file that changed.
-    pub fn from_compiled(
-        c: Compiled,
-        names: &Arc<Names>,
-    ) -> (HostConfig, Vec<(Arc<str>, Content)>) {
-        let levels: Vec<(Arc<str>, Arc<Node>)> = c
+    /// Reads a compiled host. An injected key is located in its key file
+    /// (`ssh/alice.pub:1`), not at the YAML entry that named it, so a key
+    /// rotation names the file that changed.
+    pub fn from_compiled(c: Compiled, names: &Arc<Names>) -> HostConfig {
+        let levels = c
             .levels
             .iter()
             .map(|l| (Arc::from(l.file.as_str()), l.node.clone()))
             .collect();
-        let mut inputs: Vec<(Arc<str>, Content)> = c
-            .levels
-            .iter()
-            .map(|l| {
-                let text = l
-                    .node
-                    .span
-                    .source
-                    .as_ref()
-                    .map_or_else(|| Arc::from(""), |s| s.text.clone());
-                (Arc::from(l.file.as_str()), Content::Text(text))
-            })
-            .collect();
-        let mut key_files = KeyFiles::default();
+        let mut sources = HashMap::new();
         let mut node = c.config;
         if let Value::Map(root) = &mut node.value {
             if let Some(e) = root.get_mut("ssh_keys") {
-                key_files.locate(&mut e.node, &c.domain_keys);
+                locate(&mut sources, &mut e.node, &c.domain_keys);
             }
             let users = root
                 .get_mut("freebsd")
@@ -126,20 +108,49 @@ impl HostConfig {
                 if let Value::Map(fields) = &mut item.value
                     && let Some(e) = fields.get_mut("ssh_keys")
                 {
-                    key_files.locate(&mut e.node, &user.keys);
+                    locate(&mut sources, &mut e.node, &user.keys);
                 }
             }
         }
-        for (file, keys) in key_files.contents {
-            inputs.push((Arc::from(names.show(&file)), Content::Keys(keys)));
-        }
-        let config = HostConfig {
+        HostConfig {
             node,
             policy: Some(c.policy),
             names: Some(names.clone()),
             levels,
-        };
-        (config, inputs)
+        }
+    }
+
+    /// The inputs of a compiled host, each with its content (shown name →
+    /// content): the chain's level and class files, and the key files it
+    /// read.
+    pub fn inputs(c: &Compiled, names: &Names) -> Vec<(Arc<str>, Content)> {
+        let mut inputs: Vec<(Arc<str>, Content)> = c
+            .levels
+            .iter()
+            .map(|l| {
+                let text = l
+                    .node
+                    .span
+                    .source
+                    .as_ref()
+                    .map_or_else(|| Arc::from(""), |s| s.text.clone());
+                (Arc::from(l.file.as_str()), Content::Text(text))
+            })
+            .collect();
+        let mut keys: BTreeMap<&str, BTreeSet<(usize, String)>> = BTreeMap::new();
+        for key in c
+            .domain_keys
+            .iter()
+            .chain(c.users.iter().flat_map(|u| &u.keys))
+        {
+            if let Origin::File { path, line, .. } = &key.origin {
+                keys.entry(path).or_default().insert((*line, key.line()));
+            }
+        }
+        for (file, keys) in keys {
+            inputs.push((Arc::from(names.show(file)), Content::Keys(keys)));
+        }
+        inputs
     }
 }
 
@@ -176,41 +187,26 @@ impl Files {
     }
 }
 
-/// The key files a host read: one source per file (for spans), and the keys
-/// read from each, by line (for the content check).
-#[derive(Default)]
-struct KeyFiles {
-    sources: HashMap<String, Arc<Source>>,
-    contents: BTreeMap<String, BTreeSet<(usize, String)>>,
-}
-
-impl KeyFiles {
-    /// Gives each item of a resolved key list the place of its key: the line
-    /// of its key file (inline keys keep their YAML span).
-    fn locate(&mut self, list: &mut Node, keys: &[Key]) {
-        let Value::Seq(items) = &mut list.value else {
-            return;
+/// Gives each item of a resolved key list the place of its key: the line of
+/// its key file (inline keys keep their YAML span). One source per key file.
+fn locate(sources: &mut HashMap<String, Arc<Source>>, list: &mut Node, keys: &[Key]) {
+    let Value::Seq(items) = &mut list.value else {
+        return;
+    };
+    for (item, key) in items.iter_mut().zip(keys) {
+        let Origin::File { path, line, .. } = &key.origin else {
+            continue;
         };
-        for (item, key) in items.iter_mut().zip(keys) {
-            let Origin::File { path, line, .. } = &key.origin else {
-                continue;
-            };
-            let source = self
-                .sources
-                .entry(path.clone())
-                .or_insert_with(|| Source::new(path.clone(), ""))
-                .clone();
-            item.span = Span {
-                source: Some(source),
-                offset: 0,
-                len: 0,
-                line: u32::try_from(*line).unwrap_or(u32::MAX),
-                col: 1,
-            };
-            self.contents
-                .entry(path.clone())
-                .or_default()
-                .insert((*line, key.line()));
-        }
+        let source = sources
+            .entry(path.clone())
+            .or_insert_with(|| Source::new(path.clone(), ""))
+            .clone();
+        item.span = Span {
+            source: Some(source),
+            offset: 0,
+            len: 0,
+            line: u32::try_from(*line).unwrap_or(u32::MAX),
+            col: 1,
+        };
     }
 }

@@ -25,8 +25,9 @@ pub use input::{Content, Files, HostConfig, Names};
 pub use markdown::{MAX_COMMENT, to_markdown};
 pub use text::{to_stat, to_text};
 
-use crate::diag::Diag;
+use crate::diag::Diags;
 use crate::merge::Policy;
+use rayon::prelude::*;
 
 /// The version of the JSON report (docs/diff.md). 2: changes by identity,
 /// with causes, changed inputs and groups.
@@ -42,8 +43,9 @@ pub struct Side {
 
 pub struct HostState {
     pub hash: String,
-    /// The config, loaded only when the hashes differ.
-    pub load: Box<dyn Fn() -> Result<Arc<HostConfig>, Diag> + Send + Sync>,
+    /// The config, loaded (or compiled again) only when the hashes differ,
+    /// so that the configs of a fleet are never all in memory.
+    pub load: Box<dyn Fn() -> Result<Arc<HostConfig>, Diags> + Send + Sync>,
     /// The install plan's text, for `--plan`.
     pub plan: Option<String>,
     /// The files the host was compiled from: its chain's level and class
@@ -171,7 +173,7 @@ impl Report {
 
 /// Compares two sides. With `plans`, hosts are compared by their install
 /// plans instead of their configs.
-pub fn compare(old: &Side, new: &Side, plans: bool) -> Result<Report, Diag> {
+pub fn compare(old: &Side, new: &Side, plans: bool) -> Result<Report, Diags> {
     let mut report = Report {
         format_version: FORMAT_VERSION,
         summary: Summary::default(),
@@ -183,22 +185,36 @@ pub fn compare(old: &Side, new: &Side, plans: bool) -> Result<Report, Diag> {
     for fqdn in old.hosts.keys().filter(|h| !new.hosts.contains_key(*h)) {
         report.removed.push(fqdn.clone());
     }
+    let mut both = Vec::new();
     for (fqdn, n) in &new.hosts {
-        let Some(o) = old.hosts.get(fqdn) else {
-            report.added.push(fqdn.clone());
-            continue;
-        };
-        let change = if plans {
-            plan_change(fqdn, o, n)
-        } else if o.hash == n.hash {
-            None
-        } else {
-            config_change(fqdn, old, o, new, n)?
-        };
-        match change {
-            Some(c) => report.changed.push(c),
-            None => report.summary.unchanged += 1,
+        match old.hosts.get(fqdn) {
+            Some(o) => both.push((fqdn, o, n)),
+            None => report.added.push(fqdn.clone()),
         }
+    }
+    // In parallel: reading a config may compile the host again.
+    let results: Vec<Result<Option<HostChange>, Diags>> = both
+        .par_iter()
+        .map(|(fqdn, o, n)| {
+            if plans {
+                Ok(plan_change(fqdn, o, n))
+            } else if o.hash == n.hash {
+                Ok(None)
+            } else {
+                config_change(fqdn, old, o, new, n)
+            }
+        })
+        .collect();
+    let mut errors = Vec::new();
+    for r in results {
+        match r {
+            Ok(Some(c)) => report.changed.push(c),
+            Ok(None) => report.summary.unchanged += 1,
+            Err(e) => errors.extend(e),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
     }
     report.summary.changed = report.changed.len();
     report.summary.added = report.added.len();
@@ -233,7 +249,7 @@ fn config_change(
     o: &HostState,
     new: &Side,
     n: &HostState,
-) -> Result<Option<HostChange>, Diag> {
+) -> Result<Option<HostChange>, Diags> {
     let (a, b) = ((o.load)()?, (n.load)()?);
     // Lists are identified by the new side's merge policy, else the old
     // side's; two render directories have neither: the built-in rules.
