@@ -103,10 +103,11 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
 }
 
 /// The command line that prints this diff whole, for the markdown form's
-/// last line when the comment is cut: the directories unless they are the
-/// defaults, the sides, `--plan`.
+/// last line when the comment is cut: the sides, the directories unless
+/// they are the defaults, the selectors, `--plan`.
 fn again(ctx: &Context, args: &Args) -> String {
-    let mut words = vec!["beryl".to_string()];
+    let mut words = vec!["beryl".to_string(), "diff".to_string(), args.old.clone()];
+    words.extend(args.new.clone());
     for (flag, dir, default) in [
         ("-i", &ctx.inventory_dir, "inventory"),
         ("--ssh-dir", &ctx.ssh_dir, "ssh"),
@@ -116,9 +117,10 @@ fn again(ctx: &Context, args: &Args) -> String {
             words.push(dir.display().to_string());
         }
     }
-    words.push("diff".into());
-    words.push(args.old.clone());
-    words.extend(args.new.clone());
+    for s in &args.select {
+        words.push("--select".into());
+        words.push(s.clone());
+    }
     if args.plan {
         words.push("--plan".into());
     }
