@@ -32,7 +32,8 @@ impl Reporter {
         Self { handler }
     }
 
-    /// Prints each diagnostic once, in order, then a count when there are several.
+    /// Prints each diagnostic once, in order, then a count when there are
+    /// several (errors and warnings apart).
     pub fn print(&self, diags: &[Diag]) {
         let text = self.render(diags);
         let _ = std::io::stderr().lock().write_all(text.as_bytes());
@@ -58,9 +59,27 @@ impl Reporter {
             }
             text.push_str(&one);
         }
-        if unique.len() > 1 {
-            text.push_str(&format!("error: {} errors\n", unique.len()));
-        }
+        text.push_str(&count(&unique));
         text
+    }
+}
+
+/// The closing line: `error: 3 errors`, `error: 1 error, 2 warnings` or
+/// `warning: 2 warnings`; nothing for a single diagnostic.
+fn count(diags: &[&Diag]) -> String {
+    use crate::diag::set::plural;
+    if diags.len() < 2 {
+        return String::new();
+    }
+    let errors = diags.iter().filter(|d| d.is_error()).count();
+    let warnings = diags.len() - errors;
+    match (errors, warnings) {
+        (e, 0) => format!("error: {}\n", plural(e, "error", "errors")),
+        (0, w) => format!("warning: {}\n", plural(w, "warning", "warnings")),
+        (e, w) => format!(
+            "error: {}, {}\n",
+            plural(e, "error", "errors"),
+            plural(w, "warning", "warnings")
+        ),
     }
 }

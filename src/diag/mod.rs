@@ -5,9 +5,17 @@
 //! functions in its own module; they all return `Diag`, so errors from several
 //! stages can be collected, deduplicated and reported together.
 //!
+//! A diagnostic is an error or a warning ([`Severity`]): both travel in the
+//! same lists, and only errors fail a stage (see [`Diag::is_error`]). A run
+//! over several hosts records on each diagnostic the hosts it was found on,
+//! and a diagnostic that follows from another names its cause; [`set`]
+//! groups them for reporting.
+//!
 //! `Diag` implements [`miette::Diagnostic`]: the first label's file is the
 //! source snippet, and labels that sit in other files become related advice
 //! with their own snippet.
+
+pub mod set;
 
 use std::fmt;
 
@@ -15,11 +23,35 @@ use miette::{Diagnostic, LabeledSpan, MietteSpanContents, SourceCode, SourceSpan
 
 use crate::value::Span;
 
+/// How bad a diagnostic is: an error fails the command (exit 2); a warning
+/// is reported and the command goes on (`check --deny-warnings` makes it an
+/// error).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+impl Severity {
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Diag {
     pub code: &'static str,
     pub message: String,
     pub help: Option<String>,
+    pub severity: Severity,
+    /// The hosts whose compile found it, when a command compiles several.
+    pub hosts: Vec<String>,
+    /// The [`Diag::dedup_key`] of the diagnostic this one follows from (a
+    /// query that fails because another host does), if any.
+    pub cause: Option<String>,
     labels: Vec<(Span, String)>,
     related: Vec<Diag>,
     advice: bool,
@@ -33,10 +65,53 @@ impl Diag {
             code,
             message: message.into(),
             help: None,
+            severity: Severity::Error,
+            hosts: Vec::new(),
+            cause: None,
             labels: Vec::new(),
             related: Vec::new(),
             advice: false,
         }
+    }
+
+    /// A warning: reported, but it fails nothing.
+    pub fn warning(code: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            severity: Severity::Warning,
+            ..Self::new(code, message)
+        }
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+
+    /// Marks the diagnostic as following from `cause`.
+    pub fn because(mut self, cause: &Diag) -> Self {
+        self.cause = Some(cause.dedup_key());
+        self
+    }
+
+    /// Adds a note, printed after the diagnostic, at `span` when it has one.
+    pub fn note(mut self, span: Option<&Span>, text: impl Into<String>) -> Self {
+        let text = text.into();
+        let mut note = Diag::new(self.code, text.clone());
+        note.advice = true;
+        if let Some(span) = span.filter(|s| s.source.is_some()) {
+            note.labels.push((span.clone(), text));
+        }
+        self.related.push(note);
+        self
+    }
+
+    /// Every label: the primary one first, then the others in the same file.
+    pub fn labels(&self) -> &[(Span, String)] {
+        &self.labels
+    }
+
+    /// The notes: labels in other files, and [`Diag::note`]s.
+    pub fn related(&self) -> &[Diag] {
+        &self.related
     }
 
     /// Adds a labelled span. The first label picks the source snippet; a label in
@@ -68,14 +143,33 @@ impl Diag {
         self.labels.first().map(|(s, _)| s)
     }
 
-    /// A key that identifies the same error reached from several hosts.
+    /// A key that identifies the same error reached from several hosts. List
+    /// positions in the message are left out: an item's index in a merged
+    /// list differs between hosts when a higher level removes an item above
+    /// it, and the error is still the one at this place.
     pub fn dedup_key(&self) -> String {
         let at = self
             .span()
             .map(|s| format!("{s}@{}", s.offset))
             .unwrap_or_default();
-        format!("{}|{}|{}", self.code, self.message, at)
+        format!("{}|{}|{}", self.code, without_indexes(&self.message), at)
     }
+}
+
+/// `text` with every `[digits]` written `[]`.
+fn without_indexes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find('[') {
+        out.push_str(&rest[..=i]);
+        rest = &rest[i + 1..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits > 0 && rest[digits..].starts_with(']') {
+            rest = &rest[digits..];
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 impl fmt::Display for Diag {
@@ -243,10 +337,10 @@ impl Diagnostic for Report<'_> {
     }
 
     fn severity(&self) -> Option<miette::Severity> {
-        Some(if self.diag.advice {
-            miette::Severity::Advice
-        } else {
-            miette::Severity::Error
+        Some(match (self.diag.advice, self.diag.severity) {
+            (true, _) => miette::Severity::Advice,
+            (false, Severity::Error) => miette::Severity::Error,
+            (false, Severity::Warning) => miette::Severity::Warning,
         })
     }
 
@@ -321,6 +415,14 @@ mod tests {
         assert_eq!(d.span().unwrap().to_string(), "a.yml:1:4");
         let report = Report::new(&d);
         assert_eq!(report.related[0].to_string(), "and there (b.yml:1:4)");
+    }
+
+    #[test]
+    fn list_positions_do_not_tell_errors_apart() {
+        let at = |m: &str| Diag::new("beryl::test", m).dedup_key();
+        assert_eq!(at("invalid a.b[3]: x"), at("invalid a.b[2]: x"));
+        assert_eq!(without_indexes("a[12][0].b [x] [] ["), "a[][].b [x] [] [");
+        assert_ne!(at("invalid a.b[3]: x"), at("invalid a.c[3]: x"));
     }
 }
 
