@@ -55,7 +55,10 @@ impl Settings {
             match key.as_str() {
                 "ignore_class_notfound" => match n.value {
                     Value::Bool(b) => out.ignore_class_notfound = b,
-                    ref other => errors.push(expected(n, "true or false", other)),
+                    ref other => errors.push(match crate::yaml::spelling::hint(n, true) {
+                        Some(h) => expected(n, "true or false", other).help(h),
+                        None => expected(n, "true or false", other),
+                    }),
                 },
                 "ignore_class_notfound_regexp" => {
                     // reclass takes a single pattern or a list of them.

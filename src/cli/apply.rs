@@ -117,6 +117,7 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
     for host in &hosts {
         let planned = compiler
             .compile(host)
+            .inspect(|c| ctx.warn(&c.diags))
             .and_then(|c| desired::build(&host.fqdn, &c))
             .and_then(|h| {
                 let steps = apply::steps(&h).map_err(|e| quoting(&host.fqdn, e))?;

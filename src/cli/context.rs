@@ -1,22 +1,53 @@
 //! What every command needs: the inventory, the key store and the limits,
 //! and the hosts the command line selects.
 
+use std::collections::HashSet;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 use super::Failure;
 use super::options::{Before, InventoryArgs, KeyArgs, Uses};
 use crate::compile::Compiler;
-use crate::diag::Diag;
+use crate::diag::{Diag, Diags};
 use crate::inventory::{Host, Inventory};
 use crate::keys::KeyStore;
 use crate::select::{self, Universe};
 use crate::yaml::Limits;
+
+/// Warnings kept to print on stderr when a command ends, each once (by its
+/// [`Diag::dedup_key`]); shared between the command's context and the caller.
+#[derive(Clone, Default)]
+pub struct Warnings(Arc<Mutex<(Diags, HashSet<String>)>>);
+
+impl Warnings {
+    pub fn add(&self, diags: &[Diag]) {
+        if diags.is_empty() {
+            return;
+        }
+        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let (list, keys) = &mut *kept;
+        for d in diags {
+            if keys.insert(d.dedup_key()) {
+                list.push(d.clone());
+            }
+        }
+    }
+
+    /// The warnings kept so far, in the order found.
+    pub fn take(&self) -> Diags {
+        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        kept.1.clear();
+        std::mem::take(&mut kept.0)
+    }
+}
 
 pub struct Context {
     pub inventory_dir: std::path::PathBuf,
     pub ssh_dir: std::path::PathBuf,
     pub limits: Limits,
     pub keys: KeyStore,
+    /// The warnings of the hosts compiled (see [`Context::warn`]).
+    warnings: Warnings,
 }
 
 impl Context {
@@ -42,7 +73,21 @@ impl Context {
             ssh_dir,
             limits,
             keys,
+            warnings: Default::default(),
         })
+    }
+
+    /// Shares `warnings` with the caller, who prints them once the command
+    /// ends (cli::run).
+    pub fn sharing(mut self, warnings: &Warnings) -> Self {
+        self.warnings = warnings.clone();
+        self
+    }
+
+    /// Keeps warnings to print on stderr once the command ends, each once
+    /// however many hosts found it. The output on stdout never changes.
+    pub fn warn(&self, diags: &[Diag]) {
+        self.warnings.add(diags);
     }
 
     pub fn inventory(&self) -> Result<Inventory, Failure> {

@@ -80,6 +80,7 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
     let refs: Vec<&Node> = docs.iter().collect();
     let mut merged = merge::merge_documents(&refs, &Policy::default(), root.as_ref())?;
     crate::refs::resolve(&mut merged, &ctx.limits)?;
+    ctx.warn(&merged.diags);
     let text = output::to_string(&merged.node, args.format).map_err(|d| vec![d])?;
     write_out(out, &text)?;
     Ok(Outcome::Ok)

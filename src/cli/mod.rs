@@ -28,6 +28,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 pub use context::Context;
+use context::Warnings;
 pub use report::Reporter;
 
 use crate::diag::Diags;
@@ -87,6 +88,9 @@ pub enum Outcome {
     Ok,
     /// Differences were found (diff, apply --exit-code).
     Differences,
+    /// Errors were found and already written as the command's output
+    /// (`check --format json|github`): exit 2.
+    Failed,
 }
 
 /// A command's failure: the diagnostics to print, already complete.
@@ -104,8 +108,10 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let reporter = Reporter::new(cli.color);
     let mut out = std::io::stdout().lock();
     let out = &mut out;
-    // Each command's context holds the option groups it reads (options.rs).
-    let ctx = |uses: Uses<'_>| Context::new(uses, &cli.before);
+    // Each command's context holds the option groups it reads (options.rs),
+    // and shares the warnings of the hosts it compiles with this function.
+    let warnings = Warnings::default();
+    let ctx = |uses: Uses<'_>| Context::new(uses, &cli.before).map(|c| c.sharing(&warnings));
     let none = Uses::default();
     let result = match &cli.command {
         Command::Render(a) => ctx(a.opts.uses()).and_then(|c| render::run(&c, a, out)),
@@ -138,10 +144,19 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Man(a) => ctx(none).and_then(|c| man::run(&c, a, out)),
     };
     let flushed = out.flush();
+    // Warnings first, then the errors, with one count for both.
+    let mut diags = warnings.take();
     match result {
-        Ok(Outcome::Ok) => exit_after_write(flushed, 0),
-        Ok(Outcome::Differences) => exit_after_write(flushed, 1),
-        Err(diags) => {
+        Ok(outcome) => {
+            reporter.print(&diags);
+            match outcome {
+                Outcome::Ok => exit_after_write(flushed, 0),
+                Outcome::Differences => exit_after_write(flushed, 1),
+                Outcome::Failed => ExitCode::from(2),
+            }
+        }
+        Err(errors) => {
+            diags.extend(errors);
             reporter.print(&diags);
             ExitCode::from(2)
         }

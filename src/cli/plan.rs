@@ -77,6 +77,7 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
     for host in &hosts {
         let text = compiler
             .compile(host)
+            .inspect(|c| ctx.warn(&c.diags))
             .and_then(|c| plan::build(&host.fqdn, &c))
             .and_then(|p| render(&templates, &p, args.format).map_err(|d| vec![d]));
         match text {

@@ -8,6 +8,7 @@
 
 mod fleet;
 mod levels;
+mod warn;
 
 pub(crate) use levels::check as check_level;
 
@@ -42,6 +43,11 @@ pub struct Compiled {
     /// first, and the table they merged with (for `explain`).
     pub levels: Vec<Level>,
     pub policy: Policy,
+    /// The warnings about this host (its errors fail the compile instead).
+    pub diags: Diags,
+    /// Where the rules of the levels' `merge:` tables that were in force at
+    /// some path of this host are written (built-in rules left out).
+    pub rules_used: Vec<Span>,
 }
 
 /// One document of a host's chain.
@@ -80,6 +86,8 @@ pub struct Compiler<'a> {
     fleet: OnceLock<Fleet>,
     /// What the fleet needs and was found on the way (fleet.rs).
     found: fleet::Found,
+    /// Each level file's YAML 1.1 spellings in free-form data (warn.rs).
+    spelled: warn::Spelled,
 }
 
 impl<'a> Compiler<'a> {
@@ -93,6 +101,7 @@ impl<'a> Compiler<'a> {
             library: Library::new(inventory, limits),
             fleet: OnceLock::new(),
             found: fleet::Found::default(),
+            spelled: warn::Spelled::default(),
         }
     }
 
@@ -106,9 +115,15 @@ impl<'a> Compiler<'a> {
     ) -> Result<Compiled, Diags> {
         let fleet::Resolved {
             nodes,
-            merged,
+            mut merged,
             references,
         } = self.resolved(host, expanded, fleet)?;
+        let mut diags = std::mem::take(&mut merged.diags);
+        let rules_used = merged
+            .rules_used()
+            .filter(|r| r.key_span.source.is_some())
+            .map(|r| r.key_span.clone())
+            .collect();
         let policy = merged.policy;
         let mut merged = merged.node;
         let exports = crate::exports::take(&mut merged)?;
@@ -126,8 +141,19 @@ impl<'a> Compiler<'a> {
                 node,
                 written: d.node.clone(),
             })
-            .collect();
-        complete(merged, references, levels, policy, self.keys)
+            .collect::<Vec<_>>();
+        diags.extend(self.spelled.warnings(&levels));
+        match complete(merged, references, levels, policy, self.keys) {
+            Ok(mut c) => {
+                c.diags = diags;
+                c.rules_used = rules_used;
+                Ok(c)
+            }
+            Err(mut errors) => {
+                errors.extend(diags);
+                Err(errors)
+            }
+        }
     }
 
     fn load(&self, kind: LevelKind, file: &crate::inventory::LevelFile) -> Loaded {
@@ -184,6 +210,8 @@ pub fn complete(
             freebsd,
             domain_keys,
             users,
+            diags: Vec::new(),
+            rules_used: Vec::new(),
         }),
         _ => Err(errors),
     }

@@ -119,7 +119,10 @@ pub fn login(config: &Node, fqdn: &str) -> Result<Login, Vec<Diag>> {
             }
             ("host", _) => errors.push(bad("a host name or an IP address")),
             ("port", Value::Int(p)) if (1..=65535).contains(p) => t.port = *p as u16,
-            ("port", _) => errors.push(bad("a port number from 1 to 65535")),
+            ("port", _) => errors.push(match crate::yaml::spelling::hint(n, false) {
+                Some(h) => bad("a port number from 1 to 65535").help(h),
+                None => bad("a port number from 1 to 65535"),
+            }),
             ("user", Value::Str(u)) if crate::schema::rules::user_name(u).is_ok() => {
                 t.user = u.clone();
                 t.span = Some(n.span.clone());

@@ -193,26 +193,35 @@ impl<'p> Engine<'p> {
         };
         let mut acc: Vec<Node> = self.elements(memo);
         let mut rest = steps;
+        // The markers that removed something from a lower level, and the
+        // strings of the lower levels (for a did-you-mean).
+        let mut hits = Hits::default();
         if spec.merge_hash_arrays {
-            rest = self.by_index(spec, &mut acc, steps, &marker);
+            rest = self.by_index(spec, &mut acc, steps, &marker, &mut hits);
         }
         let mut unioned = false;
         for step in rest {
-            let mut dest: Vec<Node> = match step {
-                Step::Merge(v) => self.elements(v),
-                Step::SelfMerge => acc.clone(),
+            let (mut dest, lower): (Vec<Node>, bool) = match step {
+                Step::Merge(v) => (self.elements(v), true),
+                Step::SelfMerge => (acc.clone(), false),
                 // Only a mapping overwrites in a loop; a list never sees this.
                 Step::Overwrite => continue,
             };
             unioned = true;
             if let Some(p) = prefix {
-                knock_out(&acc, &mut dest, p);
+                let hit = knock_out(&acc, &mut dest, p);
+                if lower {
+                    hits.record(hit, &dest);
+                }
             }
             order::union(&mut dest, std::mem::take(&mut acc));
             acc = dest;
             if spec.sort_merged_arrays {
                 order::sort(&mut acc);
             }
+        }
+        if let Some(p) = prefix {
+            self.unused_markers(&acc, p, &hits);
         }
         // Markers have done their work on every level below them.
         acc.retain(|n| !marker(n));
@@ -249,6 +258,7 @@ impl<'p> Engine<'p> {
         acc: &mut Vec<Node>,
         steps: &'s [Step<'a>],
         marker: &dyn Fn(&Node) -> bool,
+        hits: &mut Hits,
     ) -> &'s [Step<'a>] {
         let all_maps = |items: &[Node]| items.iter().all(|n| matches!(n.value, Value::Map(_)));
         let (markers, elements): (Vec<Node>, Vec<Node>) =
@@ -275,7 +285,8 @@ impl<'p> Engine<'p> {
                 }
             };
             if let Some(p) = spec.knockout_prefix.as_deref() {
-                knock_out(&markers, &mut dest, p);
+                let hit = knock_out(&markers, &mut dest, p);
+                hits.record(hit, &dest);
             }
             if !all_maps(&dest) {
                 break;
@@ -304,20 +315,70 @@ impl<'p> Engine<'p> {
 
 /// Applies the markers of `src` (the higher side) to `dest`: a bare prefix
 /// empties it, `--x` removes the string `x` (and copies of the marker itself).
-fn knock_out(src: &[Node], dest: &mut Vec<Node>, prefix: &str) {
+/// Returns the targets removed (`x`).
+fn knock_out(src: &[Node], dest: &mut Vec<Node>, prefix: &str) -> Vec<String> {
     let mut targets: Vec<&str> = Vec::new();
     for s in src.iter().filter_map(Node::as_str) {
         if s == prefix {
             dest.clear();
-            return;
+            return Vec::new();
         }
         if let Some(t) = s.strip_prefix(prefix) {
             targets.push(t);
             targets.push(s);
         }
     }
+    let mut removed = Vec::new();
     if !targets.is_empty() {
-        dest.retain(|n| n.as_str().is_none_or(|s| !targets.contains(&s)));
+        dest.retain(|n| match n.as_str() {
+            Some(s) if targets.contains(&s) => {
+                removed.push(s.to_string());
+                false
+            }
+            _ => true,
+        });
+    }
+    removed
+}
+
+/// What the markers of one list did to the lower levels.
+#[derive(Default)]
+struct Hits {
+    removed: std::collections::HashSet<String>,
+    /// The strings left in the lower levels, with their places.
+    below: Vec<(String, crate::value::Span)>,
+}
+
+impl Hits {
+    fn record(&mut self, removed: Vec<String>, left: &[Node]) {
+        self.removed.extend(removed);
+        for n in left {
+            if let Some(s) = n.as_str() {
+                self.below.push((s.to_string(), n.span.clone()));
+            }
+        }
+    }
+}
+
+impl Engine<'_> {
+    /// Reports each marker `--x` of a merged list that removed nothing.
+    fn unused_markers(&mut self, acc: &[Node], prefix: &str, hits: &Hits) {
+        for n in acc {
+            let Some(target) = n.as_str().and_then(|s| s.strip_prefix(prefix)) else {
+                continue;
+            };
+            if target.is_empty() || target.starts_with(prefix) || hits.removed.contains(target) {
+                continue;
+            }
+            let k = super::warn::Knockout {
+                written: format!("{prefix}{target}"),
+                target,
+                span: &n.span,
+                what: "lists",
+            };
+            let below = hits.below.iter().map(|(s, span)| (s.as_str(), span));
+            self.knockout_unused(&k, below);
+        }
     }
 }
 

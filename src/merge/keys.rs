@@ -161,7 +161,7 @@ impl Engine<'_> {
                     continue;
                 }
                 if let Some(first) = seen.insert(name, &entry.key_span) {
-                    self.errors.push(
+                    self.diags.push(
                         Diag::new(
                             "beryl::merge::prefix_clash",
                             format!("`{raw}` and another key both set `{name}` in one mapping"),
@@ -175,7 +175,7 @@ impl Engine<'_> {
                 if let Some(constant) = constants.get(name) {
                     if !constant.value.value.same(&entry.node.value) {
                         self.constants_reported.push(constant.key_span.clone());
-                        self.errors.push(
+                        self.diags.push(
                             Diag::new(
                                 "beryl::merge::constant",
                                 format!("`{name}` is a constant and cannot be changed"),
@@ -231,7 +231,7 @@ impl Engine<'_> {
                 for (raw, entry) in map {
                     let (name, _) = split(raw);
                     if let Some(first) = out.get(name) {
-                        self.errors.push(
+                        self.diags.push(
                             Diag::new(
                                 "beryl::merge::prefix_clash",
                                 format!("`{raw}` and another key both set `{name}` in one mapping"),

@@ -14,6 +14,7 @@ mod order;
 pub mod policy;
 pub mod spec;
 mod strategies;
+mod warn;
 
 use std::sync::LazyLock;
 
@@ -30,7 +31,9 @@ static DEFAULT: LazyLock<Spec> = LazyLock::new(|| Spec::of(Kind::Default));
 
 /// Merges `docs` (lowest priority first). Their `merge:` tables are layered onto
 /// `base` in order; `root`, when given, is the strategy at the root and beats
-/// any table. Returns every error found.
+/// any table. Returns every error found; warnings (a knockout that removes
+/// nothing, an empty value that deletes under `patch`) go with the errors,
+/// or into [`Merged::diags`] when there are none.
 ///
 /// Paths where a reference (`${…}`) meets another value are not merged yet:
 /// they are returned in [`Merged::deferred`], to be finished with
@@ -72,14 +75,20 @@ pub fn merge_documents(
         root: root.cloned(),
         constants: Vec::new(),
         constants_reported: Vec::new(),
+        diags: Vec::new(),
+        used: Vec::new(),
     };
     let mut engine = merged.engine(true);
     let contributions: Vec<Option<&Node>> = docs.iter().map(|d| Some(*d)).collect();
     let node = engine.merge_at(&DEFAULT, &contributions, false, false);
-    let (errors, deferred, reported) = (engine.errors, engine.deferred, engine.constants_reported);
-    if !errors.is_empty() {
-        return Err(errors);
-    }
+    let (diags, deferred, reported, used) = (
+        engine.diags,
+        engine.deferred,
+        engine.constants_reported,
+        engine.used,
+    );
+    merged.diags = errors_first(diags)?;
+    merged.used = used;
     merged.node = node.unwrap_or_else(|| Node::synthetic(Value::Map(Map::new())));
     merged.deferred = deferred;
     for doc in docs {
@@ -96,6 +105,15 @@ pub fn merge_documents(
     Ok(merged)
 }
 
+/// The diagnostics as an error when one is an error, else the warnings.
+fn errors_first(diags: Diags) -> Result<Diags, Diags> {
+    if diags.iter().any(crate::diag::Diag::is_error) {
+        Err(diags)
+    } else {
+        Ok(diags)
+    }
+}
+
 /// The result of a merge: the merged tree, and the paths left to finish.
 #[derive(Debug)]
 pub struct Merged {
@@ -106,6 +124,10 @@ pub struct Merged {
     /// The constants written in the documents, checked on the final tree.
     constants: Vec<keys::Written>,
     constants_reported: Vec<crate::value::Span>,
+    /// The warnings of the merge (its errors fail it), deferred paths included.
+    pub diags: Diags,
+    /// For each rule of `policy`, whether it was in force at some path.
+    used: Vec<bool>,
 }
 
 /// A path whose values wait for their references: a reference's type is not
@@ -128,12 +150,24 @@ impl Merged {
             policy: &self.policy,
             root: self.root.as_ref(),
             path: Vec::new(),
-            errors: Vec::new(),
+            diags: Vec::new(),
             target: true,
             defer,
             deferred: Vec::new(),
             constants_reported: Vec::new(),
+            used: vec![false; self.policy.rules().len()],
         }
+    }
+
+    /// The rules of the table that were in force at some path of the merge
+    /// (a rule overridden wherever it matches, or matching no path, is not).
+    pub fn rules_used(&self) -> impl Iterator<Item = &Rule> {
+        self.policy
+            .rules()
+            .iter()
+            .zip(&self.used)
+            .filter(|(_, used)| **used)
+            .map(|(rule, _)| rule)
     }
 
     /// Checks that every constant survived into the final tree (see
@@ -143,18 +177,22 @@ impl Merged {
     }
 
     /// Merges a deferred path's values, now free of references, with the
-    /// strategy in force there. `None` means the key is deleted.
-    pub fn finish(&self, d: &Deferred, values: &[Option<Node>]) -> Result<Option<Node>, Diags> {
-        let mut engine = self.engine(false);
-        engine.path = d.path.clone();
-        engine.target = d.target;
-        let cs: Vec<Option<&Node>> = values.iter().map(Option::as_ref).collect();
-        let out = engine.merge_at(&d.inherited, &cs, d.member, d.in_deep);
-        if engine.errors.is_empty() {
-            Ok(out)
-        } else {
-            Err(engine.errors)
+    /// strategy in force there. `None` means the key is deleted. Its
+    /// warnings join [`Merged::diags`].
+    pub fn finish(&mut self, d: &Deferred, values: &[Option<Node>]) -> Result<Option<Node>, Diags> {
+        let (out, diags, used) = {
+            let mut engine = self.engine(false);
+            engine.path = d.path.clone();
+            engine.target = d.target;
+            let cs: Vec<Option<&Node>> = values.iter().map(Option::as_ref).collect();
+            let out = engine.merge_at(&d.inherited, &cs, d.member, d.in_deep);
+            (out, engine.diags, engine.used)
+        };
+        self.diags.extend(errors_first(diags)?);
+        for (mine, theirs) in self.used.iter_mut().zip(used) {
+            *mine |= theirs;
         }
+        Ok(out)
     }
 }
 
@@ -194,12 +232,15 @@ pub fn spec_at(policy: &Policy, path: &[String]) -> (Spec, SpecOrigin) {
     inherited
 }
 
-/// The state of one merge: the table, the current path, and the errors so far.
+/// The state of one merge: the table, the current path, and the
+/// diagnostics so far (errors and warnings).
 struct Engine<'p> {
     policy: &'p Policy,
     root: Option<&'p Spec>,
     path: Vec<String>,
-    errors: Diags,
+    diags: Diags,
+    /// For each rule of the table, whether it was in force at some path.
+    used: Vec<bool>,
     /// Whether the first value at the current path comes from the lowest
     /// document, which `patch` treats as the target (its nulls are data).
     target: bool,
@@ -217,15 +258,22 @@ type Contribs<'a> = [Option<&'a Node>];
 
 impl<'p> Engine<'p> {
     /// The spec in force at the current path.
-    fn spec_here(&self, inherited: &'p Spec) -> &'p Spec {
+    fn spec_here(&mut self, inherited: &'p Spec) -> &'p Spec {
         if self.path.is_empty()
             && let Some(root) = self.root
         {
             return root;
         }
-        self.policy
-            .rule_for(&self.path)
-            .map_or(inherited, |r| &r.spec)
+        let policy: &'p Policy = self.policy;
+        match policy.rule_index_for(&self.path) {
+            Some(i) => {
+                if let Some(used) = self.used.get_mut(i) {
+                    *used = true;
+                }
+                &policy.rules()[i].spec
+            }
+            None => inherited,
+        }
     }
 
     /// Merges the values at the current path. `member` is false at the root

@@ -161,8 +161,14 @@ impl Policy {
     /// with the most literal segments (ties go to the first in table order),
     /// then the first `^regex` that matches the dotted path.
     pub fn rule_for(&self, path: &[String]) -> Option<&Rule> {
-        let mut best: Option<(&Rule, usize)> = None;
-        for rule in &self.rules {
+        self.rule_index_for(path).map(|i| &self.rules[i])
+    }
+
+    /// The index in [`Policy::rules`] of the rule for a path (see
+    /// [`Policy::rule_for`]).
+    pub fn rule_index_for(&self, path: &[String]) -> Option<usize> {
+        let mut best: Option<(usize, usize)> = None;
+        for (i, rule) in self.rules.iter().enumerate() {
             let Pattern::Path(segs) = &rule.pattern else {
                 continue;
             };
@@ -171,14 +177,14 @@ impl Policy {
             }
             let literals = Pattern::literals(segs);
             if literals == path.len() {
-                return Some(rule);
+                return Some(i);
             }
             if best.is_none_or(|(_, n)| literals > n) {
-                best = Some((rule, literals));
+                best = Some((i, literals));
             }
         }
-        if let Some((rule, _)) = best {
-            return Some(rule);
+        if let Some((i, _)) = best {
+            return Some(i);
         }
         if !self.has_regex || path.is_empty() {
             return None;
@@ -186,7 +192,7 @@ impl Policy {
         let dotted = path::display(path);
         self.rules
             .iter()
-            .find(|r| matches!(&r.pattern, Pattern::Regex(re) if re.is_match(&dotted)))
+            .position(|r| matches!(&r.pattern, Pattern::Regex(re) if re.is_match(&dotted)))
     }
 }
 

@@ -276,7 +276,10 @@ fn kind_named(name: &str, span: &Span) -> Result<Kind, Diag> {
 fn boolean(value: &Node) -> Result<bool, Diag> {
     match value.value {
         Value::Bool(b) => Ok(b),
-        _ => Err(expected(value, "true or false")),
+        _ => Err(match crate::yaml::spelling::hint(value, true) {
+            Some(h) => expected(value, "true or false").help(h),
+            None => expected(value, "true or false"),
+        }),
     }
 }
 

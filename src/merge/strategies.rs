@@ -5,9 +5,10 @@
 use indexmap::IndexMap;
 
 use super::spec::{Kind, Spec};
+use super::warn::Knockout;
 use super::{Contribs, Engine, TABLE_KEY, order, written};
 use crate::diag::Diag;
-use crate::value::{Entry, Map, Node, Value};
+use crate::value::{Entry, Map, Node, Span, Value};
 
 impl<'p> Engine<'p> {
     /// `default`, `append`, `concat`, `by_key`: folded lowest first, and a value
@@ -100,8 +101,22 @@ impl<'p> Engine<'p> {
             fn knocked<'n>(item: &'n Node, prefix: Option<&str>) -> Option<&'n str> {
                 item.as_str().and_then(|s| s.strip_prefix(prefix?))
             }
-            for target in items.iter().filter_map(|i| knocked(i, prefix)) {
+            for item in items {
+                let Some(target) = knocked(item, prefix) else {
+                    continue;
+                };
+                let before = out.len();
                 out.retain(|n| n.as_str() != Some(target));
+                if out.len() == before {
+                    let k = Knockout {
+                        written: item.as_str().unwrap_or_default().to_string(),
+                        target,
+                        span: &item.span,
+                        what: "lists",
+                    };
+                    let below = out.iter().filter_map(|n| Some((n.as_str()?, &n.span)));
+                    self.knockout_unused(&k, below);
+                }
             }
             for item in items.iter().filter(|i| knocked(i, prefix).is_none()) {
                 let item = self.whole(item);
@@ -131,7 +146,22 @@ impl<'p> Engine<'p> {
                 };
                 match prefix.and_then(|p| id.strip_prefix(p)) {
                     Some(target) => {
-                        items.shift_remove(target);
+                        if items.shift_remove(target).is_none() {
+                            let field = |n: &Node| n.get(&spec.key).map(|k| k.span.clone());
+                            let k = Knockout {
+                                written: format!("{}: {id}", spec.key),
+                                target,
+                                span: &field(item).unwrap_or_else(|| item.span.clone()),
+                                what: "defines the item",
+                            };
+                            let below: Vec<(&str, Span)> = items
+                                .iter()
+                                .filter_map(|(id, cs)| {
+                                    Some((id.as_str(), field(cs.iter().flatten().next()?)?))
+                                })
+                                .collect();
+                            self.knockout_unused(&k, below.iter().map(|(t, s)| (*t, s)));
+                        }
                     }
                     None => own.push((id, item)),
                 }
@@ -173,7 +203,7 @@ impl<'p> Engine<'p> {
                         format!("{path}: `{key}` must be a non-empty string, found {found}"),
                     )
                     .label(&n.span, format!("`{key}` must be a string"));
-                    self.errors.push(d);
+                    self.diags.push(d);
                     return None;
                 }
                 None => format!("{path} has no `{key}`"),
@@ -188,7 +218,7 @@ impl<'p> Engine<'p> {
             .help(format!(
                 "items of this list are merged by their `{key}` field"
             ));
-        self.errors.push(d);
+        self.diags.push(d);
         None
     }
 
@@ -207,7 +237,7 @@ impl<'p> Engine<'p> {
         let mut span = None;
         for value in written(cs).rev() {
             if let Value::Map(_) = value.value {
-                self.errors.push(
+                self.diags.push(
                     Diag::new(
                         "beryl::merge::type",
                         format!("{}: unique merge cannot merge hash values", self.here()),
@@ -237,7 +267,7 @@ impl<'p> Engine<'p> {
         for value in &values {
             match value.as_map() {
                 Some(m) => maps.push(Some(m)),
-                None => self.errors.push(
+                None => self.diags.push(
                     Diag::new(
                         "beryl::merge::type",
                         format!(
@@ -290,6 +320,24 @@ impl<'p> Engine<'p> {
         } else {
             0
         };
+        // The value a null deletes (or, at the root, replaces).
+        let deleting = if start > 0 {
+            start - 1
+        } else {
+            values.len().saturating_sub(1)
+        };
+        if let (Some(null), Some(wiped)) = (
+            values
+                .get(deleting)
+                .filter(|v| matches!(v.value, Value::Null)),
+            values[..deleting]
+                .iter()
+                .rev()
+                .find(|v| !matches!(v.value, Value::Null)),
+        ) && (member || start == 0)
+        {
+            self.empty_patch(null, wiped, member);
+        }
         let top = *values[start..].last()?;
         if !matches!(top.value, Value::Map(_)) {
             return Some(self.whole(top));

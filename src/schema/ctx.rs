@@ -83,16 +83,27 @@ impl Ctx {
         );
     }
 
-    /// A type error: "PATH must be EXPECTED, found TYPE".
+    /// A type error: "PATH must be EXPECTED, found TYPE". A string that
+    /// YAML 1.1 would have read as the boolean or integer expected gets a
+    /// help saying so.
     pub fn type_error(&self, path: &str, expected: &str, node: &Node) -> Diag {
-        Diag::new(
+        let d = Diag::new(
             code::TYPE,
             format!(
                 "{path} must be {expected}, found {}",
                 node.value.type_name()
             ),
         )
-        .label(&node.span, format!("expected {expected}"))
+        .label(&node.span, format!("expected {expected}"));
+        let hint = match expected {
+            "a boolean" => crate::yaml::spelling::hint(node, true),
+            "an integer" => crate::yaml::spelling::hint(node, false),
+            _ => None,
+        };
+        match hint {
+            Some(h) => d.help(h),
+            None => d,
+        }
     }
 
     /// The entries of a mapping, or a type error.

@@ -7,6 +7,7 @@
 //! `<<` are applied. Every node keeps its file, line, column and byte span.
 
 mod raw;
+pub mod spelling;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -65,6 +66,16 @@ fn read_capped_text(
             format!("{name}:{line}: the file is not valid UTF-8 (byte {byte})"),
         )
     })
+}
+
+/// The text a node was read from, when its span covers it in a loaded file:
+/// a plain scalar as written, a quoted one with its quotes, `""` for an
+/// empty value (`key:` with nothing after it).
+pub fn written(node: &Node) -> Option<&str> {
+    let source = node.span.source.as_deref()?;
+    source
+        .text
+        .get(node.span.offset..node.span.offset.checked_add(node.span.len)?)
 }
 
 /// Parses one YAML document into a mapping node. An empty document (or one

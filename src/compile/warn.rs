@@ -1,0 +1,198 @@
+//! The warnings a host's chain shows beyond its merge: a YAML 1.1 spelling
+//! in free-form data (`enabled: yes`), when another level of the chain gives
+//! the same path a value of the type YAML 1.1 would have read.
+//!
+//! Free-form data may hold any string, and `no` is a fine country code, so a
+//! spelling alone says nothing; a boolean (or integer) at the same path in
+//! another level says what was meant. Each level file is scanned once per
+//! run, whatever number of hosts share it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use super::Level;
+use crate::diag::{Diag, Diags};
+use crate::value::{Node, Value};
+use crate::yaml::spelling::{self, Meant};
+
+pub const YAML11: &str = "beryl::yaml::yaml11";
+
+/// A plain scalar of free-form data spelled the YAML 1.1 way.
+#[derive(Debug)]
+struct Spelling {
+    path: Vec<String>,
+    node: Node,
+    meant: Meant,
+    instead: String,
+}
+
+/// The spellings of each level file, found once per run.
+#[derive(Default)]
+pub(super) struct Spelled {
+    files: Mutex<HashMap<String, Arc<Vec<Spelling>>>>,
+}
+
+impl Spelled {
+    fn of(&self, level: &Level) -> Arc<Vec<Spelling>> {
+        let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
+        files
+            .entry(level.file.clone())
+            .or_insert_with(|| Arc::new(scan(&level.node)))
+            .clone()
+    }
+
+    /// A warning for each spelling that another level of the chain shows to
+    /// be meant as a boolean or a number.
+    pub(super) fn warnings(&self, levels: &[Level]) -> Diags {
+        let mut out = Vec::new();
+        for (i, level) in levels.iter().enumerate() {
+            for s in self.of(level).iter() {
+                let typed = levels
+                    .iter()
+                    .enumerate()
+                    .filter(|(j, _)| *j != i)
+                    .find_map(|(_, other)| lookup(&other.node, &s.path))
+                    .filter(|n| s.meant.same_type(&n.value));
+                if let Some(typed) = typed {
+                    out.push(warning(s, typed));
+                }
+            }
+        }
+        out
+    }
+}
+
+fn warning(s: &Spelling, typed: &Node) -> Diag {
+    let path = crate::path::display(&s.path);
+    let text = s.node.as_str().unwrap_or_default();
+    let read = match s.meant {
+        Meant::Bool(b) => format!("the boolean {b}"),
+        Meant::Int(n) => format!("the octal number {n}"),
+    };
+    let kind = s.meant.type_name();
+    Diag::warning(
+        YAML11,
+        format!(
+            "`{path}: {text}` is the string \"{text}\" in YAML 1.2, where another level sets `{path}` to {kind}"
+        ),
+    )
+    .label(
+        &s.node.span,
+        format!("a string (YAML 1.1 read {read})"),
+    )
+    .label(&typed.span, format!("{kind} here"))
+    .help(format!(
+        "write {}; or quote it (\"{text}\") if the string is meant",
+        s.instead
+    ))
+}
+
+/// Whether a root key holds free-form data: not a key beryl reads (the
+/// exports are data too).
+fn free_form(key: &str) -> bool {
+    key == crate::exports::KEY || !super::levels::RESERVED.contains(&key)
+}
+
+/// The spellings of a document's free-form mappings (lists are not walked:
+/// their items have no path another level could share).
+fn scan(doc: &Node) -> Vec<Spelling> {
+    let mut out = Vec::new();
+    let Some(root) = doc.as_map() else {
+        return out;
+    };
+    for (raw, entry) in root {
+        let key = crate::merge::keys::split(raw).0;
+        if free_form(key) {
+            walk(&entry.node, &mut vec![key.to_string()], &mut out);
+        }
+    }
+    out
+}
+
+fn walk(node: &Node, path: &mut Vec<String>, out: &mut Vec<Spelling>) {
+    match &node.value {
+        Value::Map(m) => {
+            for (raw, entry) in m {
+                path.push(crate::merge::keys::split(raw).0.to_string());
+                walk(&entry.node, path, out);
+                path.pop();
+            }
+        }
+        Value::Str(_) => {
+            if let Some((meant, instead)) = spelling::reading(node) {
+                out.push(Spelling {
+                    path: path.clone(),
+                    node: node.clone(),
+                    meant,
+                    instead,
+                });
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The value at `path` of a document, its keys' prefixes aside.
+fn lookup<'n>(doc: &'n Node, path: &[String]) -> Option<&'n Node> {
+    path.iter().try_fold(doc, |node, seg| {
+        node.as_map()?
+            .iter()
+            .find(|(k, _)| crate::merge::keys::split(k).0 == seg)
+            .map(|(_, e)| &e.node)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::Source;
+
+    fn levels(texts: &[&str]) -> Vec<Level> {
+        texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let node = Arc::new(
+                    crate::yaml::parse(&Source::new(format!("l{i}.yml"), *t), &Default::default())
+                        .unwrap(),
+                );
+                Level {
+                    file: format!("l{i}.yml"),
+                    written: node.clone(),
+                    node,
+                }
+            })
+            .collect()
+    }
+
+    fn codes(texts: &[&str]) -> Vec<String> {
+        Spelled::default()
+            .warnings(&levels(texts))
+            .iter()
+            .map(|d| d.span().unwrap().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn a_spelling_is_reported_when_another_level_shows_the_type() {
+        assert_eq!(
+            codes(&["m: {enabled: true}", "m: {enabled: yes}"]),
+            ["l1.yml:1:14"]
+        );
+        assert_eq!(
+            codes(&["~m: {mode: 0644}", "m: {=mode: 420}"]),
+            ["l0.yml:1:12"]
+        );
+        // No other level, another type, a quoted string, a list item, or a
+        // key beryl reads: quiet.
+        assert!(codes(&["m: {country: no}"]).is_empty());
+        assert!(codes(&["m: {c: 'x'}", "m: {c: no}"]).is_empty());
+        assert!(codes(&["m: {c: true}", "m: {c: 'no'}"]).is_empty());
+        assert!(codes(&["m: [true]", "m: [yes]"]).is_empty());
+        assert!(codes(&["ssh: {port: 22}", "ssh: {port: 022}"]).is_empty());
+        assert_eq!(
+            codes(&["exports: {web: true}", "exports: {web: on}"]),
+            ["l1.yml:1:16"]
+        );
+    }
+}
