@@ -16,6 +16,7 @@ pub mod fsutil;
 pub mod inventory;
 pub mod keys;
 pub mod limits;
+pub mod lint;
 pub mod merge;
 pub mod output;
 pub mod path;

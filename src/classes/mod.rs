@@ -12,6 +12,7 @@
 //! classes: [roles.backup]    _classes/roles/backup.yml, or _classes/roles/backup/init.yml
 //! ```
 
+pub mod files;
 mod settings;
 pub mod walk;
 
