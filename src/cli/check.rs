@@ -1,23 +1,38 @@
-//! `beryl check`: compile hosts and report every error.
+//! `beryl check`: compile hosts and report every error and warning.
 
 use std::io::Write;
 
 use super::{Context, Failure, Outcome, write_out};
+use crate::compile::Compiled;
+use crate::diag::Diags;
+use crate::diag::set::Set;
+use crate::inventory::Host;
+use crate::output::diagnostics::{self, Scope};
 
-/// Check hosts (every host by default) and report every error found.
+/// Check hosts (every host by default) and report every error and warning.
 ///
 /// Beyond compiling, each host with a `freebsd` section is checked for what
 /// its install and apply need, by the same code `plan` and `apply` run: the
 /// disks, raid, release and time zone of an install and the network its
 /// packages need, a known release and its disk names, no base account
 /// reused, shells and sudo provided, and a way in for apply (the `ssh:`
-/// block's user, key and sudo rule). `render` refuses the same hosts. Prints `checked N hosts: ok` on
-/// success; otherwise prints each error once and exits 2.
+/// block's user, key and sudo rule). `render` refuses the same hosts.
+/// Warnings point at what is likely a mistake but compiles (a knockout that
+/// removes nothing, a merge rule or a class that no host uses, …): they are
+/// reported, and the exit code stays 0 unless --deny-warnings.
+///
+/// Each diagnostic is reported once, sorted by file, line and column, with
+/// the hosts it was found on; an error that follows from another is folded
+/// into it. On success prints `checked N hosts: ok`; otherwise exits 2.
+/// The text report goes to stderr; json and github write it to stdout.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
     beryl check\n  \
     beryl check host01 mail.example.org\n  \
-    beryl check example.org/web/ 'edge*' class:roles.web")]
+    beryl check example.org/web/ 'edge*' class:roles.web\n  \
+    beryl check --deny-warnings\n  \
+    beryl check --format github\n  \
+    beryl check --format json > report.json")]
 pub struct Args {
     /// Hosts to check (default: all): names, DOMAIN/, DOMAIN/GROUP/, quoted globs or class:NAME (docs/inventory.md §2).
     #[arg(value_name = "SELECTOR")]
@@ -25,25 +40,107 @@ pub struct Args {
 
     #[command(flatten)]
     pub opts: super::options::CompileArgs,
+
+    /// Treat warnings as errors: report them as errors and exit 2.
+    #[arg(long, env = "BERYL_DENY_WARNINGS",
+          value_parser = clap::builder::FalseyValueParser::new())]
+    pub deny_warnings: bool,
+
+    /// The report: text for people (on stderr), json, or github workflow
+    /// commands that annotate a pull request's files (both on stdout).
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+    Github,
 }
 
 pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
     let inventory = ctx.inventory()?;
     let compiler = ctx.compiler(&inventory);
     let hosts = ctx.select(&compiler, &args.hosts, args.hosts.is_empty())?;
-    let mut errors = Vec::new();
+    let mut found = Vec::new();
+    let mut usage = crate::lint::Usage::default();
+    let mut every_host_compiles = true;
     for host in &hosts {
-        let checked = compiler
-            .compile(host)
-            .and_then(|c| crate::validate::host(&host.fqdn, &c));
-        if let Err(e) = checked {
-            errors.extend(e);
+        let diags = match compiler.compile(host) {
+            Ok(c) => {
+                usage.add(&host.fqdn, &c);
+                let mut diags = c.diags.clone();
+                if let Err(e) = validate(host, &c) {
+                    diags.extend(e);
+                }
+                diags
+            }
+            Err(e) => {
+                every_host_compiles = false;
+                e
+            }
+        };
+        found.extend(diags.into_iter().map(|mut d| {
+            d.hosts.push(host.fqdn.clone());
+            d
+        }));
+    }
+    let fleet = hosts.len() == inventory.hosts.len();
+    // What no host uses can only be told once every host compiles.
+    if every_host_compiles {
+        found.extend(usage.warnings(&inventory, fleet, ctx.limits.max_file_size));
+    }
+    report(ctx, args, &hosts, fleet, found, out)
+}
+
+/// What a compiled host's install and apply need beyond compiling.
+fn validate(host: &Host, c: &Compiled) -> Result<(), Diags> {
+    crate::validate::host(&host.fqdn, c)
+}
+
+fn report(
+    ctx: &Context,
+    args: &Args,
+    hosts: &[&Host],
+    fleet: bool,
+    found: Diags,
+    out: &mut dyn Write,
+) -> Result<Outcome, Failure> {
+    let mut set = Set::new(found);
+    if args.deny_warnings {
+        set.deny_warnings();
+    }
+    let names: Vec<String> = hosts.iter().map(|h| h.fqdn.clone()).collect();
+    let scope = Scope {
+        hosts: &names,
+        fleet,
+    };
+    let text = match args.format {
+        Format::Text => {
+            let own = |fqdn: &str| {
+                let host = hosts.iter().find(|h| h.fqdn == fqdn)?;
+                Some(host.file.display.clone())
+            };
+            let people = diagnostics::for_people(&set, &scope, &own);
+            if set.failed() {
+                return Err(people);
+            }
+            ctx.warn(&people);
+            diagnostics::summary_line(&set, &scope)
         }
-    }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    let noun = if hosts.len() == 1 { "host" } else { "hosts" };
-    write_out(out, &format!("checked {} {noun}: ok\n", hosts.len()))?;
-    Ok(Outcome::Ok)
+        Format::Json => diagnostics::json(&set, &scope).map_err(|d| vec![d])?,
+        Format::Github => {
+            let cwd = std::env::current_dir().unwrap_or_default();
+            let workspace = std::env::var_os("GITHUB_WORKSPACE").map(std::path::PathBuf::from);
+            let path = |shown: &str| diagnostics::workspace_path(shown, &cwd, workspace.as_deref());
+            diagnostics::github(&set, &scope, &path)
+        }
+    };
+    write_out(out, &text)?;
+    Ok(if set.failed() {
+        Outcome::Failed
+    } else {
+        Outcome::Ok
+    })
 }

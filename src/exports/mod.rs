@@ -229,6 +229,9 @@ fn failed(text: &str, span: &Span, fqdn: &str, errors: &Diags) -> Diag {
     if let Some(at) = errors.first().and_then(|e| e.span()) {
         d = d.label(at, format!("{fqdn} fails here"));
     }
+    if let Some(cause) = errors.first() {
+        d = d.because(cause);
+    }
     d.help(format!(
         "fix {fqdn} (`beryl check {fqdn}` shows every error), or write `$[ +IgnoreErrors … ]` to skip hosts that fail"
     ))

@@ -1,6 +1,7 @@
 //! Output formats for effective configs.
 
 pub mod annotate;
+pub mod diagnostics;
 pub mod explain;
 pub mod fleet;
 pub mod fleetdiff;
