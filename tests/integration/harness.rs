@@ -207,6 +207,8 @@ pub fn beryl_with_env(
         .env_remove("BERYL_MAX_LIST_ITEMS")
         .env_remove("BERYL_MAX_REF_DEPTH")
         .env_remove("BERYL_MAX_CLASS_DEPTH")
+        .env_remove("BERYL_DENY_WARNINGS")
+        .env_remove("GITHUB_WORKSPACE")
         .env("NO_COLOR", "1")
         .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(std::process::Stdio::piped())
