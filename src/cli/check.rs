@@ -82,7 +82,7 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
             }
         };
         found.extend(diags.into_iter().map(|mut d| {
-            d.hosts.push(host.fqdn.clone());
+            d.found_on(&host.fqdn);
             d
         }));
     }
@@ -112,17 +112,18 @@ fn report(
         set.deny_warnings();
     }
     let names: Vec<String> = hosts.iter().map(|h| h.fqdn.clone()).collect();
+    let own_file = |fqdn: &str| {
+        let host = hosts.iter().find(|h| h.fqdn == fqdn)?;
+        Some(host.file.display.clone())
+    };
     let scope = Scope {
         hosts: &names,
         fleet,
+        own_file: &own_file,
     };
     let text = match args.format {
         Format::Text => {
-            let own = |fqdn: &str| {
-                let host = hosts.iter().find(|h| h.fqdn == fqdn)?;
-                Some(host.file.display.clone())
-            };
-            let people = diagnostics::for_people(&set, &scope, &own);
+            let people = diagnostics::for_people(&set, &scope);
             if set.failed() {
                 return Err(people);
             }

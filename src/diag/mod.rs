@@ -41,19 +41,23 @@ impl Severity {
     }
 }
 
+/// What most diagnostics lack, boxed to keep a `Diag` small (it is
+/// returned by value): notes, the hosts that found it, and its cause.
+#[derive(Clone, Debug, Default)]
+struct Extra {
+    related: Vec<Diag>,
+    hosts: Vec<String>,
+    cause: Option<String>,
+}
+
 #[derive(Clone, Debug)]
 pub struct Diag {
     pub code: &'static str,
     pub message: String,
     pub help: Option<String>,
     pub severity: Severity,
-    /// The hosts whose compile found it, when a command compiles several.
-    pub hosts: Vec<String>,
-    /// The [`Diag::dedup_key`] of the diagnostic this one follows from (a
-    /// query that fails because another host does), if any.
-    pub cause: Option<String>,
     labels: Vec<(Span, String)>,
-    related: Vec<Diag>,
+    extra: Option<Box<Extra>>,
     advice: bool,
 }
 
@@ -66,10 +70,8 @@ impl Diag {
             message: message.into(),
             help: None,
             severity: Severity::Error,
-            hosts: Vec::new(),
-            cause: None,
             labels: Vec::new(),
-            related: Vec::new(),
+            extra: None,
             advice: false,
         }
     }
@@ -88,8 +90,27 @@ impl Diag {
 
     /// Marks the diagnostic as following from `cause`.
     pub fn because(mut self, cause: &Diag) -> Self {
-        self.cause = Some(cause.dedup_key());
+        self.extra.get_or_insert_default().cause = Some(cause.dedup_key());
         self
+    }
+
+    /// The [`Diag::dedup_key`] of the diagnostic this one follows from (a
+    /// query that fails because another host does), if any.
+    pub fn cause(&self) -> Option<&str> {
+        self.extra.as_ref()?.cause.as_deref()
+    }
+
+    /// The hosts whose compile found it, when a command compiles several.
+    pub fn hosts(&self) -> &[String] {
+        self.extra.as_ref().map_or(&[], |f| &f.hosts)
+    }
+
+    /// Records that `host` found it too (each host once).
+    pub fn found_on(&mut self, host: &str) {
+        let hosts = &mut self.extra.get_or_insert_default().hosts;
+        if !hosts.iter().any(|h| h == host) {
+            hosts.push(host.to_string());
+        }
     }
 
     /// Adds a note, printed after the diagnostic, at `span` when it has one.
@@ -100,7 +121,7 @@ impl Diag {
         if let Some(span) = span.filter(|s| s.source.is_some()) {
             note.labels.push((span.clone(), text));
         }
-        self.related.push(note);
+        self.extra.get_or_insert_default().related.push(note);
         self
     }
 
@@ -111,7 +132,7 @@ impl Diag {
 
     /// The notes: labels in other files, and [`Diag::note`]s.
     pub fn related(&self) -> &[Diag] {
-        &self.related
+        self.extra.as_ref().map_or(&[], |e| &e.related)
     }
 
     /// Adds a labelled span. The first label picks the source snippet; a label in
@@ -126,7 +147,7 @@ impl Diag {
                 let mut note = Diag::new(self.code, text.clone());
                 note.advice = true;
                 note.labels.push((span.clone(), text));
-                self.related.push(note);
+                self.extra.get_or_insert_default().related.push(note);
             }
             _ => self.labels.push((span.clone(), text)),
         }
@@ -292,7 +313,7 @@ impl<'a> Report<'a> {
         Self {
             diag,
             source: diag.span().filter(|_| quoted).map(FileSource),
-            related: diag.related.iter().map(Report::new).collect(),
+            related: diag.related().iter().map(Report::new).collect(),
             unquoted: diag.span().filter(|_| !quoted),
         }
     }
@@ -411,7 +432,7 @@ mod tests {
             .label(&sa, "here")
             .label(&sb, "and there");
         assert_eq!(d.labels.len(), 1);
-        assert_eq!(d.related.len(), 1);
+        assert_eq!(d.related().len(), 1);
         assert_eq!(d.span().unwrap().to_string(), "a.yml:1:4");
         let report = Report::new(&d);
         assert_eq!(report.related[0].to_string(), "and there (b.yml:1:4)");

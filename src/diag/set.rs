@@ -36,11 +36,8 @@ impl Set {
         for d in diags {
             match at.get(&d.dedup_key()) {
                 Some(&i) => {
-                    let hosts = &mut grouped[i].hosts;
-                    for h in d.hosts {
-                        if !hosts.contains(&h) {
-                            hosts.push(h);
-                        }
+                    for h in d.hosts() {
+                        grouped[i].found_on(h);
                     }
                 }
                 None => {
@@ -60,8 +57,7 @@ impl Set {
             .enumerate()
             .map(|(i, diag)| {
                 let consequence_of = diag
-                    .cause
-                    .as_ref()
+                    .cause()
                     .and_then(|k| index.get(k).copied())
                     .filter(|&c| c != i);
                 Item {
@@ -155,7 +151,7 @@ mod tests {
     }
 
     fn on(mut d: Diag, host: &str) -> Diag {
-        d.hosts.push(host.into());
+        d.found_on(host);
         d
     }
 
@@ -192,7 +188,7 @@ mod tests {
             .map(|i| {
                 (
                     i.diag.code,
-                    i.diag.hosts.iter().map(String::as_str).collect(),
+                    i.diag.hosts().iter().map(String::as_str).collect(),
                     i.consequence_of,
                 )
             })

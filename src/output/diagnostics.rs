@@ -22,6 +22,22 @@ pub struct Scope<'a> {
     pub hosts: &'a [String],
     /// Whether they are every host of the inventory.
     pub fleet: bool,
+    /// A host's own file, as diagnostics show it.
+    pub own_file: &'a dyn Fn(&str) -> Option<String>,
+}
+
+impl Scope<'_> {
+    /// The hosts worth naming for a diagnostic, when several hosts were
+    /// checked: those that found it, unless it is one host's error in
+    /// that host's own file.
+    fn hosts_note(&self, d: &Diag) -> Option<String> {
+        let mine = match d.hosts() {
+            [one] => (self.own_file)(one) == d.span().and_then(Span::file_name).map(str::to_string),
+            _ => false,
+        };
+        (self.hosts.len() > 1 && !d.hosts().is_empty() && !mine)
+            .then(|| format!("on {}", on_hosts(d.hosts())))
+    }
 }
 
 /// The hosts shown in a note before "and N more".
@@ -30,25 +46,16 @@ const SHOWN_HOSTS: usize = 5;
 /// The diagnostics to print for people: each consequence folded into a
 /// note of the error it follows from, and a note naming the hosts of a
 /// diagnostic that more than one host found, or that sits outside the one
-/// host's own file (`own_file` gives a host's file as displayed).
-pub fn for_people(
-    set: &Set,
-    scope: &Scope<'_>,
-    own_file: &dyn Fn(&str) -> Option<String>,
-) -> Vec<Diag> {
+/// host's own file.
+pub fn for_people(set: &Set, scope: &Scope<'_>) -> Vec<Diag> {
     let mut out = Vec::new();
     for (i, item) in set.items.iter().enumerate() {
         if item.consequence_of.is_some() {
             continue;
         }
         let mut d = item.diag.clone();
-        let hosts = &item.diag.hosts;
-        let elsewhere = match hosts.as_slice() {
-            [one] => own_file(one) != d.span().and_then(Span::file_name).map(str::to_string),
-            _ => true,
-        };
-        if scope.hosts.len() > 1 && !hosts.is_empty() && (hosts.len() > 1 || elsewhere) {
-            d = d.note(None, format!("on {}", on_hosts(hosts)));
+        if let Some(note) = scope.hosts_note(&item.diag) {
+            d = d.note(None, note);
         }
         for c in set.consequences_of(i) {
             d = d.note(c.diag.span(), follows(&c.diag));
@@ -73,10 +80,10 @@ fn on_hosts(hosts: &[String]) -> String {
 /// The note for a consequence: what else fails because of this one (its
 /// place shown with the note).
 fn follows(c: &Diag) -> String {
-    let on = if c.hosts.is_empty() {
+    let on = if c.hosts().is_empty() {
         String::new()
     } else {
-        format!(" on {}", on_hosts(&c.hosts))
+        format!(" on {}", on_hosts(c.hosts()))
     };
     format!(
         "and so {}{on} ({})",
@@ -218,7 +225,7 @@ pub fn json(set: &Set, scope: &Scope<'_>) -> Result<String, Diag> {
                 at: Place::of(d.span()),
                 label: d.labels().first().map(|(_, t)| t.as_str()),
                 related,
-                hosts: &d.hosts,
+                hosts: d.hosts(),
                 consequence_of: item.consequence_of,
             }
         })
@@ -241,7 +248,7 @@ fn summary(set: &Set, scope: &Scope<'_>) -> Summary {
         .items
         .iter()
         .filter(|i| i.diag.is_error())
-        .flat_map(|i| &i.diag.hosts)
+        .flat_map(|i| i.diag.hosts())
         .collect();
     failed.sort();
     failed.dedup();
@@ -346,8 +353,8 @@ fn annotation(
             .unwrap_or_default();
         message.push_str(&format!("\nnote: {}{at}", r.message));
     }
-    if scope.hosts.len() > 1 && !d.hosts.is_empty() {
-        message.push_str(&format!("\non {}", on_hosts(&d.hosts)));
+    if let Some(note) = scope.hosts_note(d) {
+        message.push_str(&format!("\n{note}"));
     }
     for c in set.consequences_of(i) {
         let at = c
