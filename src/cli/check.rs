@@ -3,7 +3,6 @@
 use std::io::Write;
 
 use super::{Context, Failure, Outcome, write_out};
-use crate::compile::Compiled;
 use crate::diag::Diags;
 use crate::diag::set::Set;
 use crate::inventory::Host;
@@ -71,7 +70,7 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
             Ok(c) => {
                 usage.add(&host.fqdn, &c);
                 let mut diags = c.diags.clone();
-                if let Err(e) = validate(host, &c) {
+                if let Err(e) = crate::validate::host(&host.fqdn, &c) {
                     diags.extend(e);
                 }
                 diags
@@ -92,11 +91,6 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
         found.extend(usage.warnings(&inventory, fleet, ctx.limits.max_file_size));
     }
     report(ctx, args, &hosts, fleet, found, out)
-}
-
-/// What a compiled host's install and apply need beyond compiling.
-fn validate(host: &Host, c: &Compiled) -> Result<(), Diags> {
-    crate::validate::host(&host.fqdn, c)
 }
 
 fn report(
