@@ -17,11 +17,6 @@ use serde_json::Value;
 use crate::diffgit::GitRepo;
 use crate::harness::repo;
 
-/// Whether `beryl check --format github` exists (issue 16, item 9). Until it
-/// does, the workflow's Check step runs as plain `beryl check`; switch this
-/// to `true` when it lands.
-const CHECK_FORMAT_GITHUB: bool = false;
-
 /// The values of the `${{ … }}` expressions that the workflow's run steps
 /// take through `env:`. An expression missing here fails the test.
 const GITHUB_EXPRESSIONS: &[(&str, &str)] = &[
@@ -79,15 +74,6 @@ fn stub(dir: &Path, name: &str, script: &str) {
     let path = dir.join(name);
     fs::write(&path, script).unwrap();
     fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
-}
-
-/// `beryl check --format github` as plain `beryl check` until the flag exists.
-fn adapt(script: &str) -> String {
-    if CHECK_FORMAT_GITHUB {
-        script.to_string()
-    } else {
-        script.replace("beryl check --format github", "beryl check")
-    }
 }
 
 /// Runs a script under bash as CI does (`-eo pipefail`), in `dir`, with only
@@ -250,7 +236,7 @@ done
         }
         let mut step_env = env.clone();
         step_env.extend(env_of(step));
-        let (status, stdout, stderr) = bash(r.path(), &adapt(script), &step_env);
+        let (status, stdout, stderr) = bash(r.path(), script, &step_env);
         assert_eq!(status, 0, "step {name} failed:\n{stdout}\n{stderr}");
         ran.push(name.to_string());
     }
@@ -341,7 +327,7 @@ exit 0
         env.push((k.clone(), v.as_str().unwrap().to_string()));
     }
     // The runner runs the lines in one shell, stopping at the first failure.
-    let (status, stdout, stderr) = bash(r.path(), &adapt(&script.join("\n")), &env);
+    let (status, stdout, stderr) = bash(r.path(), &script.join("\n"), &env);
     assert_eq!(status, 0, "the job failed:\n{stdout}\n{stderr}");
     // The lines that ran: check (0, or the job had stopped), diff (1).
     assert!(script[0].starts_with("beryl check"), "{script:?}");
