@@ -228,6 +228,19 @@ fn resolve_list(store: &KeyStore, list: &Node, errors: &mut Diags) -> Vec<Key> {
     keys
 }
 
+/// The items of `freebsd.users` in a config's root mapping, to edit in place.
+pub fn users_mut(root: &mut Map) -> Option<&mut Vec<Node>> {
+    root.get_mut("freebsd")
+        .and_then(|e| match &mut e.node.value {
+            Value::Map(m) => m.get_mut("users"),
+            _ => None,
+        })
+        .and_then(|e| match &mut e.node.value {
+            Value::Seq(items) => Some(items),
+            _ => None,
+        })
+}
+
 /// Resolves each user's `ssh_keys` and writes the final lists into the
 /// merged config: the domain keys first, then the user's own new keys.
 /// The root `ssh_keys` becomes the resolved domain key list.
@@ -244,17 +257,7 @@ fn inject_keys(
     if let Some(entry) = root.get_mut("ssh_keys") {
         entry.node = key_list(domain, entry.node.span.clone());
     }
-    let Some(users) = root
-        .get_mut("freebsd")
-        .and_then(|e| match &mut e.node.value {
-            Value::Map(m) => m.get_mut("users"),
-            _ => None,
-        })
-        .and_then(|e| match &mut e.node.value {
-            Value::Seq(items) => Some(items),
-            _ => None,
-        })
-    else {
+    let Some(users) = users_mut(root) else {
         return out;
     };
     for user in users.iter_mut() {

@@ -90,16 +90,7 @@ impl HostConfig {
             if let Some(e) = root.get_mut("ssh_keys") {
                 locate(&mut sources, &mut e.node, &c.domain_keys);
             }
-            let users = root
-                .get_mut("freebsd")
-                .and_then(|e| match &mut e.node.value {
-                    Value::Map(m) => m.get_mut("users"),
-                    _ => None,
-                })
-                .and_then(|e| match &mut e.node.value {
-                    Value::Seq(items) => Some(items),
-                    _ => None,
-                });
+            let users = crate::compile::users_mut(root);
             for item in users.into_iter().flatten() {
                 let name = item.get("name").and_then(Node::as_str).unwrap_or_default();
                 let Some(user) = c.users.iter().find(|u| u.name == name) else {
