@@ -19,12 +19,13 @@ pub mod limits;
 pub mod lint;
 pub mod merge;
 pub mod output;
-pub mod path;
+
 pub mod plan;
 pub mod refs;
 pub mod schema;
 pub mod select;
 pub mod shell;
+pub mod syntax;
 pub mod validate;
 pub mod value;
 pub mod yaml;

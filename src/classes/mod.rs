@@ -31,7 +31,7 @@ use crate::yaml::Limits;
 pub const DIR: &str = "_classes";
 
 /// The root key that lists a document's classes.
-pub const KEY: &str = "classes";
+pub const KEY: &str = crate::syntax::root::CLASSES;
 
 /// A document split into its class list and its data.
 #[derive(Debug)]
@@ -51,8 +51,8 @@ impl Unit {
     /// Splits a loaded document. `classes` must be a list of strings (or
     /// null); a prefixed `~classes` or `=classes` is refused.
     pub fn split(node: &Arc<Node>) -> Result<Unit, Diags> {
-        let queries = crate::exports::mentions_query(node);
-        let asks = queries && crate::exports::asks(node);
+        let queries = crate::syntax::query::mentions_query(node);
+        let asks = queries && crate::syntax::query::asks(node);
         let Some(root) = node.as_map() else {
             return Ok(Unit {
                 data: node.clone(),

@@ -102,7 +102,7 @@ impl Walk<'_, '_, '_> {
             return;
         }
         let span = &written.span;
-        let name = if crate::refs::has_reference(text) {
+        let name = if crate::syntax::template::has_reference(text) {
             match (self.resolve)(&self.out.docs, text, span) {
                 Ok(name) => name,
                 Err(e) => {

@@ -64,7 +64,7 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
             .help(help.to_string()),
         ]
     };
-    let segments = crate::path::parse(&args.path).map_err(|e| {
+    let segments = crate::syntax::path::parse(&args.path).map_err(|e| {
         bad(
             e.to_string(),
             "a dotted path such as freebsd.users.alice.shell",

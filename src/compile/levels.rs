@@ -66,7 +66,7 @@ pub(crate) fn check(kind: LevelKind, node: &Node) -> Result<(), Diags> {
     };
     for (raw, entry) in root {
         // `~_beryl_` or `=ssh_keys` are the same keys once merged.
-        let key = crate::merge::keys::split(raw).0;
+        let key = crate::syntax::prefix::split(raw).0;
         if let Some(meant) = typo_of(key) {
             errors.push(
                 Diag::new(
@@ -126,7 +126,7 @@ pub(crate) fn check(kind: LevelKind, node: &Node) -> Result<(), Diags> {
     if kind == LevelKind::Domain
         && let Some(e) = domain_keys(
             node,
-            crate::merge::keys::get(root, "ssh_keys").map(|e| &e.node),
+            crate::syntax::prefix::get(root, "ssh_keys").map(|e| &e.node),
         )
     {
         errors.push(e);

@@ -63,7 +63,7 @@ impl Spelled {
 }
 
 fn warning(s: &Spelling, typed: &Node) -> Diag {
-    let path = crate::path::display(&s.path);
+    let path = crate::syntax::path::display(&s.path);
     let text = s.node.as_str().unwrap_or_default();
     let read = match s.meant {
         Meant::Bool(b) => format!("the boolean {b}"),
@@ -101,7 +101,7 @@ fn scan(doc: &Node) -> Vec<Spelling> {
         return out;
     };
     for (raw, entry) in root {
-        let key = crate::merge::keys::split(raw).0;
+        let key = crate::syntax::prefix::split(raw).0;
         if free_form(key) {
             walk(&entry.node, &mut vec![key.to_string()], &mut out);
         }
@@ -113,7 +113,7 @@ fn walk(node: &Node, path: &mut Vec<String>, out: &mut Vec<Spelling>) {
     match &node.value {
         Value::Map(m) => {
             for (raw, entry) in m {
-                path.push(crate::merge::keys::split(raw).0.to_string());
+                path.push(crate::syntax::prefix::split(raw).0.to_string());
                 walk(&entry.node, path, out);
                 path.pop();
             }
@@ -137,7 +137,7 @@ fn lookup<'n>(doc: &'n Node, path: &[String]) -> Option<&'n Node> {
     path.iter().try_fold(doc, |node, seg| {
         node.as_map()?
             .iter()
-            .find(|(k, _)| crate::merge::keys::split(k).0 == seg)
+            .find(|(k, _)| crate::syntax::prefix::split(k).0 == seg)
             .map(|(_, e)| &e.node)
     })
 }

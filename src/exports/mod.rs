@@ -12,41 +12,18 @@
 //! result merges with the levels around it as if it had been written there.
 //! Exports may not hold queries. `\$[` is a literal `$[`.
 
-pub mod query;
-
 use crate::diag::{Diag, Diags};
 use crate::value::{Entry, Map, Node, Span, Value};
 
-use query::Scan;
+use crate::syntax::query::{self, Scan};
 
 /// The root key of a document's exports.
-pub const KEY: &str = "exports";
-
-/// Whether any string of the node holds `$[` (a query, or an escaped `\$[`).
-pub fn mentions_query(node: &Node) -> bool {
-    any_string(node, &|s| s.contains("$["))
-}
-
-/// Whether any string of the node is a query, which needs the fleet.
-pub fn asks(node: &Node) -> bool {
-    any_string(node, &|s| {
-        s.contains("$[") && matches!(query::scan(s), Scan::Query(_))
-    })
-}
-
-fn any_string(node: &Node, test: &dyn Fn(&str) -> bool) -> bool {
-    match &node.value {
-        Value::Str(s) => test(s),
-        Value::Seq(items) => items.iter().any(|n| any_string(n, test)),
-        Value::Map(m) => m.values().any(|e| any_string(&e.node, test)),
-        _ => false,
-    }
-}
+pub const KEY: &str = crate::syntax::root::EXPORTS;
 
 /// Whether a document writes exports at its root (`exports`, `~exports`, …).
 pub fn writes_exports(doc: &Node) -> bool {
     doc.as_map()
-        .is_some_and(|m| crate::merge::keys::get(m, KEY).is_some())
+        .is_some_and(|m| crate::syntax::prefix::get(m, KEY).is_some())
 }
 
 /// Takes the merged exports out of a host's resolved config: a mapping (an
@@ -132,7 +109,7 @@ pub fn substitute(doc: &Node, fleet: Option<&Fleet>) -> Result<Node, Diags> {
     let mut errors = Vec::new();
     if let Value::Map(m) = &mut out.value {
         for (key, entry) in m.iter_mut() {
-            let exported = crate::merge::keys::split(key).0 == KEY;
+            let exported = crate::syntax::prefix::split(key).0 == KEY;
             walk(&mut entry.node, fleet, exported, &mut errors);
         }
     }

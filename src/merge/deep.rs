@@ -159,7 +159,7 @@ impl<'p> Engine<'p> {
                 .iter()
                 .flatten()
                 .find_map(|m| m.keys().next())
-                .map(|k| super::keys::split(k).0);
+                .map(|k| crate::syntax::prefix::split(k).0);
             if let Some(child) = first.and_then(|k| children.get_mut(k)) {
                 // Entries are aligned with the events from the end.
                 let from_end = events.len() - at;

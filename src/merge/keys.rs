@@ -6,35 +6,8 @@ use indexmap::IndexMap;
 
 use super::{Engine, TABLE_KEY};
 use crate::diag::{Diag, Diags};
+use crate::syntax::prefix::{Prefix, split};
 use crate::value::{Entry, Map, Node, Span, Value};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Prefix {
-    Plain,
-    Override,
-    Constant,
-}
-
-/// Splits a written key into its name and prefix.
-pub fn split(raw: &str) -> (&str, Prefix) {
-    if let Some(rest) = raw.strip_prefix('~') {
-        (rest, Prefix::Override)
-    } else if let Some(rest) = raw.strip_prefix('=') {
-        (rest, Prefix::Constant)
-    } else if raw.starts_with("\\~") || raw.starts_with("\\=") {
-        (&raw[1..], Prefix::Plain)
-    } else {
-        (raw, Prefix::Plain)
-    }
-}
-
-/// The entry of a mapping for `name`, however it is written (`name`, `~name`,
-/// `=name`).
-pub fn get<'a>(map: &'a Map, name: &str) -> Option<&'a Entry> {
-    map.iter()
-        .find(|(raw, _)| split(raw).0 == name)
-        .map(|(_, e)| e)
-}
 
 /// A constant (`=key`) as written: its path through mappings, and where.
 #[derive(Debug)]
@@ -81,7 +54,7 @@ pub(super) fn check_constants(root: &Node, written: &[Written], reported: &[Span
         for key in &c.path {
             node = node.and_then(|n| n.get(key));
         }
-        let shown = crate::path::display(&c.path);
+        let shown = crate::syntax::path::display(&c.path);
         // A repeat of a lower constant with the same value is skipped by the
         // merge: the value merged from the first stands for every repeat.
         let merged_from = |n: &Node| {
@@ -113,7 +86,7 @@ pub(super) fn check_constants(root: &Node, written: &[Written], reported: &[Span
 
 pub(super) fn holds_reference(n: &Node) -> bool {
     match &n.value {
-        Value::Str(s) => crate::refs::has_reference(s),
+        Value::Str(s) => crate::syntax::template::has_reference(s),
         Value::Seq(items) => items.iter().any(holds_reference),
         Value::Map(m) => m.values().any(|e| holds_reference(&e.node)),
         _ => false,

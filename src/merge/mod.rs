@@ -25,7 +25,7 @@ use crate::diag::Diags;
 use crate::value::{Map, Node, Value};
 
 /// The name of the root key that holds a document's merge table.
-pub const TABLE_KEY: &str = "merge";
+pub const TABLE_KEY: &str = crate::syntax::root::MERGE;
 
 static DEFAULT: LazyLock<Spec> = LazyLock::new(|| Spec::of(Kind::Default));
 
@@ -47,7 +47,7 @@ pub fn merge_documents(
     let mut errors = Vec::new();
     for doc in docs {
         for (raw, entry) in doc.as_map().into_iter().flatten() {
-            if raw != TABLE_KEY && keys::split(raw).0 == TABLE_KEY {
+            if raw != TABLE_KEY && crate::syntax::prefix::split(raw).0 == TABLE_KEY {
                 errors.push(
                     crate::diag::Diag::new(
                         "beryl::merge::table_prefix",
@@ -329,16 +329,20 @@ impl<'p> Engine<'p> {
 /// reference meets another value, or a list holds a reference (its items are
 /// deduplicated, knocked out or keyed by value).
 fn must_defer(cs: &Contribs<'_>) -> bool {
-    let whole = |n: &Node| n.as_str().is_some_and(crate::refs::is_whole_reference);
+    let whole = |n: &Node| {
+        n.as_str()
+            .is_some_and(crate::syntax::template::is_whole_reference)
+    };
     let mut count = 0;
     let mut any_whole = false;
     for value in written(cs) {
         count += 1;
         any_whole |= whole(value);
         if let Value::Seq(items) = &value.value
-            && items
-                .iter()
-                .any(|i| i.as_str().is_some_and(crate::refs::has_reference))
+            && items.iter().any(|i| {
+                i.as_str()
+                    .is_some_and(crate::syntax::template::has_reference)
+            })
         {
             return true;
         }

@@ -10,7 +10,7 @@ use regex::Regex;
 
 use super::spec::{Kind, Spec};
 use crate::diag::{Diag, Diags};
-use crate::path;
+use crate::syntax::path;
 use crate::value::{Node, Span, Value};
 
 /// One segment of a path pattern.

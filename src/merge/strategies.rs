@@ -188,7 +188,7 @@ impl<'p> Engine<'p> {
         let path = if self.path.is_empty() {
             format!("item {index} of the root list")
         } else {
-            format!("{}[{index}]", crate::path::display(&self.path))
+            format!("{}[{index}]", crate::syntax::path::display(&self.path))
         };
         let problem = match &item.value {
             Value::Map(m) => match m.get(key).map(|e| &e.node) {
@@ -355,7 +355,7 @@ impl<'p> Engine<'p> {
         if self.path.is_empty() {
             "the root".into()
         } else {
-            crate::path::display(&self.path)
+            crate::syntax::path::display(&self.path)
         }
     }
 

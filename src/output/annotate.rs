@@ -435,7 +435,7 @@ fn walk(
             .collect();
         internal(&format!(
             "the render does not read back the same at `{}`",
-            crate::path::display(&path)
+            crate::syntax::path::display(&path)
         ))
     };
     match (&config.value, &rendered.value) {

@@ -3,7 +3,7 @@
 //! Entry point: [`resolve`], run after merging and before SSH keys and
 //! validation. A string that is exactly one reference takes the referenced
 //! value with its type; references inside a longer string are joined as text.
-//! Paths use the dotted syntax of `merge:` patterns (crate::path); a segment
+//! Paths use the dotted syntax of `merge:` patterns (crate::syntax::path); a segment
 //! under a list picks the item by index or by its key field (`name`).
 //! Deferred merges (a reference meeting another value) are finished here, on
 //! demand, once their references are resolved.
@@ -16,22 +16,17 @@
 //! error at the reference that crossed the line.
 
 mod single;
-mod template;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
+use crate::syntax::template;
+use crate::syntax::template::{Part, has_reference};
 pub use single::{evaluate, resolve_subtree};
-pub use template::{Part, has_reference};
 
 use crate::diag::{Diag, Diags};
 use crate::limits::{Limit, Limits};
 use crate::merge::{Deferred, Kind, Merged};
 use crate::value::{Node, Span, Value};
-
-/// True when the string is exactly one reference (its value keeps its type).
-pub fn is_whole_reference(s: &str) -> bool {
-    has_reference(s) && template::parse(s).is_ok_and(|p| template::is_whole(&p))
-}
 
 /// One string whose references were resolved: for `explain` and `--annotate`.
 #[derive(Clone, Debug)]
@@ -196,7 +191,7 @@ impl<'m> Resolver<'m> {
                     "beryl::refs::internal",
                     format!(
                         "a deferred merge at {} lost its place",
-                        crate::path::display(&d.path)
+                        crate::syntax::path::display(&d.path)
                     ),
                 )),
             }
@@ -402,7 +397,7 @@ impl<'m> Resolver<'m> {
 
     /// The fully resolved value at a dotted path.
     fn value_at(&mut self, path_text: &str, span: &Span) -> Result<Node, Fail> {
-        let keys: Vec<String> = match crate::path::parse(path_text) {
+        let keys: Vec<String> = match crate::syntax::path::parse(path_text) {
             Ok(segs) => segs.into_iter().map(|s| s.text).collect(),
             Err(e) => {
                 return Err(self.report(
@@ -730,7 +725,7 @@ fn paths(node: &Node, at: &mut Vec<String>, out: &mut Vec<String>) {
     if let Value::Map(m) = &node.value {
         for (k, e) in m {
             at.push(k.clone());
-            out.push(crate::path::display(at));
+            out.push(crate::syntax::path::display(at));
             paths(&e.node, at, out);
             at.pop();
         }
@@ -745,7 +740,7 @@ fn show(loc: &[Seg]) -> String {
             Seg::Index(i) => i.to_string(),
         })
         .collect();
-    crate::path::display(&keys)
+    crate::syntax::path::display(&keys)
 }
 
 #[cfg(test)]

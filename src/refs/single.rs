@@ -1,10 +1,11 @@
 //! One string evaluated against a merged tree, resolving only what it reads
 //! (for class names that hold references: src/classes/walk.rs).
 
-use super::{Resolver, template};
+use super::Resolver;
 use crate::diag::{Diag, Diags};
 use crate::limits::Limits;
 use crate::merge::Merged;
+use crate::syntax::template;
 use crate::value::Node;
 use crate::value::Span;
 
@@ -47,7 +48,7 @@ pub fn resolve_subtree(
     if r.locate(path).is_none() {
         return Ok(None);
     }
-    let text = crate::path::display(path);
+    let text = crate::syntax::path::display(path);
     match r.value_at(&text, &Span::synthetic()) {
         Ok(node) if r.errors.is_empty() => Ok(Some(node)),
         _ => Err(r.errors),

@@ -8,7 +8,7 @@
 use proptest::prelude::*;
 use serde_json::{Map, Value as J};
 
-use crate::merge::keys::split;
+use crate::syntax::prefix::split;
 
 /// What the generated documents may hold.
 #[derive(Clone, Copy, Debug, Default)]
@@ -186,7 +186,8 @@ pub fn plain_keys(v: &J) -> J {
 pub fn null_constant(v: &J) -> bool {
     v.as_object().is_some_and(|m| {
         m.iter().any(|(k, v)| {
-            (split(k).1 == crate::merge::keys::Prefix::Constant && v.is_null()) || null_constant(v)
+            (split(k).1 == crate::syntax::prefix::Prefix::Constant && v.is_null())
+                || null_constant(v)
         })
     })
 }

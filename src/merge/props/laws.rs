@@ -16,7 +16,7 @@ fn level_with_k(s: Shape) -> impl Strategy<Value = J> {
     let k = prop_oneof![2 => docs::value(s), 1 => docs::items(s)];
     (docs::doc(s), k).prop_map(|(mut doc, k)| {
         if let J::Object(m) = &mut doc {
-            m.retain(|key, _| super::super::keys::split(key).0 != "k");
+            m.retain(|key, _| crate::syntax::prefix::split(key).0 != "k");
             m.insert("k".into(), k);
         }
         doc
@@ -214,7 +214,7 @@ fn scalar_paths(v: &J, at: &mut Vec<String>, out: &mut Vec<(Vec<String>, J)>) {
     match v {
         J::Object(m) => {
             for (k, child) in m {
-                at.push(super::super::keys::split(k).0.to_string());
+                at.push(crate::syntax::prefix::split(k).0.to_string());
                 scalar_paths(child, at, out);
                 at.pop();
             }

@@ -3,8 +3,8 @@
 //! that the path cannot survive (the rows of [`RULES`]).
 
 use crate::compile::{Compiled, Level};
-use crate::merge::keys::{Prefix, split};
 use crate::merge::{Kind, Spec, SpecOrigin, spec_at};
+use crate::syntax::prefix::{Prefix, split};
 use crate::value::{Entry, Node, Value};
 
 use super::levels::{Found, Written, deleting_value, final_at, level_item, written};
@@ -169,7 +169,7 @@ fn list_replaced(s: &Step) -> Option<Cause> {
     match s.item()? {
         Found::Missing => Some(Cause {
             kind: CauseKind::List,
-            text: crate::path::display(s.at),
+            text: crate::syntax::path::display(s.at),
             at: s.node.span.to_string(),
         }),
         _ => None,
@@ -183,7 +183,7 @@ fn taken_whole(s: &Step) -> Option<Cause> {
     let whole = s.spec.0.kind == Kind::First || matches!(s.spec.1, SpecOrigin::Whole(_));
     (whole && s.entry().is_none()).then(|| Cause {
         kind: CauseKind::Whole,
-        text: crate::path::display(s.at),
+        text: crate::syntax::path::display(s.at),
         at: s.node.span.to_string(),
     })
 }

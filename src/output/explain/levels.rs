@@ -7,9 +7,9 @@
 //! what removed a value.
 
 use crate::compile::{Compiled, Level};
-use crate::exports::query::{Scan, scan};
-use crate::merge::keys::{Prefix, split};
 use crate::merge::{Kind, Spec, spec_at};
+use crate::syntax::prefix::{Prefix, split};
+use crate::syntax::query::{Scan, scan};
 use crate::value::{Node, Span, Value};
 
 use super::{CauseKind, Query, key_of};

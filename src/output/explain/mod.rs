@@ -49,7 +49,7 @@ pub fn explain(host: &str, c: &Compiled, path: &[String]) -> Result<Explanation,
     walk(c, &mut at, &mut entries);
     Ok(Explanation {
         host: host.to_string(),
-        path: crate::path::display(&resolved.path),
+        path: crate::syntax::path::display(&resolved.path),
         notes: resolved.notes,
         entries,
     })
@@ -159,7 +159,7 @@ fn entry(c: &Compiled, path: &[String]) -> Entry {
         _ => Vec::new(),
     };
     Entry {
-        path: crate::path::display(path),
+        path: crate::syntax::path::display(path),
         value: final_node.map(json),
         at: final_node.and_then(|n| located(&n.span)),
         removed_by,
@@ -309,7 +309,7 @@ fn show_path(p: &[String]) -> String {
     if p.is_empty() {
         "the root".into()
     } else {
-        crate::path::display(p)
+        crate::syntax::path::display(p)
     }
 }
 

@@ -2,8 +2,8 @@
 //! level entry.
 
 use crate::compile::Compiled;
-use crate::merge::keys::Prefix;
 use crate::merge::{Kind, Spec};
+use crate::syntax::prefix::Prefix;
 use crate::value::{Node, Value};
 
 use super::causes;
@@ -140,7 +140,7 @@ pub(super) fn outcome(
         return deleted(prefix, None);
     };
     if let Value::Str(s) = &written.value
-        && crate::refs::is_whole_reference(s)
+        && crate::syntax::template::is_whole_reference(s)
         && !matches!(final_node.value, Value::Str(_))
     {
         // A reference that met another value: kept aside while merging, and
@@ -151,7 +151,7 @@ pub(super) fn outcome(
         return notes.join("; ");
     }
     if let Value::Str(s) = &written.value
-        && crate::refs::has_reference(s)
+        && crate::syntax::template::has_reference(s)
     {
         notes.push("a reference, resolved after merging".into());
     }

@@ -6,7 +6,7 @@
 use crate::compile::Compiled;
 use crate::diag::Diag;
 use crate::merge::Kind;
-use crate::merge::keys::split;
+use crate::syntax::prefix::split;
 use crate::value::{Node, Value};
 
 use super::levels::{self, Written};
@@ -106,10 +106,10 @@ fn by_name(c: &Compiled, path: &mut [String], depth: usize) -> Option<String> {
         _ => found.as_str(),
     }?
     .to_string();
-    let list = crate::path::display(&path[..depth]);
-    let before = crate::path::display(&path[..=depth]);
+    let list = crate::syntax::path::display(&path[..depth]);
+    let before = crate::syntax::path::display(&path[..=depth]);
     path[depth] = name;
-    let after = crate::path::display(&path[..=depth]);
+    let after = crate::syntax::path::display(&path[..=depth]);
     Some(match spec.kind {
         Kind::ByKey => format!(
             "`{before}` is `{after}`: {list} is merged by `{key}`, so a path names its items by {key}, not by position",
@@ -151,12 +151,12 @@ fn unknown(host: &str, c: &Compiled, path: &[String]) -> Diag {
     let full = |name: &str| {
         let mut p = at.to_vec();
         p.push(name.to_string());
-        format!("`{}`", crate::path::display(&p))
+        format!("`{}`", crate::syntax::path::display(&p))
     };
     let place = if at.is_empty() {
         "the root".to_string()
     } else {
-        format!("`{}`", crate::path::display(at))
+        format!("`{}`", crate::syntax::path::display(at))
     };
     let help = if !close.is_empty() {
         let names: Vec<String> = close.iter().take(3).map(|(_, n)| full(n)).collect();
@@ -181,7 +181,7 @@ fn unknown(host: &str, c: &Compiled, path: &[String]) -> Diag {
         "beryl::explain::unknown_path",
         format!(
             "{host} has nothing at `{}`, and no level sets it",
-            crate::path::display(path)
+            crate::syntax::path::display(path)
         ),
     )
     .help(help)

@@ -5,7 +5,6 @@
 //! the cause of `freebsd.users.bob: removed`, not bob's old definition.
 
 use super::{HostConfig, Place};
-use crate::merge::keys;
 use crate::merge::{Kind, Policy, spec_at};
 use crate::value::{Node, Value};
 
@@ -60,7 +59,7 @@ fn written<'n>(doc: &'n Node, path: &[String], policy: &Policy) -> Option<&'n No
     let mut node = doc;
     for (depth, seg) in path.iter().enumerate() {
         node = match &node.value {
-            Value::Map(m) => &keys::get(m, seg)?.node,
+            Value::Map(m) => &crate::syntax::prefix::get(m, seg)?.node,
             Value::Seq(items) => {
                 let (spec, _) = spec_at(policy, &path[..depth]);
                 if spec.kind != Kind::ByKey {

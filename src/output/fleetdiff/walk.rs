@@ -128,7 +128,7 @@ impl Walker<'_> {
                 _ => c,
             });
         self.out.push(Change {
-            path: crate::path::display(&self.path),
+            path: crate::syntax::path::display(&self.path),
             change,
             old: a.map(json),
             new: b.map(json),

@@ -47,6 +47,11 @@ pub fn is_whole(parts: &[Part]) -> bool {
     matches!(parts, [Part::Ref(_)])
 }
 
+/// True when the string is exactly one reference (its value keeps its type).
+pub fn is_whole_reference(s: &str) -> bool {
+    has_reference(s) && parse(s).is_ok_and(|p| is_whole(&p))
+}
+
 struct Parser<'a> {
     s: &'a str,
     bytes: &'a [u8],

@@ -68,6 +68,27 @@ pub fn scan(s: &str) -> Scan {
     }
 }
 
+/// Whether any string of the node holds `$[` (a query, or an escaped `\$[`).
+pub fn mentions_query(node: &Node) -> bool {
+    any_string(node, &|s| s.contains("$["))
+}
+
+/// Whether any string of the node is a query, which needs the fleet.
+pub fn asks(node: &Node) -> bool {
+    any_string(node, &|s| {
+        s.contains("$[") && matches!(scan(s), Scan::Query(_))
+    })
+}
+
+fn any_string(node: &Node, test: &dyn Fn(&str) -> bool) -> bool {
+    match &node.value {
+        Value::Str(s) => test(s),
+        Value::Seq(items) => items.iter().any(|n| any_string(n, test)),
+        Value::Map(m) => m.values().any(|e| any_string(&e.node, test)),
+        _ => false,
+    }
+}
+
 /// Parses the text between `$[` and `]`.
 pub fn parse(text: &str) -> Result<Query, String> {
     let mut words: Vec<&str> = text.split_whitespace().collect();
@@ -161,7 +182,7 @@ fn export_path(word: &str) -> Result<Vec<String>, String> {
             "`{word}`: paths are dotted in beryl (`exports.a.b`, not `exports:a:b`)"
         ));
     }
-    let segs = crate::path::parse(word).map_err(|e| format!("bad path `{word}`: {e}"))?;
+    let segs = crate::syntax::path::parse(word).map_err(|e| format!("bad path `{word}`: {e}"))?;
     match segs.split_first() {
         Some((first, rest)) if first.text == "exports" && !first.quoted && !rest.is_empty() => {
             Ok(rest.iter().map(|s| s.text.clone()).collect())
