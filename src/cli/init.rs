@@ -85,7 +85,7 @@ pub fn run(_ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, 
 /// The names must make a valid inventory (the layout rules of discovery).
 fn names(args: &Args) -> Result<(), Failure> {
     let mut errors = Vec::new();
-    if let Err(why) = crate::schema::rules::hostname(&args.domain) {
+    if let Err(why) = crate::freebsd::names::hostname(&args.domain) {
         errors.push(
             Diag::new(
                 "beryl::init::name",

@@ -112,7 +112,7 @@ pub fn login(config: &Node, fqdn: &str) -> Result<Login, Vec<Diag>> {
         };
         match (key.as_str(), &n.value) {
             ("host", Value::Str(h))
-                if crate::schema::rules::hostname(h).is_ok()
+                if crate::freebsd::names::hostname(h).is_ok()
                     || h.parse::<std::net::IpAddr>().is_ok() =>
             {
                 t.host = h.clone();
@@ -123,7 +123,7 @@ pub fn login(config: &Node, fqdn: &str) -> Result<Login, Vec<Diag>> {
                 Some(h) => bad("a port number from 1 to 65535").help(h),
                 None => bad("a port number from 1 to 65535"),
             }),
-            ("user", Value::Str(u)) if crate::schema::rules::user_name(u).is_ok() => {
+            ("user", Value::Str(u)) if crate::freebsd::names::user_name(u).is_ok() => {
                 t.user = u.clone();
                 t.span = Some(n.span.clone());
             }

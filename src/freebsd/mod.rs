@@ -5,6 +5,9 @@
 //! - [`release`]: the releases beryl installs, keyed by `freebsd.version`:
 //!   disk driver names and what the installer can do unattended.
 //! - [`base`]: the accounts and groups of the base system.
+//! - [`names`]: pure validators of FreeBSD names, sizes and identifiers
+//!   (host names, users, disks, addresses, rc.conf variables), reusable by
+//!   every stage.
 //! - [`rcd`]: the rc.d scripts of the base system, with their `name` and
 //!   `rcvar`.
 //!
@@ -17,6 +20,7 @@
 //! default `DISTRIBUTIONS`, which every plan sets explicitly.
 
 pub mod base;
+pub mod names;
 pub mod rcd;
 pub mod release;
 

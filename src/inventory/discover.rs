@@ -241,7 +241,7 @@ impl Walk {
                     classes_dir = Some(self.file(&item.rel));
                 }
                 Kind::Dir => {
-                    if let Err(why) = crate::schema::rules::hostname(&item.name) {
+                    if let Err(why) = crate::freebsd::names::hostname(&item.name) {
                         let shown = self.display_of(&item.rel);
                         self.error(
                             "beryl::inventory::domain_name",
@@ -458,5 +458,5 @@ pub(crate) fn label_problem(s: &str) -> Option<String> {
             "`{s}` contains a dot; a host or group name is a single label"
         ));
     }
-    crate::schema::rules::hostname(s).err()
+    crate::freebsd::names::hostname(s).err()
 }

@@ -181,7 +181,7 @@ fn read_manifest(dir: &Path) -> Result<Option<Manifest>, Diag> {
     if let Some(bad) = manifest
         .hosts
         .keys()
-        .find(|h| crate::schema::rules::hostname(h).is_err())
+        .find(|h| crate::freebsd::names::hostname(h).is_err())
     {
         // Where the name is written (serde_json keeps no positions).
         let quoted = serde_json::to_string(bad).unwrap_or_default();

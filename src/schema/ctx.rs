@@ -10,7 +10,7 @@ use crate::value::{Entry, Map, Node};
 
 use super::code;
 use super::model::Located;
-use super::rules;
+use crate::freebsd::names;
 
 /// One key of a mapping: its name, a one-line doc, and the checker that
 /// validates its value and stores it in the model `T`.
@@ -30,7 +30,7 @@ pub(crate) struct At<'a> {
     pub siblings: &'a Map,
 }
 
-/// A string rule: the pure check from `rules`, its error code, what a valid
+/// A string rule: the pure check from `freebsd::names`, its error code, what a valid
 /// value is called, and a help for a refused value.
 pub(crate) struct Rule {
     pub check: fn(&str) -> Result<(), String>,
@@ -76,7 +76,7 @@ impl Ctx {
         self.push(
             Diag::new(
                 code::UNKNOWN_KEY,
-                format!("unknown key {} in {path}{hint}", rules::quote(key)),
+                format!("unknown key {} in {path}{hint}", names::quote(key)),
             )
             .label(&entry.key_span, "unknown key")
             .help(format!("{path} accepts: {}", known.join(", "))),

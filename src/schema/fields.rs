@@ -9,8 +9,8 @@ use crate::value::Value;
 use super::code;
 use super::ctx::{self, At, Ctx, Field, Rule};
 use super::model::{FreeBsd, Located, Raid};
-use super::rules;
 use super::{network, services, users};
+use crate::freebsd::names;
 
 /// The keys of `freebsd`, in the order the docs list them.
 pub(crate) const FREEBSD: &[Field<FreeBsd>] = &[
@@ -118,7 +118,7 @@ pub(crate) const FREEBSD: &[Field<FreeBsd>] = &[
 ];
 
 const HOSTNAME: Rule = Rule {
-    check: rules::hostname,
+    check: names::hostname,
     code: code::HOSTNAME,
     what: "host name",
     help: |_| {
@@ -127,7 +127,7 @@ const HOSTNAME: Rule = Rule {
 };
 
 const TIMEZONE: Rule = Rule {
-    check: rules::timezone,
+    check: names::timezone,
     code: code::TIMEZONE,
     what: "time zone",
     help: |_| {
@@ -136,7 +136,7 @@ const TIMEZONE: Rule = Rule {
 };
 
 const DISK: Rule = Rule {
-    check: rules::disk,
+    check: names::disk,
     code: code::DISK,
     what: "disk",
     help: disk_help,
@@ -144,7 +144,7 @@ const DISK: Rule = Rule {
 
 fn disk_help(s: &str) -> String {
     match s.strip_prefix("/dev/") {
-        Some(rest) if rules::disk(rest).is_ok() => {
+        Some(rest) if names::disk(rest).is_ok() => {
             format!("drop the `/dev/` prefix: write `{rest}`")
         }
         Some(_) => "drop the `/dev/` prefix and list whole disks such as ada0 or nda0".into(),
@@ -155,14 +155,14 @@ fn disk_help(s: &str) -> String {
 }
 
 const POOL: Rule = Rule {
-    check: rules::pool,
+    check: names::pool,
     code: code::POOL,
     what: "pool name",
     help: |_| "start with a letter, then use letters, digits and `_ . : -`, such as zroot".into(),
 };
 
 const DIST_SITE: Rule = Rule {
-    check: rules::dist_site,
+    check: names::dist_site,
     code: code::DIST_SITE,
     what: "distribution site",
     help: |_| {
@@ -171,7 +171,7 @@ const DIST_SITE: Rule = Rule {
 };
 
 const ROOT_PASSWORD: Rule = Rule {
-    check: rules::password_hash,
+    check: names::password_hash,
     code: code::PASSWORD_HASH,
     what: "password hash",
     help: |_| {
@@ -180,14 +180,14 @@ const ROOT_PASSWORD: Rule = Rule {
 };
 
 const PACKAGE: Rule = Rule {
-    check: rules::package,
+    check: names::package,
     code: code::PACKAGE,
     what: "package",
     help: |_| "give a package name such as sudo, or an origin such as security/sudo".into(),
 };
 
 const SUDOERS: Rule = Rule {
-    check: rules::sudoers_line,
+    check: names::sudoers_line,
     code: code::SUDOERS,
     what: "sudoers line",
     help: |_| "give one non-empty sudoers rule per item, such as `%wheel ALL=(ALL:ALL) ALL`".into(),
@@ -234,7 +234,7 @@ fn raid(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
     let Some(s) = cx.string(&at.path, at.node) else {
         return;
     };
-    match rules::raid(s) {
+    match names::raid(s) {
         Ok(r) => out.raid = Some(Located::new(r, at.node.span.clone())),
         Err(reason) => cx.push(
             Diag::new(code::RAID, format!("invalid {}: {reason}", at.path))
@@ -253,7 +253,7 @@ fn swap(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
             return;
         }
     };
-    match rules::swap(&text) {
+    match names::swap(&text) {
         Ok(_) => out.swap = Some(Located::new(text, at.node.span.clone())),
         Err(reason) => cx.push(
             Diag::new(code::SWAP, format!("invalid {}: {reason}", at.path))
@@ -283,7 +283,7 @@ fn disks(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
                     format!(
                         "{}[{i}] {} is already listed as {}[{first}]",
                         at.path,
-                        rules::quote(&disk.value),
+                        names::quote(&disk.value),
                         at.path
                     ),
                 )
@@ -351,7 +351,7 @@ fn install(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
     let Some(s) = cx.string(&at.path, at.node) else {
         return;
     };
-    match rules::install(s) {
+    match names::install(s) {
         Ok(i) => out.install = Some(Located::new(i, at.node.span.clone())),
         Err(reason) => cx.push(
             Diag::new(code::INSTALL, format!("invalid {}: {reason}", at.path))
@@ -391,7 +391,7 @@ fn version(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
         );
         return;
     };
-    match rules::version(text) {
+    match names::version(text) {
         Ok(_) => out.version = Some(Located::new(text.to_string(), at.node.span.clone())),
         Err(reason) => cx.push(
             Diag::new(code::VERSION, format!("invalid {}: {reason}", at.path))

@@ -770,7 +770,7 @@ mod tests {
         assert_eq!(words(def(&s, "Strategy")), crate::merge::spec::names());
         assert_eq!(
             words(def(&s, "RootLogin")),
-            crate::schema::rules::PERMIT_ROOT_LOGIN
+            crate::freebsd::names::PERMIT_ROOT_LOGIN
         );
         let raid: Vec<&str> = Raid::ALL.iter().map(|r| r.name()).collect();
         let mut schema_raid = words(def(&s, "Raid"));
@@ -779,13 +779,13 @@ mod tests {
         raid_sorted.sort_unstable();
         assert_eq!(schema_raid, raid_sorted);
         for word in words(def(&s, "Install")) {
-            assert!(crate::schema::rules::install(word).is_ok(), "{word}");
+            assert!(crate::freebsd::names::install(word).is_ok(), "{word}");
         }
         for word in words(def(&s, "UserState")) {
-            assert!(crate::schema::rules::user_state(word).is_ok(), "{word}");
+            assert!(crate::freebsd::names::user_state(word).is_ok(), "{word}");
         }
         for word in words(def(&s, "YesNoWord")) {
-            assert!(crate::schema::rules::yes_no(word).is_ok(), "{word}");
+            assert!(crate::freebsd::names::yes_no(word).is_ok(), "{word}");
         }
     }
 

@@ -4,7 +4,7 @@
 //! two field tables (`fields::FREEBSD`, `users::USER`): a key, a one-line doc
 //! and a checker. Unknown keys and their "did you mean" come from the same
 //! tables, so adding a key is adding a row. The name, size and path checks
-//! are pure functions in [`rules`], for later stages to reuse.
+//! are pure functions in [`crate::freebsd::names`], for every stage to reuse.
 //!
 //! Every error is collected (not just the first), in document order, and
 //! points at the value (or key) where it was written.
@@ -16,7 +16,6 @@ mod fields;
 pub mod input;
 mod model;
 mod network;
-pub mod rules;
 mod services;
 mod users;
 

@@ -3,10 +3,11 @@
 //! Every value keeps the span where it was written ([`Located`]), so the
 //! install and apply stages can point at a field when they refuse it.
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize, Serializer};
+use serde::{Serialize, Serializer};
 
 use crate::value::{Node, Span};
+
+pub use crate::freebsd::names::{Install, Ipv4, Ipv6, Raid, UserState};
 
 /// A validated value with the place it was written. Serializes as the bare value.
 #[derive(Debug, Clone)]
@@ -43,7 +44,7 @@ pub struct FreeBsd {
     pub disks: Vec<Located<String>>,
     /// ZFS pool name.
     pub pool: Option<Located<String>>,
-    /// Swap size per disk, as written (`4g`, `0`); see [`super::rules::swap`] for bytes.
+    /// Swap size per disk, as written (`4g`, `0`); see [`super::names::swap`] for bytes.
     pub swap: Option<Located<String>>,
     /// Package names (`sudo`) or origins (`security/sudo`, `devel/py-foo@py311`).
     pub packages: Vec<Located<String>>,
@@ -71,17 +72,6 @@ pub struct FreeBsd {
     pub span: Span,
 }
 
-/// How bsdinstall installs the base system.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Install {
-    /// The kernel and base tarballs (`DISTRIBUTIONS`).
-    #[default]
-    Dists,
-    /// Base system packages (pkgbase, FreeBSD 15).
-    Pkgbase,
-}
-
 /// The `network` mapping.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Network {
@@ -107,26 +97,6 @@ pub struct Interface {
     pub ipv4: Option<Located<Ipv4>>,
     /// `ifconfig_IF_ipv6`: SLAAC or a static address; `None` leaves IPv6 unconfigured.
     pub ipv6: Option<Located<Ipv6>>,
-}
-
-/// An interface's IPv4 configuration.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Ipv4 {
-    /// DHCP (`ifconfig_IF="DHCP"`).
-    Dhcp,
-    /// An address with its prefix length, as written (`192.0.2.10/24`).
-    Static(String),
-}
-
-/// An interface's IPv6 configuration.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Ipv6 {
-    /// Stateless autoconfiguration (`inet6 accept_rtadv`).
-    Slaac,
-    /// An address with its prefix length (`2001:db8::10/64`).
-    Static(String),
 }
 
 /// One rc.conf variable: a validated name and a value safe inside rc.conf's
@@ -199,79 +169,5 @@ impl User {
             state: UserState::Present,
             span,
         }
-    }
-}
-
-/// Whether a user account should exist on the host.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum UserState {
-    /// The account is created or updated (the default).
-    #[default]
-    Present,
-    /// The account is removed if it exists.
-    Absent,
-}
-
-/// A ZFS boot-pool layout, as bsdinstall's `ZFSBOOT_VDEV_TYPE` spells it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Raid {
-    /// One vdev per disk, no redundancy (1+ disks).
-    Stripe,
-    /// One mirror of all disks (2+).
-    Mirror,
-    /// Mirrors of disk pairs, in the order given (4+, even).
-    Raid10,
-    /// Single parity (3+).
-    Raidz1,
-    /// Double parity (4+).
-    Raidz2,
-    /// Triple parity (5+).
-    Raidz3,
-}
-
-impl Raid {
-    /// Every layout, in order of the fewest disks needed.
-    pub const ALL: [Raid; 6] = [
-        Raid::Stripe,
-        Raid::Mirror,
-        Raid::Raidz1,
-        Raid::Raid10,
-        Raid::Raidz2,
-        Raid::Raidz3,
-    ];
-
-    /// The word used in YAML and in `ZFSBOOT_VDEV_TYPE`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Raid::Stripe => "stripe",
-            Raid::Mirror => "mirror",
-            Raid::Raid10 => "raid10",
-            Raid::Raidz1 => "raidz1",
-            Raid::Raidz2 => "raidz2",
-            Raid::Raidz3 => "raidz3",
-        }
-    }
-
-    /// The layout spelled exactly `word`, if any.
-    pub fn parse(word: &str) -> Option<Raid> {
-        Raid::ALL.into_iter().find(|r| r.name() == word)
-    }
-
-    /// The fewest disks the layout accepts (zfsboot's `dialog_menu_layout`).
-    pub fn min_disks(self) -> usize {
-        match self {
-            Raid::Stripe => 1,
-            Raid::Mirror => 2,
-            Raid::Raidz1 => 3,
-            Raid::Raid10 | Raid::Raidz2 => 4,
-            Raid::Raidz3 => 5,
-        }
-    }
-
-    /// Whether the layout needs an even number of disks (raid10 mirrors pairs).
-    pub fn needs_even(self) -> bool {
-        self == Raid::Raid10
     }
 }

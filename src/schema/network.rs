@@ -9,7 +9,7 @@ use crate::value::{Node, Span};
 use super::code;
 use super::ctx::{At, Ctx, Field, Rule};
 use super::model::{FreeBsd, Interface, Located, Network};
-use super::rules;
+use crate::freebsd::names;
 
 /// The keys of `freebsd.network`.
 pub(crate) const NETWORK: &[Field<Network>] = &[
@@ -75,11 +75,11 @@ pub(crate) const INTERFACE: &[Field<Interface>] = &[
 ];
 
 const DEFAULTROUTER: Rule = Rule {
-    check: |s| rules::ipv4_address(s).map(drop),
+    check: |s| names::ipv4_address(s).map(drop),
     code: code::ADDRESS,
     what: "IPv4 address",
     help: |s| {
-        if rules::ipv6_address(s).is_ok() {
+        if names::ipv6_address(s).is_ok() {
             "this is an IPv6 address: set it as `ipv6_defaultrouter`".into()
         } else {
             "give the router's IPv4 address alone, such as 192.0.2.1".into()
@@ -88,11 +88,11 @@ const DEFAULTROUTER: Rule = Rule {
 };
 
 const IPV6_DEFAULTROUTER: Rule = Rule {
-    check: |s| rules::ipv6_address(s).map(drop),
+    check: |s| names::ipv6_address(s).map(drop),
     code: code::ADDRESS,
     what: "IPv6 address",
     help: |s| {
-        if rules::ipv4_address(s).is_ok() {
+        if names::ipv4_address(s).is_ok() {
             "this is an IPv4 address: set it as `defaultrouter`".into()
         } else if s.contains('%') {
             "give the router's address without a zone id (a global address, such as 2001:db8::1)"
@@ -104,7 +104,7 @@ const IPV6_DEFAULTROUTER: Rule = Rule {
 };
 
 const NAMESERVER: Rule = Rule {
-    check: |s| rules::ip_address(s).map(drop),
+    check: |s| names::ip_address(s).map(drop),
     code: code::ADDRESS,
     what: "IP address",
     help: |_| {
@@ -133,7 +133,7 @@ fn interfaces(cx: &mut Ctx, at: &At<'_>, net: &mut Network) {
     };
     for (name, entry) in map {
         let path = format!("{}.{name}", at.path);
-        if let Err(reason) = rules::interface_name(name) {
+        if let Err(reason) = names::interface_name(name) {
             cx.push(
                 Diag::new(
                     code::INTERFACE,
@@ -182,7 +182,7 @@ fn ipv4(cx: &mut Ctx, at: &At<'_>, iface: &mut Interface) {
     let Some(s) = cx.string(&at.path, at.node) else {
         return;
     };
-    match rules::ipv4(s) {
+    match names::ipv4(s) {
         Ok(v) => iface.ipv4 = Some(Located::new(v, at.node.span.clone())),
         Err(reason) => cx.push(
             Diag::new(code::IPV4, format!("invalid {}: {reason}", at.path))
@@ -196,7 +196,7 @@ fn ipv6(cx: &mut Ctx, at: &At<'_>, iface: &mut Interface) {
     let Some(s) = cx.string(&at.path, at.node) else {
         return;
     };
-    match rules::ipv6(s) {
+    match names::ipv6(s) {
         Ok(v) => iface.ipv6 = Some(Located::new(v, at.node.span.clone())),
         Err(reason) => cx.push(
             Diag::new(code::IPV6, format!("invalid {}: {reason}", at.path))
@@ -230,7 +230,7 @@ fn nameservers(cx: &mut Ctx, at: &At<'_>, net: &mut Network) {
     let mut seen: Vec<(usize, IpAddr, &Located<String>)> = Vec::new();
     for (i, ns) in checked.iter().enumerate() {
         let Some(ns) = ns else { continue };
-        let Ok(addr) = rules::ip_address(&ns.value) else {
+        let Ok(addr) = names::ip_address(&ns.value) else {
             continue;
         };
         if let Some((first, _, prev)) = seen.iter().find(|(_, a, _)| *a == addr) {
@@ -240,7 +240,7 @@ fn nameservers(cx: &mut Ctx, at: &At<'_>, net: &mut Network) {
                     format!(
                         "{}[{i}] {} is already listed as {}[{first}]",
                         at.path,
-                        rules::quote(&ns.value),
+                        names::quote(&ns.value),
                         at.path
                     ),
                 )

@@ -7,7 +7,7 @@ use crate::value::Value;
 use super::code;
 use super::ctx::{At, Ctx, Field};
 use super::model::{FreeBsd, Located, RcVar, Sshd};
-use super::rules;
+use crate::freebsd::names;
 
 /// The keys of `freebsd.sshd`; every one defaults to `no`.
 pub(crate) const SSHD: &[Field<Sshd>] = &[
@@ -44,7 +44,7 @@ pub(crate) const SSHD: &[Field<Sshd>] = &[
 
 /// rc.conf variables, in the order given.
 ///
-/// A variable that another field sets (see [`rules::MANAGED`]) is refused, so
+/// A variable that another field sets (see [`names::MANAGED`]) is refused, so
 /// that each setting has one source.
 pub(crate) fn rc_conf(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
     let Some(map) = cx.mapping(&at.path, at.node) else {
@@ -53,7 +53,7 @@ pub(crate) fn rc_conf(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
     for (name, entry) in map {
         let path = format!("{}.{name}", at.path);
         let mut good = true;
-        if let Err(reason) = rules::rc_name(name) {
+        if let Err(reason) = names::rc_name(name) {
             good = false;
             cx.push(
                 Diag::new(
@@ -63,14 +63,14 @@ pub(crate) fn rc_conf(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
                 .label(&entry.key_span, "not a variable name")
                 .help("rc.conf names are shell variables: letters, digits and `_`, not starting with a digit, such as ntpd_enable"),
             );
-        } else if let Some(instead) = rules::rc_managed(name) {
+        } else if let Some(instead) = names::rc_managed(name) {
             good = false;
             cx.push(
                 Diag::new(
                     code::RC_MANAGED,
                     format!(
                         "{} is set by beryl itself; it cannot be set in {}",
-                        rules::quote(name),
+                        names::quote(name),
                         at.path
                     ),
                 )
@@ -81,7 +81,7 @@ pub(crate) fn rc_conf(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
         let Some(value) = rc_text(cx, &path, &entry.node) else {
             continue;
         };
-        if let Err(reason) = rules::rc_value(&value) {
+        if let Err(reason) = names::rc_value(&value) {
             cx.push(
                 Diag::new(code::RC_VALUE, format!("invalid {path}: {reason}"))
                     .label(&entry.node.span, "not safe in rc.conf")
@@ -138,7 +138,7 @@ fn permit_root_login(cx: &mut Ctx, at: &At<'_>, sshd: &mut Sshd) {
     let help = "write no, yes, prohibit-password (keys only) or forced-commands-only";
     let word = match &at.node.value {
         Value::Bool(b) => if *b { "yes" } else { "no" }.to_string(),
-        Value::Str(s) => match rules::permit_root_login(s) {
+        Value::Str(s) => match names::permit_root_login(s) {
             Ok(word) => word.to_string(),
             Err(reason) => {
                 cx.push(sshd_error(at, reason, help));
@@ -158,7 +158,7 @@ fn yes_no(cx: &mut Ctx, at: &At<'_>) -> Option<Located<bool>> {
     let help = "write true or false (or yes or no)";
     let b = match &at.node.value {
         Value::Bool(b) => *b,
-        Value::Str(s) => match rules::yes_no(s) {
+        Value::Str(s) => match names::yes_no(s) {
             Ok(b) => b,
             Err(reason) => {
                 cx.push(sshd_error(at, reason, help));

@@ -6,7 +6,7 @@ use crate::value::{Node, Value};
 use super::code;
 use super::ctx::{At, Ctx, Field, Rule};
 use super::model::{FreeBsd, Located, User};
-use super::rules;
+use crate::freebsd::names;
 
 /// The keys of one user mapping.
 pub(crate) const USER: &[Field<User>] = &[
@@ -61,7 +61,7 @@ pub(crate) const USER: &[Field<User>] = &[
 ];
 
 const NAME: Rule = Rule {
-    check: rules::user_name,
+    check: names::user_name,
     code: code::USER_NAME,
     what: "user name",
     help: |_| {
@@ -70,7 +70,7 @@ const NAME: Rule = Rule {
 };
 
 const GROUP: Rule = Rule {
-    check: rules::group_name,
+    check: names::group_name,
     code: code::GROUP,
     what: "group name",
     help: |_| {
@@ -79,14 +79,14 @@ const GROUP: Rule = Rule {
 };
 
 const COMMENT: Rule = Rule {
-    check: rules::comment,
+    check: names::comment,
     code: code::COMMENT,
     what: "comment",
     help: |_| "write the comment on one line, without `:`".into(),
 };
 
 const SHELL: Rule = Rule {
-    check: rules::shell,
+    check: names::shell,
     code: code::SHELL,
     what: "shell",
     help: shell_help,
@@ -117,7 +117,7 @@ pub(crate) fn users(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
         let Some(user) = one(cx, &at.path, i, item) else {
             continue;
         };
-        let valid = rules::user_name(&user.name.value).is_ok();
+        let valid = names::user_name(&user.name.value).is_ok();
         if let Some(first) = out
             .users
             .iter()
@@ -142,7 +142,7 @@ fn one(cx: &mut Ctx, list: &str, i: usize, node: &Node) -> Option<User> {
     let index_path = format!("{list}[{i}]");
     let map = cx.mapping(&index_path, node)?;
     let path = match map.get("name").and_then(|e| e.node.as_str()) {
-        Some(n) if rules::user_name(n).is_ok() => format!("{list}[{n}]"),
+        Some(n) if names::user_name(n).is_ok() => format!("{list}[{n}]"),
         _ => index_path,
     };
     let mut user = User::blank(node.span.clone());
@@ -169,7 +169,7 @@ fn uid(cx: &mut Ctx, at: &At<'_>, user: &mut User) {
         cx.push(cx.type_error(&at.path, "an integer", at.node));
         return;
     };
-    match rules::uid(n) {
+    match names::uid(n) {
         Ok(u) => user.uid = Some(Located::new(u, at.node.span.clone())),
         Err(reason) => cx.push(
             Diag::new(code::UID, format!("invalid {}: {reason}", at.path))
@@ -205,7 +205,7 @@ fn state(cx: &mut Ctx, at: &At<'_>, user: &mut User) {
     let Some(s) = cx.string(&at.path, at.node) else {
         return;
     };
-    match rules::user_state(s) {
+    match names::user_state(s) {
         Ok(st) => user.state = st,
         Err(reason) => cx.push(
             Diag::new(code::STATE, format!("invalid {}: {reason}", at.path))

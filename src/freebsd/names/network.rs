@@ -5,8 +5,8 @@
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use std::str::FromStr;
 
+use super::kinds::{Ipv4, Ipv6};
 use super::{all_digits, quote, show};
-use crate::schema::model::{Ipv4, Ipv6};
 
 /// The longest interface name (`IFNAMSIZ - 1`).
 pub const MAX_IFNAME: usize = 15;

@@ -1,7 +1,7 @@
 //! The ZFS boot pool: layout, disks, pool name, swap size.
 
+use super::kinds::Raid;
 use super::{all_digits, quote, show};
-use crate::schema::model::Raid;
 
 /// The smallest non-zero swap size zfsboot accepts, in bytes (100 MiB).
 pub const MIN_SWAP: u64 = 100 << 20;

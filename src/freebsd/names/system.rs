@@ -3,8 +3,8 @@
 
 use std::str::FromStr;
 
+use super::kinds::Install;
 use super::{all_digits, quote, show};
-use crate::schema::model::Install;
 
 /// The longest host name (RFC 1123).
 pub const MAX_HOSTNAME: usize = 253;

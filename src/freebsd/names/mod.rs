@@ -7,12 +7,14 @@
 //! rc.conf variables.
 
 mod account;
+mod kinds;
 mod network;
 mod rc;
 mod storage;
 mod system;
 
 pub use account::{MAX_NAME, MAX_UID, comment, group_name, shell, uid, user_name, user_state};
+pub use kinds::{Install, Ipv4, Ipv6, Raid, UserState};
 pub use network::{
     MAX_IFNAME, interface_name, ip_address, ipv4, ipv4_address, ipv4_cidr, ipv6, ipv6_address,
     ipv6_cidr,

@@ -1,7 +1,7 @@
 //! Users and groups, by FreeBSD `pw` rules.
 
+use super::kinds::UserState;
 use super::{quote, show};
-use crate::schema::model::UserState;
 
 /// The longest user or group name, in bytes (`MAXLOGNAME - 1`).
 pub const MAX_NAME: usize = 32;
