@@ -13,22 +13,16 @@
 //! ```
 
 pub mod files;
-mod settings;
 pub mod walk;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-pub use settings::{SETTINGS_STEM, Settings};
-
 use crate::diag::{Diag, Diags};
-use crate::inventory::{Inventory, LevelFile, LevelKind};
+use crate::inventory::{Inventory, LevelFile, LevelKind, Settings};
 use crate::value::{Map, Node, Value};
 use crate::yaml::Limits;
-
-/// The folder of class files, at the inventory root.
-pub const DIR: &str = "_classes";
 
 /// The root key that lists a document's classes.
 pub const KEY: &str = crate::syntax::root::CLASSES;
@@ -61,7 +55,7 @@ impl Unit {
                 asks,
             });
         };
-        // A prefixed `~classes` is refused by compile::check_level.
+        // A prefixed `~classes` is refused by inventory::levels::check.
         let mut errors = Vec::new();
         let Some(entry) = root.get(KEY) else {
             return Ok(Unit {
@@ -218,7 +212,7 @@ impl<'a> Library<'a> {
         };
         let node =
             crate::yaml::load_file(&file.path, &file.display, &self.limits).map_err(|d| vec![d])?;
-        crate::compile::check_level(LevelKind::Class, &node)?;
+        crate::inventory::levels::check(LevelKind::Class, &node)?;
         let unit = Arc::new(Unit::split(&Arc::new(node))?);
         Ok(Some(Arc::new(Class {
             name: name.to_string(),
@@ -244,7 +238,11 @@ impl<'a> Library<'a> {
             return Err(vec![
                 Diag::new(
                     "beryl::classes::outside",
-                    format!("{display} is a link to {}, outside {DIR}/", real.display()),
+                    format!(
+                        "{display} is a link to {}, outside {}/",
+                        real.display(),
+                        crate::inventory::CLASSES_DIR
+                    ),
                 )
                 .help("class files must lie inside the inventory's _classes directory"),
             ]);

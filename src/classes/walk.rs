@@ -223,7 +223,7 @@ impl Walk<'_, '_, '_> {
             .label(span, "named here")
             .help(format!(
                 "create {}/{base}.yml (or {base}/init.yml), or allow missing classes with `ignore_class_notfound: true` in beryl.yml",
-                super::DIR
+                crate::inventory::CLASSES_DIR
             )),
         );
     }

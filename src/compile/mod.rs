@@ -7,10 +7,7 @@
 //! the second pass of inventory queries are in `fleet.rs`.
 
 mod fleet;
-mod levels;
 mod warn;
-
-pub(crate) use levels::check as check_level;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -161,7 +158,9 @@ impl<'a> Compiler<'a> {
         cell.get_or_init(|| {
             crate::yaml::load_file(&file.path, &file.display, &self.limits)
                 .map_err(|d| vec![d])
-                .and_then(|node| levels::check(kind, &node).map(|()| Arc::new(node)))
+                .and_then(|node| {
+                    crate::inventory::levels::check(kind, &node).map(|()| Arc::new(node))
+                })
         })
         .clone()
     }

@@ -90,7 +90,7 @@ fn warning(s: &Spelling, typed: &Node) -> Diag {
 /// Whether a root key holds free-form data: not a key beryl reads (the
 /// exports are data too).
 fn free_form(key: &str) -> bool {
-    key == crate::exports::KEY || !super::levels::RESERVED.contains(&key)
+    key == crate::exports::KEY || !crate::syntax::root::RESERVED.contains(&key)
 }
 
 /// The spellings of a document's free-form mappings (lists are not walked:

@@ -232,12 +232,12 @@ impl Walk {
                     Some(first) => self.duplicate_level(first, &item.rel),
                     None => default = Some(self.file(&item.rel)),
                 },
-                Kind::Yaml(stem) if stem == crate::classes::SETTINGS_STEM => match &settings {
+                Kind::Yaml(stem) if stem == super::SETTINGS_STEM => match &settings {
                     Some(first) => self.duplicate_level(first, &item.rel),
                     None => settings = Some(self.file(&item.rel)),
                 },
                 Kind::Yaml(stem) => self.misplaced(&stem, &item.rel, "the inventory root"),
-                Kind::Dir if item.name == crate::classes::DIR => {
+                Kind::Dir if item.name == super::CLASSES_DIR => {
                     classes_dir = Some(self.file(&item.rel));
                 }
                 Kind::Dir => {

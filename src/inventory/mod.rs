@@ -16,9 +16,15 @@
 //! ```
 
 mod discover;
+pub mod levels;
 pub mod revision;
+mod settings;
 
 pub(crate) use discover::label_problem;
+pub use settings::{SETTINGS_STEM, Settings};
+
+/// The folder of class files, at the inventory root (src/classes/).
+pub const CLASSES_DIR: &str = "_classes";
 
 use std::path::PathBuf;
 

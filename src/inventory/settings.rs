@@ -12,8 +12,8 @@
 
 use regex::Regex;
 
+use super::LevelFile;
 use crate::diag::{Diag, Diags};
-use crate::inventory::LevelFile;
 use crate::value::{Node, Value};
 use crate::yaml::Limits;
 

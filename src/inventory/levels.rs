@@ -1,20 +1,14 @@
 //! Rules about a level's root keys, checked once per file as it is loaded.
 
+use super::LevelKind;
 use crate::diag::{Diag, Diags};
-use crate::inventory::LevelKind;
+use crate::syntax::prefix;
+use crate::syntax::root;
 use crate::value::{Node, Span, Value};
 
 /// The root keys beryl gives a meaning to. Any other root key is free-form
 /// data, unless it is so close to one of these that it is surely a typo.
-pub const RESERVED: &[&str] = &[
-    "freebsd",
-    "merge",
-    crate::classes::KEY,
-    crate::exports::KEY,
-    "ssh_keys",
-    "ssh",
-    "_beryl_",
-];
+pub use crate::syntax::root::RESERVED;
 
 /// Root keywords of the systems beryl is built from, which mean nothing to
 /// beryl (yet): each with beryl's way of saying the same.
@@ -66,7 +60,7 @@ pub(crate) fn check(kind: LevelKind, node: &Node) -> Result<(), Diags> {
     };
     for (raw, entry) in root {
         // `~_beryl_` or `=ssh_keys` are the same keys once merged.
-        let key = crate::syntax::prefix::split(raw).0;
+        let key = prefix::split(raw).0;
         if let Some(meant) = typo_of(key) {
             errors.push(
                 Diag::new(
@@ -97,7 +91,7 @@ pub(crate) fn check(kind: LevelKind, node: &Node) -> Result<(), Diags> {
                 .label(&entry.key_span, "remove this key")
                 .help("`_beryl_` holds the host's fqdn, short name, domain, group and files"),
             );
-        } else if key == crate::classes::KEY && raw != key {
+        } else if key == root::CLASSES && raw != key {
             errors.push(
                 Diag::new(
                     "beryl::classes::prefix",
@@ -124,10 +118,7 @@ pub(crate) fn check(kind: LevelKind, node: &Node) -> Result<(), Diags> {
         }
     }
     if kind == LevelKind::Domain
-        && let Some(e) = domain_keys(
-            node,
-            crate::syntax::prefix::get(root, "ssh_keys").map(|e| &e.node),
-        )
+        && let Some(e) = domain_keys(node, prefix::get(root, root::SSH_KEYS).map(|e| &e.node))
     {
         errors.push(e);
     }
