@@ -3,10 +3,11 @@
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
+use super::options::ConfigFormat;
 use super::{Context, Failure, Outcome, write_out};
 use crate::diag::Diag;
 use crate::merge::{self, Kind, Policy, Spec};
-use crate::output::{self, Format};
+use crate::output;
 use crate::value::{Node, Source, Span};
 
 /// Merge YAML or JSON documents, lowest priority first.
@@ -54,7 +55,7 @@ pub struct Args {
 
     /// The output format.
     #[arg(long, value_enum, default_value = "yaml")]
-    pub format: Format,
+    pub format: ConfigFormat,
 
     #[command(flatten)]
     pub limits: super::options::LimitArgs,
@@ -81,7 +82,7 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
     let mut merged = merge::merge_documents(&refs, &Policy::default(), root.as_ref())?;
     crate::refs::resolve(&mut merged, &ctx.limits)?;
     ctx.warn(&merged.diags);
-    let text = output::to_string(&merged.node, args.format).map_err(|d| vec![d])?;
+    let text = output::to_string(&merged.node, args.format.into()).map_err(|d| vec![d])?;
     write_out(out, &text)?;
     Ok(Outcome::Ok)
 }

@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use clap::{ArgMatches, Args, FromArgMatches, parser::ValueSource};
 
 use crate::limits;
+use crate::output;
 
 const INVENTORY_DIR: &str = "inventory";
 const SSH_DIR: &str = "ssh";
@@ -224,5 +225,22 @@ impl Args for Before {
 
     fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
         Self::augment_args(cmd)
+    }
+}
+
+/// `--format` of the commands that print configs (render, merge): the
+/// command-line face of [`output::Format`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ConfigFormat {
+    Yaml,
+    Json,
+}
+
+impl From<ConfigFormat> for output::Format {
+    fn from(f: ConfigFormat) -> Self {
+        match f {
+            ConfigFormat::Yaml => output::Format::Yaml,
+            ConfigFormat::Json => output::Format::Json,
+        }
     }
 }

@@ -2,6 +2,7 @@
 
 use std::io::Write;
 
+use super::options::ConfigFormat;
 use super::{Context, Failure, Outcome, write_out};
 use crate::compile::Compiler;
 use crate::diag::Diag;
@@ -37,7 +38,7 @@ pub struct Args {
 
     /// The output format.
     #[arg(long, value_enum, default_value = "yaml")]
-    pub format: Format,
+    pub format: ConfigFormat,
 
     /// End each value with a comment giving the file:line it came from (YAML only).
     #[arg(long, conflicts_with = "out")]
@@ -53,7 +54,7 @@ pub struct Args {
 }
 
 pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
-    if args.annotate && args.format == Format::Json {
+    if args.annotate && args.format == ConfigFormat::Json {
         return Err(vec![
             Diag::new(
                 "beryl::render::annotate_json",
@@ -66,7 +67,7 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
     let compiler = ctx.compiler(&inventory);
     let hosts = ctx.select(&compiler, &args.hosts, args.all)?;
     if let Some(dir) = &args.out {
-        return render_dir(ctx, &compiler, &hosts, dir, args.format);
+        return render_dir(ctx, &compiler, &hosts, dir, args.format.into());
     }
     let mut configs = Vec::with_capacity(hosts.len());
     let mut errors = Vec::new();
@@ -109,7 +110,7 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
     let text = if args.annotate {
         annotate::to_string(&node, &notes)
     } else {
-        output::to_string(&node, args.format)
+        output::to_string(&node, args.format.into())
     };
     let text = text.map_err(|d| vec![d])?;
     write_out(out, &text)?;

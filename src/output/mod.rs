@@ -12,7 +12,7 @@ use crate::diag::Diag;
 use crate::value::{Entry, Map, Node, Span, Value};
 
 /// The formats a config can be written in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     Yaml,
     Json,
