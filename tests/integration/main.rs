@@ -10,6 +10,8 @@
 //!   fixtures installed from their plan, drifted, applied twice through
 //!   `sudo -n sh -s`, with facts and the dry run agreeing before and after.
 //! - `annotate.rs`: `render --annotate` on every host of the example inventory.
+//! - `architecture.rs`: the module layers of docs/architecture.md hold in
+//!   the code (no cycle, no import of a later stage).
 //! - `cases.rs`: every `tests/cases/**/*.case` file (a fixture tree, overlay
 //!   files and a command line) run and compared with its insta snapshot.
 //! - `keys.rs`: fingerprints checked against `ssh-keygen -lf`.
@@ -50,6 +52,7 @@
 mod adversarial;
 mod annotate;
 mod apply;
+mod architecture;
 mod cases;
 mod ci;
 mod diff;
