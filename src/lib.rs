@@ -14,6 +14,7 @@ pub mod exports;
 pub mod freebsd;
 pub mod fsutil;
 pub mod inventory;
+pub mod jsonschema;
 pub mod keys;
 pub mod limits;
 pub mod lint;

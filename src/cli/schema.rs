@@ -4,7 +4,7 @@ use std::io::Write;
 
 use super::{Context, Failure, Outcome, write_out};
 use crate::inventory::LevelKind;
-use crate::schema::input::{self, Level};
+use crate::jsonschema::{self, Level};
 
 /// Print the JSON Schema (2020-12) of inventory level files.
 ///
@@ -47,7 +47,8 @@ pub fn run(_ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, 
         Some(LevelArg::Group) => Level::Of(LevelKind::Group),
         Some(LevelArg::Host) => Level::Of(LevelKind::Host),
     };
-    let mut text = serde_json::to_string_pretty(&input::level_schema(level)).unwrap_or_default();
+    let mut text =
+        serde_json::to_string_pretty(&jsonschema::level_schema(level)).unwrap_or_default();
     text.push('\n');
     write_out(out, &text)?;
     Ok(Outcome::Ok)

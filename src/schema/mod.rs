@@ -13,7 +13,6 @@
 
 mod ctx;
 mod fields;
-pub mod input;
 mod model;
 mod network;
 mod services;
@@ -150,4 +149,25 @@ pub fn freebsd_keys() -> Vec<(&'static str, &'static str)> {
 /// The keys of a user mapping with their one-line docs, in table order.
 pub fn user_keys() -> Vec<(&'static str, &'static str)> {
     ctx::docs(users::USER)
+}
+
+// The other field tables' keys and docs, for the tests that hold the input
+// types of the level-file JSON Schema (src/jsonschema/) to the tables.
+
+/// The keys of `freebsd.network` with their one-line docs, in table order.
+#[cfg(test)]
+pub(crate) fn network_keys() -> Vec<(&'static str, &'static str)> {
+    ctx::docs(network::NETWORK)
+}
+
+/// The keys of an interface mapping with their one-line docs, in table order.
+#[cfg(test)]
+pub(crate) fn interface_keys() -> Vec<(&'static str, &'static str)> {
+    ctx::docs(network::INTERFACE)
+}
+
+/// The keys of `freebsd.sshd` with their one-line docs, in table order.
+#[cfg(test)]
+pub(crate) fn sshd_keys() -> Vec<(&'static str, &'static str)> {
+    ctx::docs(services::SSHD)
 }

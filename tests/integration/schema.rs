@@ -84,7 +84,7 @@ fn every_example_file_satisfies_the_schema() {
         assert_eq!(errors(v, &doc), Vec::<String>::new(), "{rel} ({level})");
         assert_eq!(errors(any, &doc), Vec::<String>::new(), "{rel} (any level)");
         // serde reads it into the input types the schema came from, too.
-        let parsed: Result<beryl::schema::input::LevelFile<beryl::schema::input::AnyKeys>, _> =
+        let parsed: Result<beryl::jsonschema::LevelFile<beryl::jsonschema::AnyKeys>, _> =
             serde_json::from_value(doc.clone());
         assert!(parsed.is_ok(), "{rel}: {:?}", parsed.err());
         seen.push(level);

@@ -1,9 +1,9 @@
 //! The input-shaped types of a level file, for `beryl schema`.
 //!
-//! Validation reads the merged `freebsd` mapping through the field tables of
-//! this module's siblings (`fields::FREEBSD`, `users::USER`, …) into the
-//! output-shaped model ([`super::FreeBsd`], where every value is
-//! [`super::Located`]). These types describe instead what one level file may
+//! Validation (src/schema/) reads the merged `freebsd` mapping through its
+//! field tables (`fields::FREEBSD`, `users::USER`, …) into the output-shaped
+//! model ([`crate::schema::FreeBsd`], where every value is
+//! [`crate::schema::Located`]). These types describe instead what one level file may
 //! hold, as serde would read it. They exist to generate the JSON Schema with
 //! schemars: their doc comments become the descriptions an editor shows, and
 //! tests tie their field names (and the start of each description) to the
@@ -31,8 +31,8 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::model::{Install, Raid, UserState};
 use crate::inventory::LevelKind;
+use crate::schema::{Install, Raid, UserState};
 
 /// A level file: `_default.yml`, a domain's `_domain.yml`, a group's
 /// `_group.yml` or a host file. `K` holds the root keys whose rules depend on
@@ -695,8 +695,7 @@ fn tidy(schema: &mut Schema) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::ctx::Field;
-    use crate::schema::{fields, network, services, users};
+    use crate::schema;
 
     fn any() -> Value {
         level_schema(Level::Any)
@@ -718,20 +717,18 @@ mod tests {
 
     /// The input type's keys are the table's, in the same order, and each
     /// description starts with the table's one-line doc (capitalised).
-    fn same_as_table<T>(object: &Value, table: &[Field<T>], what: &str) {
-        let table_keys: Vec<&str> = table.iter().map(|f| f.key).collect();
+    fn same_as_table(object: &Value, table: &[(&str, &str)], what: &str) {
+        let table_keys: Vec<&str> = table.iter().map(|(key, _)| *key).collect();
         assert_eq!(keys(object), table_keys, "the keys of {what}");
-        for f in table {
-            let description = object["properties"][f.key]["description"]
+        for (key, doc) in table {
+            let description = object["properties"][key]["description"]
                 .as_str()
-                .unwrap_or_else(|| panic!("{what}.{} has no description", f.key));
-            let mut capitalised = f.doc.to_string();
+                .unwrap_or_else(|| panic!("{what}.{key} has no description"));
+            let mut capitalised = doc.to_string();
             capitalised[..1].make_ascii_uppercase();
             assert!(
-                description.starts_with(f.doc) || description.starts_with(&capitalised),
-                "{what}.{}: the description {description:?} does not start with the table's doc {:?}",
-                f.key,
-                f.doc
+                description.starts_with(doc) || description.starts_with(&capitalised),
+                "{what}.{key}: the description {description:?} does not start with the table's doc {doc:?}",
             );
         }
     }
@@ -739,11 +736,19 @@ mod tests {
     #[test]
     fn the_input_types_have_the_keys_of_the_validation_tables() {
         let s = any();
-        same_as_table(def(&s, "FreeBsd"), fields::FREEBSD, "freebsd");
-        same_as_table(def(&s, "User"), users::USER, "a user");
-        same_as_table(def(&s, "Network"), network::NETWORK, "freebsd.network");
-        same_as_table(def(&s, "Interface"), network::INTERFACE, "an interface");
-        same_as_table(def(&s, "Sshd"), services::SSHD, "freebsd.sshd");
+        same_as_table(def(&s, "FreeBsd"), &schema::freebsd_keys(), "freebsd");
+        same_as_table(def(&s, "User"), &schema::user_keys(), "a user");
+        same_as_table(
+            def(&s, "Network"),
+            &schema::network_keys(),
+            "freebsd.network",
+        );
+        same_as_table(
+            def(&s, "Interface"),
+            &schema::interface_keys(),
+            "an interface",
+        );
+        same_as_table(def(&s, "Sshd"), &schema::sshd_keys(), "freebsd.sshd");
     }
 
     /// The `const`s of an enum's `oneOf`, or its `enum` values.
