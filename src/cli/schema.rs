@@ -4,7 +4,7 @@ use std::io::Write;
 
 use super::{Context, Failure, Outcome, write_out};
 use crate::inventory::LevelKind;
-use crate::jsonschema::{self, Level};
+use crate::jsonschema;
 
 /// Print the JSON Schema (2020-12) of inventory level files.
 ///
@@ -40,15 +40,13 @@ pub enum LevelArg {
 }
 
 pub fn run(_ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
-    let level = match args.level {
-        None => Level::Any,
-        Some(LevelArg::Default) => Level::Of(LevelKind::Default),
-        Some(LevelArg::Domain) => Level::Of(LevelKind::Domain),
-        Some(LevelArg::Group) => Level::Of(LevelKind::Group),
-        Some(LevelArg::Host) => Level::Of(LevelKind::Host),
-    };
-    let mut text =
-        serde_json::to_string_pretty(&jsonschema::level_schema(level)).unwrap_or_default();
+    let level = args.level.map(|level| match level {
+        LevelArg::Default => LevelKind::Default,
+        LevelArg::Domain => LevelKind::Domain,
+        LevelArg::Group => LevelKind::Group,
+        LevelArg::Host => LevelKind::Host,
+    });
+    let mut text = serde_json::to_string_pretty(&jsonschema::level_file(level)).unwrap_or_default();
     text.push('\n');
     write_out(out, &text)?;
     Ok(Outcome::Ok)

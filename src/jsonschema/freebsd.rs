@@ -1,0 +1,259 @@
+//! The `freebsd` mapping, as one level file may write it. Its keys are the
+//! rows of the field tables of src/schema/ (tests hold them to the tables).
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::shape::{Ref, Reference, prefixed_keys};
+use crate::freebsd::names::{Install, Raid, UserState};
+
+/// The `freebsd` mapping: the settings beryl validates and installs.
+// Its keys are the rows of the FREEBSD table (src/schema/fields.rs).
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+#[schemars(transform = prefixed_keys)]
+pub struct FreeBsd {
+    /// Fully qualified host name (RFC 1123), such as web01.example.org.
+    #[schemars(with = "String")]
+    pub hostname: Option<String>,
+    /// IANA time zone, such as Europe/Berlin.
+    #[schemars(with = "String")]
+    pub timezone: Option<String>,
+    /// ZFS layout of the boot pool: stripe, mirror, raid10, raidz1, raidz2 or
+    /// raidz3. The `disks` must be enough for it.
+    #[schemars(with = "Ref<Raid>")]
+    pub raid: Option<Ref<Raid>>,
+    /// Whole disks of the boot pool, such as [ada0, ada1]; the installer wipes
+    /// them. Replaced as a whole by a level that sets it.
+    #[schemars(with = "Ref<Vec<String>>")]
+    pub disks: Option<Ref<Vec<String>>>,
+    /// Name of the ZFS boot pool (zfsboot's default is zroot).
+    #[schemars(with = "String")]
+    pub pool: Option<String>,
+    /// Swap size per disk, such as 4g, or 0 for none.
+    #[schemars(with = "Swap")]
+    pub swap: Option<Swap>,
+    /// Packages to install, by name (sudo) or origin (security/sudo).
+    /// Appended level after level, without duplicates; `--name` removes an
+    /// inherited package.
+    #[schemars(with = "Ref<Vec<String>>")]
+    pub packages: Option<Ref<Vec<String>>>,
+    /// Lines of the sudoers drop-in, one rule per item. Appended like
+    /// `packages`; `--line` removes an inherited line.
+    #[schemars(with = "Ref<Vec<String>>")]
+    pub sudoers: Option<Ref<Vec<String>>>,
+    /// User accounts, each a mapping with at least `name`. Merged by name:
+    /// a level that names an inherited user changes only the fields it
+    /// writes; `name: --bob` removes bob.
+    #[schemars(with = "Ref<Vec<User>>")]
+    pub users: Option<Ref<Vec<User>>>,
+    /// How bsdinstall installs the base system: dists (the default) or pkgbase.
+    #[schemars(with = "Ref<Install>")]
+    pub install: Option<Ref<Install>>,
+    /// FreeBSD release as MAJOR.MINOR, quoted, such as "15.0".
+    #[schemars(with = "Version")]
+    pub version: Option<Version>,
+    /// URL the installer fetches missing distribution sets from
+    /// (BSDINSTALL_DISTSITE), such as
+    /// https://download.freebsd.org/releases/amd64/15.0-RELEASE.
+    #[schemars(with = "String")]
+    pub dist_site: Option<String>,
+    /// root's password as a crypt(3) hash ($6$…); when absent, root's
+    /// password is locked.
+    #[schemars(with = "String")]
+    pub root_password: Option<String>,
+    /// Interfaces (DHCP/SLAAC or static addresses), default routers and name
+    /// servers.
+    #[schemars(with = "Ref<Network>")]
+    pub network: Option<Ref<Network>>,
+    /// Other rc.conf variables, such as ntpd_enable: true (written YES).
+    /// Variables that other `freebsd` keys set (hostname, ifconfig_*, …) are
+    /// refused.
+    #[schemars(with = "Ref<BTreeMap<String, RcValue>>")]
+    pub rc_conf: Option<Ref<BTreeMap<String, RcValue>>>,
+    /// Sshd settings: permit_root_login, password_authentication,
+    /// kbd_interactive_authentication.
+    #[schemars(with = "Ref<Sshd>")]
+    pub sshd: Option<Ref<Sshd>>,
+}
+
+/// A swap size.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+#[schemars(inline)]
+pub enum Swap {
+    /// A number with an optional k, m, g or t suffix (at least 100m), such as 4g.
+    Text(String),
+    /// 0 for no swap, or a size in bytes.
+    Bytes(u64),
+}
+
+/// A FreeBSD release.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+#[schemars(inline)]
+pub enum Version {
+    /// MAJOR.MINOR, such as "15.0".
+    Text(String),
+    /// Unquoted: accepted when the written text is MAJOR.MINOR, but 14.10
+    /// would read as 14.1, so quote it.
+    Number(f64),
+}
+
+/// An rc.conf value: a string as written, an integer in decimal, a boolean
+/// as YES or NO.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+#[schemars(inline)]
+pub enum RcValue {
+    /// A string, written as is (no `"`, `\`, backquote, `$` or newline).
+    Text(String),
+    /// An integer, written in decimal.
+    Int(i64),
+    /// A boolean, written YES or NO.
+    Bool(bool),
+}
+
+/// One user account.
+// Its keys are the rows of the USER table (src/schema/users.rs).
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+#[schemars(transform = prefixed_keys, extend("required" = ["name"]))]
+pub struct User {
+    /// Login name (required), such as alice. `--alice` removes the inherited
+    /// user alice.
+    pub name: String,
+    /// Numeric user id (0 to 4294967294); pw allocates one when absent.
+    #[schemars(with = "Ref<Uid>")]
+    pub uid: Option<Ref<Uid>>,
+    /// GECOS comment, usually the full name.
+    #[schemars(with = "String")]
+    pub comment: Option<String>,
+    /// Absolute path of the login shell, such as /usr/local/bin/bash.
+    #[schemars(with = "String")]
+    pub shell: Option<String>,
+    /// Primary group; a group named like the user when absent.
+    #[schemars(with = "String")]
+    pub primary_group: Option<String>,
+    /// Supplementary groups, such as [wheel, operator]. Replaced, not
+    /// appended, by a level that sets them.
+    #[schemars(with = "Ref<Vec<String>>")]
+    pub groups: Option<Ref<Vec<String>>>,
+    /// SSH public keys: inline keys or names of key files. The domain keys
+    /// are added in front of them.
+    #[schemars(with = "Ref<Vec<String>>")]
+    pub ssh_keys: Option<Ref<Vec<String>>>,
+    /// Present (the default) or absent.
+    #[schemars(with = "Ref<UserState>")]
+    pub state: Option<Ref<UserState>>,
+}
+
+/// A uid.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(inline)]
+pub struct Uid(#[schemars(range(min = 0, max = 4_294_967_294u32))] pub u32);
+
+/// The `network` mapping: interfaces, default routers and name servers.
+// Its keys are the rows of the NETWORK table (src/schema/network.rs).
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+#[schemars(transform = prefixed_keys)]
+pub struct Network {
+    /// Interfaces by name (vtnet0, em0), each with ipv4 and/or ipv6.
+    #[schemars(with = "Ref<BTreeMap<String, Interface>>")]
+    pub interfaces: Option<Ref<BTreeMap<String, Interface>>>,
+    /// IPv4 address of the default router, such as 192.0.2.1.
+    #[schemars(with = "String")]
+    pub defaultrouter: Option<String>,
+    /// IPv6 address of the default router, such as 2001:db8::1.
+    #[schemars(with = "String")]
+    pub ipv6_defaultrouter: Option<String>,
+    /// Name server addresses for resolv.conf, IPv4 or IPv6, each once.
+    #[schemars(with = "Ref<Vec<String>>")]
+    pub nameservers: Option<Ref<Vec<String>>>,
+}
+
+/// One interface: `ipv4`, `ipv6` or both.
+// Its keys are the rows of the INTERFACE table (src/schema/network.rs).
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+#[schemars(transform = prefixed_keys, extend("minProperties" = 1))]
+pub struct Interface {
+    /// dhcp, or an address with its prefix length, such as 192.0.2.10/24.
+    #[schemars(with = "String")]
+    pub ipv4: Option<String>,
+    /// slaac, or an address with its prefix length, such as 2001:db8::10/64.
+    #[schemars(with = "String")]
+    pub ipv6: Option<String>,
+}
+
+/// The `sshd` mapping: settings written at the top of sshd_config.
+// Its keys are the rows of the SSHD table (src/schema/services.rs).
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+#[schemars(transform = prefixed_keys)]
+pub struct Sshd {
+    /// PermitRootLogin: no (the default), yes, prohibit-password or
+    /// forced-commands-only.
+    #[schemars(with = "PermitRootLogin")]
+    pub permit_root_login: Option<PermitRootLogin>,
+    /// PasswordAuthentication: false (the default) or true; yes/no also work.
+    #[schemars(with = "YesNo")]
+    pub password_authentication: Option<YesNo>,
+    /// KbdInteractiveAuthentication (PAM passwords): false (the default) or
+    /// true; yes/no also work.
+    #[schemars(with = "YesNo")]
+    pub kbd_interactive_authentication: Option<YesNo>,
+}
+
+/// A PermitRootLogin value.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+#[schemars(inline)]
+pub enum PermitRootLogin {
+    /// One of sshd's words.
+    Word(RootLogin),
+    /// true for yes, false for no.
+    Bool(bool),
+    /// A whole reference.
+    Reference(Reference),
+}
+
+/// sshd's PermitRootLogin words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum RootLogin {
+    /// Root may not log in (the default).
+    No,
+    /// Root may log in with any method.
+    Yes,
+    /// Root may log in with a key, not a password.
+    ProhibitPassword,
+    /// Root may log in with a key that has a forced command only.
+    ForcedCommandsOnly,
+}
+
+/// A yes/no setting.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+#[schemars(inline)]
+pub enum YesNo {
+    /// A boolean.
+    Bool(bool),
+    /// The words sshd_config uses.
+    Word(YesNoWord),
+    /// A whole reference.
+    Reference(Reference),
+}
+
+/// sshd_config's yes and no.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum YesNoWord {
+    /// Yes, the same as true.
+    Yes,
+    /// No, the same as false.
+    No,
+}

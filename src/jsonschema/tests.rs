@@ -1,0 +1,249 @@
+use super::*;
+use crate::schema::{self, Raid};
+
+fn any() -> Value {
+    level_file(None)
+}
+
+/// The object schema named `name` in `$defs`.
+fn def<'a>(schema: &'a Value, name: &str) -> &'a Value {
+    &schema["$defs"][name]
+}
+
+fn keys(object: &Value) -> Vec<&str> {
+    object["properties"]
+        .as_object()
+        .unwrap_or_else(|| panic!("no properties in {object}"))
+        .keys()
+        .map(String::as_str)
+        .collect()
+}
+
+/// The input type's keys are the table's, in the same order, and each
+/// description starts with the table's one-line doc (capitalised).
+fn same_as_table(object: &Value, table: &[(&str, &str)], what: &str) {
+    let table_keys: Vec<&str> = table.iter().map(|(key, _)| *key).collect();
+    assert_eq!(keys(object), table_keys, "the keys of {what}");
+    for (key, doc) in table {
+        let description = object["properties"][key]["description"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{what}.{key} has no description"));
+        let mut capitalised = doc.to_string();
+        capitalised[..1].make_ascii_uppercase();
+        assert!(
+            description.starts_with(doc) || description.starts_with(&capitalised),
+            "{what}.{key}: the description {description:?} does not start with the table's doc {doc:?}",
+        );
+    }
+}
+
+#[test]
+fn the_input_types_have_the_keys_of_the_validation_tables() {
+    let s = any();
+    same_as_table(def(&s, "FreeBsd"), &schema::freebsd_keys(), "freebsd");
+    same_as_table(def(&s, "User"), &schema::user_keys(), "a user");
+    same_as_table(
+        def(&s, "Network"),
+        &schema::network_keys(),
+        "freebsd.network",
+    );
+    same_as_table(
+        def(&s, "Interface"),
+        &schema::interface_keys(),
+        "an interface",
+    );
+    same_as_table(def(&s, "Sshd"), &schema::sshd_keys(), "freebsd.sshd");
+}
+
+/// The `const`s of an enum's `oneOf`, or its `enum` values.
+fn words(schema: &Value) -> Vec<&str> {
+    match schema.get("oneOf") {
+        Some(alts) => alts
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a["const"].as_str().unwrap())
+            .collect(),
+        None => schema["enum"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect(),
+    }
+}
+
+#[test]
+fn the_enums_have_the_words_of_validation() {
+    let s = any();
+    assert_eq!(words(def(&s, "Strategy")), crate::merge::spec::names());
+    assert_eq!(
+        words(def(&s, "RootLogin")),
+        crate::freebsd::names::PERMIT_ROOT_LOGIN
+    );
+    let raid: Vec<&str> = Raid::ALL.iter().map(|r| r.name()).collect();
+    let mut schema_raid = words(def(&s, "Raid"));
+    schema_raid.sort_unstable();
+    let mut raid_sorted = raid.clone();
+    raid_sorted.sort_unstable();
+    assert_eq!(schema_raid, raid_sorted);
+    for word in words(def(&s, "Install")) {
+        assert!(crate::freebsd::names::install(word).is_ok(), "{word}");
+    }
+    for word in words(def(&s, "UserState")) {
+        assert!(crate::freebsd::names::user_state(word).is_ok(), "{word}");
+    }
+    for word in words(def(&s, "YesNoWord")) {
+        assert!(crate::freebsd::names::yes_no(word).is_ok(), "{word}");
+    }
+}
+
+/// Each strategy's spec mapping allows exactly the options that
+/// src/merge/spec.rs lets it take.
+#[test]
+fn each_strategy_takes_the_options_of_the_merge_engine() {
+    use crate::merge::spec::{Kind, Spec};
+    use crate::value::{Node, Span, Value as V};
+    let s = any();
+    let variants = def(&s, "SpecOptions")["oneOf"].as_array().unwrap();
+    assert_eq!(variants.len(), crate::merge::spec::names().len());
+    let all = [
+        "knockout_prefix",
+        "merge_hash_arrays",
+        "sort_merged_arrays",
+        "key",
+    ];
+    for variant in variants {
+        let name = variant["properties"]["strategy"]["const"].as_str().unwrap();
+        let kind = Kind::from_name(name).unwrap_or_else(|| panic!("{name}"));
+        let allowed: Vec<&str> = keys(variant)
+            .into_iter()
+            .filter(|k| *k != "strategy")
+            .collect();
+        for option in all {
+            let value = match option {
+                "knockout_prefix" => V::Str("##".into()),
+                "key" => V::Str("id".into()),
+                _ => V::Bool(true),
+            };
+            let taken = Spec::of(kind)
+                .set(option, &Span::synthetic(), &Node::synthetic(value))
+                .is_ok();
+            assert_eq!(
+                allowed.contains(&option),
+                taken,
+                "{name} and {option}: the schema and the engine disagree"
+            );
+        }
+    }
+}
+
+#[test]
+fn prefixed_keys_mirror_the_plain_ones() {
+    let s = any();
+    let freebsd = def(&s, "FreeBsd");
+    for key in keys(freebsd) {
+        let pattern = format!("^[~=]{}$", regex::escape(key));
+        assert_eq!(
+            freebsd["patternProperties"][&pattern], freebsd["properties"][key],
+            "{pattern}"
+        );
+    }
+    assert_eq!(
+        s["patternProperties"]["^[~=]merge$"],
+        serde_json::json!({ "not": {} })
+    );
+}
+
+#[test]
+fn the_levels_differ_only_in_their_root_keys() {
+    let domain = level_file(Some(LevelKind::Domain));
+    let host = level_file(Some(LevelKind::Host));
+    assert_eq!(domain["$defs"], host["$defs"]);
+    assert_eq!(domain["properties"]["ssh_keys"]["minItems"], 1);
+    assert_eq!(host["properties"]["ssh_keys"]["not"], serde_json::json!({}));
+    assert!(domain["allOf"].is_array(), "the domain keys are required");
+    assert!(host.get("allOf").is_none());
+    assert_eq!(host["additionalProperties"], true, "free-form keys");
+    for level in [LevelKind::Default, LevelKind::Group, LevelKind::Host] {
+        let s = level_file(Some(level));
+        assert_eq!(s["properties"], host["properties"]);
+    }
+    // No null, no default, no schemars-only format anywhere.
+    let text = serde_json::to_string(&any()).unwrap();
+    assert!(!text.contains("\"default\":"), "a default");
+    assert!(!text.contains("uint32"), "a format");
+    assert!(!text.contains("\n"), "a wrapped description");
+}
+
+/// Every keyword the schema uses, walking its subschemas.
+fn keywords(schema: &Value, out: &mut std::collections::BTreeSet<String>) {
+    let Some(map) = schema.as_object() else {
+        return;
+    };
+    for (key, value) in map {
+        out.insert(key.clone());
+        match key.as_str() {
+            "properties" | "patternProperties" | "$defs" => {
+                for sub in value.as_object().into_iter().flatten().map(|(_, v)| v) {
+                    keywords(sub, out);
+                }
+            }
+            "anyOf" | "oneOf" | "allOf" => {
+                for sub in value.as_array().into_iter().flatten() {
+                    keywords(sub, out);
+                }
+            }
+            "additionalProperties" | "items" | "not" => keywords(value, out),
+            _ => {}
+        }
+    }
+}
+
+/// The schema says 2020-12, but uses only keywords that mean the same in
+/// draft 7, so that editors whose yaml-language-server only knows draft 7
+/// (1.x releases) understand all of it. (`$defs` is only a place: `$ref`
+/// reaches it by JSON pointer in both.)
+#[test]
+fn the_schema_uses_only_keywords_draft_7_shares() {
+    const SHARED: &[&str] = &[
+        "$schema",
+        "title",
+        "description",
+        "type",
+        "properties",
+        "patternProperties",
+        "additionalProperties",
+        "required",
+        "minProperties",
+        "items",
+        "minItems",
+        "$defs",
+        "$ref",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "not",
+        "const",
+        "enum",
+        "pattern",
+        "minLength",
+        "minimum",
+        "maximum",
+    ];
+    for level in [
+        None,
+        Some(LevelKind::Default),
+        Some(LevelKind::Domain),
+        Some(LevelKind::Group),
+        Some(LevelKind::Host),
+    ] {
+        let mut used = std::collections::BTreeSet::new();
+        keywords(&level_file(level), &mut used);
+        let extra: Vec<&String> = used
+            .iter()
+            .filter(|k| !SHARED.contains(&k.as_str()))
+            .collect();
+        assert!(extra.is_empty(), "{level:?} uses {extra:?}");
+    }
+}
