@@ -1,9 +1,23 @@
 //! The `merge:` table: path pattern → merge spec (docs/merge.md).
+//!
+//! The strategies, their aliases and the options each takes are the merge
+//! engine's (`NAMES` and `OPTIONS` in src/merge/spec.rs): the schemas of a
+//! strategy name and of a spec mapping are generated from them, and serde
+//! reads a spec through the engine, so neither can drift from it. What is
+//! written here is only what an editor shows: a line about each strategy
+//! (a `match` on the engine's `Kind`, so a new strategy does not compile
+//! without one) and about each option.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use schemars::JsonSchema;
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde::Deserialize;
+use serde::de::{Deserializer, Error as _};
+use serde_json::{Map, Value, json};
+
+use crate::merge::spec::{Kind, NAMES, OPTIONS, Opt, Spec};
+use crate::value::{Node, Span, Value as V};
 
 /// A `merge:` table: path pattern → merge spec. A pattern is a dotted path
 /// (`freebsd.users.*.groups`, with `"…"` around segments holding `.`, `*` or
@@ -24,106 +38,217 @@ pub enum MergeSpec {
 }
 
 /// `{merge: SPEC}`, as in Hiera's lookup_options.
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HieraSpec {
     /// The spec.
     pub merge: Box<MergeSpec>,
 }
 
-/// A merge strategy (docs/merge.md §4).
-// The names of src/merge/spec.rs, aliases included.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Strategy {
-    /// Beryl's: mappings merge recursively; anything else is replaced by the higher level.
-    Default,
-    /// Hiera `first`: the highest-priority value wins whole, whatever its type.
-    First,
-    /// An alias of `first`.
-    Replace,
-    /// Hiera `unique`: lists flattened with the scalars into one list, without duplicates.
-    Unique,
-    /// Hiera `hash`: a shallow merge, the higher level winning each key whole.
-    Hash,
-    /// Hiera `deep` (the deep_merge gem): recursive, lists unioned lowest first.
-    Deep,
-    /// Beryl: lists concatenated, later duplicates dropped, `--x` knockouts.
-    Append,
-    /// Lists concatenated, duplicates kept.
-    Concat,
-    /// Lists of mappings merged by a key field (`name` by default).
-    ByKey,
-    /// RFC 7396 JSON merge patch, one level at a time.
-    Patch,
+// By hand: serde's derive would also read the struct from a list, `[deep]`,
+// which the engine refuses.
+impl<'de> Deserialize<'de> for HieraSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut map = Map::deserialize(d)?;
+        match (map.remove("merge"), map.is_empty()) {
+            (Some(spec), true) => MergeSpec::deserialize(spec)
+                .map(|spec| HieraSpec {
+                    merge: Box::new(spec),
+                })
+                .map_err(D::Error::custom),
+            _ => Err(D::Error::custom("not `{merge: SPEC}`")),
+        }
+    }
 }
 
-/// A strategy and the options it takes.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(tag = "strategy", rename_all = "snake_case", deny_unknown_fields)]
-pub enum SpecOptions {
-    /// Beryl's default strategy.
-    Default {},
-    /// Hiera `first`.
-    First {},
-    /// An alias of `first`.
-    Replace {},
-    /// Hiera `unique`.
-    Unique {
-        /// Sort the merged list.
-        #[serde(default)]
-        #[schemars(with = "bool")]
-        sort_merged_arrays: Option<bool>,
-    },
-    /// Hiera `hash`.
-    Hash {},
-    /// Hiera `deep`.
-    Deep {
-        /// An item `PREFIXx` removes `x` (null: no knockouts, the default for deep).
-        #[serde(default)]
-        #[schemars(with = "Knockout")]
-        knockout_prefix: Option<Knockout>,
-        /// Merge lists whose elements are all mappings element by element.
-        #[serde(default)]
-        #[schemars(with = "bool")]
-        merge_hash_arrays: Option<bool>,
-        /// Sort merged lists.
-        #[serde(default)]
-        #[schemars(with = "bool")]
-        sort_merged_arrays: Option<bool>,
-    },
-    /// Beryl's append.
-    Append {
-        /// An item `PREFIXx` removes `x` (`--` by default; null: no knockouts).
-        #[serde(default)]
-        #[schemars(with = "Knockout")]
-        knockout_prefix: Option<Knockout>,
-    },
-    /// Lists concatenated.
-    Concat {},
-    /// Lists of mappings merged by a key field.
-    ByKey {
-        /// An item whose key is `PREFIXx` removes the item `x` (`--` by
-        /// default; null: no knockouts).
-        #[serde(default)]
-        #[schemars(with = "Knockout")]
-        knockout_prefix: Option<Knockout>,
-        /// The field that identifies an item (default `name`).
-        #[serde(default)]
-        #[schemars(with = "String", length(min = 1))]
-        key: Option<String>,
-    },
-    /// RFC 7396.
-    Patch {},
+/// A strategy name, aliases included (docs/merge.md §4): the strategy with
+/// its default options.
+#[derive(Debug, Clone, Copy)]
+pub struct Strategy(pub Kind);
+
+impl JsonSchema for Strategy {
+    fn schema_name() -> Cow<'static, str> {
+        "Strategy".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let names: Vec<Value> = NAMES
+            .iter()
+            .map(|&(name, kind)| {
+                json!({ "type": "string", "const": name, "description": about(name, kind).0 })
+            })
+            .collect();
+        json_schema!({ "oneOf": names, "description": "A merge strategy (docs/merge.md §4)." })
+    }
 }
 
-/// A knockout prefix, or null for no knockouts.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(untagged)]
-#[schemars(inline)]
-pub enum Knockout {
-    /// The prefix, such as `--`.
-    Prefix(#[schemars(length(min = 1))] String),
-    /// No knockouts.
-    Off(()),
+impl<'de> Deserialize<'de> for Strategy {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        Kind::from_name(&name)
+            .map(Strategy)
+            .ok_or_else(|| D::Error::custom(format!("unknown merge strategy `{name}`")))
+    }
+}
+
+/// `{strategy: NAME, …options}`: a strategy and the options it takes, as the
+/// engine read them.
+#[derive(Debug, Clone)]
+pub struct SpecOptions(pub Spec);
+
+impl JsonSchema for SpecOptions {
+    fn schema_name() -> Cow<'static, str> {
+        "SpecOptions".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let variants: Vec<Value> = NAMES
+            .iter()
+            .map(|&(name, kind)| {
+                let mut properties = Map::new();
+                properties.insert(
+                    "strategy".into(),
+                    json!({ "type": "string", "const": name }),
+                );
+                for &(option, opt, _) in OPTIONS.iter().filter(|(_, opt, _)| kind.takes(*opt)) {
+                    properties.insert(option.into(), option_schema(kind, opt));
+                }
+                json!({
+                    "type": "object",
+                    "additionalProperties": false,
+                    "properties": properties,
+                    "required": ["strategy"],
+                    "description": about(name, kind).1,
+                })
+            })
+            .collect();
+        json_schema!({ "oneOf": variants, "description": "A strategy and the options it takes." })
+    }
+}
+
+impl<'de> Deserialize<'de> for SpecOptions {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let map = Map::deserialize(d)?;
+        let Some(name) = map.get("strategy").and_then(Value::as_str) else {
+            return Err(D::Error::custom(
+                "a merge spec mapping needs a `strategy` name",
+            ));
+        };
+        let kind = Kind::from_name(name)
+            .ok_or_else(|| D::Error::custom(format!("unknown merge strategy `{name}`")))?;
+        let mut spec = Spec::of(kind);
+        for (option, value) in map.iter().filter(|(key, _)| *key != "strategy") {
+            spec.set(option, &Span::synthetic(), &option_node(value))
+                .map_err(|diag| D::Error::custom(diag.message))?;
+        }
+        Ok(SpecOptions(spec))
+    }
+}
+
+/// An option's value as the engine reads it: a scalar as it is; a list or a
+/// mapping, which no option takes, as an empty one.
+fn option_node(value: &Value) -> Node {
+    Node::synthetic(match value {
+        Value::Null => V::Null,
+        Value::Bool(b) => V::Bool(*b),
+        Value::Number(n) => n
+            .as_i64()
+            .map_or(V::Float(n.as_f64().unwrap_or(0.0)), V::Int),
+        Value::String(s) => V::Str(s.clone()),
+        Value::Array(_) => V::Seq(Vec::new()),
+        Value::Object(_) => V::Map(Default::default()),
+    })
+}
+
+/// What an editor shows for the strategy `name` of `kind`: a line for the
+/// bare name, and a shorter one for a spec mapping. An alias says what it
+/// stands for.
+fn about(name: &str, kind: Kind) -> (Cow<'static, str>, Cow<'static, str>) {
+    if name != kind.name() {
+        let alias: Cow<'static, str> = format!("An alias of `{}`.", kind.name()).into();
+        return (alias.clone(), alias);
+    }
+    let (line, short) = match kind {
+        Kind::Default => (
+            "Beryl's: mappings merge recursively; anything else is replaced by the higher level.",
+            "Beryl's default strategy.",
+        ),
+        Kind::First => (
+            "Hiera `first`: the highest-priority value wins whole, whatever its type.",
+            "Hiera `first`.",
+        ),
+        Kind::Unique => (
+            "Hiera `unique`: lists flattened with the scalars into one list, without duplicates.",
+            "Hiera `unique`.",
+        ),
+        Kind::Hash => (
+            "Hiera `hash`: a shallow merge, the higher level winning each key whole.",
+            "Hiera `hash`.",
+        ),
+        Kind::Deep => (
+            "Hiera `deep` (the deep_merge gem): recursive, lists unioned lowest first.",
+            "Hiera `deep`.",
+        ),
+        Kind::Append => (
+            "Beryl: lists concatenated, later duplicates dropped, `--x` knockouts.",
+            "Beryl's append.",
+        ),
+        Kind::Concat => (
+            "Lists concatenated, duplicates kept.",
+            "Lists concatenated.",
+        ),
+        Kind::ByKey => (
+            "Lists of mappings merged by a key field (`name` by default).",
+            "Lists of mappings merged by a key field.",
+        ),
+        Kind::Patch => (
+            "RFC 7396 JSON merge patch, one level at a time.",
+            "RFC 7396.",
+        ),
+    };
+    (line.into(), short.into())
+}
+
+/// The schema of the option `opt` in a spec mapping of `kind`, with what it
+/// does there; the defaults it names are the engine's ([`Spec::of`]).
+fn option_schema(kind: Kind, opt: Opt) -> Value {
+    let default = Spec::of(kind);
+    match opt {
+        Opt::KnockoutPrefix => {
+            let item = match kind {
+                Kind::ByKey => "An item whose key is `PREFIXx` removes the item `x`",
+                _ => "An item `PREFIXx` removes `x`",
+            };
+            let description = match default.knockout_prefix {
+                Some(prefix) => format!("{item} (`{prefix}` by default; null: no knockouts)."),
+                None => format!(
+                    "{item} (null: no knockouts, the default for {}).",
+                    kind.name()
+                ),
+            };
+            json!({
+                "anyOf": [
+                    { "type": "string", "minLength": 1, "description": "The prefix, such as `--`." },
+                    { "type": "null", "description": "No knockouts." },
+                ],
+                "description": description,
+            })
+        }
+        Opt::MergeHashArrays => json!({
+            "type": "boolean",
+            "description": "Merge lists whose elements are all mappings element by element.",
+        }),
+        Opt::SortMergedArrays => json!({
+            "type": "boolean",
+            "description": match kind {
+                Kind::Unique => "Sort the merged list.",
+                _ => "Sort merged lists.",
+            },
+        }),
+        Opt::Key => json!({
+            "type": "string",
+            "description": format!("The field that identifies an item (default `{}`).", default.key),
+            "minLength": 1,
+        }),
+    }
 }

@@ -99,20 +99,14 @@ fn the_enums_have_the_words_of_validation() {
 }
 
 /// Each strategy's spec mapping allows exactly the options that
-/// src/merge/spec.rs lets it take.
+/// src/merge/spec.rs lets it take, with a value of the type it reads.
 #[test]
 fn each_strategy_takes_the_options_of_the_merge_engine() {
-    use crate::merge::spec::{Kind, Spec};
+    use crate::merge::spec::{Kind, OPTIONS, Opt, Spec};
     use crate::value::{Node, Span, Value as V};
     let s = any();
     let variants = def(&s, "SpecOptions")["oneOf"].as_array().unwrap();
     assert_eq!(variants.len(), crate::merge::spec::names().len());
-    let all = [
-        "knockout_prefix",
-        "merge_hash_arrays",
-        "sort_merged_arrays",
-        "key",
-    ];
     for variant in variants {
         let name = variant["properties"]["strategy"]["const"].as_str().unwrap();
         let kind = Kind::from_name(name).unwrap_or_else(|| panic!("{name}"));
@@ -120,11 +114,11 @@ fn each_strategy_takes_the_options_of_the_merge_engine() {
             .into_iter()
             .filter(|k| *k != "strategy")
             .collect();
-        for option in all {
-            let value = match option {
-                "knockout_prefix" => V::Str("##".into()),
-                "key" => V::Str("id".into()),
-                _ => V::Bool(true),
+        for &(option, opt, _) in OPTIONS {
+            let (value, kind_of_value) = match opt {
+                Opt::KnockoutPrefix => (V::Str("##".into()), "string"),
+                Opt::Key => (V::Str("id".into()), "string"),
+                Opt::MergeHashArrays | Opt::SortMergedArrays => (V::Bool(true), "boolean"),
             };
             let taken = Spec::of(kind)
                 .set(option, &Span::synthetic(), &Node::synthetic(value))
@@ -134,7 +128,75 @@ fn each_strategy_takes_the_options_of_the_merge_engine() {
                 taken,
                 "{name} and {option}: the schema and the engine disagree"
             );
+            if taken {
+                let schema = &variant["properties"][option];
+                let types: Vec<&Value> = match schema.get("anyOf") {
+                    Some(alternatives) => alternatives
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|a| &a["type"])
+                        .collect(),
+                    None => vec![&schema["type"]],
+                };
+                assert!(
+                    types.contains(&&Value::from(kind_of_value)),
+                    "{name}.{option}: {schema}"
+                );
+            }
         }
+    }
+}
+
+/// The spec serde reads from a `merge:` value, or none.
+fn read(text: &str) -> Option<crate::merge::Spec> {
+    use super::merge::{MergeSpec, SpecOptions, Strategy};
+    fn spec(m: &MergeSpec) -> crate::merge::Spec {
+        match m {
+            MergeSpec::Name(Strategy(kind)) => crate::merge::Spec::of(*kind),
+            MergeSpec::Hiera(hiera) => spec(&hiera.merge),
+            MergeSpec::Options(SpecOptions(s)) => s.clone(),
+        }
+    }
+    let json = serde_json::to_value(yaml(text)).unwrap();
+    serde_json::from_value::<MergeSpec>(json)
+        .ok()
+        .map(|m| spec(&m))
+}
+
+fn yaml(text: &str) -> crate::value::Node {
+    let source = crate::value::Source::new("t.yml", text);
+    crate::yaml::parse_any(&source, &Default::default()).unwrap()
+}
+
+/// serde reads a merge spec into the spec the engine reads, and refuses
+/// what the engine refuses.
+#[test]
+fn serde_reads_a_merge_spec_as_the_engine_does() {
+    for text in [
+        "deep",
+        "replace",
+        "by_key",
+        "deeep",
+        "{merge: deep}",
+        "{merge: {merge: unique}}",
+        "{merge: {strategy: deep, knockout_prefix: '--', sort_merged_arrays: true}}",
+        "{strategy: by_key, key: id, knockout_prefix: '##'}",
+        "{strategy: append, knockout_prefix: null}",
+        "{strategy: deep, merge_hash_arrays: true}",
+        "{strategy: hash, knockout_prefix: '--'}",
+        "{strategy: deep, knockout_prefix: ''}",
+        "{strategy: deep, merge_hash_arrays: 'yes'}",
+        "{strategy: deep, bogus: 1}",
+        "{strategy: by_key, key: ''}",
+        "{strategy: 3}",
+        "{knockout_prefix: '--'}",
+        "{merge: deep, strategy: deep}",
+        "[deep]",
+        "3",
+    ] {
+        let engine = crate::merge::Spec::parse(&yaml(text)).ok();
+        assert_eq!(read(text), engine, "{text}");
     }
 }
 

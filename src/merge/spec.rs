@@ -24,7 +24,7 @@ pub enum Kind {
 }
 
 /// Every name a spec may use, aliases included, and what it means.
-const NAMES: &[(&str, Kind)] = &[
+pub(crate) const NAMES: &[(&str, Kind)] = &[
     ("default", Kind::Default),
     ("first", Kind::First),
     ("replace", Kind::First),
@@ -46,7 +46,8 @@ pub enum Opt {
     Key,
 }
 
-const OPTIONS: &[(&str, Opt, &[Kind])] = &[
+/// Every option of a spec mapping, and the strategies that take it.
+pub(crate) const OPTIONS: &[(&str, Opt, &[Kind])] = &[
     (
         "knockout_prefix",
         Opt::KnockoutPrefix,
