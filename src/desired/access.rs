@@ -72,7 +72,7 @@ pub struct Login {
 
 const CODE: &str = "beryl::access::ssh_block";
 /// The keys of the `ssh` block.
-const SSH_KEYS: [&str; 5] = ["host", "port", "user", "identity_file", "become"];
+pub(crate) const SSH_KEYS: [&str; 5] = ["host", "port", "user", "identity_file", "become"];
 
 /// The host's `ssh:` block, every field checked: host (the FQDN by default),
 /// port (22), user (root), identity_file, become (`sudo` for a user other

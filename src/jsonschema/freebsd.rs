@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::shape::{Ref, Reference, prefixed_keys};
-use crate::freebsd::names::{Install, Raid, UserState};
+use crate::freebsd::names::{self, Install, Raid, UserState};
 
 /// The `freebsd` mapping: the settings beryl validates and installs.
 // Its keys are the rows of the FREEBSD table (src/schema/fields.rs).
@@ -153,7 +153,7 @@ pub struct User {
 /// A uid.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[schemars(inline)]
-pub struct Uid(#[schemars(range(min = 0, max = 4_294_967_294u32))] pub u32);
+pub struct Uid(#[schemars(range(min = 0, max = names::MAX_UID))] pub u32);
 
 /// The `network` mapping: interfaces, default routers and name servers.
 // Its keys are the rows of the NETWORK table (src/schema/network.rs).

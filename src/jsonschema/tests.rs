@@ -200,6 +200,25 @@ fn serde_reads_a_merge_spec_as_the_engine_does() {
     }
 }
 
+/// The root keys the schema names are the ones beryl reserves (every other
+/// root key is free-form data), and the `ssh` block's keys and `become`
+/// words are those apply reads.
+#[test]
+fn the_root_keys_and_the_ssh_block_are_the_ones_beryl_reads() {
+    let s = any();
+    let mut root = keys(&s);
+    root.sort_unstable();
+    let mut reserved = crate::syntax::root::RESERVED.to_vec();
+    reserved.sort_unstable();
+    assert_eq!(root, reserved);
+    assert_eq!(keys(def(&s, "Ssh")), crate::desired::access::SSH_KEYS);
+    let become_words: Vec<&str> = crate::desired::access::BECOME
+        .iter()
+        .map(|row| row.0)
+        .collect();
+    assert_eq!(words(def(&s, "Become")), become_words);
+}
+
 #[test]
 fn prefixed_keys_mirror_the_plain_ones() {
     let s = any();
