@@ -1,13 +1,22 @@
-//! The input-shaped types of a level file, for `beryl schema`.
+//! The JSON Schema of a level file, for editors (`beryl schema`).
 //!
-//! Validation (src/schema/) reads the merged `freebsd` mapping through its
-//! field tables (`fields::FREEBSD`, `users::USER`, …) into the output-shaped
-//! model ([`crate::schema::FreeBsd`], where every value is
-//! [`crate::schema::Located`]). These types describe instead what one level file may
-//! hold, as serde would read it. They exist to generate the JSON Schema with
-//! schemars: their doc comments become the descriptions an editor shows, and
-//! tests tie their field names (and the start of each description) to the
-//! tables, so that the schema cannot drift from validation.
+//! Entry point: [`level_file`]. The schema is generated with schemars from
+//! input-shaped types: what one level file may hold, as serde would read it.
+//! (Validation, in src/schema/, reads instead the merged `freebsd` mapping
+//! through its field tables into the output-shaped model,
+//! [`crate::schema::FreeBsd`].) Their doc comments become the descriptions an
+//! editor shows, and nothing in them is a copy left to drift:
+//!
+//! - `level.rs`, the root keys and the `ssh` block: tests hold them to the
+//!   reserved root keys (`syntax::root`) and to what apply reads
+//!   (`desired::access`);
+//! - `freebsd.rs`, the `freebsd` mapping: tests tie its keys, in order, and
+//!   the start of each description to schema's field tables; its closed
+//!   lists of words are the model's own types or tested against
+//!   `freebsd::names`;
+//! - `merge.rs`, the `merge:` table: generated from `merge::spec`;
+//! - `shape.rs`, what they share: references, refused keys, key prefixes,
+//!   the tidying of every subschema.
 //!
 //! What the schema knows beyond serde's shape:
 //!
@@ -15,7 +24,7 @@
 //!   (docs/merge.md §5), with the same value schema (`prefixed_keys`); the
 //!   root `merge` table takes none;
 //! - a value that is not a string may be a whole reference `${path}`
-//!   ([`Ref`]), which takes the referenced value's type;
+//!   (`shape::Ref`), which takes the referenced value's type;
 //! - absent keys are fine, but no key of `freebsd` (or of a merge spec) is
 //!   `null`: validation refuses null for every `freebsd` field; only a merge
 //!   spec's `knockout_prefix` may be null. Free-form keys may be anything.
