@@ -224,6 +224,24 @@ impl Value {
             _ => false,
         }
     }
+
+    /// [`Value::same`] that also holds mapping keys to the same order, at
+    /// every depth: what writing a tree out and reading it back must keep
+    /// (the round-trip property tests and fuzz targets ask this).
+    pub fn same_ordered(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Seq(a), Value::Seq(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.value.same_ordered(&y.value))
+            }
+            (Value::Map(a), Value::Map(b)) => {
+                a.len() == b.len()
+                    && a.iter()
+                        .zip(b)
+                        .all(|((k, e), (l, f))| k == l && e.node.value.same_ordered(&f.node.value))
+            }
+            _ => self.same(other),
+        }
+    }
 }
 
 /// A borrowed value compared with [`Value::same`], usable as a hash-set key.
@@ -342,5 +360,16 @@ mod tests {
         assert!(set.insert(SameKey(&a.value)));
         assert!(!set.insert(SameKey(&b.value)));
         assert!(set.insert(SameKey(&c.value)));
+    }
+
+    #[test]
+    fn same_ordered_keeps_map_order() {
+        let a = map(&[("x", int(1)), ("y", map(&[("p", int(1)), ("q", int(2))]))]);
+        let b = map(&[("y", map(&[("p", int(1)), ("q", int(2))])), ("x", int(1))]);
+        let inner = map(&[("x", int(1)), ("y", map(&[("q", int(2)), ("p", int(1))]))]);
+        assert!(a.value.same_ordered(&a.clone().value));
+        assert!(a.value.same(&b.value) && !a.value.same_ordered(&b.value));
+        assert!(a.value.same(&inner.value) && !a.value.same_ordered(&inner.value));
+        assert!(!int(1).value.same_ordered(&Value::Float(1.0)));
     }
 }

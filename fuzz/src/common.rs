@@ -25,25 +25,6 @@ pub fn report(diags: &[Diag]) {
     }
 }
 
-/// Equal values with mapping keys in the same order.
-pub fn same_ordered(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Seq(x), Value::Seq(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .zip(y)
-                    .all(|(p, q)| same_ordered(&p.value, &q.value))
-        }
-        (Value::Map(x), Value::Map(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .zip(y)
-                    .all(|((k, e), (l, f))| k == l && same_ordered(&e.node.value, &f.node.value))
-        }
-        _ => a.same(b),
-    }
-}
-
 fn finite(v: &Value) -> bool {
     match v {
         Value::Float(f) => f.is_finite(),
@@ -109,7 +90,7 @@ pub fn round_trip(node: &Node) {
                 )
             });
         assert!(
-            same_ordered(&node.value, &back.value),
+            node.value.same_ordered(&back.value),
             "{format:?} output reads back otherwise:\n{text}"
         );
     }

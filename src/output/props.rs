@@ -170,25 +170,6 @@ fn tree() -> BoxedStrategy<Node> {
         .boxed()
 }
 
-/// Equal values, mapping keys in the same order.
-fn same_ordered(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Seq(x), Value::Seq(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .zip(y)
-                    .all(|(p, q)| same_ordered(&p.value, &q.value))
-        }
-        (Value::Map(x), Value::Map(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .zip(y)
-                    .all(|((k, e), (l, f))| k == l && same_ordered(&e.node.value, &f.node.value))
-        }
-        _ => a.same(b),
-    }
-}
-
 fn round_trip(n: &Node, format: Format) -> Result<(), TestCaseError> {
     let text = to_string(n, format).map_err(|d| TestCaseError::fail(d.message))?;
     let back = crate::yaml::parse_any(&Source::new("out", text.clone()), &Default::default())
@@ -199,7 +180,7 @@ fn round_trip(n: &Node, format: Format) -> Result<(), TestCaseError> {
             ))
         })?;
     prop_assert!(
-        same_ordered(&n.value, &back.value),
+        n.value.same_ordered(&back.value),
         "{:?} reads back otherwise:\n{}\nwrote {:?}\nread  {:?}",
         format,
         text,

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
-use beryl::value::{Node, Source, Value};
+use beryl::value::{Node, Source};
 
 use crate::geninv::inventory_gen::{Params, generate};
 use crate::harness::{Run, beryl_with_env, copy_tree, repo};
@@ -191,25 +191,6 @@ fn rendering_is_the_same_bytes_on_every_run_and_thread_count() {
     }
 }
 
-/// Equal values, mapping keys in the same order.
-fn same_ordered(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Seq(x), Value::Seq(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .zip(y)
-                    .all(|(p, q)| same_ordered(&p.value, &q.value))
-        }
-        (Value::Map(x), Value::Map(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .zip(y)
-                    .all(|((k, e), (l, f))| k == l && same_ordered(&e.node.value, &f.node.value))
-        }
-        _ => a.same(b),
-    }
-}
-
 /// The effective configs as the library compiles them: FQDN → config.
 fn compiled(dir: &Path) -> BTreeMap<String, Node> {
     let root = dir.join("inventory");
@@ -240,7 +221,7 @@ fn round_trips(dir: &Path, what: &str) {
         for (fqdn, config) in &want {
             let got = &hosts[fqdn].node;
             assert!(
-                same_ordered(&got.value, &config.value),
+                got.value.same_ordered(&config.value),
                 "{what}: {fqdn} reads back otherwise from {format}"
             );
         }
