@@ -9,21 +9,7 @@ use beryl::value::{Node, Source, Value};
 use beryl::yaml::{Limits, parse_any};
 use regex::Regex;
 
-use crate::harness::{beryl, repo};
-
-fn args(a: &[&str]) -> Vec<String> {
-    a.iter().map(|s| s.to_string()).collect()
-}
-
-fn hosts() -> Vec<String> {
-    let run = beryl(&repo(), &args(&["hosts", "--format", "json"]));
-    assert_eq!(run.status, 0, "{}", run.stderr);
-    let hosts: Vec<serde_json::Value> = serde_json::from_str(&run.stdout).unwrap();
-    hosts
-        .iter()
-        .map(|h| h["fqdn"].as_str().unwrap().to_string())
-        .collect()
-}
+use crate::support::{args, beryl, example_hosts, repo};
 
 /// A comment as `--annotate` writes them, at the end of a line.
 fn comment() -> Regex {
@@ -73,7 +59,7 @@ fn value_lines(node: &Node, lines: &[&str], out: &mut Vec<(u32, String)>) {
 #[test]
 fn annotate_strips_to_the_plain_render_for_every_example_host() {
     let re = comment();
-    let hosts = hosts();
+    let hosts = example_hosts();
     assert!(hosts.len() >= 6, "{hosts:?}");
     for host in &hosts {
         let plain = beryl(&repo(), &args(&["render", host]));
@@ -137,7 +123,7 @@ fn value_of(line: &str) -> &str {
 fn annotate_points_at_lines_that_hold_the_value() {
     let re = comment();
     let mut checked = 0;
-    for host in hosts() {
+    for host in example_hosts() {
         let run = beryl(&repo(), &args(&["render", &host, "--annotate"]));
         assert_eq!(run.status, 0, "{host}: {}", run.stderr);
         for line in run.stdout.lines() {

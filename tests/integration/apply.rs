@@ -19,13 +19,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::harness::{Run, beryl, repo};
-use crate::live::example;
-use crate::plan::tools;
-
-fn args(a: &[&str]) -> Vec<String> {
-    a.iter().map(|s| s.to_string()).collect()
-}
+use crate::support::{Run, args, beryl, edit, example, fixtures, repo, required, skip, tools};
 
 /// The rc.conf variables that `with_rc_conf` gives host01.
 const RC_CONF: &[(&str, &str)] = &[
@@ -38,15 +32,12 @@ const RC_CONF: &[(&str, &str)] = &[
 /// none), so that sysrc steps and a second service run too.
 fn with_rc_conf() -> tempfile::TempDir {
     let dir = example();
-    let path = dir.path().join("inventory/example.org/web/host01.yml");
-    let text = fs::read_to_string(&path).unwrap();
     let block = "freebsd:\n  rc_conf:\n    syslogd_flags: -ss\n    sendmail_enable: NONE\n    ntpd_enable: true\n";
-    assert!(text.contains("\nfreebsd:\n"));
-    fs::write(
-        &path,
-        text.replacen("\nfreebsd:\n", &format!("\n{block}"), 1),
-    )
-    .unwrap();
+    edit(
+        &dir.path().join("inventory/example.org/web/host01.yml"),
+        "\nfreebsd:\n",
+        &format!("\n{block}"),
+    );
     dir
 }
 
@@ -55,7 +46,7 @@ fn run(dir: &Path, a: &[&str]) -> Run {
 }
 
 fn fixture_path(name: &str) -> std::path::PathBuf {
-    repo().join(format!("tests/fixtures/apply/{name}.json"))
+    fixtures().join(format!("apply/{name}.json"))
 }
 
 /// An exact snapshot: what `facts` reports after applying the host.
@@ -369,8 +360,7 @@ fn facts_json_strings_survive_any_awk() {
     }
     assert!(ran > 0, "no awk found");
     assert!(
-        std::env::var_os("BERYL_REQUIRE_TOOLS").is_none()
-            || Path::new("/usr/bin/original-awk").is_file(),
+        !required() || Path::new("/usr/bin/original-awk").is_file(),
         "BERYL_REQUIRE_TOOLS is set but original-awk is missing"
     );
 }
@@ -392,11 +382,7 @@ fn apply_over_ssh_round_trip() {
     }
     let sshd_bin = Path::new("/usr/sbin/sshd");
     if !sshd_bin.is_file() {
-        assert!(
-            std::env::var_os("BERYL_REQUIRE_TOOLS").is_none(),
-            "{test}: BERYL_REQUIRE_TOOLS is set but /usr/sbin/sshd (openssh-server) is missing"
-        );
-        eprintln!("notice: {test} skipped: /usr/sbin/sshd (openssh-server) is missing");
+        skip(test, "/usr/sbin/sshd (openssh-server) is missing");
         return;
     }
     let dir = example();

@@ -3,7 +3,7 @@
 //! a reviewed insta snapshot. Declared expectations (`status:`,
 //! `stderr-has:`) are asserted as well, so a case states its intent.
 
-use crate::harness::{Case, beryl_with_env, repo};
+use crate::support::{Case, beryl_with_env, repo};
 
 #[test]
 fn cases() {

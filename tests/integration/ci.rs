@@ -14,8 +14,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::diffgit::GitRepo;
-use crate::harness::repo;
+use crate::support::git::GitRepo;
+use crate::support::repo;
 
 /// The values of the `${{ … }}` expressions that the workflow's run steps
 /// take through `env:`. An expression missing here fails the test.

@@ -4,50 +4,16 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 
-use crate::geninv::inventory_gen::{Params, generate};
-use crate::harness::{Run, beryl, copy_tree, repo};
-
-fn args(a: &[&str]) -> Vec<String> {
-    a.iter().map(|s| s.to_string()).collect()
-}
-
-fn git(dir: &Path, a: &[&str]) {
-    let out = Command::new("git")
-        .args(["-c", "user.email=t@example.org", "-c", "user.name=t"])
-        .args(a)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {a:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// `dir` made a git repository with everything in it committed.
-fn commit_all(dir: &Path) {
-    git(dir, &["init", "-q"]);
-    git(dir, &["add", "."]);
-    git(dir, &["commit", "-q", "-m", "start"]);
-}
+use crate::support::git::commit_all;
+use crate::support::inventory_gen::{Params, generate};
+use crate::support::{Run, args, beryl, copy_tree, edit, example, repo};
 
 /// A copy of the example inventory and keys, committed.
 fn example_repo() -> tempfile::TempDir {
-    let d = tempfile::tempdir().unwrap();
-    copy_tree(&repo().join("inventory"), &d.path().join("inventory"));
-    copy_tree(&repo().join("ssh"), &d.path().join("ssh"));
+    let d = example();
     commit_all(d.path());
     d
-}
-
-/// Replaces the first `from` in a file with `to`.
-fn edit(file: &Path, from: &str, to: &str) {
-    let text = fs::read_to_string(file).unwrap();
-    assert!(text.contains(from), "{}: no `{from}`", file.display());
-    fs::write(file, text.replacen(from, to, 1)).unwrap();
 }
 
 fn diff(dir: &Path, a: &[&str]) -> (Run, String) {

@@ -8,110 +8,9 @@
 //! is set (as in .ci/run): then they fail.
 
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use crate::harness::{beryl, beryl_with_env, copy_tree, repo, tool};
-
-fn args(a: &[&str]) -> Vec<String> {
-    a.iter().map(|s| s.to_string()).collect()
-}
-
-/// A git repository in a temporary directory, with a fixed identity and no
-/// configuration from the machine.
-pub(crate) struct GitRepo {
-    pub dir: tempfile::TempDir,
-}
-
-impl GitRepo {
-    /// A new repository, or `None` (after a notice) when git is missing.
-    pub fn new() -> Option<GitRepo> {
-        if !tool("git", "--version") {
-            return None;
-        }
-        let r = GitRepo {
-            dir: tempfile::tempdir().unwrap(),
-        };
-        r.git(&["init", "-q", "-b", "main"]);
-        Some(r)
-    }
-
-    pub fn path(&self) -> &Path {
-        self.dir.path()
-    }
-
-    /// Runs git in the repository; it must succeed. Returns its stdout.
-    pub fn git(&self, a: &[&str]) -> String {
-        git_in(self.path(), a)
-    }
-
-    /// Copies the bundled example inventory and key directory in.
-    pub fn add_example(&self) {
-        copy_tree(&repo().join("inventory"), &self.path().join("inventory"));
-        copy_tree(&repo().join("ssh"), &self.path().join("ssh"));
-    }
-
-    /// Commits every change of the work tree.
-    pub fn commit(&self, message: &str) {
-        self.git(&["add", "-A", "."]);
-        self.git(&["commit", "-q", "--allow-empty", "-m", message]);
-    }
-
-    pub fn file(&self, rel: &str) -> PathBuf {
-        self.path().join(rel)
-    }
-
-    /// Replaces `from` with `to` in a file of the work tree.
-    pub fn edit(&self, rel: &str, from: &str, to: &str) {
-        let path = self.file(rel);
-        let text = fs::read_to_string(&path).unwrap();
-        assert!(text.contains(from), "{rel} has no {from:?}");
-        fs::write(&path, text.replacen(from, to, 1)).unwrap();
-    }
-}
-
-/// Runs git in `dir` with a clean configuration; it must succeed.
-pub(crate) fn git_in(dir: &Path, a: &[&str]) -> String {
-    let out = git_command(dir).args(a).output().unwrap();
-    assert!(
-        out.status.success(),
-        "git {a:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// git in `dir`, ignoring the machine's and the user's configuration.
-pub(crate) fn git_command(dir: &Path) -> Command {
-    let mut c = Command::new("git");
-    c.current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.org")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.org")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE");
-    c
-}
-
-/// The hosts of the example inventory.
-fn example_hosts() -> Vec<String> {
-    let d = tempfile::tempdir().unwrap();
-    copy_tree(&repo().join("inventory"), &d.path().join("inventory"));
-    copy_tree(&repo().join("ssh"), &d.path().join("ssh"));
-    let run = beryl(d.path(), &args(&["hosts"]));
-    assert_eq!(run.status, 0, "{}", run.stderr);
-    // Below the header, a host's FQDN starts each line.
-    run.stdout
-        .lines()
-        .skip(1)
-        .filter_map(|l| l.split_whitespace().next())
-        .map(str::to_string)
-        .collect()
-}
+use crate::support::git::{GitRepo, git_command, git_in};
+use crate::support::{args, beryl, beryl_with_env, example, example_hosts, repo, with_stdin};
 
 /// What no diagnostic may show: tar's and git's own words, and the scratch
 /// tree's temporary paths.
@@ -313,8 +212,7 @@ fn an_unknown_revision_in_a_full_clone_is_named_plainly() {
     assert_nothing_leaks(&run.stderr);
 
     // Outside a repository, and an option for a revision.
-    let bare = tempfile::tempdir().unwrap();
-    copy_tree(&repo().join("inventory"), &bare.path().join("inventory"));
+    let bare = example();
     let run = beryl(bare.path(), &args(&["diff", "git:HEAD"]));
     assert_eq!(run.status, 2, "{}", run.stdout);
     assert!(
@@ -387,39 +285,14 @@ fn a_tree_entry_with_a_dot_dot_component_is_refused() {
     // A tree that git's checkout would refuse, made by hand: inventory/
     // holding an entry named `..` with a file in it.
     let blob = {
-        let mut c = git_command(r.path());
-        let mut child = c
-            .args(["hash-object", "-w", "--stdin"])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(b"escaped: true\n")
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = with_stdin(
+            git_command(r.path()).args(["hash-object", "-w", "--stdin"]),
+            b"escaped: true\n",
+        );
         String::from_utf8(out.stdout).unwrap().trim().to_string()
     };
     let mktree = |listing: String| -> Option<String> {
-        let mut child = git_command(r.path())
-            .args(["mktree"])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(listing.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = with_stdin(git_command(r.path()).args(["mktree"]), listing.as_bytes());
         out.status
             .success()
             .then(|| String::from_utf8(out.stdout).unwrap().trim().to_string())

@@ -1,10 +1,6 @@
 //! The bundled example inventory: what a new user sees first must work.
 
-use crate::harness::{beryl, repo};
-
-fn args(a: &[&str]) -> Vec<String> {
-    a.iter().map(|s| s.to_string()).collect()
-}
+use crate::support::{args, beryl, repo};
 
 #[test]
 fn example_inventory_checks() {

@@ -15,31 +15,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use crate::harness::{Run, beryl_with_env, copy_tree, repo};
-
-fn args(a: &[&str]) -> Vec<String> {
-    a.iter().map(|s| s.to_string()).collect()
-}
-
-/// Every entry below `dir`, hidden ones included: path → bytes (`<dir>` for
-/// directories).
-fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
-        for e in fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            let rel = p.strip_prefix(base).unwrap().display().to_string();
-            if p.is_dir() {
-                out.insert(rel, b"<dir>".to_vec());
-                walk(base, &p, out);
-            } else {
-                out.insert(rel, fs::read(&p).unwrap());
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(dir, dir, &mut out);
-    out
-}
+use crate::support::{Run, args, beryl_with_env, copy_tree, entries, example};
 
 /// The manifest lists exactly the host files, each with its hash.
 fn manifest_matches(dir: &Path) -> Result<(), String> {
@@ -84,10 +60,8 @@ struct Fleet {
 }
 
 fn fleet() -> Fleet {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = example();
     let d = dir.path();
-    copy_tree(&repo().join("inventory"), &d.join("inventory"));
-    copy_tree(&repo().join("ssh"), &d.join("ssh"));
     let ok = |run: Run| assert_eq!(run.status, 0, "{}", run.stderr);
     ok(beryl_with_env(
         d,
@@ -115,7 +89,7 @@ fn fleet() -> Fleet {
         &[],
         None,
     ));
-    let (old, new) = (tree(&d.join("old")), tree(&d.join("new")));
+    let (old, new) = (entries(&d.join("old")), entries(&d.join("new")));
     assert_ne!(old, new);
     Fleet { dir, old, new }
 }
@@ -162,7 +136,7 @@ impl Fleet {
 
     /// `out/` is the old output or the new one, whole, with a true manifest.
     fn whole(&self, what: &str) -> &'static str {
-        let now = tree(&self.path().join("out"));
+        let now = entries(&self.path().join("out"));
         if let Err(e) = manifest_matches(&self.path().join("out")) {
             panic!("{what}: the manifest does not match: {e}");
         }
@@ -211,7 +185,7 @@ fn an_interrupted_write_leaves_the_old_or_the_new_output() {
         let committed = f.journal();
         if !committed {
             // Before the commit, DIR's own files are untouched.
-            let now = tree(&f.path().join("out"));
+            let now = entries(&f.path().join("out"));
             let own: BTreeMap<_, _> = now
                 .into_iter()
                 .filter(|(p, _)| !p.starts_with(".beryl-stage"))
@@ -296,7 +270,7 @@ fn a_simulated_full_disk_at_each_step() {
             assert_eq!(f.read_out(&[]).status, 0, "K={k}");
             assert_eq!(f.whole(&format!("K={k}, then read")), "new");
         } else {
-            assert_eq!(tree(&f.path().join("out")), f.old, "K={k}: leftovers");
+            assert_eq!(entries(&f.path().join("out")), f.old, "K={k}: leftovers");
         }
     }
 }
@@ -314,14 +288,6 @@ fn can_mount() -> bool {
         );
     }
     ok
-}
-
-/// A copy of the example inventory, unchanged.
-fn example() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_tree(&repo().join("inventory"), &dir.path().join("inventory"));
-    copy_tree(&repo().join("ssh"), &dir.path().join("ssh"));
-    dir
 }
 
 /// Runs `script` in a private mount namespace with a tmpfs of `size` on

@@ -1,46 +1,16 @@
 //! Fleet output and diffs: `render --all --out` and `beryl diff`.
 
 use std::fs;
-use std::path::Path;
 
-use crate::harness::{beryl, beryl_with_env, copy_tree, repo};
-
-fn args(a: &[&str]) -> Vec<String> {
-    a.iter().map(|s| s.to_string()).collect()
-}
-
-/// A copy of the example inventory in a temp dir.
-fn example() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_tree(&repo().join("inventory"), &dir.path().join("inventory"));
-    copy_tree(&repo().join("ssh"), &dir.path().join("ssh"));
-    dir
-}
-
-fn listing(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out: Vec<(String, Vec<u8>)> = fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap())
-        .map(|e| {
-            (
-                e.file_name().to_string_lossy().into_owned(),
-                fs::read(e.path()).unwrap(),
-            )
-        })
-        .collect();
-    out.sort();
-    out
-}
+use crate::support::git::commit_all;
+use crate::support::{args, beryl, beryl_with_env, example, files};
 
 #[test]
 fn out_writes_one_file_per_host_and_a_sorted_manifest() {
     let d = example();
     let run = beryl(d.path(), &args(&["render", "--all", "--out", "out"]));
     assert_eq!(run.status, 0, "{}", run.stderr);
-    let names: Vec<String> = listing(&d.path().join("out"))
-        .into_iter()
-        .map(|(n, _)| n)
-        .collect();
+    let names: Vec<String> = files(&d.path().join("out")).into_keys().collect();
     assert_eq!(names.len(), 9, "{names:?}");
     assert!(names.contains(&"beryl-manifest.json".to_string()));
     assert!(names.contains(&"host01.example.org.yml".to_string()));
@@ -70,10 +40,7 @@ fn the_bytes_do_not_depend_on_the_thread_count() {
         );
         assert_eq!(run.status, 0, "{}", run.stderr);
     }
-    assert_eq!(
-        listing(&d.path().join("out1")),
-        listing(&d.path().join("out4"))
-    );
+    assert_eq!(files(&d.path().join("out1")), files(&d.path().join("out4")));
 }
 
 #[test]
@@ -84,7 +51,7 @@ fn a_failing_host_leaves_the_directory_untouched() {
         0
     );
     fs::write(d.path().join("out/notes.txt"), "mine\n").unwrap();
-    let before = listing(&d.path().join("out"));
+    let before = files(&d.path().join("out"));
     fs::write(
         d.path().join("inventory/example.org/mail.yml"),
         "freebsd: {disks: [sda0]}\n",
@@ -97,7 +64,7 @@ fn a_failing_host_leaves_the_directory_untouched() {
         "{}",
         run.stderr
     );
-    assert_eq!(listing(&d.path().join("out")), before);
+    assert_eq!(files(&d.path().join("out")), before);
 }
 
 #[test]
@@ -200,37 +167,7 @@ fn diff_forms_and_exit_codes() {
 #[test]
 fn diff_against_git_revisions_and_plans() {
     let d = example();
-    let git = |a: &[&str]| {
-        let out = std::process::Command::new("git")
-            .args(a)
-            .current_dir(d.path())
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "git {a:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
-    git(&["init", "-q"]);
-    git(&[
-        "-c",
-        "user.email=t@example.org",
-        "-c",
-        "user.name=t",
-        "add",
-        ".",
-    ]);
-    git(&[
-        "-c",
-        "user.email=t@example.org",
-        "-c",
-        "user.name=t",
-        "commit",
-        "-q",
-        "-m",
-        "start",
-    ]);
+    commit_all(d.path());
     let run = beryl(d.path(), &args(&["diff", "git:HEAD"]));
     assert_eq!(run.status, 0, "{}", run.stderr);
     let host = d.path().join("inventory/example.org/web/host01.yml");

@@ -12,7 +12,8 @@ pub mod bodies;
 
 use std::path::Path;
 
-use crate::harness::repo;
+use crate::support::repo;
+use crate::support::rng::SplitMix64;
 
 /// What libFuzzer calls.
 type Body = fn(&[u8]);
@@ -66,26 +67,12 @@ fn the_seeds_and_the_regressions_run_clean() {
     }
 }
 
-/// A SplitMix64 stream: the same bytes on every run and platform.
-fn bytes(seed: u64, len: usize) -> Vec<u8> {
-    let mut x = seed;
-    (0..len)
-        .map(|_| {
-            x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = x;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            (z ^ (z >> 31)) as u8
-        })
-        .collect()
-}
-
 #[test]
 fn generated_inputs_run_clean() {
     for (index, (target, body)) in TARGETS.iter().enumerate() {
         for case in 0..GENERATED {
             let seed = (index as u64) << 32 | case as u64;
-            let data = bytes(seed, 16 + case % 512);
+            let data = SplitMix64::new(seed).bytes(16 + case % 512);
             replay(target, &format!("generated input {seed:#x}"), *body, &data);
         }
     }

@@ -2,15 +2,8 @@
 //! at a small size, it must check, render every `freebsd` field, and be the
 //! same bytes for the same seed. No timing here: the benchmark is not a test.
 
-#[path = "../../examples/support/inventory_gen.rs"]
-pub(crate) mod inventory_gen;
-
-use std::collections::BTreeMap;
-use std::fs;
-use std::path::Path;
-
-use crate::harness::beryl;
-use inventory_gen::{Params, generate};
+use crate::support::inventory_gen::{Params, generate};
+use crate::support::{args, beryl, files};
 
 const SMALL: Params = Params {
     hosts: 50,
@@ -20,34 +13,12 @@ const SMALL: Params = Params {
     classes: false,
 };
 
-fn args(a: &[&str]) -> Vec<String> {
-    a.iter().map(|s| s.to_string()).collect()
-}
-
-/// Every file under `root`, relative path → bytes, sorted.
-fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
-    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
-        for entry in fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                walk(root, &path, out);
-            } else {
-                let rel = path.strip_prefix(root).unwrap().display().to_string();
-                out.insert(rel, fs::read(&path).unwrap());
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(root, root, &mut out);
-    out
-}
-
 #[test]
 fn generated_inventory_checks_and_renders() {
     let dir = tempfile::tempdir().unwrap();
     let summary = generate(&SMALL, dir.path()).unwrap();
     assert_eq!(summary.hosts, 50);
-    let files = tree(&dir.path().join("inventory"));
+    let files = files(&dir.path().join("inventory"));
     let yaml: Vec<_> = files.iter().filter(|(p, _)| p.ends_with(".yml")).collect();
     assert_eq!(summary.yaml_files, yaml.len());
     assert_eq!(
@@ -112,7 +83,7 @@ fn generated_inventory_checks_and_renders() {
 fn generated_inventory_uses_the_features_the_benchmark_claims() {
     let dir = tempfile::tempdir().unwrap();
     generate(&SMALL, dir.path()).unwrap();
-    let files = tree(dir.path());
+    let files = files(dir.path());
     let text = |p: &str| String::from_utf8(files[p].clone()).unwrap();
     let default = text("inventory/_default.yml");
     assert!(default.contains("merge:\n  monitoring.checks: append"));
@@ -156,8 +127,8 @@ fn same_seed_same_bytes_other_seed_other_bytes() {
     generate(&SMALL, a.path()).unwrap();
     generate(&SMALL, b.path()).unwrap();
     generate(&Params { seed: 2, ..SMALL }, c.path()).unwrap();
-    assert!(tree(a.path()) == tree(b.path()), "seed 1 twice differs");
-    assert!(tree(a.path()) != tree(c.path()), "seeds 1 and 2 agree");
+    assert!(files(a.path()) == files(b.path()), "seed 1 twice differs");
+    assert!(files(a.path()) != files(c.path()), "seeds 1 and 2 agree");
     // Generating over an existing tree is refused, not mixed in.
     assert!(generate(&SMALL, a.path()).is_err());
 }

@@ -3,21 +3,7 @@
 
 use std::process::Command;
 
-use crate::harness::{beryl, copy_tree, repo, tool};
-
-fn args(a: &[&str]) -> Vec<String> {
-    a.iter().map(|s| s.to_string()).collect()
-}
-
-fn fqdns() -> Vec<String> {
-    let run = beryl(&repo(), &args(&["hosts", "--format", "json"]));
-    assert_eq!(run.status, 0, "{}", run.stderr);
-    let hosts: Vec<serde_json::Value> = serde_json::from_str(&run.stdout).unwrap();
-    hosts
-        .iter()
-        .map(|h| h["fqdn"].as_str().unwrap().to_string())
-        .collect()
-}
+use crate::support::{args, beryl, example, example_hosts, repo, tool, with_stdin};
 
 /// The node labels of a DOT graph, in order (each a list of lines).
 fn dot_labels(dot: &str) -> Vec<Vec<String>> {
@@ -39,23 +25,7 @@ fn dot_draws_every_host() {
     if !tool("dot", "-V") {
         return;
     }
-    let mut child = Command::new("dot")
-        .arg("-Tsvg")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("run dot");
-    {
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(run.stdout.as_bytes())
-            .unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
+    let out = with_stdin(Command::new("dot").arg("-Tsvg"), run.stdout.as_bytes());
     assert!(
         out.status.success(),
         "dot -Tsvg: {}",
@@ -63,7 +33,7 @@ fn dot_draws_every_host() {
     );
     let svg = String::from_utf8(out.stdout).unwrap();
     assert!(svg.contains("<svg"), "not an SVG");
-    let hosts = fqdns();
+    let hosts = example_hosts();
     assert!(hosts.len() >= 6);
     for fqdn in &hosts {
         assert!(svg.contains(fqdn.as_str()), "{fqdn} is not in the SVG");
@@ -81,7 +51,7 @@ fn the_whole_graph_is_a_tree_and_deterministic() {
     let edges = dot.stdout.lines().filter(|l| l.contains(" -> ")).count();
     assert_eq!(edges, nodes - 1);
     assert_eq!(mermaid.stdout.matches(" -->|").count(), edges);
-    for fqdn in fqdns() {
+    for fqdn in example_hosts() {
         assert!(
             mermaid.stdout.contains(&fqdn),
             "{fqdn} not in the Mermaid chart"
@@ -97,7 +67,7 @@ fn the_whole_graph_is_a_tree_and_deterministic() {
 /// The path to a host is its chain: the files `render` lists in `_beryl_`.
 #[test]
 fn a_host_argument_draws_its_chain() {
-    for fqdn in fqdns() {
+    for fqdn in example_hosts() {
         let run = beryl(&repo(), &args(&["graph", &fqdn]));
         assert_eq!(run.status, 0, "{}", run.stderr);
         let files: Vec<String> = dot_labels(&run.stdout)
@@ -134,9 +104,7 @@ fn a_host_argument_draws_its_chain() {
 
 #[test]
 fn a_group_without_its_file_is_drawn_dashed() {
-    let tmp = tempfile::tempdir().unwrap();
-    copy_tree(&repo().join("inventory"), &tmp.path().join("inventory"));
-    copy_tree(&repo().join("ssh"), &tmp.path().join("ssh"));
+    let tmp = example();
     std::fs::remove_file(tmp.path().join("inventory/example.org/web/_group.yml")).unwrap();
     let run = beryl(tmp.path(), &args(&["graph", "host01"]));
     assert_eq!(run.status, 0, "{}", run.stderr);
@@ -154,7 +122,7 @@ fn a_group_without_its_file_is_drawn_dashed() {
 #[test]
 fn the_committed_svg_is_current() {
     let svg = std::fs::read_to_string(repo().join("docs/graph.svg")).unwrap();
-    for fqdn in fqdns() {
+    for fqdn in example_hosts() {
         assert!(
             svg.contains(&fqdn),
             "docs/graph.svg lacks {fqdn}: run `just graph`"

@@ -4,33 +4,10 @@
 use std::fs;
 use std::path::Path;
 
-use crate::harness::beryl;
-
-fn args(a: &[&str]) -> Vec<String> {
-    a.iter().map(|s| s.to_string()).collect()
-}
+use crate::support::{args, beryl, files};
 
 const KEY: &str =
     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFdr4s9lPxsN06slCSu+6S9Y71f/Upa98Poqs2K8Tnui deploy@test";
-
-/// Every file under `dir`, relative, sorted, with its text.
-fn tree(dir: &Path) -> Vec<(String, String)> {
-    fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
-        for entry in fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                walk(root, &path, out);
-            } else {
-                let rel = path.strip_prefix(root).unwrap().display().to_string();
-                out.push((rel, fs::read_to_string(&path).unwrap()));
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(dir, dir, &mut out);
-    out.sort();
-    out
-}
 
 /// Replaces the placeholder entry of a scaffolded _domain.yml with `key`.
 fn replace_placeholder(domain_file: &Path, key: &str) {
@@ -46,9 +23,9 @@ fn the_scaffold_checks_once_its_key_is_real() {
     let dir = tmp.path();
     let run = beryl(dir, &args(&["init"]));
     assert_eq!(run.status, 0, "{}", run.stderr);
-    let files: Vec<String> = tree(dir).into_iter().map(|(p, _)| p).collect();
+    let names: Vec<String> = files(dir).into_keys().collect();
     assert_eq!(
-        files,
+        names,
         [
             "inventory/_default.yml",
             "inventory/example.com/_domain.yml",
@@ -57,7 +34,7 @@ fn the_scaffold_checks_once_its_key_is_real() {
             "ssh/README.md",
         ]
     );
-    for f in &files {
+    for f in &names {
         assert!(
             run.stdout.contains(&format!("created ./{f}\n")),
             "{}",
@@ -68,7 +45,9 @@ fn the_scaffold_checks_once_its_key_is_real() {
     assert!(run.stdout.contains("beryl check"), "{}", run.stdout);
     // No key of any kind was made.
     assert!(
-        tree(dir).iter().all(|(_, t)| !t.contains("PRIVATE KEY")),
+        files(dir)
+            .values()
+            .all(|t| !String::from_utf8_lossy(t).contains("PRIVATE KEY")),
         "a private key"
     );
     assert!(!dir.join("ssh").read_dir().unwrap().any(|e| {
@@ -114,7 +93,7 @@ fn the_scaffold_checks_once_its_key_is_real() {
     );
 
     // A second init refuses and writes nothing.
-    let before = tree(dir);
+    let before = files(dir);
     let again = beryl(dir, &args(&["init"]));
     assert_eq!(again.status, 2, "{}", again.stdout);
     assert!(
@@ -123,7 +102,7 @@ fn the_scaffold_checks_once_its_key_is_real() {
         again.stderr
     );
     assert!(again.stdout.is_empty());
-    assert_eq!(tree(dir), before);
+    assert_eq!(files(dir), before);
 }
 
 #[test]

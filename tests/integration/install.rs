@@ -9,8 +9,8 @@
 //! BERYL_REQUIRE_TOOLS is set (as in .ci/run), where it fails.
 
 use crate::fakebsd::{Disk, FakeBsd, Options, probed_name};
-use crate::harness::repo;
-use crate::plan::{example_hosts, example_plan};
+use crate::plan::example_plan;
+use crate::support::{example_hosts, fixtures};
 
 /// A machine whose base system is already extracted into the target, for
 /// the self-tests of the target tools.
@@ -26,7 +26,7 @@ fn sh(bsd: &FakeBsd, script: &str) -> crate::fakebsd::Run {
 }
 
 fn fixture(name: &str) -> String {
-    std::fs::read_to_string(repo().join("tests/fixtures/install").join(name)).unwrap()
+    std::fs::read_to_string(fixtures().join("install").join(name)).unwrap()
 }
 
 // ---------------------------------------------------------------- sysrc

@@ -11,24 +11,15 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::fakebsd::{Disk, FakeBsd, Options, Run};
-use crate::harness::{beryl, copy_tree, repo};
+use crate::support::{args, beryl, edit, example, repo};
 
 /// A copy of the example inventory (with its keys), one file edited.
-fn example_with(edit: &[(&str, &str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_tree(&repo().join("inventory"), &dir.path().join("inventory"));
-    copy_tree(&repo().join("ssh"), &dir.path().join("ssh"));
-    for (file, from, to) in edit {
-        let path = dir.path().join("inventory").join(file);
-        let text = std::fs::read_to_string(&path).unwrap();
-        assert!(text.contains(from), "{file} has no {from:?}");
-        std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+fn example_with(edits: &[(&str, &str, &str)]) -> tempfile::TempDir {
+    let dir = example();
+    for (file, from, to) in edits {
+        edit(&dir.path().join("inventory").join(file), from, to);
     }
     dir
-}
-
-fn args(a: &[&str]) -> Vec<String> {
-    a.iter().map(|s| s.to_string()).collect()
 }
 
 /// `beryl plan HOST` in `dir`: the file and its JSON view.

@@ -2,20 +2,18 @@
 
 use std::process::Command;
 
-use crate::harness::{beryl, copy_tree, repo};
+use crate::support::{beryl, fixture, fixtures, tools};
 
 /// Every key of `tests/fixtures/pubkeys` (except the weak RSA one, which beryl
 /// refuses) as a user's inline key, then compares each `beryl keys` row with
 /// `ssh-keygen -lf` of the same file.
 #[test]
 fn fingerprints_match_ssh_keygen() {
-    if Command::new("ssh-keygen").arg("-?").output().is_err() {
-        eprintln!("ssh-keygen is not installed; skipping (CI installs openssh-client)");
+    if !tools(&["ssh-keygen"], "fingerprints_match_ssh_keygen") {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    copy_tree(&repo().join("tests/fixtures/base"), dir.path());
-    let pubkeys = repo().join("tests/fixtures/pubkeys");
+    let dir = fixture("base");
+    let pubkeys = fixtures().join("pubkeys");
     let mut names: Vec<String> = std::fs::read_dir(&pubkeys)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())

@@ -25,22 +25,13 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::fakebsd::{FakeBsd, Options, Run};
-use crate::harness::{beryl, copy_tree, repo};
-use crate::plan::{args, example_hosts};
+use crate::support::{args, beryl, example, example_hosts, fixtures};
 
 /// The PATH sshd gives a session on FreeBSD: the `path` capability of the
 /// `default` class of /etc/login.conf (`/sbin /bin /usr/sbin /usr/bin
 /// /usr/local/sbin /usr/local/bin ~/bin`), which sshd sets through
 /// setusercontext(LOGIN_SETPATH) (crypto/openssh/session.c, do_setup_env).
 pub const SSH_PATH: &str = "/sbin:/bin:/usr/sbin:/usr/bin:/usr/local/sbin:/usr/local/bin";
-
-/// The example inventory (and its key files) in a temporary directory.
-pub fn example() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_tree(&repo().join("inventory"), &dir.path().join("inventory"));
-    copy_tree(&repo().join("ssh"), &dir.path().join("ssh"));
-    dir
-}
 
 /// The example inventory plus a host `live.example.org` whose level file is
 /// `yaml` (it inherits `_default.yml` and example.org's `_domain.yml`: the
@@ -561,7 +552,7 @@ fn state_fixtures_are_what_facts_reports_on_the_installed_host() {
             return;
         };
         let got = facts(&bsd, d);
-        let path = repo().join(format!("tests/fixtures/apply/{host}.json"));
+        let path = fixtures().join(format!("apply/{host}.json"));
         if std::env::var_os("BERYL_UPDATE_FIXTURES").is_some() {
             let mut text = serde_json::to_string_pretty(&got).unwrap();
             text.push('\n');

@@ -1,6 +1,10 @@
 //! beryl's integration tests: one binary that runs the built `beryl` on
 //! fixture trees and compares whole outputs.
 //!
+//! - `support/`: what the tests share (running beryl, the `.case` format,
+//!   the example inventory and fixtures, skipping without a tool, scratch
+//!   git repositories, the synthetic inventory and its seeded RNG). A helper
+//!   that two test modules need goes there, not into either of them.
 //! - `adversarial/`: the adversarial corpus of tests/adversarial/ (and the
 //!   cases generated at run time), each under a time and a memory bound.
 //! - `apply.rs`: `beryl apply` and `beryl facts` offline: dry-run snapshots
@@ -66,7 +70,6 @@ mod fleet;
 mod fuzz;
 mod geninv;
 mod graph;
-mod harness;
 mod init;
 mod install;
 mod install_items;
@@ -76,4 +79,5 @@ mod plan;
 mod props;
 mod schema;
 mod shell;
+mod support;
 mod validate;

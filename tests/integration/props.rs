@@ -15,8 +15,8 @@ use std::path::Path;
 
 use beryl::value::{Node, Source};
 
-use crate::geninv::inventory_gen::{Params, generate};
-use crate::harness::{Run, beryl_with_env, copy_tree, repo};
+use crate::support::inventory_gen::{Params, generate};
+use crate::support::{Run, args, beryl_with_env, example, files};
 
 /// The generated inventories: seeds 1 to 4, 24 hosts each; the even seeds
 /// with classes and inventory queries.
@@ -131,34 +131,12 @@ fn generated(seed: u64) -> tempfile::TempDir {
     dir
 }
 
-/// The example inventory, copied.
-fn example() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_tree(&repo().join("inventory"), &dir.path().join("inventory"));
-    copy_tree(&repo().join("ssh"), &dir.path().join("ssh"));
-    dir
-}
-
-fn run(dir: &Path, args: &[&str], threads: &str) -> Run {
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+fn run(dir: &Path, a: &[&str], threads: &str) -> Run {
+    let args = args(a);
     let env = [("RAYON_NUM_THREADS".to_string(), threads.to_string())];
     let r = beryl_with_env(dir, &args, &env, None);
     assert_eq!(r.status, 0, "beryl {}: {}", args.join(" "), r.stderr);
     r
-}
-
-/// Every file of a directory: name → bytes.
-fn listing(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .map(|p| {
-            (
-                p.file_name().unwrap().to_string_lossy().into_owned(),
-                fs::read(&p).unwrap(),
-            )
-        })
-        .collect()
 }
 
 /// 4 seeds × 2 formats × 3 runs to stdout, and 2 runs to `--out`.
@@ -179,10 +157,7 @@ fn rendering_is_the_same_bytes_on_every_run_and_thread_count() {
         }
         run(d.path(), &["render", "--all", "--out", "out1"], "1");
         run(d.path(), &["render", "--all", "--out", "out4"], "4");
-        let (one, four) = (
-            listing(&d.path().join("out1")),
-            listing(&d.path().join("out4")),
-        );
+        let (one, four) = (files(&d.path().join("out1")), files(&d.path().join("out4")));
         assert_eq!(one.len(), 25, "seed {seed}: 24 hosts and the manifest");
         assert!(
             one == four,

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::harness::{beryl, repo};
+use crate::support::{beryl, repo};
 
 /// The schema printed by `beryl schema [--level LEVEL]`.
 fn schema(level: Option<&str>) -> Value {

@@ -2,11 +2,7 @@
 
 use std::process::Command;
 
-use crate::harness::{beryl, repo, tool};
-
-fn args(a: &[&str]) -> Vec<String> {
-    a.iter().map(|s| s.to_string()).collect()
-}
+use crate::support::{args, beryl, repo, tool, with_stdin};
 
 /// Runs bash's completion of `words` (the last one being completed) with the
 /// script of `beryl completions bash` loaded, and returns the candidates.
@@ -29,19 +25,10 @@ fn bash_complete(words: &[&str]) -> Vec<String> {
         cur = words[words.len() - 1],
         prev = words[words.len() - 2],
     );
-    let mut child = Command::new("bash")
-        .args(["--norc", "--noprofile", "-c", &program])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("run bash");
-    {
-        use std::io::Write;
-        let mut stdin = child.stdin.take().unwrap();
-        stdin.write_all(script.stdout.as_bytes()).unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
+    let out = with_stdin(
+        Command::new("bash").args(["--norc", "--noprofile", "-c", &program]),
+        script.stdout.as_bytes(),
+    );
     assert!(
         out.status.success(),
         "bash: {}",

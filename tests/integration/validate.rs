@@ -18,8 +18,8 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::{Value, json};
 
-use crate::geninv::inventory_gen::{Params, generate};
-use crate::harness::{beryl, copy_tree, repo};
+use crate::support::inventory_gen::{Params, generate};
+use crate::support::{EXAMPLE_HOSTS, args, beryl, example, fixture, hosts};
 
 /// What each command said of one host.
 #[derive(Debug)]
@@ -29,10 +29,6 @@ struct Verdict {
     plan: i32,
     script: i32,
     stderr: String,
-}
-
-fn args(a: &[&str]) -> Vec<String> {
-    a.iter().map(|s| s.to_string()).collect()
 }
 
 fn verdict(dir: &Path, host: &str) -> Verdict {
@@ -77,23 +73,11 @@ fn holds(v: &Verdict) -> Result<(), String> {
     Ok(())
 }
 
-/// Every host of an inventory.
-fn hosts(dir: &Path) -> Vec<String> {
-    let run = beryl(dir, &args(&["hosts", "--format", "json"]));
-    assert_eq!(run.status, 0, "{}", run.stderr);
-    let rows: Vec<Value> = serde_json::from_str(&run.stdout).unwrap();
-    rows.iter()
-        .map(|r| r["fqdn"].as_str().unwrap().to_string())
-        .collect()
-}
-
 #[test]
 fn every_example_host_check_accepts_plans_and_applies() {
-    let dir = tempfile::tempdir().unwrap();
-    copy_tree(&repo().join("inventory"), &dir.path().join("inventory"));
-    copy_tree(&repo().join("ssh"), &dir.path().join("ssh"));
+    let dir = example();
     let hosts = hosts(dir.path());
-    assert_eq!(hosts.len(), 8);
+    assert_eq!(hosts.len(), EXAMPLE_HOSTS);
     for host in &hosts {
         let v = verdict(dir.path(), host);
         assert_eq!(v.check, 0, "{host}: {}", v.stderr);
@@ -285,8 +269,7 @@ fn apply_edit(doc: &mut Value, (_, pointer, value): &Edit) {
 
 /// Runs the property on the fixture edited by `edits`.
 fn edited(edits: &[usize]) -> Result<Verdict, String> {
-    let dir = tempfile::tempdir().unwrap();
-    copy_tree(&repo().join("tests/fixtures/plan"), dir.path());
+    let dir = fixture("plan");
     let mut doc = base();
     for &i in edits {
         apply_edit(&mut doc, &EDITS[i]);

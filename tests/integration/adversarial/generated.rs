@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::Command;
 
 use super::run::Prepared;
-use crate::harness::{copy_tree, repo};
+use crate::support::{fixture, mkfifo, skip, write};
 
 const HOST: &str = "inventory/example.org/web/host01.yml";
 const DOMAIN: &str = "inventory/example.org/_domain.yml";
@@ -18,12 +18,9 @@ const OUT: &[&str] = &["render", "--all", "--out", "out"];
 
 /// The base fixture with `files` written over it.
 fn tree(files: &[(&str, &[u8])]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_tree(&repo().join("tests/fixtures/base"), dir.path());
+    let dir = fixture("base");
     for (path, bytes) in files {
-        let p = dir.path().join(path);
-        fs::create_dir_all(p.parent().unwrap()).unwrap();
-        fs::write(p, bytes).unwrap();
+        write(&dir.path().join(path), bytes);
     }
     dir
 }
@@ -128,8 +125,7 @@ fn sizes() -> Vec<Prepared> {
         .splice(0..0, ["--max-file-size".into(), "100000000".into()]);
 
     // 100 MB of ordinary YAML.
-    let big = tempfile::tempdir().unwrap();
-    copy_tree(&repo().join("tests/fixtures/base"), big.path());
+    let big = fixture("base");
     {
         use std::io::Write;
         let mut f = std::io::BufWriter::new(fs::File::create(big.path().join(HOST)).unwrap());
@@ -288,12 +284,6 @@ fn open_to_all(dir: &Path) {
     }
 }
 
-fn mkfifo(path: &Path) {
-    let _ = fs::remove_file(path);
-    let made = Command::new("mkfifo").arg(path).status().unwrap();
-    assert!(made.success(), "mkfifo {}", path.display());
-}
-
 /// `ssh-keygen -q -N '' -f DIR/key` with `args`; the private and public
 /// key texts. `None` (with a notice) when ssh-keygen is missing, unless
 /// BERYL_REQUIRE_TOOLS is set.
@@ -311,11 +301,10 @@ fn keygen(args: &[&str]) -> Option<(String, String)> {
             fs::read_to_string(key.with_extension("pub")).unwrap(),
         )),
         _ => {
-            assert!(
-                std::env::var_os("BERYL_REQUIRE_TOOLS").is_none(),
-                "BERYL_REQUIRE_TOOLS is set but `ssh-keygen {args:?}` failed"
+            skip(
+                "the key cases that need it",
+                &format!("`ssh-keygen {args:?}` failed"),
             );
-            eprintln!("notice: ssh-keygen {args:?} failed; skipping the key cases that need it");
             None
         }
     }

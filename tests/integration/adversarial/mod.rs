@@ -18,7 +18,7 @@ mod run;
 
 use std::time::Duration;
 
-use crate::harness::{Case, repo};
+use crate::support::{Case, repo};
 use run::Prepared;
 
 /// The committed cases, materialised.

@@ -6,8 +6,10 @@ use std::io::Read;
 use std::os::unix::fs::MetadataExt;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
+
+use crate::support::{self, beryl_command, is_root};
 
 /// CPU time (user + system) allowed per run: the 5 s bound. CPU
 /// time rather than wall time, because the machine that runs the tests is
@@ -43,7 +45,7 @@ impl Prepared {
         Self {
             name: name.to_string(),
             dir,
-            args: args.iter().map(|s| s.to_string()).collect(),
+            args: support::args(args),
             env: Vec::new(),
             status: 2,
             stderr_has: Vec::new(),
@@ -113,30 +115,14 @@ pub fn snapshot(dir: &Path) -> Snapshot {
 /// Runs beryl in the case's directory, killed after [`WALL_LIMIT`], within
 /// [`MEMORY_LIMIT`] of address space, without core dumps.
 pub fn run(p: &Prepared) -> Outcome {
-    let unprivileged = p.unprivileged && unsafe { libc::geteuid() } == 0;
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_beryl"));
-    cmd.args(["--color", "never"])
-        .args(&p.args)
-        .current_dir(p.dir.path())
-        .env("NO_COLOR", "1")
-        // A fixed pool: the address space bound counts each thread's stack.
-        .env("RAYON_NUM_THREADS", "2")
+    let unprivileged = p.unprivileged && is_root();
+    let mut cmd = beryl_command(p.dir.path(), &p.args);
+    // A fixed pool: the address space bound counts each thread's stack.
+    cmd.env("RAYON_NUM_THREADS", "2")
         .envs(p.env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    for var in [
-        "BERYL_INVENTORY",
-        "BERYL_SSH_DIR",
-        "BERYL_MAX_FILE_SIZE",
-        "BERYL_MAX_DEPTH",
-        "BERYL_MAX_NODES",
-        "BERYL_MAX_LIST_ITEMS",
-        "BERYL_MAX_REF_DEPTH",
-        "BERYL_MAX_CLASS_DEPTH",
-    ] {
-        cmd.env_remove(var);
-    }
     // SAFETY: only async-signal-safe calls between fork and exec.
     unsafe {
         cmd.pre_exec(move || {

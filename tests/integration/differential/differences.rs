@@ -5,6 +5,7 @@ use beryl::value::{Node, Source, Value};
 use serde_json::Value as J;
 
 use super::peers::Answer;
+use crate::support::repo;
 
 pub struct Difference {
     pub id: String,
@@ -15,7 +16,7 @@ pub struct Difference {
 
 /// Reads the list with beryl's own YAML loader.
 pub fn load() -> Vec<Difference> {
-    let path = super::super::harness::repo().join("tests/peers/differences.yml");
+    let path = repo().join("tests/peers/differences.yml");
     let text = std::fs::read_to_string(&path).expect("differences.yml");
     let root = beryl::yaml::parse_any(&Source::new("differences.yml", text), &Default::default())
         .expect("differences.yml parses");

@@ -28,6 +28,8 @@ use cases::Profile;
 use differences::Verdict;
 use peers::{Answer, Driver};
 
+use crate::support::repo;
+
 const CASES: usize = 2000;
 
 /// One column of the agreement table.
@@ -214,29 +216,18 @@ fn strategies_agree_with_the_peers() {
     let table = format!(
         "| peer | strategy | cases | agree | differ (listed difference: count) | selected by a difference but agree |\n|---|---|---|---|---|---|\n{report}"
     );
-    let path = report_section(
+    conclude(
         "Merge strategies against Puppet, the deep_merge gem and json-patch",
         &table,
-    );
-    eprintln!("{table}\n(report written to {})", path.display());
-    assert!(
-        failures.is_empty(),
-        "{} unexplained result(s):\n{}",
-        failures.len(),
-        failures
-            .iter()
-            .take(20)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
+        &failures,
+        20,
     );
 }
 
 #[test]
 fn patch_passes_rfc7396_appendix_a() {
-    let text =
-        std::fs::read_to_string(super::harness::repo().join("tests/peers/rfc7396-appendix-a.json"))
-            .expect("vectors");
+    let text = std::fs::read_to_string(repo().join("tests/peers/rfc7396-appendix-a.json"))
+        .expect("vectors");
     let vectors: Vec<J> = serde_json::from_str(&text).expect("vectors parse");
     assert_eq!(vectors.len(), 15);
     for v in &vectors {
@@ -251,10 +242,23 @@ fn patch_passes_rfc7396_appendix_a() {
     }
 }
 
+/// Writes `table` as the report's section `title` and prints it, then fails
+/// on any unexplained result (showing the first `shown`).
+fn conclude(title: &str, table: &str, failures: &[String], shown: usize) {
+    let path = report_section(title, table);
+    eprintln!("{table}\n(report written to {})", path.display());
+    assert!(
+        failures.is_empty(),
+        "{} unexplained result(s):\n{}",
+        failures.len(),
+        failures[..failures.len().min(shown)].join("\n")
+    );
+}
+
 /// Writes one section of the agreement report (`differential.md` in the
 /// test temp dir, which `.ci/run` prints), keeping the other tests' sections.
 /// Returns the report's path.
-pub fn report_section(title: &str, body: &str) -> std::path::PathBuf {
+fn report_section(title: &str, body: &str) -> std::path::PathBuf {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("differential.md");

@@ -6,6 +6,8 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value as J, json};
 
+use crate::support::repo;
+
 /// What a peer answered for one case.
 #[derive(Clone, Debug)]
 pub enum Answer {
@@ -50,7 +52,7 @@ pub fn unavailable(driver: &Driver) -> Option<String> {
 /// Runs every case (spec, levels lowest first) through one driver process.
 pub fn run(driver: &Driver, cases: &[(J, Vec<J>)]) -> Vec<Answer> {
     let mut child = Command::new("ruby")
-        .arg(super::super::harness::repo().join(driver.script))
+        .arg(repo().join(driver.script))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())

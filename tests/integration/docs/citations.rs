@@ -174,15 +174,9 @@ pub fn check(repo: &Path, doc: &Doc, update: bool) -> (Vec<String>, Vec<(usize, 
 
 #[test]
 fn citations_are_links_with_the_text_of_the_line() {
-    let repo = crate::harness::repo();
+    let repo = crate::support::repo();
     let text = "See [`inventory/_default.yml:18:3`](../inventory/_default.yml#L18 \"owner: platform team\").\nStale [`inventory/_default.yml:3:3`](../inventory/_default.yml#L3 \"contact: ops@example.org\").\nBare inventory/_default.yml:17 here.\nTwice [`inventory/_default.yml:17`](../inventory/_default.yml#L17 \"site:\").\n";
-    let (blocks, prose) = super::markdown::parse(text);
-    let doc = Doc {
-        name: "docs/x.md".into(),
-        path: repo.join("docs/x.md"),
-        blocks,
-        prose,
-    };
+    let doc = Doc::new("docs/x.md", &repo.join("docs/x.md"), text);
     let (errors, rewrites) = check(&repo, &doc, false);
     assert_eq!(errors.len(), 3, "{errors:?}");
     assert!(errors[0].starts_with("docs/x.md:2:"), "{errors:?}");

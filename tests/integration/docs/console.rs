@@ -256,13 +256,7 @@ pub fn updated(want: &[String], got: &[String]) -> Option<Vec<String>> {
 #[test]
 fn the_example_parser_reads_commands_and_their_output() {
     let text = "# T\n```console\n$ beryl check 'a b'\nchecked\n\n$ beryl hosts\n```\n```sh\n$ rm -rf /\n```\n```console ignore: needs ssh\n$ beryl apply x | ssh y\n```\n```yaml edit\n# inventory/a.yml\nk: v\n```\n```console\n$ beryl render a\n```\n";
-    let (blocks, prose) = super::markdown::parse(text);
-    let doc = Doc {
-        name: "x.md".into(),
-        path: "x.md".into(),
-        blocks,
-        prose,
-    };
+    let doc = Doc::new("x.md", std::path::Path::new("x.md"), text);
     let (ex, ignored, errors) = examples(&doc);
     assert!(errors.is_empty(), "{errors:?}");
     assert_eq!(ex.len(), 3);

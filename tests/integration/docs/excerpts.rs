@@ -146,15 +146,9 @@ pub fn check_tree(repo: &Path, doc: &Doc, block: &Block) -> Vec<String> {
 
 #[test]
 fn excerpts_and_trees_are_read_from_the_repository() {
-    let repo = crate::harness::repo();
+    let repo = crate::support::repo();
     let text = "```yaml\n# inventory/_default.yml\nsite:\n  owner: platform team\n# …\nmonitoring:\n  enabled: true\n```\n```yaml\n# _default.yml (shortened)\nsite:\n  owner: nobody\n```\n```text\ninventory/   the root\n  _default.yml\n  example.org/\n    web/\n      host01.yml   a host\n      host09.yml\n```\n";
-    let (blocks, prose) = super::markdown::parse(text);
-    let doc = Doc {
-        name: "x.md".into(),
-        path: "x.md".into(),
-        blocks,
-        prose,
-    };
+    let doc = Doc::new("x.md", std::path::Path::new("x.md"), text);
     assert!(is_excerpt(&repo, &doc.blocks[0]));
     assert!(check_excerpt(&repo, &doc, &doc.blocks[0]).is_empty());
     let errors = check_excerpt(&repo, &doc, &doc.blocks[1]);

@@ -52,9 +52,14 @@ impl Doc {
     pub fn read(repo: &Path, path: &Path) -> Doc {
         let text = std::fs::read_to_string(path).unwrap();
         let name = path.strip_prefix(repo).unwrap().display().to_string();
-        let (blocks, prose) = parse(&text);
+        Doc::new(&name, path, &text)
+    }
+
+    /// The document `text`, read from `path` (named `name` in messages).
+    pub fn new(name: &str, path: &Path, text: &str) -> Doc {
+        let (blocks, prose) = parse(text);
         Doc {
-            name,
+            name: name.to_string(),
             path: path.to_path_buf(),
             blocks,
             prose,

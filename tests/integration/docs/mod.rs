@@ -38,7 +38,7 @@ use std::fs;
 use std::path::Path;
 use std::sync::Mutex;
 
-use crate::harness::{beryl, copy_tree, repo};
+use crate::support::{beryl, example, repo, write};
 use markdown::Doc;
 
 /// The update mode rewrites docs: one test at a time.
@@ -79,13 +79,9 @@ fn rewrite(path: &Path, mut edits: Vec<(usize, usize, Vec<String>)>) {
 
 /// A scratch copy of the example inventory and keys with the edits written.
 fn scratch(edits: &[(String, String)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_tree(&repo().join("inventory"), &dir.path().join("inventory"));
-    copy_tree(&repo().join("ssh"), &dir.path().join("ssh"));
+    let dir = example();
     for (path, content) in edits {
-        let to = dir.path().join(path);
-        fs::create_dir_all(to.parent().unwrap()).unwrap();
-        fs::write(to, content).unwrap();
+        write(&dir.path().join(path), content);
     }
     dir
 }

@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::harness::{copy_tree, repo};
+use crate::support::{copy_tree, is_root, repo, shared, skip};
 
 /// The boot PATH `/etc/rc` gives the installer (libexec/rc/rc @b14e76ec).
 pub const BOOT_PATH: &str = "/sbin:/bin:/usr/sbin:/usr/bin";
@@ -236,29 +236,9 @@ pub struct FakeBsd {
     livedev: PathBuf,
 }
 
-/// Whether a missing tool or privilege fails the test instead of skipping.
-fn required() -> bool {
-    std::env::var_os("BERYL_REQUIRE_TOOLS").is_some()
-}
-
-fn skip(test: &str, why: &str) -> Option<FakeBsd> {
-    assert!(!required(), "{test}: BERYL_REQUIRE_TOOLS is set but {why}");
-    eprintln!("notice: {test} skipped: {why} (set BERYL_REQUIRE_TOOLS to make this fail)");
-    None
-}
-
-/// `../shared` next to the package root, or `None` after a
-/// notice (a failure under BERYL_REQUIRE_TOOLS).
-pub fn shared(test: &str) -> Option<PathBuf> {
-    let dir = repo().join("../shared");
-    if dir.join("freebsd/etc/master.passwd").is_file() {
-        return Some(dir);
-    }
-    assert!(
-        !required(),
-        "{test}: BERYL_REQUIRE_TOOLS is set but ../shared (FreeBSD reference data) is absent"
-    );
-    eprintln!("notice: {test} skipped: ../shared (FreeBSD reference data) is absent");
+/// Skips `test` (see [`skip`]): no machine.
+fn no_machine(test: &str, why: &str) -> Option<FakeBsd> {
+    skip(test, why);
     None
 }
 
@@ -500,12 +480,11 @@ impl FakeBsd {
             (busybox, "busybox-static"),
         ] {
             if !p.is_file() {
-                return skip(test, &format!("{} is missing (package {pkg})", p.display()));
+                return no_machine(test, &format!("{} is missing (package {pkg})", p.display()));
             }
         }
-        // SAFETY: geteuid(2) has no preconditions.
-        if unsafe { libc::geteuid() } != 0 {
-            return skip(
+        if !is_root() {
+            return no_machine(
                 test,
                 "the fake FreeBSD needs root (chroot, mknod, unshare -m)",
             );
@@ -515,7 +494,7 @@ impl FakeBsd {
             .status()
             .is_ok_and(|s| s.success());
         if !ok {
-            return skip(test, "`unshare -m` is not permitted");
+            return no_machine(test, "`unshare -m` is not permitted");
         }
         let dir = tempfile::tempdir().unwrap();
         let media = dir.path().join("media");

@@ -5,8 +5,8 @@
 
 use std::path::PathBuf;
 
-use super::{example_hosts, example_plan, split};
-use crate::harness::repo;
+use super::{example_plan, split};
+use crate::support::{example_hosts, repo};
 
 fn golden_dir() -> PathBuf {
     repo().join("tests/golden/plan")

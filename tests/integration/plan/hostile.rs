@@ -38,10 +38,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
 
-use super::args;
 use crate::fakebsd::{FakeBsd, Options};
 use crate::fuzz::bodies::sh::{self, Command, Word};
-use crate::harness::{copy_tree, repo};
+use crate::support::{args, beryl_command, copy_tree, fixtures};
 
 /// The key that the key fields put their value around: alice's key in the
 /// fixture.
@@ -623,7 +622,7 @@ fn emit(v: &Value, indent: usize, out: &mut String) {
     }
 }
 
-/// One run of beryl, its output untouched (harness::beryl rewrites the
+/// One run of beryl, its output untouched (support::beryl rewrites the
 /// temporary directory's path in the output, and hostile values hold it).
 struct Raw {
     status: i32,
@@ -632,13 +631,7 @@ struct Raw {
 }
 
 fn beryl_raw(dir: &Path, args: &[String]) -> Raw {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_beryl"))
-        .args(["--color", "never"])
-        .args(args)
-        .current_dir(dir)
-        .env_remove("BERYL_INVENTORY")
-        .env_remove("BERYL_SSH_DIR")
-        .env("NO_COLOR", "1")
+    let out = beryl_command(dir, args)
         .stdin(std::process::Stdio::null())
         .output()
         .expect("run beryl");
@@ -651,7 +644,7 @@ fn beryl_raw(dir: &Path, args: &[String]) -> Raw {
 
 /// A copy of the fixture in `dir`, to which [`plan`] writes host files.
 fn fixture(dir: &Path) {
-    copy_tree(&repo().join("tests/fixtures/plan"), dir);
+    copy_tree(&fixtures().join("plan"), dir);
 }
 
 /// Writes `host` as h1.yml into the fixture copy in `dir` and runs `beryl

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Mutex;
 
-use super::{example_hosts, example_plan, split, tools};
+use super::{example_plan, split};
+use crate::support::{example_hosts, tools};
 
 /// Lints every (label, installerconfig) pair; returns the findings (empty
 /// when clean), or None when the tools are missing (and not required).

@@ -9,30 +9,7 @@
 
 use serde_json::{Value as J, json};
 
-/// SplitMix64: small, seeded, the same everywhere.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Rng(seed)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len() as u64) as usize]
-    }
-}
+use crate::support::rng::SplitMix64;
 
 const CLASSES: &[&str] = &[
     "base",
@@ -59,7 +36,7 @@ const QUERIES: &[&str] = &[
 
 /// The files of one inventory (path under the case root, text).
 pub fn inventory(seed: u64, hosts: usize) -> Vec<(String, String)> {
-    let mut r = Rng::new(seed);
+    let mut r = SplitMix64::new(seed);
     let mut files = Vec::new();
     let mut put =
         |path: String, v: J| files.push((path, serde_json::to_string_pretty(&v).unwrap()));
@@ -154,7 +131,7 @@ pub fn inventory(seed: u64, hosts: usize) -> Vec<(String, String)> {
 
 /// Random data for a level or class: mappings, lists and scalars under a
 /// few shared keys, prefixes, references and the occasional clash.
-fn data(r: &mut Rng, who: &str) -> J {
+fn data(r: &mut SplitMix64, who: &str) -> J {
     let mut doc = json!({});
     let mut p = json!({});
     if r.chance(50) {

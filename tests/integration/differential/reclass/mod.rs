@@ -30,6 +30,8 @@ use beryl::keys::KeyStore;
 use serde_json::{Value as J, json};
 
 use super::peers::Answer;
+use super::{conclude, list};
+use crate::support::{fixtures, repo, write};
 use judge::Verdict;
 
 /// Generated inventories, and hosts in each.
@@ -68,7 +70,7 @@ type Files = Vec<(String, String)>;
 
 /// The fixed cases: `--- path` blocks, written over BASE.
 fn fixed() -> Vec<(String, Files)> {
-    let dir = super::super::harness::repo().join("tests/peers/reclass");
+    let dir = repo().join("tests/peers/reclass");
     let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("tests/peers/reclass")
         .map(|e| e.unwrap().path())
@@ -97,9 +99,7 @@ fn materialise(files: &[(String, String)]) -> tempfile::TempDir {
         .map(|(p, b)| (p.to_string(), b.to_string()))
         .chain(files.iter().cloned())
     {
-        let path = dir.path().join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, body).unwrap();
+        write(&dir.path().join(path), body);
     }
     dir
 }
@@ -112,7 +112,7 @@ fn beryl_hosts(
     BTreeMap<String, (Answer, Vec<beryl::value::Node>)>,
 ) {
     let inv = Inventory::discover(&root.join("inventory"), "inventory").expect("discovery");
-    let ssh = super::super::harness::repo().join("tests/fixtures/base/ssh");
+    let ssh = fixtures().join("base/ssh");
     let keys = KeyStore::new(&ssh, "ssh", 1 << 20);
     let compiler = Compiler::new(&inv, &keys, Default::default());
     let mut out = BTreeMap::new();
@@ -177,7 +177,7 @@ fn inputs(inv: &Inventory, host: &beryl::inventory::Host) -> Vec<beryl::value::N
 
 /// Every inventory through one driver process.
 fn reclass(python: &Path, requests: &[J]) -> Vec<BTreeMap<String, Answer>> {
-    let script = super::super::harness::repo().join("tests/peers/reclass_driver.py");
+    let script = repo().join("tests/peers/reclass_driver.py");
     let mut child = Command::new(python)
         .arg(&script)
         .stdin(Stdio::piped())
@@ -347,30 +347,10 @@ fn classes_and_queries_agree_with_reclass() {
             list(&t.flagged_but_agree)
         ));
     }
-    let path = super::report_section(
+    conclude(
         "Classes, exports and queries against kapicorp-reclass",
         &table,
+        &failures,
+        15,
     );
-    eprintln!("{table}\n(report written to {})", path.display());
-    assert!(
-        failures.is_empty(),
-        "{} unexplained result(s):\n{}",
-        failures.len(),
-        failures
-            .iter()
-            .take(15)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
-}
-
-fn list(m: &BTreeMap<String, usize>) -> String {
-    if m.is_empty() {
-        return "0".into();
-    }
-    m.iter()
-        .map(|(k, v)| format!("{k}: {v}"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }

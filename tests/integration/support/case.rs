@@ -1,12 +1,10 @@
-//! Materialises fixture trees and runs the beryl binary on them.
+//! The `.case` files of tests/cases/: a fixture tree, files over it and a
+//! command line (cases.rs runs them; the adversarial corpus uses the format
+//! too).
 
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 
-pub fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use super::{copy_tree, fixtures, mkfifo, write};
 
 /// A parsed `.case` file.
 ///
@@ -127,25 +125,15 @@ impl Case {
     pub fn materialise(&self) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         if let Some(f) = &self.fixture {
-            copy_tree(&repo().join("tests/fixtures").join(f), dir.path());
+            copy_tree(&fixtures().join(f), dir.path());
         }
         for op in &self.ops {
             match op {
-                Op::Write(p, body) => {
-                    let path = dir.path().join(p);
-                    fs::create_dir_all(path.parent().unwrap()).unwrap();
-                    fs::write(path, body).unwrap();
-                }
+                Op::Write(p, body) => write(&dir.path().join(p), body),
                 Op::Delete(p) => fs::remove_file(dir.path().join(p)).unwrap(),
                 Op::Mkdir(p) => fs::create_dir_all(dir.path().join(p)).unwrap(),
                 Op::Copy(a, b) => copy_tree(&dir.path().join(a), &dir.path().join(b)),
-                Op::Fifo(p) => {
-                    let made = Command::new("mkfifo")
-                        .arg(dir.path().join(p))
-                        .status()
-                        .unwrap();
-                    assert!(made.success(), "mkfifo {p}");
-                }
+                Op::Fifo(p) => mkfifo(&dir.path().join(p)),
                 Op::Symlink(a, b) => {
                     let path = dir.path().join(a);
                     fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -157,118 +145,4 @@ impl Case {
         }
         dir
     }
-}
-
-/// Copies a tree; `fs::copy` keeps each file's permissions, the executable
-/// bit of the fake FreeBSD's sh models included.
-pub fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display())) {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
-/// The result of one run.
-pub struct Run {
-    pub status: i32,
-    pub stdout: String,
-    pub stderr: String,
-}
-
-/// Runs beryl in `dir` with colour off and a clean environment.
-pub fn beryl(dir: &Path, args: &[String]) -> Run {
-    beryl_with_env(dir, args, &[], None)
-}
-
-/// Runs beryl with extra environment variables (set after the clean-up) and
-/// an optional standard input (empty otherwise).
-pub fn beryl_with_env(
-    dir: &Path,
-    args: &[String],
-    env: &[(String, String)],
-    stdin: Option<&str>,
-) -> Run {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_beryl"))
-        .args(["--color", "never"])
-        .args(args)
-        .current_dir(dir)
-        .env_remove("BERYL_INVENTORY")
-        .env_remove("BERYL_SSH_DIR")
-        .env_remove("BERYL_MAX_FILE_SIZE")
-        .env_remove("BERYL_MAX_DEPTH")
-        .env_remove("BERYL_MAX_NODES")
-        .env_remove("BERYL_MAX_LIST_ITEMS")
-        .env_remove("BERYL_MAX_REF_DEPTH")
-        .env_remove("BERYL_MAX_CLASS_DEPTH")
-        .env_remove("BERYL_DENY_WARNINGS")
-        .env_remove("GITHUB_WORKSPACE")
-        .env("NO_COLOR", "1")
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("run beryl");
-    let mut input = child.stdin.take().expect("stdin");
-    // beryl may exit without reading: a closed pipe is fine.
-    let _ = input.write_all(stdin.unwrap_or_default().as_bytes());
-    drop(input);
-    let out = child.wait_with_output().expect("run beryl");
-    // Paths of the temporary tree are not stable: show them as [ROOT].
-    let mut roots = vec![dir.display().to_string()];
-    if let Ok(real) = dir.canonicalize() {
-        roots.insert(0, real.display().to_string());
-    }
-    let clean = |bytes: &[u8]| {
-        let mut text = String::from_utf8_lossy(bytes).into_owned();
-        for root in &roots {
-            text = text.replace(root.as_str(), "[ROOT]");
-        }
-        text
-    };
-    Run {
-        status: out.status.code().unwrap_or(-1),
-        stdout: clean(&out.stdout),
-        stderr: clean(&out.stderr),
-    }
-}
-
-impl Run {
-    /// The whole observable result, as snapshotted.
-    pub fn transcript(&self, args: &[String]) -> String {
-        format!(
-            "$ beryl {}\nexit: {}\n--- stdout\n{}--- stderr\n{}",
-            args.join(" "),
-            self.status,
-            self.stdout,
-            self.stderr
-        )
-    }
-}
-
-/// Whether an external program the test needs is there. When it is not, the
-/// test skips with a notice, unless BERYL_REQUIRE_TOOLS is set (as in
-/// .ci/run): then a missing tool fails the test.
-pub fn tool(program: &str, version_arg: &str) -> bool {
-    let found = Command::new(program)
-        .arg(version_arg)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !found {
-        assert!(
-            std::env::var_os("BERYL_REQUIRE_TOOLS").is_none(),
-            "BERYL_REQUIRE_TOOLS is set but `{program}` is missing"
-        );
-        eprintln!("notice: `{program}` is not installed; skipping the test that runs it");
-    }
-    found
 }

@@ -1,0 +1,52 @@
+//! The example inventory (inventory/ and ssh/ at the repository's root) and
+//! the fixture trees of tests/fixtures/.
+
+use std::path::{Path, PathBuf};
+
+use super::{args, beryl, copy_tree, repo};
+
+/// How many hosts the example inventory has.
+pub const EXAMPLE_HOSTS: usize = 8;
+
+/// A copy of the example inventory and its key files in a temporary
+/// directory, for a test that changes them or writes next to them.
+pub fn example() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&repo().join("inventory"), &dir.path().join("inventory"));
+    copy_tree(&repo().join("ssh"), &dir.path().join("ssh"));
+    dir
+}
+
+/// The FQDNs of the inventory in `dir`, as `beryl hosts` lists them.
+pub fn hosts(dir: &Path) -> Vec<String> {
+    let run = beryl(dir, &args(&["hosts", "--format", "json"]));
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let hosts: Vec<serde_json::Value> = serde_json::from_str(&run.stdout).unwrap();
+    hosts
+        .iter()
+        .map(|h| h["fqdn"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The FQDNs of the example inventory.
+pub fn example_hosts() -> Vec<String> {
+    let fqdns = hosts(&repo());
+    assert_eq!(
+        fqdns.len(),
+        EXAMPLE_HOSTS,
+        "the example inventory has {EXAMPLE_HOSTS} hosts"
+    );
+    fqdns
+}
+
+/// tests/fixtures/.
+pub fn fixtures() -> PathBuf {
+    repo().join("tests/fixtures")
+}
+
+/// A copy of the fixture tree tests/fixtures/NAME in a temporary directory.
+pub fn fixture(name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&fixtures().join(name), dir.path());
+    dir
+}
