@@ -19,7 +19,7 @@ use beryl::value::{Node, Value};
 use super::common::report;
 use super::value::Places;
 
-/// Valid public keys of each accepted type (tests only; from src/keys/fixtures.rs).
+/// Valid public keys of each accepted type (tests only; from src/keys/tests/fixtures.rs).
 const KEYS: &[&str] = &[
     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAcaVAtvb55dH7da9RT2X7puVmgCS0MgwSPXXBiFq+ex",
     "ecdsa-sha2-nistp256 AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBNg7q975JLn+z6Y/w0DgyD/e8CQNtutG0F3jJilS1tpYFrr6vhoIWg66K9WKg6vQ0jvb2pQAeLNAZdbWk7qNCK4=",

@@ -213,7 +213,7 @@ impl Diagnostic for Report<'_> {
 }
 
 #[cfg(test)]
-mod tests_source {
+mod tests {
     use miette::{GraphicalReportHandler, GraphicalTheme, SourceCode, SourceSpan};
 
     use super::*;

@@ -147,10 +147,4 @@ fn inline_error(e: &LineError, at: &Span) -> Diag {
 }
 
 #[cfg(test)]
-mod fixtures;
-#[cfg(test)]
-mod tests_inject;
-#[cfg(test)]
-mod tests_parse;
-#[cfg(test)]
-mod tests_store;
+mod tests;

@@ -356,8 +356,4 @@ fn written<'c, 'a>(cs: &'c Contribs<'a>) -> impl DoubleEndedIterator<Item = &'a 
 }
 
 #[cfg(test)]
-mod props;
-#[cfg(test)]
-mod regressions;
-#[cfg(test)]
 mod tests;

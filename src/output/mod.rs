@@ -83,4 +83,4 @@ pub fn table<const N: usize>(rows: &[[&str; N]]) -> String {
 }
 
 #[cfg(test)]
-mod props;
+mod tests;

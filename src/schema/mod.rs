@@ -20,14 +20,6 @@ mod users;
 
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_network;
-#[cfg(test)]
-mod tests_services;
-#[cfg(test)]
-mod tests_storage;
-#[cfg(test)]
-mod tests_users;
 
 use crate::diag::Diag;
 use crate::value::Node;

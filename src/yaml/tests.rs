@@ -271,7 +271,7 @@ fn the_size_cap_help_names_the_right_knob() {
     assert!(read_output(&f, "f").is_ok());
 }
 
-/// Found by the render → parse property (output/props.rs): a document that
+/// Found by the render → parse property (output/tests.rs): a document that
 /// is one scalar of Unicode blanks (`beryl merge` may write one) was taken
 /// for an empty document, so it read back as null.
 #[test]

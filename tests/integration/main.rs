@@ -52,6 +52,19 @@
 //!   runs in the fake FreeBSD's chroot.
 //! - `validate.rs`: one validation: every host `check` accepts plans and
 //!   applies, and `render` refuses what `check` refuses (issue 16).
+//!
+//! Where tests go. A module's unit tests are one `#[cfg(test)] mod tests` in
+//! that module, never a sibling module of another name. While they are short
+//! they sit inline at the end of the file (`mod tests { use super::*; … }`).
+//! When they outgrow it they move to `tests.rs` beside the code: `foo/tests.rs`
+//! for `foo/mod.rs` and for `foo.rs` alike. When that file grows too, it becomes
+//! a directory `tests/`: `tests/mod.rs` holds the shared helpers and general
+//! cases, and one file per concern holds the rest (`keys/tests/parse.rs`,
+//! `merge/tests/props/`, `merge/tests/regressions.rs`); property tests,
+//! regressions and fixtures are such concerns. What runs the built binary goes
+//! here, in tests/integration/, and what two integration test modules share
+//! goes into `support/`; code shared with examples/ and benches/ lives in
+//! examples/support/.
 
 mod adversarial;
 mod annotate;

@@ -1,22 +1,29 @@
 //! `validate` on the `freebsd` keys: typed results, error codes, messages and locations.
+//! The helpers and the general keys are here; `network`, `services`, `storage` and
+//! `users` hold the parts of the model.
 
 use super::*;
 use crate::value::Source;
 
+mod network;
+mod services;
+mod storage;
+mod users;
+
 /// Parses `text` as `t.yml` and validates its `freebsd` key.
-pub(super) fn run(text: &str) -> Result<FreeBsd, Vec<Diag>> {
+fn run(text: &str) -> Result<FreeBsd, Vec<Diag>> {
     let root = crate::yaml::parse(&Source::new("t.yml", text), &Default::default())
         .unwrap_or_else(|d| panic!("bad test YAML: {d}"));
     validate(root.get("freebsd"))
 }
 
 /// `file:line:col` of a diagnostic's primary label.
-pub(super) fn at(d: &Diag) -> String {
+fn at(d: &Diag) -> String {
     d.span().map(|s| s.to_string()).unwrap_or_default()
 }
 
 /// Asserts exactly one error, with this code, message part and location.
-pub(super) fn fails(text: &str, code: &str, part: &str, loc: &str) -> Diag {
+fn fails(text: &str, code: &str, part: &str, loc: &str) -> Diag {
     let mut diags = run(text).expect_err("should be refused");
     assert_eq!(diags.len(), 1, "{text}: {diags:#?}");
     let d = diags.remove(0);
@@ -30,7 +37,7 @@ pub(super) fn fails(text: &str, code: &str, part: &str, loc: &str) -> Diag {
     d
 }
 
-pub(super) fn ok(text: &str) -> FreeBsd {
+fn ok(text: &str) -> FreeBsd {
     run(text).unwrap_or_else(|ds| {
         panic!(
             "{text}: {:#?}",

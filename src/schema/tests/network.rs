@@ -1,7 +1,7 @@
 //! `validate` on `freebsd.network`: interfaces, routers, name servers.
 
-use super::tests::{at, fails, ok, run};
 use super::*;
+use super::{at, fails, ok, run};
 
 /// A `network` mapping with `body` indented under it.
 fn net(body: &str) -> String {

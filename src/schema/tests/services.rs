@@ -1,7 +1,7 @@
 //! `validate` on `freebsd.rc_conf` and `freebsd.sshd`.
 
-use super::tests::{at, fails, ok, run};
 use super::*;
+use super::{at, fails, ok, run};
 
 /// An `rc_conf` mapping with one `name: value` line.
 fn rc(line: &str) -> String {

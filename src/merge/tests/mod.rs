@@ -1,6 +1,13 @@
+//! The unit tests of `merge`: merges of small YAML levels here, the
+//! properties of the algebra in `props`, and the regressions they and the
+//! fuzz targets found in `regressions`.
+
 use super::*;
 use crate::merge::spec::Spec;
 use crate::value::Source;
+
+mod props;
+mod regressions;
 
 fn levels(texts: &[&str]) -> Vec<Node> {
     texts

@@ -3,7 +3,7 @@
 //! The `*_KEYGEN` strings are the output of `ssh-keygen -lf` (OpenSSH 9.2p1)
 //! on the key above them, captured once when the tests were written. The keys
 //! came from `ssh-keygen -q -t TYPE -N '' -C beryl-test-… -f FILE`; the two
-//! security-key lines were built by hand (see `tests_parse::sk_keys_*`) and
+//! security-key lines were built by hand (see `parse::sk_keys_*`) and
 //! fed to `ssh-keygen -lf` the same way.
 
 use std::sync::Arc;

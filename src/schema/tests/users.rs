@@ -1,7 +1,7 @@
 //! `validate` on `freebsd.users`.
 
-use super::tests::{at, fails, ok, run};
 use super::*;
+use super::{at, fails, ok, run};
 
 fn user(fields: &str) -> String {
     format!("freebsd:\n  users:\n    - name: alice\n{fields}")

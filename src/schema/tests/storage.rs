@@ -1,7 +1,7 @@
 //! `validate` on the boot-pool keys: raid, disks, pool, swap.
 
-use super::tests::{fails, ok};
 use super::*;
+use super::{fails, ok};
 
 #[test]
 fn raid() {
