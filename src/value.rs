@@ -2,7 +2,8 @@
 //!
 //! `Node` is what the loader produces, what the merge engine folds and what the
 //! validator reads. Spans travel with values, so any later stage can point at the
-//! source without re-reading it.
+//! source without re-reading it. A place in a tree of nodes is a [`Loc`]
+//! (loc.rs).
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -10,6 +11,10 @@ use std::sync::Arc;
 
 use indexmap::IndexMap;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+
+mod loc;
+
+pub use loc::{Loc, Step};
 
 /// One source file: its display name (as the user would type it) and its text.
 #[derive(Debug)]
@@ -76,6 +81,19 @@ impl Span {
         self.source.is_some()
             && self.offset == other.offset
             && self.file_name() == other.file_name()
+    }
+
+    /// Whether two spans are the very same span: the same bytes of the same
+    /// loaded file, or both computed (nothing tells computed spans apart).
+    /// [`Span::same_place`] instead matches a place across loads of a file
+    /// by its name and start, and never matches a computed value.
+    pub fn identical(&self, other: &Span) -> bool {
+        let same_source = match (&self.source, &other.source) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        same_source && self.offset == other.offset && self.len == other.len
     }
 
     /// A span for values that beryl computes (such as `_beryl_`).

@@ -8,7 +8,7 @@
 
 use regex::Regex;
 
-use super::spec::{Kind, Spec};
+use super::spec::{DEFAULT_KEY, Kind, Spec};
 use crate::diag::{Diag, Diags};
 use crate::syntax::path;
 use crate::value::{Node, Span, Value};
@@ -162,6 +162,22 @@ impl Policy {
     /// then the first `^regex` that matches the dotted path.
     pub fn rule_for(&self, path: &[String]) -> Option<&Rule> {
         self.rule_index_for(path).map(|i| &self.rules[i])
+    }
+
+    /// The field that names the items of the list at `list`: the key of the
+    /// `by_key` rule for that path, else `name` (`by_key`'s default). A
+    /// reference reads a list item by it (`${freebsd.users.alice.shell}`),
+    /// and a resolved string's place is written with it.
+    ///
+    /// This is the rule written for the path; under a strategy that takes
+    /// the whole value (`first` above it), it is not in force, and `explain`,
+    /// which names only the items of lists merged by key, checks that
+    /// (`spec_at`).
+    pub fn key_field(&self, list: &[String]) -> &str {
+        match self.rule_for(list) {
+            Some(rule) if rule.spec.kind == Kind::ByKey => &rule.spec.key,
+            _ => DEFAULT_KEY,
+        }
     }
 
     /// The index in [`Policy::rules`] of the rule for a path (see
@@ -335,6 +351,23 @@ mod tests {
         assert_eq!(p.rules().len(), 4);
         assert_eq!(p.rules()[0].spec.kind, Kind::Unique);
         assert_eq!(kind(&p, "freebsd.disks"), Some(Kind::First));
+    }
+
+    #[test]
+    fn a_list_is_named_by_its_by_key_rule_else_by_name() {
+        let mut p = policy(&[("a.*.l", Kind::ByKey), ("b", Kind::Append)]);
+        let mut by_id = Spec::of(Kind::ByKey);
+        by_id.key = "id".into();
+        p.layer(vec![Rule {
+            pattern: Pattern::parse("a.x.l").unwrap(),
+            spec: by_id,
+            key_span: Span::synthetic(),
+        }]);
+        assert_eq!(p.key_field(&path("a.x.l")), "id");
+        assert_eq!(p.key_field(&path("a.y.l")), "name");
+        assert_eq!(p.key_field(&path("b")), "name");
+        assert_eq!(p.key_field(&path("c")), "name");
+        assert_eq!(Policy::beryl().key_field(&path("freebsd.users")), "name");
     }
 
     #[test]

@@ -65,6 +65,9 @@ pub(crate) const OPTIONS: &[(&str, Opt, &[Kind])] = &[
 /// The prefix `append` and `by_key` use unless told otherwise (Beryl's).
 pub const DEFAULT_KNOCKOUT: &str = "--";
 
+/// The field that identifies `by_key` items unless told otherwise.
+pub const DEFAULT_KEY: &str = "name";
+
 /// A strategy with its options, and where it was written.
 #[derive(Clone, Debug)]
 pub struct Spec {
@@ -129,7 +132,7 @@ impl Spec {
             knockout_prefix: knockout.then(|| DEFAULT_KNOCKOUT.to_string()),
             merge_hash_arrays: false,
             sort_merged_arrays: false,
-            key: "name".into(),
+            key: DEFAULT_KEY.into(),
             span: Span::synthetic(),
         }
     }
