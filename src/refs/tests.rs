@@ -1,7 +1,8 @@
 use super::*;
 use crate::limits::Limits;
 use crate::merge::{Policy, merge_documents};
-use crate::value::Source;
+use crate::syntax::template;
+use crate::value::{Node, Source, Step};
 
 /// Merges YAML levels with Beryl's rules, resolves, and returns JSON or the
 /// error messages.
@@ -148,6 +149,19 @@ fn resolutions_record_where_each_reference_was_written() {
     let res = resolve(&mut merged, &Limits::default()).unwrap();
     assert_eq!(res.len(), 1);
     assert_eq!(res[0].path, ["freebsd", "users", "a", "shell"]);
+    assert_eq!(
+        *res[0].loc,
+        [
+            Step::Key("freebsd".into()),
+            Step::Key("users".into()),
+            Step::Index(0),
+            Step::Key("shell".into()),
+        ]
+    );
+    assert_eq!(
+        res[0].loc.at(&merged.node).and_then(Node::as_str),
+        Some("/bin/sh")
+    );
     assert_eq!(res[0].text, "/bin/${sh}");
     assert_eq!(res[0].targets[0].0, "sh");
     assert_eq!(res[0].targets[0].1.to_string(), "l.yml:3:5");

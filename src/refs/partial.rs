@@ -1,7 +1,8 @@
-//! One string evaluated against a merged tree, resolving only what it reads
-//! (for class names that hold references: src/classes/walk.rs).
+//! Partial resolution: one string evaluated against a merged tree (for class
+//! names that hold references: src/classes/walk.rs), or one subtree resolved
+//! (a host's exports), resolving only what it reads.
 
-use super::Resolver;
+use super::resolver::Resolver;
 use crate::diag::{Diag, Diags};
 use crate::limits::Limits;
 use crate::merge::Merged;
