@@ -28,17 +28,8 @@ use super::Format;
 use crate::compile::{Compiled, UserKeys};
 use crate::diag::Diag;
 use crate::refs::Resolution;
-use crate::value::{Node, Source, Span, Value};
+use crate::value::{Loc, Node, Source, Span, Step, Value};
 use crate::yaml::Limits;
-
-/// One step into a tree: a mapping key or a list index.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-enum Step {
-    Key(String),
-    Index(usize),
-}
-
-type Loc = Vec<Step>;
 
 /// The notes that differ from a value's own span (injected keys, references),
 /// by location in the rendered tree. Every other value is noted by its span.
@@ -73,8 +64,8 @@ impl Notes {
             .map(|(loc, note)| {
                 let mut full = Vec::with_capacity(loc.len() + 1);
                 full.push(Step::Key(key.to_string()));
-                full.extend(loc);
-                (full, note)
+                full.extend(loc.iter().cloned());
+                (Loc::from(full), note)
             })
             .collect();
         Self { at }
@@ -114,13 +105,13 @@ impl Notes {
                 continue;
             };
             for (j, key) in list.iter().take(own.from_domain).enumerate() {
-                let loc = vec![
+                let loc = Loc::from(vec![
                     Step::Key("freebsd".into()),
                     Step::Key("users".into()),
                     Step::Index(i),
                     Step::Key("ssh_keys".into()),
                     Step::Index(j),
-                ];
+                ]);
                 // Injected last, so it wins over anything else at the place.
                 self.at
                     .insert(loc, format!("injected: {}", span_note(&key.span)));
@@ -128,122 +119,47 @@ impl Notes {
         }
     }
 
-    /// A resolved string: the value at its path, and everything below it when
-    /// the reference brought a whole mapping or list.
+    /// A resolved string: the value at its place, and everything below it
+    /// when the reference brought a whole mapping or list.
     fn reference(&mut self, config: &Node, r: &Resolution) {
         if r.targets.is_empty() {
             // Only escapes (`\${x}`): a plain string.
             return;
         }
-        let mut found = Vec::new();
-        find(config, &r.path, &mut Vec::new(), &mut found);
-        let whole_target = r.targets.last().map(|(_, s)| s);
-        for loc in found {
-            let Some(node) = get(config, &loc) else {
-                continue;
-            };
-            // The place must hold this resolution's value: the string as
-            // written (embedded references) or the referenced value (a whole
-            // reference). This rules out a list item that only looks alike,
-            // and keys lists rebuilt after resolution.
-            let ours = same_place(&node.span, &r.span)
-                || whole_target.is_some_and(|t| same_place(&node.span, t));
-            if !ours {
-                continue;
-            }
-            let head = format!("{} at {}", clean(&r.text), span_note(&r.span));
-            let mut targets: Vec<String> = Vec::new();
-            for (_, span) in &r.targets {
-                let t = span_note(span);
-                if !targets.contains(&t) {
-                    targets.push(t);
-                }
-            }
-            self.set(loc.clone(), format!("{head} ← {}", targets.join(", ")));
-            let mut below = Vec::new();
-            descendants(node, &mut loc.clone(), &mut below);
-            for (l, span) in below {
-                self.set(l, format!("{head} ← {}", span_note(&span)));
-            }
-        }
-    }
-}
-
-/// Every location that a resolution path may name. A list item is named by
-/// its key field when it has one (`name`, or the key of a `by_key` rule), or
-/// else by its index; both are tried, the caller checks the span.
-fn find(node: &Node, path: &[String], at: &mut Loc, out: &mut Vec<Loc>) {
-    let Some((seg, rest)) = path.split_first() else {
-        out.push(at.clone());
-        return;
-    };
-    match &node.value {
-        Value::Map(m) => {
-            if let Some(e) = m.get(seg) {
-                at.push(Step::Key(seg.clone()));
-                find(&e.node, rest, at, out);
-                at.pop();
-            }
-        }
-        Value::Seq(items) => {
-            for (i, item) in items.iter().enumerate() {
-                let named = item
-                    .as_map()
-                    .is_some_and(|m| m.values().any(|e| e.node.as_str() == Some(seg.as_str())));
-                if named || i.to_string() == *seg {
-                    at.push(Step::Index(i));
-                    find(item, rest, at, out);
-                    at.pop();
-                }
-            }
-        }
-        _ => {}
-    }
-}
-
-fn get<'a>(node: &'a Node, loc: &[Step]) -> Option<&'a Node> {
-    let mut node = node;
-    for step in loc {
-        node = match (step, &node.value) {
-            (Step::Key(k), Value::Map(m)) => &m.get(k)?.node,
-            (Step::Index(i), Value::Seq(items)) => items.get(*i)?,
-            _ => return None,
+        let Some(node) = r.loc.at(config) else {
+            // Not rendered there (the exports move under `_beryl_`).
+            return;
         };
-    }
-    Some(node)
-}
-
-/// Every node below `node` with its location and span.
-fn descendants(node: &Node, at: &mut Loc, out: &mut Vec<(Loc, Span)>) {
-    match &node.value {
-        Value::Map(m) => {
-            for (k, e) in m {
-                at.push(Step::Key(k.clone()));
-                out.push((at.clone(), e.node.span.clone()));
-                descendants(&e.node, at, out);
-                at.pop();
+        // The place must still hold this resolution's value: the string as
+        // written (embedded references) or the referenced value (a whole
+        // reference). The keys lists are rebuilt after resolution (the
+        // domain's keys first), so what is at an item's place may be another
+        // key.
+        let whole_target = r.targets.last().map(|(_, s)| s);
+        let ours =
+            node.span.identical(&r.span) || whole_target.is_some_and(|t| node.span.identical(t));
+        if !ours {
+            return;
+        }
+        let head = format!("{} at {}", clean(&r.text), span_note(&r.span));
+        let mut targets: Vec<String> = Vec::new();
+        for (_, span) in &r.targets {
+            let t = span_note(span);
+            if !targets.contains(&t) {
+                targets.push(t);
             }
         }
-        Value::Seq(items) => {
-            for (i, item) in items.iter().enumerate() {
-                at.push(Step::Index(i));
-                out.push((at.clone(), item.span.clone()));
-                descendants(item, at, out);
-                at.pop();
-            }
-        }
-        _ => {}
+        let top = r.loc.len();
+        node.walk(&mut r.loc.clone(), &mut |loc, n| {
+            let read = if loc.len() == top {
+                targets.join(", ")
+            } else {
+                span_note(&n.span)
+            };
+            self.set(loc.clone(), format!("{head} ← {read}"));
+            true
+        });
     }
-}
-
-/// The same place in the same file (or both computed).
-fn same_place(a: &Span, b: &Span) -> bool {
-    let same_file = match (&a.source, &b.source) {
-        (Some(x), Some(y)) => std::sync::Arc::ptr_eq(x, y),
-        (None, None) => true,
-        _ => false,
-    };
-    same_file && a.offset == b.offset && a.len == b.len
 }
 
 /// `file:line` of a span, or `computed` for a value beryl made.
@@ -274,7 +190,7 @@ pub fn to_string(node: &Node, notes: &Notes) -> Result<String, Diag> {
     let plain = super::to_string(node, Format::Yaml)?;
     let parsed = reparse(&plain, "the render")?;
     let mut marks = Marks::new(&plain);
-    walk(node, &parsed, &mut Vec::new(), notes, &mut marks)?;
+    walk(node, &parsed, &mut Loc::root(), notes, &mut marks)?;
     let text = marks.apply();
     // A safety net: the comments must not change what the text says.
     let again = reparse(&text, "the annotated render")?;
@@ -426,16 +342,9 @@ fn walk(
     marks: &mut Marks,
 ) -> Result<(), Diag> {
     let mismatch = |loc: &Loc| {
-        let path: Vec<String> = loc
-            .iter()
-            .map(|s| match s {
-                Step::Key(k) => k.clone(),
-                Step::Index(i) => i.to_string(),
-            })
-            .collect();
         internal(&format!(
             "the render does not read back the same at `{}`",
-            crate::syntax::path::display(&path)
+            crate::syntax::path::display(&loc.plain())
         ))
     };
     match (&config.value, &rendered.value) {
