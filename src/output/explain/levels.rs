@@ -12,7 +12,7 @@ use crate::syntax::prefix::{Prefix, split};
 use crate::syntax::query::{Scan, scan};
 use crate::value::{Node, Span, Value};
 
-use super::{CauseKind, Query, key_of};
+use super::{CauseKind, Query, key_field, key_of};
 
 /// What a level wrote at a path.
 #[derive(Debug)]
@@ -224,7 +224,7 @@ pub(super) fn level_item<'n>(
 ) -> Found<'n> {
     let prefix = knockout_prefix(spec);
     let name = |item: &'n Node| match spec.kind {
-        Kind::ByKey => key_of(item, spec),
+        Kind::ByKey => key_of(item, &spec.key),
         _ => item.as_str(),
     };
     if let Some(item) = items.iter().find(|i| name(i) == Some(seg)) {
@@ -276,7 +276,9 @@ fn asked(c: &Compiled, level: &Level, path: &[String]) -> Option<Asked> {
         let seg = path.get(depth)?;
         node = match &node.value {
             Value::Map(m) => &m.iter().find(|(raw, _)| split(raw).0 == seg)?.1.node,
-            Value::Seq(items) => super::item(items, seg, &spec_at(&c.policy, &path[..depth]).0)?,
+            Value::Seq(items) => {
+                &items[super::item(items, seg, key_field(&c.policy, &path[..depth]))?]
+            }
             _ => return None,
         };
     }

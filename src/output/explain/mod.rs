@@ -35,9 +35,9 @@ use std::borrow::Cow;
 use crate::compile::Compiled;
 use crate::diag::Diag;
 use crate::keys::Origin;
-use crate::merge::{Kind, Spec, SpecOrigin, spec_at};
+use crate::merge::{Kind, Policy, Spec, SpecOrigin, spec_at};
 use crate::refs::Resolution;
-use crate::value::{Node, Span, Value};
+use crate::value::{Loc, Node, Span, Value};
 
 use levels::Written;
 
@@ -189,36 +189,40 @@ fn spec(c: &Compiled, path: &[String]) -> Spec {
     spec_at(&c.policy, &level_path(path)).0
 }
 
-/// The item of a list that a path segment names: by its key field in a list
-/// merged by key, else the string item equal to it, else (for items that
-/// have no name) by position.
-fn item<'n>(items: &'n [Node], seg: &str, spec: &Spec) -> Option<&'n Node> {
-    if spec.kind == Kind::ByKey {
-        return items.iter().find(|i| key_of(i, spec) == Some(seg));
-    }
-    if let Some(found) = items.iter().find(|i| i.as_str() == Some(seg)) {
-        return Some(found);
-    }
-    let found = items.get(seg.parse::<usize>().ok()?)?;
-    found.as_str().is_none().then_some(found)
+/// The field that names the items of the list at a level path, when the
+/// list is merged by key: [`Policy::key_field`], where its `by_key` rule is
+/// in force. (Under a strategy that takes the whole value, `first` above it
+/// say, it is not, and the items are named as in any other list, by value
+/// or position; a reference still reads them by the rule's field.)
+fn key_field<'p>(policy: &'p Policy, list: &[String]) -> Option<&'p str> {
+    (spec_at(policy, list).0.kind == Kind::ByKey).then(|| policy.key_field(list))
 }
 
-/// The name of a by-key item.
-fn key_of<'n>(item: &'n Node, spec: &Spec) -> Option<&'n str> {
-    item.get(&spec.key).and_then(Node::as_str)
+/// The index of the item of a list that a path segment names: by its key
+/// field in a list merged by key (`key`), else the string item equal to it,
+/// else (for items that have no name) by position.
+fn item(items: &[Node], seg: &str, key: Option<&str>) -> Option<usize> {
+    if let Some(key) = key {
+        return items.iter().position(|i| key_of(i, key) == Some(seg));
+    }
+    if let Some(found) = items.iter().position(|i| i.as_str() == Some(seg)) {
+        return Some(found);
+    }
+    let index = seg.parse::<usize>().ok()?;
+    items.get(index)?.as_str().is_none().then_some(index)
+}
+
+/// The name of a by-key item: its string in the key field.
+fn key_of<'n>(item: &'n Node, key: &str) -> Option<&'n str> {
+    item.get(key).and_then(Node::as_str)
 }
 
 /// The node at a path of the final config.
 fn navigate<'n>(c: &Compiled, root: &'n Node, path: &[String]) -> Option<&'n Node> {
-    let mut node = root;
-    for (depth, seg) in path.iter().enumerate() {
-        node = match &node.value {
-            Value::Map(m) => &m.get(seg)?.node,
-            Value::Seq(items) => item(items, seg, &spec(c, &path[..depth]))?,
-            _ => return None,
-        };
-    }
-    Some(node)
+    Loc::follow(root, path, |list, items, seg| {
+        item(items, seg, key_field(&c.policy, &level_path(list)))
+    })?
+    .at(root)
 }
 
 /// The nodes of the final config along a path, one per prefix of its level

@@ -178,12 +178,12 @@ fn list_outcome(scene: &Scene, out: &[Node], items: &[Node], seen_ids: &mut Vec<
     let prefix = spec.knockout_prefix.as_deref();
     let mut parts: Vec<String> = Vec::new();
     if spec.kind == Kind::ByKey {
-        let final_ids: Vec<&str> = out.iter().filter_map(|n| key_of(n, spec)).collect();
+        let final_ids: Vec<&str> = out.iter().filter_map(|n| key_of(n, &spec.key)).collect();
         let mut added = Vec::new();
         let mut merged = Vec::new();
         let mut removed = Vec::new();
         let mut gone = Vec::new();
-        for id in items.iter().filter_map(|n| key_of(n, spec)) {
+        for id in items.iter().filter_map(|n| key_of(n, &spec.key)) {
             match prefix.and_then(|p| id.strip_prefix(p)) {
                 Some(target) => removed.push(scene.origin(target)),
                 None if !final_ids.contains(&id) => gone.push(scene.removed(id, id)),

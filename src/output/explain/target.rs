@@ -5,12 +5,11 @@
 
 use crate::compile::Compiled;
 use crate::diag::Diag;
-use crate::merge::Kind;
 use crate::syntax::prefix::split;
 use crate::value::{Node, Value};
 
 use super::levels::{self, Written};
-use super::{finals, item, key_of, level_path, navigate, spec};
+use super::{finals, item, key_field, key_of, level_path, navigate, spec};
 
 /// The path to explain, and how it was read from the one asked for.
 pub(super) struct Resolved {
@@ -96,26 +95,25 @@ pub(super) fn resolve(host: &str, c: &Compiled, asked: &[String]) -> Result<Reso
 /// segment is its position, and says so.
 fn by_name(c: &Compiled, path: &mut [String], depth: usize) -> Option<String> {
     let items = navigate(c, &c.config, &path[..depth])?.as_seq()?;
-    let spec = spec(c, &path[..depth]);
-    if item(items, &path[depth], &spec).is_some() {
+    let key = key_field(&c.policy, &level_path(&path[..depth]));
+    if item(items, &path[depth], key).is_some() {
         return None;
     }
     let found = items.get(path[depth].parse::<usize>().ok()?)?;
-    let name = match spec.kind {
-        Kind::ByKey => key_of(found, &spec),
-        _ => found.as_str(),
+    let name = match key {
+        Some(key) => key_of(found, key),
+        None => found.as_str(),
     }?
     .to_string();
     let list = crate::syntax::path::display(&path[..depth]);
     let before = crate::syntax::path::display(&path[..=depth]);
     path[depth] = name;
     let after = crate::syntax::path::display(&path[..=depth]);
-    Some(match spec.kind {
-        Kind::ByKey => format!(
-            "`{before}` is `{after}`: {list} is merged by `{key}`, so a path names its items by {key}, not by position",
-            key = spec.key
+    Some(match key {
+        Some(key) => format!(
+            "`{before}` is `{after}`: {list} is merged by `{key}`, so a path names its items by {key}, not by position"
         ),
-        _ => format!(
+        None => format!(
             "`{before}` is `{after}`: a path names the items of {list} by value, not by position"
         ),
     })
@@ -196,18 +194,18 @@ pub(super) fn children(c: &Compiled, at: &[String]) -> Vec<String> {
 }
 
 fn names(c: &Compiled, at: &[String], values: bool) -> Vec<String> {
-    let spec = spec(c, at);
-    let prefix = spec.knockout_prefix.clone();
+    let prefix = spec(c, at).knockout_prefix;
+    let key = key_field(&c.policy, &level_path(at));
     let mut names: Vec<String> = Vec::new();
     let mut add = |node: &Node| {
         let found: Vec<&str> = match &node.value {
             Value::Map(m) => m.keys().map(|k| split(k).0).collect(),
             Value::Seq(items) => items
                 .iter()
-                .filter_map(|i| match spec.kind {
-                    Kind::ByKey => key_of(i, &spec),
-                    _ if values => i.as_str(),
-                    _ => None,
+                .filter_map(|i| match key {
+                    Some(key) => key_of(i, key),
+                    None if values => i.as_str(),
+                    None => None,
                 })
                 .filter(|n| !prefix.as_deref().is_some_and(|p| n.starts_with(p)))
                 .collect(),
