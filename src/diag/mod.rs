@@ -1,9 +1,11 @@
 //! Diagnostics: the one error type that every stage produces.
 //!
 //! A [`Diag`] has a stable code (`beryl::<stage>::<kind>`), a message, labelled
-//! spans and an optional help. Each stage owns its error kinds as constructor
-//! functions in its own module; they all return `Diag`, so errors from several
-//! stages can be collected, deduplicated and reported together.
+//! spans and an optional help. Each stage declares its codes once, as an enum
+//! made by [`codes!`] (docs/codes.md lists them all), and owns its error kinds
+//! as constructor functions in its own module; they all return `Diag`, so
+//! errors from several stages can be collected, deduplicated and reported
+//! together.
 //!
 //! A diagnostic is an error or a warning ([`Severity`]): both travel in the
 //! same lists, and only errors fail a stage (see [`Diag::is_error`]). A run
@@ -15,9 +17,16 @@
 //! source snippet, and labels that sit in other files become related advice
 //! with their own snippet.
 
+mod code;
 mod report;
 pub mod set;
 
+#[doc(hidden)]
+pub use code::code_text;
+pub(crate) use code::codes;
+pub use code::{Code, Common};
+#[cfg(test)]
+pub(crate) use code::{TestCode, TestWarning};
 pub use report::Report;
 
 use std::fmt;
@@ -65,23 +74,26 @@ pub struct Diag {
 pub type Diags = Vec<Diag>;
 
 impl Diag {
-    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+    /// An error with the code of a stage's [`codes!`] enum.
+    pub fn new(code: impl Code, message: impl Into<String>) -> Self {
+        Self::with(code.as_str(), Severity::Error, message.into())
+    }
+
+    /// A warning: reported, but it fails nothing. Its code is declared a
+    /// warning.
+    pub fn warning(code: impl Code, message: impl Into<String>) -> Self {
+        Self::with(code.as_str(), Severity::Warning, message.into())
+    }
+
+    fn with(code: &'static str, severity: Severity, message: String) -> Self {
         Self {
             code,
-            message: message.into(),
+            message,
             help: None,
-            severity: Severity::Error,
+            severity,
             labels: Vec::new(),
             extra: None,
             advice: false,
-        }
-    }
-
-    /// A warning: reported, but it fails nothing.
-    pub fn warning(code: &'static str, message: impl Into<String>) -> Self {
-        Self {
-            severity: Severity::Warning,
-            ..Self::new(code, message)
         }
     }
 
@@ -117,7 +129,7 @@ impl Diag {
     /// Adds a note, printed after the diagnostic, at `span` when it has one.
     pub fn note(mut self, span: Option<&Span>, text: impl Into<String>) -> Self {
         let text = text.into();
-        let mut note = Diag::new(self.code, text.clone());
+        let mut note = Diag::with(self.code, Severity::Error, text.clone());
         note.advice = true;
         if let Some(span) = span.filter(|s| s.source.is_some()) {
             note.labels.push((span.clone(), text));
@@ -145,7 +157,7 @@ impl Diag {
         }
         match self.labels.first() {
             Some((first, _)) if !first.same_source(span) => {
-                let mut note = Diag::new(self.code, text.clone());
+                let mut note = Diag::with(self.code, Severity::Error, text.clone());
                 note.advice = true;
                 note.labels.push((span.clone(), text));
                 self.extra.get_or_insert_default().related.push(note);
@@ -225,7 +237,7 @@ mod tests {
             line: 1,
             col: 4,
         };
-        let d = Diag::new("beryl::test", "boom")
+        let d = Diag::new(TestCode("beryl::test"), "boom")
             .label(&sa, "here")
             .label(&sb, "and there");
         assert_eq!(d.labels.len(), 1);
@@ -241,7 +253,7 @@ mod tests {
 
     #[test]
     fn list_positions_do_not_tell_errors_apart() {
-        let at = |m: &str| Diag::new("beryl::test", m).dedup_key();
+        let at = |m: &str| Diag::new(TestCode("beryl::test"), m).dedup_key();
         assert_eq!(at("invalid a.b[3]: x"), at("invalid a.b[2]: x"));
         assert_eq!(without_indexes("a[12][0].b [x] [] ["), "a[][].b [x] [] [");
         assert_ne!(at("invalid a.b[3]: x"), at("invalid a.c[3]: x"));

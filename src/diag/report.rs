@@ -273,7 +273,7 @@ mod tests {
         let text = format!("k: [{}x]\n", "a,".repeat(50_000));
         let source = Source::new("long.yml", text.clone());
         let span = span_in(&source, text.len() - 3, 1);
-        let d = Diag::new("beryl::test", "boom").label(&span, "here");
+        let d = Diag::new(crate::diag::TestCode("beryl::test"), "boom").label(&span, "here");
         let out = render(&d);
         assert!(out.contains("at long.yml:1:100005: here"), "{out}");
         assert!(out.contains("too long to quote"), "{out}");
@@ -288,7 +288,8 @@ mod tests {
     fn short_lines_are_quoted_as_before() {
         let source = Source::new("f.yml", "a: 1\nb: 2\nc: 3\n");
         let span = span_in(&source, 8, 1);
-        let out = render(&Diag::new("beryl::test", "boom").label(&span, "here"));
+        let out =
+            render(&Diag::new(crate::diag::TestCode("beryl::test"), "boom").label(&span, "here"));
         assert!(out.contains("[f.yml:2:4]"), "{out}");
         assert!(out.contains(" 2 │ b: 2"), "{out}");
         assert!(!out.contains("too long"), "{out}");

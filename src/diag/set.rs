@@ -138,6 +138,7 @@ pub fn hosts_list(hosts: &[String], shown: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diag::{TestCode, TestWarning};
     use crate::value::{Source, Span};
 
     fn at(source: &std::sync::Arc<Source>, line: u32, col: u32) -> Span {
@@ -159,26 +160,26 @@ mod tests {
     fn grouped_by_place_with_their_hosts_sorted_and_consequences_marked() {
         let a = Source::new("a.yml", "x".repeat(100));
         let b = Source::new("b.yml", "x".repeat(100));
-        let shared = Diag::new("beryl::x", "bad").label(&at(&b, 2, 1), "here");
-        let query = Diag::new("beryl::q", "the query fails")
+        let shared = Diag::new(TestCode("beryl::x"), "bad").label(&at(&b, 2, 1), "here");
+        let query = Diag::new(TestCode("beryl::q"), "the query fails")
             .label(&at(&a, 5, 3), "here")
             .because(&shared);
         let set = Set::new([
             on(query.clone(), "h2"),
             on(shared.clone(), "h1"),
             on(
-                Diag::warning("beryl::w", "hm").label(&at(&a, 5, 3), "w"),
+                Diag::warning(TestWarning("beryl::w"), "hm").label(&at(&a, 5, 3), "w"),
                 "h1",
             ),
             on(shared.clone(), "h2"),
             on(shared, "h1"),
-            on(Diag::new("beryl::y", "no place"), "h3"),
+            on(Diag::new(TestCode("beryl::y"), "no place"), "h3"),
             on(
-                Diag::new("beryl::z", "item [3]").label(&at(&a, 1, 1), "z"),
+                Diag::new(TestCode("beryl::z"), "item [3]").label(&at(&a, 1, 1), "z"),
                 "h1",
             ),
             on(
-                Diag::new("beryl::z", "item [2]").label(&at(&a, 1, 1), "z"),
+                Diag::new(TestCode("beryl::z"), "item [2]").label(&at(&a, 1, 1), "z"),
                 "h2",
             ),
         ]);
