@@ -1,7 +1,7 @@
 //! Resource limits: every cap beryl puts on what it reads, in one place.
 //!
 //! docs/limits.md describes them for users. Each limit has its own error code
-//! (`beryl::limit::<name>`, [`Limit::code`]) and its error names the flag
+//! (`beryl::limit::<name>`, [`Limit::as_str`]) and its error names the flag
 //! that raises it ([`Limit::flag`]). The global options `--max-file-size`,
 //! `--max-depth`, `--max-nodes`, `--max-list-items`, `--max-ref-depth` and
 //! `--max-class-depth` (and the `BERYL_MAX_*` variables) set them; the parser's other budgets
@@ -86,35 +86,31 @@ impl Limits {
     }
 }
 
-/// One limit, for its error code and the way to raise it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Limit {
-    FileSize,
-    Depth,
-    Nodes,
-    ListItems,
-    Strings,
-    Aliases,
-    RefDepth,
-    RefExpansion,
-    ClassDepth,
+crate::diag::codes! {
+    /// One limit, for its error code and the way to raise it.
+    pub enum Limit in "limit" {
+        /// A file is larger than `--max-file-size`.
+        FileSize = "file_size";
+        /// A file, or a host's config once references are resolved, nests deeper than `--max-depth`.
+        Depth = "depth";
+        /// A file holds more values than `--max-nodes` (aliases expanded).
+        Nodes = "nodes";
+        /// A list of a file has more items than `--max-list-items`.
+        ListItems = "list_items";
+        /// A file's strings (aliases expanded) exceed 16 × `--max-file-size`.
+        Strings = "strings";
+        /// A file has more aliases than a twentieth of `--max-nodes`.
+        Aliases = "aliases";
+        /// A chain of references inside one another is longer than `--max-ref-depth`.
+        RefDepth = "ref_depth";
+        /// References copy more values or string bytes into one host's config than the caps allow.
+        RefExpansion = "ref_expansion";
+        /// A chain of classes including one another is longer than `--max-class-depth`.
+        ClassDepth = "class_depth";
+    }
 }
 
 impl Limit {
-    pub fn code(self) -> &'static str {
-        match self {
-            Limit::FileSize => "beryl::limit::file_size",
-            Limit::Depth => "beryl::limit::depth",
-            Limit::Nodes => "beryl::limit::nodes",
-            Limit::ListItems => "beryl::limit::list_items",
-            Limit::Strings => "beryl::limit::strings",
-            Limit::Aliases => "beryl::limit::aliases",
-            Limit::RefDepth => "beryl::limit::ref_depth",
-            Limit::RefExpansion => "beryl::limit::ref_expansion",
-            Limit::ClassDepth => "beryl::limit::class_depth",
-        }
-    }
-
     /// The option that raises the limit (derived limits name the one they
     /// derive from).
     pub fn flag(self) -> &'static str {
@@ -151,7 +147,7 @@ impl Limit {
 
     /// A diagnostic for this limit, without a location yet.
     pub fn diag(self, message: impl Into<String>) -> Diag {
-        Diag::new(self.code(), message).help(self.help())
+        Diag::new(self, message).help(self.help())
     }
 }
 
@@ -175,20 +171,9 @@ mod tests {
 
     #[test]
     fn every_limit_has_its_own_code_and_names_its_flag() {
-        let all = [
-            Limit::FileSize,
-            Limit::Depth,
-            Limit::Nodes,
-            Limit::ListItems,
-            Limit::Strings,
-            Limit::Aliases,
-            Limit::RefDepth,
-            Limit::RefExpansion,
-            Limit::ClassDepth,
-        ];
-        let codes: std::collections::HashSet<_> = all.iter().map(|l| l.code()).collect();
-        assert_eq!(codes.len(), all.len());
-        for l in all {
+        let codes: std::collections::HashSet<_> = Limit::ALL.iter().map(|l| l.as_str()).collect();
+        assert_eq!(codes.len(), Limit::ALL.len());
+        for &l in Limit::ALL {
             assert!(l.help().contains(l.flag()), "{l:?}");
             assert!(l.help().contains("docs/limits.md"), "{l:?}");
         }

@@ -124,7 +124,7 @@ pub(crate) fn load(dir: &Path, display: &str, max: u64, name: &str) -> Result<Lo
             None,
         ),
         ReadError::TooLarge => Problem::new(
-            crate::limits::Limit::FileSize.code(),
+            crate::limits::Limit::FileSize.as_str(),
             format!("{path} is larger than the {max}-byte file size cap"),
             Some(format!(
                 "a public key file is a few hundred bytes; is this the right file? ({})",

@@ -12,13 +12,31 @@ pub mod spelling;
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::diag::Diag;
+use crate::diag::{Common, Diag};
 use crate::fsutil::{ReadError, read_capped, utf8_error_position};
 use crate::value::{Entry, Map, Node, Source, Span, Value};
 use raw::Raw;
 
 use crate::limits::Limit;
 pub use crate::limits::{DEFAULT_MAX_FILE_SIZE, Limits};
+
+crate::diag::codes! {
+    /// The codes of YAML loading.
+    pub enum Code in "yaml" {
+        /// A file is not valid UTF-8.
+        Utf8 = "utf8";
+        /// A level file's root is not a mapping.
+        RootNotMapping = "root_not_mapping";
+        /// Invalid YAML: the parser's error, at its place.
+        Syntax = "syntax";
+        /// An integer that does not fit in 64 bits.
+        IntegerRange = "integer_range";
+        /// A mapping key that is not a string.
+        KeyType = "key_type";
+        /// A key written twice in one mapping (reported at the second).
+        DuplicateKey = "duplicate_key";
+    }
+}
 
 /// Reads a file within the size cap and parses it. `name` is how the file is
 /// shown in diagnostics.
@@ -51,18 +69,18 @@ fn read_capped_text(
     help: impl Fn() -> String,
 ) -> Result<String, Diag> {
     let bytes = read_capped(path, max).map_err(|e| match e {
-        ReadError::NotAFile => Diag::new("beryl::io", format!("{name} is not a regular file")),
+        ReadError::NotAFile => Diag::new(Common::Io, format!("{name} is not a regular file")),
         ReadError::TooLarge => Diag::new(
-            Limit::FileSize.code(),
+            Limit::FileSize,
             format!("{name} is larger than the {max}-byte file size cap"),
         )
         .help(help()),
-        ReadError::Io(e) => Diag::new("beryl::io", format!("cannot read {name}: {e}")),
+        ReadError::Io(e) => Diag::new(Common::Io, format!("cannot read {name}: {e}")),
     })?;
     String::from_utf8(bytes).map_err(|e| {
         let (line, byte) = utf8_error_position(&e);
         Diag::new(
-            "beryl::yaml::utf8",
+            Code::Utf8,
             format!("{name}:{line}: the file is not valid UTF-8 (byte {byte})"),
         )
     })
@@ -87,7 +105,7 @@ pub fn parse(source: &Arc<Source>, limits: &Limits) -> Result<Node, Diag> {
         Value::Map(_) => Ok(node),
         Value::Null => Ok(Node::new(Value::Map(Map::new()), node.span)),
         ref other => Err(Diag::new(
-            "beryl::yaml::root_not_mapping",
+            Code::RootNotMapping,
             format!(
                 "the document's root is {}, not a mapping",
                 other.type_name()
@@ -215,7 +233,7 @@ fn syntax_error(source: &Arc<Source>, err: &serde_saphyr::Error, limits: &Limits
             limit.diag(format!("{}: {message}", source.name))
         }
         None => Diag::new(
-            "beryl::yaml::syntax",
+            Code::Syntax,
             format!("invalid YAML in {}: {message}", source.name),
         ),
     };
@@ -315,18 +333,17 @@ fn convert(source: &Arc<Source>, raw: serde_saphyr::Spanned<Raw>) -> Result<Node
         Raw::Bool(b) => Value::Bool(b),
         Raw::Int(i) => Value::Int(i),
         Raw::Float(_) if looks_like_integer(&source.text, &span) => {
-            return Err(Diag::new(
-                "beryl::yaml::integer_range",
-                "this integer does not fit in 64 bits",
-            )
-            .label(&span, "out of range")
-            .help("quote it to keep it as a string"));
+            return Err(
+                Diag::new(Code::IntegerRange, "this integer does not fit in 64 bits")
+                    .label(&span, "out of range")
+                    .help("quote it to keep it as a string"),
+            );
         }
         Raw::Float(f) => Value::Float(f),
         Raw::Str(s) => Value::Str(s),
         Raw::BigInt(text) => {
             return Err(Diag::new(
-                "beryl::yaml::integer_range",
+                Code::IntegerRange,
                 format!("integer {text} does not fit in 64 bits"),
             )
             .label(&span, "out of range")
@@ -344,7 +361,7 @@ fn convert(source: &Arc<Source>, raw: serde_saphyr::Spanned<Raw>) -> Result<Node
                 let key_span = span_of(source, &key.referenced);
                 let Raw::Str(name) = key.value else {
                     return Err(Diag::new(
-                        "beryl::yaml::key_type",
+                        Code::KeyType,
                         format!(
                             "mapping keys must be strings, found {}",
                             key.value.type_name()
@@ -354,12 +371,11 @@ fn convert(source: &Arc<Source>, raw: serde_saphyr::Spanned<Raw>) -> Result<Node
                     .help("quote the key to make it a string"));
                 };
                 if let Some(first) = map.get(&name) {
-                    return Err(Diag::new(
-                        "beryl::yaml::duplicate_key",
-                        format!("duplicate key `{name}`"),
-                    )
-                    .label(&key_span, "this key is already set")
-                    .label(&first.key_span, "first set here"));
+                    return Err(
+                        Diag::new(Code::DuplicateKey, format!("duplicate key `{name}`"))
+                            .label(&key_span, "this key is already set")
+                            .label(&first.key_span, "first set here"),
+                    );
                 }
                 let node = convert(source, value)?;
                 map.insert(name, Entry { key_span, node });
