@@ -4,7 +4,7 @@ use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::{Domain, Group, Host, Inventory, LevelFile};
+use super::{Code, Domain, Group, Host, Inventory, LevelFile};
 use crate::diag::{Diag, Diags};
 
 const ROOT_HELP: &str = "give the inventory with -i/--inventory DIR or BERYL_INVENTORY";
@@ -24,7 +24,7 @@ impl Inventory {
             Ok(_) => {
                 return Err(vec![
                     Diag::new(
-                        "beryl::inventory::not_a_directory",
+                        Code::NotADirectory,
                         format!("the inventory {} is not a directory", walk.display),
                     )
                     .help(ROOT_HELP),
@@ -33,7 +33,7 @@ impl Inventory {
             Err(e) => {
                 return Err(vec![
                     Diag::new(
-                        "beryl::inventory::not_found",
+                        Code::NotFound,
                         format!("cannot open the inventory {}: {e}", walk.display),
                     )
                     .help(ROOT_HELP),
@@ -87,7 +87,7 @@ impl Walk {
         }
     }
 
-    fn error(&mut self, code: &'static str, message: String, help: Option<&str>) {
+    fn error(&mut self, code: Code, message: String, help: Option<&str>) {
         let mut d = Diag::new(code, message);
         if let Some(h) = help {
             d = d.help(h);
@@ -107,11 +107,7 @@ impl Walk {
             Ok(e) => e,
             Err(e) => {
                 let shown = self.display_of(dir_rel);
-                self.error(
-                    "beryl::inventory::io",
-                    format!("cannot list {shown}: {e}"),
-                    None,
-                );
+                self.error(Code::Io, format!("cannot list {shown}: {e}"), None);
                 return Vec::new();
             }
         };
@@ -121,11 +117,7 @@ impl Walk {
                 Ok(e) => e,
                 Err(e) => {
                     let shown = self.display_of(dir_rel);
-                    self.error(
-                        "beryl::inventory::io",
-                        format!("cannot list {shown}: {e}"),
-                        None,
-                    );
+                    self.error(Code::Io, format!("cannot list {shown}: {e}"), None);
                     continue;
                 }
             };
@@ -135,7 +127,7 @@ impl Walk {
                 Err(raw) => {
                     let shown = self.display_of(dir_rel);
                     self.error(
-                        "beryl::inventory::name",
+                        Code::Name,
                         format!("{shown} holds an entry whose name is not UTF-8: {raw:?}"),
                         None,
                     );
@@ -166,7 +158,7 @@ impl Walk {
                     // `host01.yml/` is a file gone wrong, not a group or a
                     // domain with a strange name.
                     self.error(
-                        "beryl::inventory::not_a_file",
+                        Code::NotAFile,
                         format!("{shown} is a directory, not a YAML file"),
                         Some("level and host files must be regular files (or links to them)"),
                     );
@@ -178,7 +170,7 @@ impl Walk {
             } else if let Some(stem) = yaml_stem(&name) {
                 if !is_file {
                     self.error(
-                        "beryl::inventory::not_a_file",
+                        Code::NotAFile,
                         format!("{shown} is not a regular file"),
                         Some("level and host files must be regular files (or links to them)"),
                     );
@@ -198,17 +190,13 @@ impl Walk {
         let real = match fs::canonicalize(path) {
             Ok(r) => r,
             Err(e) => {
-                self.error(
-                    "beryl::inventory::io",
-                    format!("cannot follow {shown}: {e}"),
-                    None,
-                );
+                self.error(Code::Io, format!("cannot follow {shown}: {e}"), None);
                 return None;
             }
         };
         if !real.starts_with(canonical_root) {
             self.error(
-                "beryl::inventory::outside",
+                Code::Outside,
                 format!(
                     "{shown} is a link to {}, outside the inventory",
                     real.display()
@@ -244,7 +232,7 @@ impl Walk {
                     if let Err(why) = crate::freebsd::names::hostname(&item.name) {
                         let shown = self.display_of(&item.rel);
                         self.error(
-                            "beryl::inventory::domain_name",
+                            Code::DomainName,
                             format!("{shown}: `{}` is not a valid DNS domain name: {why}", item.name),
                             Some("each directory directly under the inventory root is a domain, named like example.org"),
                         );
@@ -259,7 +247,7 @@ impl Walk {
             if !self.broken.contains("/_default") {
                 let shown = self.display_of("_default.yml");
                 self.error(
-                    "beryl::inventory::missing_default",
+                    Code::MissingDefault,
                     format!("{shown} is missing: every inventory needs a _default.yml at its root"),
                     None,
                 );
@@ -330,7 +318,7 @@ impl Walk {
             if let Some(why) = label_problem(&sub.name) {
                 let shown = self.display_of(&sub.rel);
                 self.error(
-                    "beryl::inventory::group_name",
+                    Code::GroupName,
                     format!("{shown}: `{}` is not a valid group name: {why}", sub.name),
                     Some("group names are letters, digits and `-`, like host names"),
                 );
@@ -341,7 +329,7 @@ impl Walk {
             for d in deeper {
                 let shown = self.display_of(&d.rel);
                 self.error(
-                    "beryl::inventory::too_deep",
+                    Code::TooDeep,
                     format!("{shown} is a directory inside a group; the layout stops at groups"),
                     Some("the layout is <domain>/<group>/<host>.yml; move the hosts up or make it a group of the domain"),
                 );
@@ -358,7 +346,7 @@ impl Walk {
             None => {
                 let shown = self.display_of(&format!("{}/_domain.yml", dir.rel));
                 self.error(
-                    "beryl::inventory::missing_domain_file",
+                    Code::MissingDomainFile,
                     format!("{shown} is missing: every domain needs a _domain.yml"),
                     Some("_domain.yml holds the domain's ssh_keys, which every user of its hosts receives"),
                 );
@@ -370,7 +358,7 @@ impl Walk {
         if let Some(why) = label_problem(stem) {
             let shown = self.display_of(rel);
             self.error(
-                "beryl::inventory::host_name",
+                Code::HostName,
                 format!("{shown}: `{stem}` is not a valid host name label: {why}"),
                 Some("a host file is named <short>.yml, where <short> is 1 to 63 letters, digits or `-`, not starting or ending with `-`"),
             );
@@ -395,17 +383,17 @@ impl Walk {
         };
         match home {
             Some(home) => self.error(
-                "beryl::inventory::misplaced_level",
+                Code::MisplacedLevel,
                 format!("{shown}: {stem} is a level file in the wrong place: it belongs in {home}, not in {place}"),
                 None,
             ),
             None if stem.starts_with('_') => self.error(
-                "beryl::inventory::unknown_level",
+                Code::UnknownLevel,
                 format!("{shown}: `{stem}` is not a level file name"),
                 Some("level files are _default.yml (root), _domain.yml (domain) and _group.yml (group); other names starting with `_` are reserved"),
             ),
             None => self.error(
-                "beryl::inventory::misplaced_host",
+                Code::MisplacedHost,
                 format!("{shown}: host files belong in a domain directory, not in {place}"),
                 Some("move it to inventory/<domain>/ or inventory/<domain>/<group>/"),
             ),
@@ -415,7 +403,7 @@ impl Walk {
     fn duplicate_level(&mut self, first: &LevelFile, rel: &str) {
         let shown = self.display_of(rel);
         self.error(
-            "beryl::inventory::duplicate_file",
+            Code::DuplicateFile,
             format!(
                 "{shown} and {} are the same level file; keep one",
                 first.display
@@ -433,7 +421,7 @@ impl Walk {
                     first.file.display, h.file.display, h.fqdn
                 );
                 self.error(
-                    "beryl::inventory::duplicate_host",
+                    Code::DuplicateHost,
                     message,
                     Some("a host is defined once: as <domain>/<host>.yml or <domain>/<group>/<host>.yml, with .yml or .yaml"),
                 );

@@ -6,6 +6,24 @@ use crate::syntax::prefix;
 use crate::syntax::root;
 use crate::value::{Node, Span, Value};
 
+crate::diag::codes! {
+    /// The codes of a level's root keys.
+    pub enum Code in "level" {
+        /// A root key one typo away from a key beryl reads.
+        Typo = "typo";
+        /// A root keyword of Hiera or reclass, which means nothing to beryl.
+        PeerKeyword = "peer_keyword";
+        /// A level sets `_beryl_`, which beryl computes.
+        BerylKey = "beryl_key";
+        /// A `~` or `=` prefix on `classes:`.
+        ClassesPrefix = "beryl::classes::prefix";
+        /// A root `ssh_keys` in a level other than `_domain.yml`.
+        KeysMisplaced = "beryl::keys::misplaced";
+        /// A domain without keys: `_domain.yml` has no root `ssh_keys`, or an empty or non-list one.
+        NoDomainKeys = "beryl::keys::no_domain_keys";
+    }
+}
+
 /// The root keys beryl gives a meaning to. Any other root key is free-form
 /// data, unless it is so close to one of these that it is surely a typo.
 pub use crate::syntax::root::RESERVED;
@@ -64,7 +82,7 @@ pub(crate) fn check(kind: LevelKind, node: &Node) -> Result<(), Diags> {
         if let Some(meant) = typo_of(key) {
             errors.push(
                 Diag::new(
-                    "beryl::level::typo",
+                    Code::Typo,
                     format!("unknown root key `{key}`; did you mean `{meant}`?"),
                 )
                 .label(&entry.key_span, format!("not `{meant}`"))
@@ -76,7 +94,7 @@ pub(crate) fn check(kind: LevelKind, node: &Node) -> Result<(), Diags> {
         } else if let Some((_, help)) = PEER_KEYWORDS.iter().find(|(k, _)| *k == key) {
             errors.push(
                 Diag::new(
-                    "beryl::level::peer_keyword",
+                    Code::PeerKeyword,
                     format!("`{key}` means nothing to beryl at the root of a level"),
                 )
                 .label(&entry.key_span, "not a beryl key")
@@ -85,7 +103,7 @@ pub(crate) fn check(kind: LevelKind, node: &Node) -> Result<(), Diags> {
         } else if key == "_beryl_" {
             errors.push(
                 Diag::new(
-                    "beryl::level::beryl_key",
+                    Code::BerylKey,
                     "`_beryl_` is computed by beryl; no level may set it",
                 )
                 .label(&entry.key_span, "remove this key")
@@ -94,7 +112,7 @@ pub(crate) fn check(kind: LevelKind, node: &Node) -> Result<(), Diags> {
         } else if key == root::CLASSES && raw != key {
             errors.push(
                 Diag::new(
-                    "beryl::classes::prefix",
+                    Code::ClassesPrefix,
                     format!("`{raw}`: the class list takes no `~` or `=` prefix"),
                 )
                 .label(&entry.key_span, "write `classes:`")
@@ -103,7 +121,7 @@ pub(crate) fn check(kind: LevelKind, node: &Node) -> Result<(), Diags> {
         } else if key == "ssh_keys" && kind != LevelKind::Domain {
             errors.push(
                 Diag::new(
-                    "beryl::keys::misplaced",
+                    Code::KeysMisplaced,
                     format!(
                         "a root `ssh_keys` belongs in _domain.yml, not in a {} file",
                         kind.name()
@@ -141,27 +159,21 @@ fn domain_keys(file: &Node, keys: Option<&Node>) -> Option<Diag> {
                 .unwrap_or_default();
             let name = span.file_name().unwrap_or("_domain.yml").to_string();
             Some(
-                Diag::new(
-                    "beryl::keys::no_domain_keys",
-                    format!("{name} has no root `ssh_keys`"),
-                )
-                .label(&span, "the domain keys are missing")
-                .help(help),
+                Diag::new(Code::NoDomainKeys, format!("{name} has no root `ssh_keys`"))
+                    .label(&span, "the domain keys are missing")
+                    .help(help),
             )
         }
         Some(n) => match &n.value {
             Value::Seq(items) if !items.is_empty() => None,
             Value::Seq(_) => Some(
-                Diag::new(
-                    "beryl::keys::no_domain_keys",
-                    "the domain's `ssh_keys` is empty",
-                )
-                .label(&n.span, "at least one key is needed")
-                .help(help),
+                Diag::new(Code::NoDomainKeys, "the domain's `ssh_keys` is empty")
+                    .label(&n.span, "at least one key is needed")
+                    .help(help),
             ),
             other => Some(
                 Diag::new(
-                    "beryl::keys::no_domain_keys",
+                    Code::NoDomainKeys,
                     format!(
                         "the domain's `ssh_keys` must be a list, found {}",
                         other.type_name()

@@ -18,10 +18,50 @@
 mod discover;
 pub mod levels;
 pub mod revision;
-mod settings;
+pub(crate) mod settings;
 
 pub(crate) use discover::label_problem;
 pub use settings::{SETTINGS_STEM, Settings};
+
+crate::diag::codes! {
+    /// The codes of the inventory's layout.
+    pub enum Code in "inventory" {
+        /// The inventory given is not a directory.
+        NotADirectory = "not_a_directory";
+        /// The inventory given cannot be opened.
+        NotFound = "not_found";
+        /// A directory of the inventory cannot be listed, or a link followed.
+        Io = "io";
+        /// An entry whose name is not UTF-8.
+        Name = "name";
+        /// A level or host file that is a directory, or not a regular file.
+        NotAFile = "not_a_file";
+        /// A link that leads outside the inventory.
+        Outside = "outside";
+        /// A directory under the root that is not a valid DNS domain name.
+        DomainName = "domain_name";
+        /// The root has no `_default.yml`.
+        MissingDefault = "missing_default";
+        /// A group directory whose name is not a valid host name label.
+        GroupName = "group_name";
+        /// A directory inside a group: the layout stops at groups.
+        TooDeep = "too_deep";
+        /// A domain without its `_domain.yml`.
+        MissingDomainFile = "missing_domain_file";
+        /// A host file whose name is not a valid host name label.
+        HostName = "host_name";
+        /// A level file (`_domain.yml`, `_group.yml`, …) in the wrong place.
+        MisplacedLevel = "misplaced_level";
+        /// A file named `_…` that is not a level file.
+        UnknownLevel = "unknown_level";
+        /// A host file outside a domain directory.
+        MisplacedHost = "misplaced_host";
+        /// A level file (or `beryl.yml`) present twice, as `.yml` and `.yaml`.
+        DuplicateFile = "duplicate_file";
+        /// One host defined by two files.
+        DuplicateHost = "duplicate_host";
+    }
+}
 
 /// The folder of class files, at the inventory root (src/classes/).
 pub const CLASSES_DIR: &str = "_classes";

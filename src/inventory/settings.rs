@@ -20,6 +20,18 @@ use crate::yaml::Limits;
 /// The settings file's name at the inventory root (`beryl.yml` or `.yaml`).
 pub const SETTINGS_STEM: &str = "beryl";
 
+crate::diag::codes! {
+    /// The codes of `beryl.yml`.
+    pub enum Code in "settings" {
+        /// An invalid regex in `ignore_class_notfound_regexp`.
+        Regex = "regex";
+        /// A key that is not a setting.
+        UnknownKey = "unknown_key";
+        /// A setting's value of the wrong type.
+        Type = "type";
+    }
+}
+
 const KEYS: &[&str] = &["ignore_class_notfound", "ignore_class_notfound_regexp"];
 
 #[derive(Debug, Default)]
@@ -82,11 +94,8 @@ impl Settings {
                         {
                             Ok(r) => list.push(r),
                             Err(e) => errors.push(
-                                Diag::new(
-                                    "beryl::settings::regex",
-                                    format!("invalid regex {text:?}: {e}"),
-                                )
-                                .label(&item.span, "this pattern"),
+                                Diag::new(Code::Regex, format!("invalid regex {text:?}: {e}"))
+                                    .label(&item.span, "this pattern"),
                             ),
                         }
                     }
@@ -100,7 +109,7 @@ impl Settings {
                         .unwrap_or_default();
                     errors.push(
                         Diag::new(
-                            "beryl::settings::unknown_key",
+                            Code::UnknownKey,
                             format!("`{other}` is not a setting of beryl.yml"),
                         )
                         .label(&entry.key_span, "unknown setting")
@@ -127,7 +136,7 @@ impl Settings {
 
 fn expected(n: &Node, what: &str, found: &Value) -> Diag {
     Diag::new(
-        "beryl::settings::type",
+        Code::Type,
         format!("expected {what}, found {}", found.type_name()),
     )
     .label(&n.span, "this value")

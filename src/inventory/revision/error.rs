@@ -38,19 +38,45 @@ pub enum RevisionError {
     },
 }
 
+crate::diag::codes! {
+    /// The codes of reading the inventory at a git revision.
+    pub enum Code in "revision" {
+        /// git cannot be run.
+        NoGit = "no_git";
+        /// The inventory is not in a git repository.
+        NotARepository = "not_a_repository";
+        /// The inventory lies outside the git repository.
+        Outside = "outside";
+        /// `REV` is not a revision.
+        NotARevision = "not_a_revision";
+        /// No such revision, in a shallow clone: it may lie beyond its depth.
+        Shallow = "shallow";
+        /// No such revision.
+        Unknown = "unknown";
+        /// A git command failed.
+        Git = "git";
+        /// A path of the revision has an empty, `.` or `..` component.
+        UnsafePath = "unsafe_path";
+        /// A link of the revision leaves the repository.
+        Link = "link";
+        /// The scratch tree cannot be written.
+        Io = "io";
+    }
+}
+
 impl RevisionError {
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Code {
         match self {
-            RevisionError::NoGit(_) => "beryl::revision::no_git",
-            RevisionError::NotARepository { .. } => "beryl::revision::not_a_repository",
-            RevisionError::OutsideRepository { .. } => "beryl::revision::outside",
-            RevisionError::NotARevision { .. } => "beryl::revision::not_a_revision",
-            RevisionError::UnknownRevision { shallow: true, .. } => "beryl::revision::shallow",
-            RevisionError::UnknownRevision { .. } => "beryl::revision::unknown",
-            RevisionError::Git { .. } => "beryl::revision::git",
-            RevisionError::UnsafePath { .. } => "beryl::revision::unsafe_path",
-            RevisionError::LinkEscapes { .. } => "beryl::revision::link",
-            RevisionError::Scratch { .. } => "beryl::revision::io",
+            RevisionError::NoGit(_) => Code::NoGit,
+            RevisionError::NotARepository { .. } => Code::NotARepository,
+            RevisionError::OutsideRepository { .. } => Code::Outside,
+            RevisionError::NotARevision { .. } => Code::NotARevision,
+            RevisionError::UnknownRevision { shallow: true, .. } => Code::Shallow,
+            RevisionError::UnknownRevision { .. } => Code::Unknown,
+            RevisionError::Git { .. } => Code::Git,
+            RevisionError::UnsafePath { .. } => Code::UnsafePath,
+            RevisionError::LinkEscapes { .. } => Code::Link,
+            RevisionError::Scratch { .. } => Code::Io,
         }
     }
 

@@ -17,7 +17,7 @@ mod error;
 mod git;
 mod scratch;
 
-pub use error::RevisionError;
+pub use error::{Code, RevisionError};
 
 use std::path::{Path, PathBuf};
 
