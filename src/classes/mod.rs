@@ -24,6 +24,30 @@ use crate::inventory::{Inventory, LevelFile, LevelKind, Settings};
 use crate::value::{Map, Node, Value};
 use crate::yaml::Limits;
 
+crate::diag::codes! {
+    /// The codes of classes.
+    pub enum Code in "classes" {
+        /// An item of a `classes` list that is not a string.
+        NotAName = "not_a_name";
+        /// A `classes` key that is not a list.
+        NotAList = "not_a_list";
+        /// One class defined by two files.
+        Duplicate = "duplicate";
+        /// A class file's link cannot be followed.
+        Io = "io";
+        /// A class file's link leads outside `_classes/`.
+        Outside = "outside";
+        /// A class file that is not a regular file.
+        NotAFile = "not_a_file";
+        /// A class name that is not dotted segments.
+        Name = "name";
+        /// Classes that include one another.
+        Cycle = "cycle";
+        /// A class that has no file (and is not allowed to be missing by `beryl.yml`).
+        NotFound = "not_found";
+    }
+}
+
 /// The root key that lists a document's classes.
 pub const KEY: &str = crate::syntax::root::CLASSES;
 
@@ -71,7 +95,7 @@ impl Unit {
                 for item in items.iter().filter(|i| i.as_str().is_none()) {
                     errors.push(
                         Diag::new(
-                            "beryl::classes::not_a_name",
+                            Code::NotAName,
                             format!("a class name is a string, not {}", item.value.type_name()),
                         )
                         .label(&item.span, "expected a class name such as roles.backup"),
@@ -82,7 +106,7 @@ impl Unit {
             other => {
                 errors.push(
                     Diag::new(
-                        "beryl::classes::not_a_list",
+                        Code::NotAList,
                         format!(
                             "`classes` must be a list of class names, found {}",
                             other.type_name()
@@ -192,7 +216,7 @@ impl<'a> Library<'a> {
             [a, b, ..] => {
                 return Err(vec![
                     Diag::new(
-                        "beryl::classes::duplicate",
+                        Code::Duplicate,
                         format!(
                             "the class `{name}` is defined twice: by {} and by {}",
                             show(&a.0),
@@ -228,16 +252,12 @@ impl<'a> Library<'a> {
             let dir = self.inventory.classes_dir.as_ref()?;
             std::fs::canonicalize(&dir.path).ok()
         });
-        let real = std::fs::canonicalize(path).map_err(|e| {
-            vec![Diag::new(
-                "beryl::classes::io",
-                format!("cannot follow {display}: {e}"),
-            )]
-        })?;
+        let real = std::fs::canonicalize(path)
+            .map_err(|e| vec![Diag::new(Code::Io, format!("cannot follow {display}: {e}"))])?;
         if !root.as_ref().is_some_and(|r| real.starts_with(r)) {
             return Err(vec![
                 Diag::new(
-                    "beryl::classes::outside",
+                    Code::Outside,
                     format!(
                         "{display} is a link to {}, outside {}/",
                         real.display(),
@@ -249,7 +269,7 @@ impl<'a> Library<'a> {
         }
         if !real.is_file() {
             return Err(vec![Diag::new(
-                "beryl::classes::not_a_file",
+                Code::NotAFile,
                 format!("{display} is not a regular file"),
             )]);
         }

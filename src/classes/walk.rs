@@ -10,7 +10,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use super::{Library, Unit, check_name};
+use super::{Code, Library, Unit, check_name};
 use crate::diag::{Diag, Diags};
 use crate::inventory::LevelFile;
 use crate::value::{Node, Span};
@@ -125,7 +125,7 @@ impl Walk<'_, '_, '_> {
             };
             self.errors.push(
                 Diag::new(
-                    "beryl::classes::name",
+                    Code::Name,
                     format!("{shown} is not a valid class name: {why}"),
                 )
                 .label(span, "this class")
@@ -188,11 +188,8 @@ impl Walk<'_, '_, '_> {
             .map(|(n, _)| n.as_str())
             .chain(std::iter::once(name))
             .collect();
-        let mut d = Diag::new(
-            "beryl::classes::cycle",
-            format!("class cycle: {}", names.join(" → ")),
-        )
-        .label(span, format!("`{name}` is named again here"));
+        let mut d = Diag::new(Code::Cycle, format!("class cycle: {}", names.join(" → ")))
+            .label(span, format!("`{name}` is named again here"));
         for (n, at) in &self.stack[start..] {
             d = d.label(at, format!("`{n}` named here"));
         }
@@ -217,7 +214,7 @@ impl Walk<'_, '_, '_> {
         };
         self.errors.push(
             Diag::new(
-                "beryl::classes::not_found",
+                Code::NotFound,
                 format!("the class {shown} does not exist"),
             )
             .label(span, "named here")

@@ -193,7 +193,7 @@ fn every_miss_is_reported() {
 fn class_lists_are_computed_only_for_class_selectors() {
     let broken = |i: usize| match i {
         0 => Err(vec![crate::diag::Diag::new(
-            "beryl::classes::not_found",
+            crate::classes::Code::NotFound,
             "gone",
         )]),
         _ => Ok(vec![]),
