@@ -4,7 +4,7 @@
 
 use indexmap::IndexMap;
 
-use super::{Engine, TABLE_KEY};
+use super::{Code, Engine, TABLE_KEY};
 use crate::diag::{Diag, Diags};
 use crate::syntax::prefix::{Prefix, split};
 use crate::value::{Entry, Map, Node, Span, Value};
@@ -68,12 +68,12 @@ pub(super) fn check_constants(root: &Node, written: &[Written], reported: &[Span
             // The value merged from the constant alone, or an equal one.
             Some(n) if merged_from(n) || n.value.same(&c.value.value) => continue,
             Some(n) => Diag::new(
-                "beryl::merge::constant",
+                Code::Constant,
                 format!("`{shown}` is a constant and cannot be changed"),
             )
             .label(&n.span, "the value that replaced it"),
             None => Diag::new(
-                "beryl::merge::constant",
+                Code::Constant,
                 format!("`{shown}` is a constant and cannot be removed"),
             ),
         };
@@ -136,7 +136,7 @@ impl Engine<'_> {
                 if let Some(first) = seen.insert(name, &entry.key_span) {
                     self.diags.push(
                         Diag::new(
-                            "beryl::merge::prefix_clash",
+                            Code::PrefixClash,
                             format!("`{raw}` and another key both set `{name}` in one mapping"),
                         )
                         .label(&entry.key_span, "this key")
@@ -150,7 +150,7 @@ impl Engine<'_> {
                         self.constants_reported.push(constant.key_span.clone());
                         self.diags.push(
                             Diag::new(
-                                "beryl::merge::constant",
+                                Code::Constant,
                                 format!("`{name}` is a constant and cannot be changed"),
                             )
                             .label(&entry.key_span, "changed here")
@@ -206,7 +206,7 @@ impl Engine<'_> {
                     if let Some(first) = out.get(name) {
                         self.diags.push(
                             Diag::new(
-                                "beryl::merge::prefix_clash",
+                                Code::PrefixClash,
                                 format!("`{raw}` and another key both set `{name}` in one mapping"),
                             )
                             .label(&entry.key_span, "this key")

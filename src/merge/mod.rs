@@ -24,6 +24,40 @@ pub use spec::{Kind, Spec};
 use crate::diag::Diags;
 use crate::value::{Map, Node, Value};
 
+crate::diag::codes! {
+    /// The codes of the merge engine.
+    pub enum Code in "merge" {
+        /// A `merge:` table that is not a mapping of path pattern to spec.
+        Table = "table";
+        /// A `~` or `=` prefix on the `merge:` key.
+        TablePrefix = "table_prefix";
+        /// A path pattern of a `merge:` table that does not parse.
+        Pattern = "pattern";
+        /// A merge spec that is neither a strategy name nor a mapping with a `strategy`, or an option of the wrong type.
+        Spec = "spec";
+        /// A merge spec names no strategy beryl has.
+        UnknownStrategy = "unknown_strategy";
+        /// A merge spec sets an option beryl does not have.
+        UnknownOption = "unknown_option";
+        /// A merge spec sets an option its strategy does not take.
+        OptionNotTaken = "option_not_taken";
+        /// An empty `knockout_prefix`.
+        KnockoutPrefix = "knockout_prefix";
+        /// A `by_key` list item without a usable key field.
+        ItemKey = "item_key";
+        /// Values a Hiera strategy cannot merge (`unique` of mappings, `hash` of non-mappings).
+        Type = "type";
+        /// A constant (`=key`) that a higher level changes or removes.
+        Constant = "constant";
+        /// Two keys of one mapping set the same name (`~a` beside `a`).
+        PrefixClash = "prefix_clash";
+        /// A knockout that removes nothing in the levels below it.
+        KnockoutUnused = "knockout_unused", warning;
+        /// Under `patch`, a value written empty deletes what the lower levels merged there.
+        EmptyPatch = "empty_patch", warning;
+    }
+}
+
 /// The name of the root key that holds a document's merge table.
 pub const TABLE_KEY: &str = crate::syntax::root::MERGE;
 
@@ -50,7 +84,7 @@ pub fn merge_documents(
             if raw != TABLE_KEY && crate::syntax::prefix::split(raw).0 == TABLE_KEY {
                 errors.push(
                     crate::diag::Diag::new(
-                        "beryl::merge::table_prefix",
+                        Code::TablePrefix,
                         format!("`{raw}`: the merge table takes no `~` or `=` prefix"),
                     )
                     .label(&entry.key_span, "write `merge:`")

@@ -8,6 +8,7 @@
 
 use regex::Regex;
 
+use super::Code;
 use super::spec::{DEFAULT_KEY, Kind, Spec};
 use crate::diag::{Diag, Diags};
 use crate::syntax::path;
@@ -217,7 +218,7 @@ pub fn parse_table(node: &Node) -> Result<Vec<Rule>, Diags> {
     let Value::Map(map) = &node.value else {
         return Err(vec![
             Diag::new(
-                "beryl::merge::table",
+                Code::Table,
                 format!(
                     "`merge` must be a mapping of path pattern to merge spec, found {}",
                     node.value.type_name()
@@ -232,7 +233,7 @@ pub fn parse_table(node: &Node) -> Result<Vec<Rule>, Diags> {
     for (key, entry) in map {
         let pattern = Pattern::parse(key).map_err(|e| {
             Diag::new(
-                "beryl::merge::pattern",
+                Code::Pattern,
                 format!("bad path pattern `{key}`: {e}"),
             )
             .label(&entry.key_span, "this pattern")

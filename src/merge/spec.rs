@@ -6,6 +6,7 @@
 
 use std::fmt;
 
+use super::Code;
 use crate::diag::Diag;
 use crate::value::{Node, Span, Value};
 
@@ -149,12 +150,13 @@ impl Spec {
             }
             Value::Map(map) => {
                 let Some(strategy) = map.get("strategy") else {
-                    return Err(Diag::new(
-                        "beryl::merge::spec",
-                        "a merge spec mapping needs a `strategy`",
-                    )
-                    .label(&node.span, "no `strategy` here")
-                    .help("write `{strategy: deep, knockout_prefix: \"--\"}`, or just `deep`"));
+                    return Err(
+                        Diag::new(Code::Spec, "a merge spec mapping needs a `strategy`")
+                            .label(&node.span, "no `strategy` here")
+                            .help(
+                                "write `{strategy: deep, knockout_prefix: \"--\"}`, or just `deep`",
+                            ),
+                    );
                 };
                 let Some(name) = strategy.node.as_str() else {
                     return Err(expected(&strategy.node, "a strategy name"));
@@ -169,7 +171,7 @@ impl Spec {
                 Ok(spec)
             }
             other => Err(Diag::new(
-                "beryl::merge::spec",
+                Code::Spec,
                 format!(
                     "a merge spec is a strategy name or a mapping, found {}",
                     other.type_name()
@@ -185,7 +187,7 @@ impl Spec {
         let Some(&(_, opt, _)) = OPTIONS.iter().find(|(n, _, _)| *n == name) else {
             let known: Vec<&str> = OPTIONS.iter().map(|(n, _, _)| *n).collect();
             return Err(Diag::new(
-                "beryl::merge::unknown_option",
+                Code::UnknownOption,
                 format!("unknown merge option `{name}`"),
             )
             .label(key_span, "not a merge option")
@@ -198,7 +200,7 @@ impl Spec {
                 .map(|(_, _, kinds)| kinds.iter().map(|k| k.name()).collect())
                 .unwrap_or_default();
             return Err(Diag::new(
-                "beryl::merge::option_not_taken",
+                Code::OptionNotTaken,
                 format!(
                     "the `{}` strategy takes no `{name}` option",
                     self.kind.name()
@@ -214,7 +216,7 @@ impl Spec {
                     Value::Str(p) if !p.is_empty() => Some(p.clone()),
                     Value::Str(_) => {
                         return Err(Diag::new(
-                            "beryl::merge::knockout_prefix",
+                            Code::KnockoutPrefix,
                             "`knockout_prefix` cannot be empty",
                         )
                         .label(&value.span, "empty prefix")
@@ -269,7 +271,7 @@ fn help_names() -> String {
 fn kind_named(name: &str, span: &Span) -> Result<Kind, Diag> {
     Kind::from_name(name).ok_or_else(|| {
         Diag::new(
-            "beryl::merge::unknown_strategy",
+            Code::UnknownStrategy,
             format!("unknown merge strategy `{name}`"),
         )
         .label(span, "not a strategy")
@@ -289,7 +291,7 @@ fn boolean(value: &Node) -> Result<bool, Diag> {
 
 fn expected(value: &Node, what: &str) -> Diag {
     Diag::new(
-        "beryl::merge::spec",
+        Code::Spec,
         format!("expected {what}, found {}", value.value.type_name()),
     )
     .label(&value.span, format!("expected {what}"))

@@ -6,7 +6,7 @@ use indexmap::IndexMap;
 
 use super::spec::{Kind, Spec};
 use super::warn::Knockout;
-use super::{Contribs, Engine, TABLE_KEY, order, written};
+use super::{Code, Contribs, Engine, TABLE_KEY, order, written};
 use crate::diag::Diag;
 use crate::value::{Entry, Map, Node, Span, Value};
 
@@ -199,7 +199,7 @@ impl<'p> Engine<'p> {
                 Some(n) => {
                     let found = n.value.type_name();
                     let d = Diag::new(
-                        "beryl::merge::item_key",
+                        Code::ItemKey,
                         format!("{path}: `{key}` must be a non-empty string, found {found}"),
                     )
                     .label(&n.span, format!("`{key}` must be a string"));
@@ -213,7 +213,7 @@ impl<'p> Engine<'p> {
                 other.type_name()
             ),
         };
-        let d = Diag::new("beryl::merge::item_key", problem)
+        let d = Diag::new(Code::ItemKey, problem)
             .label(&item.span, format!("this item needs a `{key}`"))
             .help(format!(
                 "items of this list are merged by their `{key}` field"
@@ -239,7 +239,7 @@ impl<'p> Engine<'p> {
             if let Value::Map(_) = value.value {
                 self.diags.push(
                     Diag::new(
-                        "beryl::merge::type",
+                        Code::Type,
                         format!("{}: unique merge cannot merge hash values", self.here()),
                     )
                     .label(&value.span, "a mapping")
@@ -269,7 +269,7 @@ impl<'p> Engine<'p> {
                 Some(m) => maps.push(Some(m)),
                 None => self.diags.push(
                     Diag::new(
-                        "beryl::merge::type",
+                        Code::Type,
                         format!(
                             "{}: hash merge requires hash values, found {}",
                             self.here(),

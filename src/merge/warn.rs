@@ -6,12 +6,10 @@
 //! | `beryl::merge::knockout_unused` | a knockout (`--x`, `name: --x`) finds nothing to remove below it |
 //! | `beryl::merge::empty_patch` | an empty value (`key:` and nothing after it) deletes what lower levels merged, under `patch` |
 
+use super::Code;
 use super::Engine;
 use crate::diag::Diag;
 use crate::value::{Node, Span, Value};
-
-pub const KNOCKOUT_UNUSED: &str = "beryl::merge::knockout_unused";
-pub const EMPTY_PATCH: &str = "beryl::merge::empty_patch";
 
 /// A knockout that removed nothing.
 pub(super) struct Knockout<'a> {
@@ -41,7 +39,7 @@ impl Engine<'_> {
             .map(|(text, _)| format!("; did you mean `{text}`?"))
             .unwrap_or_default();
         let mut d = Diag::warning(
-            KNOCKOUT_UNUSED,
+            Code::KnockoutUnused,
             format!(
                 "`{}` removes nothing: no lower level {} `{}` in {}{guess}",
                 k.written,
@@ -89,7 +87,7 @@ impl Engine<'_> {
              remove the file, or give it `{}`"
         };
         self.diags.push(
-            Diag::warning(EMPTY_PATCH, message)
+            Diag::warning(Code::EmptyPatch, message)
                 .label(&empty.span, label)
                 .label(&wiped.span, "this value is deleted")
                 .help(help),
