@@ -18,8 +18,16 @@ use crate::inventory::Inventory;
 use crate::merge::{Rule, TABLE_KEY, policy};
 use crate::value::{Source, Span};
 
-pub const RULE_UNUSED: &str = "beryl::merge::rule_unused";
-pub const CLASS_UNUSED: &str = "beryl::classes::unused";
+crate::diag::codes! {
+    /// The codes of the fleet-wide warnings, named after the stage whose
+    /// input they are about.
+    pub enum Code {
+        /// A rule of a `merge:` table that is in force at no path of any host checked.
+        RuleUnused = "beryl::merge::rule_unused", warning;
+        /// A class file no host includes (judged on the whole fleet only).
+        ClassUnused = "beryl::classes::unused", warning;
+    }
+}
 
 /// What the hosts compiled so far use.
 #[derive(Default)]
@@ -86,7 +94,7 @@ impl Usage {
             }
             out.push(
                 Diag::warning(
-                    RULE_UNUSED,
+                    Code::RuleUnused,
                     format!("the merge rule `{pattern}` is in force at no path of {scope}"),
                 )
                 .label(&rule.key_span, "in force nowhere")
@@ -110,7 +118,7 @@ impl Usage {
             let span = Span::file(&Source::new(file.display.clone(), text));
             out.push(
                 Diag::warning(
-                    CLASS_UNUSED,
+                    Code::ClassUnused,
                     format!("no host includes the class `{name}` ({})", file.display),
                 )
                 .label(&span, "included by no level and no class")

@@ -7,7 +7,7 @@
 //! the second pass of inventory queries are in `fleet.rs`.
 
 mod fleet;
-mod warn;
+pub(crate) mod warn;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};

@@ -15,7 +15,14 @@ use crate::diag::{Diag, Diags};
 use crate::value::{Node, Value};
 use crate::yaml::spelling::{self, Meant};
 
-pub const YAML11: &str = "beryl::yaml::yaml11";
+crate::diag::codes! {
+    /// The codes of the warnings about a host's chain, named after the stage
+    /// whose input they are about.
+    pub enum Code {
+        /// In free-form data, a plain YAML 1.1 spelling (`yes`, `0644`) where another level gives the same path a boolean (an integer).
+        Yaml11 = "beryl::yaml::yaml11", warning;
+    }
+}
 
 /// A plain scalar of free-form data spelled the YAML 1.1 way.
 #[derive(Debug)]
@@ -71,7 +78,7 @@ fn warning(s: &Spelling, typed: &Node) -> Diag {
     };
     let kind = s.meant.type_name();
     Diag::warning(
-        YAML11,
+        Code::Yaml11,
         format!(
             "`{path}: {text}` is the string \"{text}\" in YAML 1.2, where another level sets `{path}` to {kind}"
         ),
