@@ -17,6 +17,20 @@ use crate::value::{Entry, Map, Node, Span, Value};
 
 use crate::syntax::query::{self, Scan};
 
+crate::diag::codes! {
+    /// The codes of exports and inventory queries.
+    pub enum Code in "exports" {
+        /// A host's merged `exports` that is not a mapping.
+        NotAMapping = "not_a_mapping";
+        /// An inventory query inside exports.
+        Query = "query";
+        /// An inventory query (`$[ … ]`) that does not parse.
+        QuerySyntax = "beryl::query::syntax";
+        /// A query that needs the exports of a host whose exports could not be computed.
+        QueryHostFailed = "beryl::query::host_failed";
+    }
+}
+
 /// The root key of a document's exports.
 pub const KEY: &str = crate::syntax::root::EXPORTS;
 
@@ -47,7 +61,7 @@ pub fn checked(node: Node) -> Result<Node, Diags> {
         ref other => {
             return Err(vec![
                 Diag::new(
-                    "beryl::exports::not_a_mapping",
+                    Code::NotAMapping,
                     format!("`exports` must be a mapping, found {}", other.type_name()),
                 )
                 .label(&node.span, "the host's exports")
@@ -84,7 +98,7 @@ fn check_exports(node: &Node, errors: &mut Diags) {
 
 fn in_exports(span: &Span) -> Diag {
     Diag::new(
-        "beryl::exports::query",
+        Code::Query,
         "exports cannot hold an inventory query",
     )
     .label(span, "a query in the exports")
@@ -131,12 +145,9 @@ fn walk(node: &mut Node, fleet: Option<&Fleet>, exported: bool, errors: &mut Dia
                 None => {}
             },
             Scan::Bad(why) => errors.push(
-                Diag::new(
-                    "beryl::query::syntax",
-                    format!("bad inventory query: {why}"),
-                )
-                .label(&node.span, "in this string")
-                .help("a query is a whole string: $[ exports.ip if exports.role == backup ]"),
+                Diag::new(Code::QuerySyntax, format!("bad inventory query: {why}"))
+                    .label(&node.span, "in this string")
+                    .help("a query is a whole string: $[ exports.ip if exports.role == backup ]"),
             ),
         },
         Value::Seq(items) => items
@@ -153,7 +164,7 @@ fn walk(node: &mut Node, fleet: Option<&Fleet>, exported: bool, errors: &mut Dia
 fn answer(text: &str, span: &Span, fleet: &Fleet) -> Result<Value, Diag> {
     let q = query::parse(text).map_err(|why| {
         Diag::new(
-            "beryl::query::syntax",
+            Code::QuerySyntax,
             format!("bad inventory query `$[{text}]`: {why}"),
         )
         .label(span, "this query")
@@ -193,7 +204,7 @@ fn answer(text: &str, span: &Span, fleet: &Fleet) -> Result<Value, Diag> {
 
 fn failed(text: &str, span: &Span, fqdn: &str, errors: &Diags) -> Diag {
     let mut d = Diag::new(
-        "beryl::query::host_failed",
+        Code::QueryHostFailed,
         format!(
             "the query `$[{text}]` needs the exports of every host, and those of {fqdn} could not be computed{}",
             errors
