@@ -18,10 +18,7 @@
 //! An entry starting with [`PLACEHOLDER`] (what `beryl init` writes) is
 //! neither: it is refused as a placeholder to replace.
 //!
-//! Error codes: `beryl::keys::` + `placeholder`, `not_string`, `invalid_name`, `not_found`,
-//! `not_file`, `outside_dir`, `io`, `not_utf8`, `private`,
-//! `empty`, `invalid`, `options`, `comment`, `dss`, `certificate`,
-//! `rsa_too_short`, `unsupported_type`; a key file over the size cap is
+//! Error codes: [`Code`]; a key file over the size cap is
 //! `beryl::limit::file_size`.
 
 mod base64;
@@ -40,6 +37,46 @@ use crate::diag::Diag;
 use crate::value::{Node, Span};
 use parse::LineError;
 use store::{Loaded, Problem};
+
+crate::diag::codes! {
+    /// The codes of SSH keys.
+    pub enum Code in "keys" {
+        /// An `ssh_keys` entry that is not a string.
+        NotString = "not_string";
+        /// An `ssh_keys` entry that is still `beryl init`'s placeholder.
+        Placeholder = "placeholder";
+        /// A key name that is not a plain file name of the SSH key directory.
+        InvalidName = "invalid_name";
+        /// No key file of that name (or no SSH key directory).
+        NotFound = "not_found";
+        /// A key file that is not a regular file.
+        NotFile = "not_file";
+        /// A key file whose link leads outside the SSH key directory.
+        OutsideDir = "outside_dir";
+        /// A key file that cannot be read.
+        Io = "io";
+        /// A key file that is not valid UTF-8.
+        NotUtf8 = "not_utf8";
+        /// A key file that holds a private key.
+        Private = "private";
+        /// A key file with no key.
+        Empty = "empty";
+        /// A key line that is not an SSH public key.
+        Invalid = "invalid";
+        /// A key line whose options (`no-pty,from=…`) are invalid.
+        Options = "options";
+        /// A key comment with a control character.
+        Comment = "comment";
+        /// An ssh-dss (DSA) key, which OpenSSH 10 removed.
+        Dss = "dss";
+        /// An SSH certificate instead of a public key.
+        Certificate = "certificate";
+        /// An RSA key shorter than 2048 bits.
+        RsaTooShort = "rsa_too_short";
+        /// A key type beryl does not accept.
+        UnsupportedType = "unsupported_type";
+    }
+}
 
 /// The SSH key directory. Shared by all hosts of a compile (it is `Sync`);
 /// each key file is read and parsed once.
@@ -68,7 +105,7 @@ impl KeyStore {
         let at = &entry.span;
         let Some(text) = entry.as_str() else {
             return Err(Diag::new(
-                "beryl::keys::not_string",
+                Code::NotString,
                 format!(
                     "ssh_keys entries must be strings, not {}",
                     entry.value.type_name()
@@ -80,7 +117,7 @@ impl KeyStore {
         let text = text.trim();
         if text.starts_with(PLACEHOLDER) {
             return Err(Diag::new(
-                "beryl::keys::placeholder",
+                Code::Placeholder,
                 "this ssh_keys entry is a placeholder, not a key",
             )
             .label(at, "replace this placeholder")

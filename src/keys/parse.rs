@@ -12,6 +12,7 @@
 use ssh_key::public::KeyData;
 use ssh_key::{Error as SshError, PublicKey};
 
+use super::Code;
 use super::base64;
 use super::options;
 
@@ -55,15 +56,15 @@ pub(super) enum LineError {
 }
 
 impl LineError {
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Code {
         match self {
-            LineError::Dss => "beryl::keys::dss",
-            LineError::Certificate => "beryl::keys::certificate",
-            LineError::Unsupported => "beryl::keys::unsupported_type",
-            LineError::RsaTooShort(_) => "beryl::keys::rsa_too_short",
-            LineError::Comment => "beryl::keys::comment",
-            LineError::Options(_) => "beryl::keys::options",
-            LineError::Invalid(_) => "beryl::keys::invalid",
+            LineError::Dss => Code::Dss,
+            LineError::Certificate => Code::Certificate,
+            LineError::Unsupported => Code::UnsupportedType,
+            LineError::RsaTooShort(_) => Code::RsaTooShort,
+            LineError::Comment => Code::Comment,
+            LineError::Options(_) => Code::Options,
+            LineError::Invalid(_) => Code::Invalid,
         }
     }
 

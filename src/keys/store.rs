@@ -5,8 +5,9 @@
 use std::fs;
 use std::path::Path;
 
+use super::Code;
 use super::parse::{self, Parsed};
-use crate::diag::Diag;
+use crate::diag::{self, Diag};
 use crate::fsutil::{ReadError, read_capped, utf8_error_position};
 use crate::value::Span;
 
@@ -19,27 +20,19 @@ pub(crate) struct Loaded {
 
 /// An error waiting for the span of the entry that caused it.
 #[derive(Clone, Debug)]
-pub(crate) struct Problem {
-    code: &'static str,
-    message: String,
-    help: Option<String>,
-}
+pub(crate) struct Problem(Diag);
 
 impl Problem {
-    fn new(code: &'static str, message: impl Into<String>, help: Option<String>) -> Self {
-        Self {
-            code,
-            message: message.into(),
-            help,
-        }
+    fn new(code: impl diag::Code, message: impl Into<String>, help: Option<String>) -> Self {
+        let d = Diag::new(code, message);
+        Self(match help {
+            Some(h) => d.help(h),
+            None => d,
+        })
     }
 
     pub fn at(&self, span: &Span) -> Diag {
-        let d = Diag::new(self.code, self.message.clone()).label(span, "this ssh_keys entry");
-        match &self.help {
-            Some(h) => d.help(h.clone()),
-            None => d,
-        }
+        self.0.clone().label(span, "this ssh_keys entry")
     }
 }
 
@@ -56,7 +49,7 @@ pub(crate) fn load(dir: &Path, display: &str, max: u64, name: &str) -> Result<Lo
             "does not exist"
         };
         return Err(Problem::new(
-            "beryl::keys::not_found",
+            Code::NotFound,
             format!("SSH key `{name}` not found: the SSH key directory {display} {state}"),
             Some("point beryl at the key directory with --ssh-dir DIR or BERYL_SSH_DIR".into()),
         ));
@@ -75,7 +68,7 @@ pub(crate) fn load(dir: &Path, display: &str, max: u64, name: &str) -> Result<Lo
     else {
         let looked: Vec<String> = candidates.iter().map(|c| shown(c)).collect();
         return Err(Problem::new(
-            "beryl::keys::not_found",
+            Code::NotFound,
             format!(
                 "SSH key `{name}` not found: looked for {}",
                 looked.join(" and ")
@@ -88,28 +81,21 @@ pub(crate) fn load(dir: &Path, display: &str, max: u64, name: &str) -> Result<Lo
     };
     let path = shown(file);
     let full = dir.join(file);
-    let meta = fs::metadata(&full).map_err(|e| {
-        Problem::new(
-            "beryl::keys::not_found",
-            format!("cannot open {path}: {e}"),
-            None,
-        )
-    })?;
+    let meta = fs::metadata(&full)
+        .map_err(|e| Problem::new(Code::NotFound, format!("cannot open {path}: {e}"), None))?;
     if !meta.is_file() {
         return Err(Problem::new(
-            "beryl::keys::not_file",
+            Code::NotFile,
             format!("{path} is not a regular file"),
             None,
         ));
     }
-    let io = |e: std::io::Error| {
-        Problem::new("beryl::keys::io", format!("cannot read {path}: {e}"), None)
-    };
+    let io = |e: std::io::Error| Problem::new(Code::Io, format!("cannot read {path}: {e}"), None);
     let real_dir = dir.canonicalize().map_err(io)?;
     let real = full.canonicalize().map_err(io)?;
     if !real.starts_with(&real_dir) {
         return Err(Problem::new(
-            "beryl::keys::outside_dir",
+            Code::OutsideDir,
             format!("{path} leads outside the SSH key directory {display}"),
             Some(format!(
                 "copy the public key into {display} instead of linking to it"
@@ -118,13 +104,11 @@ pub(crate) fn load(dir: &Path, display: &str, max: u64, name: &str) -> Result<Lo
     }
     let bytes = read_capped(&real, max).map_err(|e| match e {
         ReadError::Io(e) => io(e),
-        ReadError::NotAFile => Problem::new(
-            "beryl::keys::not_file",
-            format!("{path} is not a regular file"),
-            None,
-        ),
+        ReadError::NotAFile => {
+            Problem::new(Code::NotFile, format!("{path} is not a regular file"), None)
+        }
         ReadError::TooLarge => Problem::new(
-            crate::limits::Limit::FileSize.as_str(),
+            crate::limits::Limit::FileSize,
             format!("{path} is larger than the {max}-byte file size cap"),
             Some(format!(
                 "a public key file is a few hundred bytes; is this the right file? ({})",
@@ -134,7 +118,7 @@ pub(crate) fn load(dir: &Path, display: &str, max: u64, name: &str) -> Result<Lo
     })?;
     if holds_private_key(&bytes) {
         return Err(Problem::new(
-            "beryl::keys::private",
+            Code::Private,
             format!("{path} holds a private key; refusing to read it"),
             Some(
                 "give the .pub file, the public half (`ssh-keygen -y -f PRIVATE_KEY` prints it)"
@@ -145,7 +129,7 @@ pub(crate) fn load(dir: &Path, display: &str, max: u64, name: &str) -> Result<Lo
     let text = String::from_utf8(bytes).map_err(|e| {
         let (line, _) = utf8_error_position(&e);
         Problem::new(
-            "beryl::keys::not_utf8",
+            Code::NotUtf8,
             format!("{path}:{line}: not valid UTF-8"),
             None,
         )
@@ -170,7 +154,7 @@ pub(crate) fn load(dir: &Path, display: &str, max: u64, name: &str) -> Result<Lo
     }
     if keys.is_empty() {
         return Err(Problem::new(
-            "beryl::keys::empty",
+            Code::Empty,
             format!("{path} holds no SSH key"),
             Some("a key file has one public key per line; blank and `#` lines are skipped".into()),
         ));
@@ -194,7 +178,7 @@ fn check_name(name: &str) -> Result<(), Problem> {
         return Ok(());
     };
     Err(Problem::new(
-        "beryl::keys::invalid_name",
+        Code::InvalidName,
         format!("invalid key name: {why}"),
         Some(super::ENTRY_HELP.into()),
     ))
