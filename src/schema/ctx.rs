@@ -8,7 +8,7 @@
 use crate::diag::Diag;
 use crate::value::{Entry, Map, Node};
 
-use super::code;
+use super::Code;
 use super::model::Located;
 use crate::freebsd::names;
 
@@ -34,7 +34,7 @@ pub(crate) struct At<'a> {
 /// value is called, and a help for a refused value.
 pub(crate) struct Rule {
     pub check: fn(&str) -> Result<(), String>,
-    pub code: &'static str,
+    pub code: Code,
     pub what: &'static str,
     pub help: fn(&str) -> String,
 }
@@ -75,7 +75,7 @@ impl Ctx {
         let known: Vec<&str> = fields.iter().map(|f| f.key).collect();
         self.push(
             Diag::new(
-                code::UNKNOWN_KEY,
+                Code::UnknownKey,
                 format!("unknown key {} in {path}{hint}", names::quote(key)),
             )
             .label(&entry.key_span, "unknown key")
@@ -88,7 +88,7 @@ impl Ctx {
     /// help saying so.
     pub fn type_error(&self, path: &str, expected: &str, node: &Node) -> Diag {
         let d = Diag::new(
-            code::TYPE,
+            Code::Type,
             format!(
                 "{path} must be {expected}, found {}",
                 node.value.type_name()

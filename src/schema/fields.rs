@@ -6,7 +6,7 @@
 use crate::diag::Diag;
 use crate::value::Value;
 
-use super::code;
+use super::Code;
 use super::ctx::{self, At, Ctx, Field, Rule};
 use super::model::{FreeBsd, Located, Raid};
 use super::{network, services, users};
@@ -119,7 +119,7 @@ pub(crate) const FREEBSD: &[Field<FreeBsd>] = &[
 
 const HOSTNAME: Rule = Rule {
     check: names::hostname,
-    code: code::HOSTNAME,
+    code: Code::Hostname,
     what: "host name",
     help: |_| {
         "use dot-separated labels of letters, digits and `-`, such as web01.example.org".into()
@@ -128,7 +128,7 @@ const HOSTNAME: Rule = Rule {
 
 const TIMEZONE: Rule = Rule {
     check: names::timezone,
-    code: code::TIMEZONE,
+    code: Code::Timezone,
     what: "time zone",
     help: |_| {
         "use a name from the tz database, such as Europe/Berlin, America/New_York or UTC".into()
@@ -137,7 +137,7 @@ const TIMEZONE: Rule = Rule {
 
 const DISK: Rule = Rule {
     check: names::disk,
-    code: code::DISK,
+    code: Code::Disk,
     what: "disk",
     help: disk_help,
 };
@@ -156,14 +156,14 @@ fn disk_help(s: &str) -> String {
 
 const POOL: Rule = Rule {
     check: names::pool,
-    code: code::POOL,
+    code: Code::Pool,
     what: "pool name",
     help: |_| "start with a letter, then use letters, digits and `_ . : -`, such as zroot".into(),
 };
 
 const DIST_SITE: Rule = Rule {
     check: names::dist_site,
-    code: code::DIST_SITE,
+    code: Code::DistSite,
     what: "distribution site",
     help: |_| {
         "give the URL of the release's directory, such as https://download.freebsd.org/releases/amd64/15.0-RELEASE".into()
@@ -172,7 +172,7 @@ const DIST_SITE: Rule = Rule {
 
 const ROOT_PASSWORD: Rule = Rule {
     check: names::password_hash,
-    code: code::PASSWORD_HASH,
+    code: Code::PasswordHash,
     what: "password hash",
     help: |_| {
         "give a hash, never a password: such as the output of `openssl passwd -6`; or remove the key to lock root's password".into()
@@ -181,14 +181,14 @@ const ROOT_PASSWORD: Rule = Rule {
 
 const PACKAGE: Rule = Rule {
     check: names::package,
-    code: code::PACKAGE,
+    code: Code::Package,
     what: "package",
     help: |_| "give a package name such as sudo, or an origin such as security/sudo".into(),
 };
 
 const SUDOERS: Rule = Rule {
     check: names::sudoers_line,
-    code: code::SUDOERS,
+    code: Code::Sudoers,
     what: "sudoers line",
     help: |_| "give one non-empty sudoers rule per item, such as `%wheel ALL=(ALL:ALL) ALL`".into(),
 };
@@ -237,7 +237,7 @@ fn raid(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
     match names::raid(s) {
         Ok(r) => out.raid = Some(Located::new(r, at.node.span.clone())),
         Err(reason) => cx.push(
-            Diag::new(code::RAID, format!("invalid {}: {reason}", at.path))
+            Diag::new(Code::Raid, format!("invalid {}: {reason}", at.path))
                 .label(&at.node.span, "not a ZFS layout")
                 .help(format!("write one of {LAYOUTS}")),
         ),
@@ -256,7 +256,7 @@ fn swap(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
     match names::swap(&text) {
         Ok(_) => out.swap = Some(Located::new(text, at.node.span.clone())),
         Err(reason) => cx.push(
-            Diag::new(code::SWAP, format!("invalid {}: {reason}", at.path))
+            Diag::new(Code::Swap, format!("invalid {}: {reason}", at.path))
                 .label(&at.node.span, "not a valid swap size")
                 .help("write 0 for no swap, or a size of at least 100m, such as 2g"),
         ),
@@ -279,7 +279,7 @@ fn disks(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
         if let Some((first, prev)) = seen.iter().find(|(_, d)| d.value == disk.value) {
             cx.push(
                 Diag::new(
-                    code::DUPLICATE_DISK,
+                    Code::DuplicateDisk,
                     format!(
                         "{}[{i}] {} is already listed as {}[{first}]",
                         at.path,
@@ -314,7 +314,7 @@ fn disk_count(cx: &mut Ctx, at: &At<'_>, count: usize) {
     let Some((raid, raid_span)) = raid else {
         if count == 0 {
             cx.push(
-                Diag::new(code::DISK_COUNT, format!("{} is empty", at.path))
+                Diag::new(Code::DiskCount, format!("{} is empty", at.path))
                     .label(&at.node.span, "no disks")
                     .help("list at least one whole disk, or remove the key"),
             );
@@ -331,7 +331,7 @@ fn disk_count(cx: &mut Ctx, at: &At<'_>, count: usize) {
     };
     cx.push(
         Diag::new(
-            code::DISK_COUNT,
+            Code::DiskCount,
             format!(
                 "{} lists {count} {}, but raid `{}` (set at {raid_span}) {problem}",
                 at.path,
@@ -354,7 +354,7 @@ fn install(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
     match names::install(s) {
         Ok(i) => out.install = Some(Located::new(i, at.node.span.clone())),
         Err(reason) => cx.push(
-            Diag::new(code::INSTALL, format!("invalid {}: {reason}", at.path))
+            Diag::new(Code::Install, format!("invalid {}: {reason}", at.path))
                 .label(&at.node.span, "not an install method")
                 .help(
                     "write `dists` (kernel and base tarballs) or `pkgbase` (base system packages, FreeBSD 15 and later)",
@@ -394,7 +394,7 @@ fn version(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
     match names::version(text) {
         Ok(_) => out.version = Some(Located::new(text.to_string(), at.node.span.clone())),
         Err(reason) => cx.push(
-            Diag::new(code::VERSION, format!("invalid {}: {reason}", at.path))
+            Diag::new(Code::Version, format!("invalid {}: {reason}", at.path))
                 .label(&at.node.span, "not a MAJOR.MINOR release")
                 .help(if float {
                     QUOTE_VERSION

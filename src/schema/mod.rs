@@ -28,74 +28,76 @@ pub use model::{
     FreeBsd, Install, Interface, Ipv4, Ipv6, Located, Network, Raid, RcVar, Sshd, User, UserState,
 };
 
-/// The error codes of this stage.
-pub mod code {
-    /// A value of the wrong type (including null, and `freebsd` not a mapping).
-    pub const TYPE: &str = "beryl::schema::type";
-    /// A key that is not in the field table.
-    pub const UNKNOWN_KEY: &str = "beryl::schema::unknown_key";
-    /// A required key is absent (a user without `name`).
-    pub const MISSING_KEY: &str = "beryl::schema::missing_key";
-    /// An invalid host name.
-    pub const HOSTNAME: &str = "beryl::schema::hostname";
-    /// A time zone not in the tz database (or malformed).
-    pub const TIMEZONE: &str = "beryl::schema::timezone";
-    /// Not a ZFS layout word.
-    pub const RAID: &str = "beryl::schema::raid";
-    /// Not a whole-disk device name.
-    pub const DISK: &str = "beryl::schema::disk";
-    /// A disk listed twice (reported at the second).
-    pub const DUPLICATE_DISK: &str = "beryl::schema::duplicate_disk";
-    /// Too few disks for the layout (or an odd count for raid10, or an empty list).
-    pub const DISK_COUNT: &str = "beryl::schema::disk_count";
-    /// An invalid or reserved ZFS pool name.
-    pub const POOL: &str = "beryl::schema::pool";
-    /// An invalid swap size (or below 100m).
-    pub const SWAP: &str = "beryl::schema::swap";
-    /// Not a package name or origin.
-    pub const PACKAGE: &str = "beryl::schema::package";
-    /// A sudoers line that is empty or spans several lines.
-    pub const SUDOERS: &str = "beryl::schema::sudoers";
-    /// A user name FreeBSD `pw` would refuse.
-    pub const USER_NAME: &str = "beryl::schema::user_name";
-    /// A user defined twice (reported at the second).
-    pub const DUPLICATE_USER: &str = "beryl::schema::duplicate_user";
-    /// A uid out of range.
-    pub const UID: &str = "beryl::schema::uid";
-    /// A GECOS comment with `:` or a control character.
-    pub const COMMENT: &str = "beryl::schema::comment";
-    /// A shell that is not a clean absolute path.
-    pub const SHELL: &str = "beryl::schema::shell";
-    /// A primary or supplementary group name.
-    pub const GROUP: &str = "beryl::schema::group";
-    /// A user state other than `present` or `absent`.
-    pub const STATE: &str = "beryl::schema::state";
-    /// An install method other than `dists` or `pkgbase`.
-    pub const INSTALL: &str = "beryl::schema::install";
-    /// A release that is not `MAJOR.MINOR` (or a float whose text is not).
-    pub const VERSION: &str = "beryl::schema::version";
-    /// Not a URL of a distribution site.
-    pub const DIST_SITE: &str = "beryl::schema::dist_site";
-    /// Not a crypt(3) password hash.
-    pub const PASSWORD_HASH: &str = "beryl::schema::password_hash";
-    /// An interface name that is not a driver name and a unit number.
-    pub const INTERFACE: &str = "beryl::schema::interface";
-    /// An interface's `ipv4` that is neither `dhcp` nor an address with a prefix length.
-    pub const IPV4: &str = "beryl::schema::ipv4";
-    /// An interface's `ipv6` that is neither `slaac` nor an address with a prefix length.
-    pub const IPV6: &str = "beryl::schema::ipv6";
-    /// A router or name server that is not an address (of the family the key needs).
-    pub const ADDRESS: &str = "beryl::schema::address";
-    /// A name server listed twice (reported at the second).
-    pub const DUPLICATE_NAMESERVER: &str = "beryl::schema::duplicate_nameserver";
-    /// An rc.conf variable name that is not a shell variable name.
-    pub const RC_NAME: &str = "beryl::schema::rc_name";
-    /// An rc.conf variable that another `freebsd` field sets.
-    pub const RC_MANAGED: &str = "beryl::schema::rc_managed";
-    /// An rc.conf value that is unsafe inside double quotes.
-    pub const RC_VALUE: &str = "beryl::schema::rc_value";
-    /// An sshd setting that is not one of its words.
-    pub const SSHD: &str = "beryl::schema::sshd";
+crate::diag::codes! {
+    /// The error codes of this stage.
+    pub enum Code in "schema" {
+        /// A value of the wrong type (including null, and `freebsd` not a mapping).
+        Type = "type";
+        /// A key that is not in the field table.
+        UnknownKey = "unknown_key";
+        /// A required key is absent (a user without `name`).
+        MissingKey = "missing_key";
+        /// An invalid host name.
+        Hostname = "hostname";
+        /// A time zone not in the tz database (or malformed).
+        Timezone = "timezone";
+        /// Not a ZFS layout word.
+        Raid = "raid";
+        /// Not a whole-disk device name.
+        Disk = "disk";
+        /// A disk listed twice (reported at the second).
+        DuplicateDisk = "duplicate_disk";
+        /// Too few disks for the layout (or an odd count for raid10, or an empty list).
+        DiskCount = "disk_count";
+        /// An invalid or reserved ZFS pool name.
+        Pool = "pool";
+        /// An invalid swap size (or below 100m).
+        Swap = "swap";
+        /// Not a package name or origin.
+        Package = "package";
+        /// A sudoers line that is empty or spans several lines.
+        Sudoers = "sudoers";
+        /// A user name FreeBSD `pw` would refuse.
+        UserName = "user_name";
+        /// A user defined twice (reported at the second).
+        DuplicateUser = "duplicate_user";
+        /// A uid out of range.
+        Uid = "uid";
+        /// A GECOS comment with `:` or a control character.
+        Comment = "comment";
+        /// A shell that is not a clean absolute path.
+        Shell = "shell";
+        /// A primary or supplementary group name.
+        Group = "group";
+        /// A user state other than `present` or `absent`.
+        State = "state";
+        /// An install method other than `dists` or `pkgbase`.
+        Install = "install";
+        /// A release that is not `MAJOR.MINOR` (or a float whose text is not).
+        Version = "version";
+        /// Not a URL of a distribution site.
+        DistSite = "dist_site";
+        /// Not a crypt(3) password hash.
+        PasswordHash = "password_hash";
+        /// An interface name that is not a driver name and a unit number.
+        Interface = "interface";
+        /// An interface's `ipv4` that is neither `dhcp` nor an address with a prefix length.
+        Ipv4 = "ipv4";
+        /// An interface's `ipv6` that is neither `slaac` nor an address with a prefix length.
+        Ipv6 = "ipv6";
+        /// A router or name server that is not an address (of the family the key needs).
+        Address = "address";
+        /// A name server listed twice (reported at the second).
+        DuplicateNameserver = "duplicate_nameserver";
+        /// An rc.conf variable name that is not a shell variable name.
+        RcName = "rc_name";
+        /// An rc.conf variable that another `freebsd` field sets.
+        RcManaged = "rc_managed";
+        /// An rc.conf value that is unsafe inside double quotes.
+        RcValue = "rc_value";
+        /// An sshd setting that is not one of its words.
+        Sshd = "sshd";
+    }
 }
 
 /// Validates the merged `freebsd` node of one host (absent = empty mapping is

@@ -6,7 +6,7 @@ use std::net::IpAddr;
 use crate::diag::Diag;
 use crate::value::{Node, Span};
 
-use super::code;
+use super::Code;
 use super::ctx::{At, Ctx, Field, Rule};
 use super::model::{FreeBsd, Interface, Located, Network};
 use crate::freebsd::names;
@@ -76,7 +76,7 @@ pub(crate) const INTERFACE: &[Field<Interface>] = &[
 
 const DEFAULTROUTER: Rule = Rule {
     check: |s| names::ipv4_address(s).map(drop),
-    code: code::ADDRESS,
+    code: Code::Address,
     what: "IPv4 address",
     help: |s| {
         if names::ipv6_address(s).is_ok() {
@@ -89,7 +89,7 @@ const DEFAULTROUTER: Rule = Rule {
 
 const IPV6_DEFAULTROUTER: Rule = Rule {
     check: |s| names::ipv6_address(s).map(drop),
-    code: code::ADDRESS,
+    code: Code::Address,
     what: "IPv6 address",
     help: |s| {
         if names::ipv4_address(s).is_ok() {
@@ -105,7 +105,7 @@ const IPV6_DEFAULTROUTER: Rule = Rule {
 
 const NAMESERVER: Rule = Rule {
     check: |s| names::ip_address(s).map(drop),
-    code: code::ADDRESS,
+    code: Code::Address,
     what: "IP address",
     help: |_| {
         "give the name server's IPv4 or IPv6 address, such as 192.0.2.53 or 2001:db8::53 (not a host name)"
@@ -136,7 +136,7 @@ fn interfaces(cx: &mut Ctx, at: &At<'_>, net: &mut Network) {
         if let Err(reason) = names::interface_name(name) {
             cx.push(
                 Diag::new(
-                    code::INTERFACE,
+                    Code::Interface,
                     format!("invalid interface name in {}: {reason}", at.path),
                 )
                 .label(&entry.key_span, "not an interface name")
@@ -168,7 +168,7 @@ fn one(cx: &mut Ctx, path: &str, name: &str, key_span: Span, node: &Node) -> Opt
     if !map.contains_key("ipv4") && !map.contains_key("ipv6") {
         cx.push(
             Diag::new(
-                code::MISSING_KEY,
+                Code::MissingKey,
                 format!("{path} has neither `ipv4` nor `ipv6`"),
             )
             .label(&node.span, "this interface needs `ipv4` or `ipv6`")
@@ -185,7 +185,7 @@ fn ipv4(cx: &mut Ctx, at: &At<'_>, iface: &mut Interface) {
     match names::ipv4(s) {
         Ok(v) => iface.ipv4 = Some(Located::new(v, at.node.span.clone())),
         Err(reason) => cx.push(
-            Diag::new(code::IPV4, format!("invalid {}: {reason}", at.path))
+            Diag::new(Code::Ipv4, format!("invalid {}: {reason}", at.path))
                 .label(&at.node.span, "not dhcp or an IPv4 address/prefix")
                 .help("write `dhcp`, or the address with its prefix length, such as 192.0.2.10/24"),
         ),
@@ -199,7 +199,7 @@ fn ipv6(cx: &mut Ctx, at: &At<'_>, iface: &mut Interface) {
     match names::ipv6(s) {
         Ok(v) => iface.ipv6 = Some(Located::new(v, at.node.span.clone())),
         Err(reason) => cx.push(
-            Diag::new(code::IPV6, format!("invalid {}: {reason}", at.path))
+            Diag::new(Code::Ipv6, format!("invalid {}: {reason}", at.path))
                 .label(&at.node.span, "not slaac or an IPv6 address/prefix")
                 .help(
                     "write `slaac`, or the address with its prefix length, such as 2001:db8::10/64",
@@ -236,7 +236,7 @@ fn nameservers(cx: &mut Ctx, at: &At<'_>, net: &mut Network) {
         if let Some((first, _, prev)) = seen.iter().find(|(_, a, _)| *a == addr) {
             cx.push(
                 Diag::new(
-                    code::DUPLICATE_NAMESERVER,
+                    Code::DuplicateNameserver,
                     format!(
                         "{}[{i}] {} is already listed as {}[{first}]",
                         at.path,

@@ -4,7 +4,7 @@
 use crate::diag::Diag;
 use crate::value::Value;
 
-use super::code;
+use super::Code;
 use super::ctx::{At, Ctx, Field};
 use super::model::{FreeBsd, Located, RcVar, Sshd};
 use crate::freebsd::names;
@@ -57,7 +57,7 @@ pub(crate) fn rc_conf(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
             good = false;
             cx.push(
                 Diag::new(
-                    code::RC_NAME,
+                    Code::RcName,
                     format!("invalid variable name in {}: {reason}", at.path),
                 )
                 .label(&entry.key_span, "not a variable name")
@@ -67,7 +67,7 @@ pub(crate) fn rc_conf(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
             good = false;
             cx.push(
                 Diag::new(
-                    code::RC_MANAGED,
+                    Code::RcManaged,
                     format!(
                         "{} is set by beryl itself; it cannot be set in {}",
                         names::quote(name),
@@ -83,7 +83,7 @@ pub(crate) fn rc_conf(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
         };
         if let Err(reason) = names::rc_value(&value) {
             cx.push(
-                Diag::new(code::RC_VALUE, format!("invalid {path}: {reason}"))
+                Diag::new(Code::RcValue, format!("invalid {path}: {reason}"))
                     .label(&entry.node.span, "not safe in rc.conf")
                     .help("rc.conf is read by sh inside double quotes: leave out `\"`, `\\`, backquotes, `$` and control characters, and keep the value on one line"),
             );
@@ -122,7 +122,7 @@ fn rc_text(cx: &mut Ctx, path: &str, node: &crate::value::Node) -> Option<String
 
 /// An sshd word: the error for a value that is not one.
 fn sshd_error(at: &At<'_>, reason: String, help: &str) -> Diag {
-    Diag::new(code::SSHD, format!("invalid {}: {reason}", at.path))
+    Diag::new(Code::Sshd, format!("invalid {}: {reason}", at.path))
         .label(&at.node.span, "not an sshd setting")
         .help(help.to_string())
 }

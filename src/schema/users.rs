@@ -3,7 +3,7 @@
 use crate::diag::Diag;
 use crate::value::{Node, Value};
 
-use super::code;
+use super::Code;
 use super::ctx::{At, Ctx, Field, Rule};
 use super::model::{FreeBsd, Located, User};
 use crate::freebsd::names;
@@ -62,7 +62,7 @@ pub(crate) const USER: &[Field<User>] = &[
 
 const NAME: Rule = Rule {
     check: names::user_name,
-    code: code::USER_NAME,
+    code: Code::UserName,
     what: "user name",
     help: |_| {
         "use lowercase letters, digits, `_` and `-`, starting with a letter, such as alice".into()
@@ -71,7 +71,7 @@ const NAME: Rule = Rule {
 
 const GROUP: Rule = Rule {
     check: names::group_name,
-    code: code::GROUP,
+    code: Code::Group,
     what: "group name",
     help: |_| {
         "use lowercase letters, digits, `_` and `-`, starting with a letter, such as wheel".into()
@@ -80,14 +80,14 @@ const GROUP: Rule = Rule {
 
 const COMMENT: Rule = Rule {
     check: names::comment,
-    code: code::COMMENT,
+    code: Code::Comment,
     what: "comment",
     help: |_| "write the comment on one line, without `:`".into(),
 };
 
 const SHELL: Rule = Rule {
     check: names::shell,
-    code: code::SHELL,
+    code: Code::Shell,
     what: "shell",
     help: shell_help,
 };
@@ -125,7 +125,7 @@ pub(crate) fn users(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
         {
             cx.push(
                 Diag::new(
-                    code::DUPLICATE_USER,
+                    Code::DuplicateUser,
                     format!("user `{}` is defined twice in {}", user.name.value, at.path),
                 )
                 .label(&user.name.span, "defined again here")
@@ -149,7 +149,7 @@ fn one(cx: &mut Ctx, list: &str, i: usize, node: &Node) -> Option<User> {
     cx.walk(&path, map, USER, &mut user);
     if !map.contains_key("name") {
         cx.push(
-            Diag::new(code::MISSING_KEY, format!("{path} has no `name`"))
+            Diag::new(Code::MissingKey, format!("{path} has no `name`"))
                 .label(&node.span, "this user needs a `name`")
                 .help("give each user a login name, such as `- name: alice`"),
         );
@@ -172,7 +172,7 @@ fn uid(cx: &mut Ctx, at: &At<'_>, user: &mut User) {
     match names::uid(n) {
         Ok(u) => user.uid = Some(Located::new(u, at.node.span.clone())),
         Err(reason) => cx.push(
-            Diag::new(code::UID, format!("invalid {}: {reason}", at.path))
+            Diag::new(Code::Uid, format!("invalid {}: {reason}", at.path))
                 .label(&at.node.span, "not a valid uid")
                 .help("omit `uid` to let pw pick one (from 1000 up)"),
         ),
@@ -208,7 +208,7 @@ fn state(cx: &mut Ctx, at: &At<'_>, user: &mut User) {
     match names::user_state(s) {
         Ok(st) => user.state = st,
         Err(reason) => cx.push(
-            Diag::new(code::STATE, format!("invalid {}: {reason}", at.path))
+            Diag::new(Code::State, format!("invalid {}: {reason}", at.path))
                 .label(&at.node.span, "not a user state")
                 .help("write `present` or `absent`"),
         ),

@@ -23,11 +23,11 @@ fn at(d: &Diag) -> String {
 }
 
 /// Asserts exactly one error, with this code, message part and location.
-fn fails(text: &str, code: &str, part: &str, loc: &str) -> Diag {
+fn fails(text: &str, code: Code, part: &str, loc: &str) -> Diag {
     let mut diags = run(text).expect_err("should be refused");
     assert_eq!(diags.len(), 1, "{text}: {diags:#?}");
     let d = diags.remove(0);
-    assert_eq!(d.code, code, "{text}: {}", d.message);
+    assert_eq!(d.code, code.as_str(), "{text}: {}", d.message);
     assert!(
         d.message.contains(part),
         "{text}: {:?} lacks {part:?}",
@@ -57,12 +57,12 @@ fn absent_and_empty_are_fine() {
 fn freebsd_must_be_a_mapping() {
     let d = fails(
         "freebsd: [a]\n",
-        code::TYPE,
+        Code::Type,
         "freebsd must be a mapping, found a list",
         "t.yml:1:10",
     );
     assert!(d.help.is_some());
-    let d = fails("freebsd: ~\n", code::TYPE, "found null", "t.yml:1:10");
+    let d = fails("freebsd: ~\n", Code::Type, "found null", "t.yml:1:10");
     assert!(
         d.help
             .unwrap_or_default()
@@ -114,19 +114,19 @@ fn hostname() {
     ok("freebsd: {hostname: web01.example.org}\n");
     fails(
         "freebsd:\n  hostname: web_01.example.org\n",
-        code::HOSTNAME,
+        Code::Hostname,
         "freebsd.hostname",
         "t.yml:2:13",
     );
     fails(
         "freebsd:\n  hostname: web01.\n",
-        code::HOSTNAME,
+        Code::Hostname,
         "trailing",
         "t.yml:2:13",
     );
     fails(
         "freebsd:\n  hostname: 42\n",
-        code::TYPE,
+        Code::Type,
         "freebsd.hostname must be a string, found an integer",
         "t.yml:2:13",
     );
@@ -137,14 +137,14 @@ fn timezone() {
     ok("freebsd: {timezone: US/Eastern}\n");
     let d = fails(
         "freebsd:\n  timezone: Europe/Pariss\n",
-        code::TIMEZONE,
+        Code::Timezone,
         "did you mean `Europe/Paris`?",
         "t.yml:2:13",
     );
     assert!(d.message.starts_with("invalid freebsd.timezone: "));
     fails(
         "freebsd:\n  timezone: ../etc/passwd\n",
-        code::TIMEZONE,
+        Code::Timezone,
         "`..`",
         "t.yml:2:13",
     );
@@ -155,19 +155,19 @@ fn packages() {
     ok("freebsd:\n  packages: [sudo, security/sudo]\n");
     fails(
         "freebsd:\n  packages: sudo\n",
-        code::TYPE,
+        Code::Type,
         "freebsd.packages must be a list of strings, found a string",
         "t.yml:2:13",
     );
     fails(
         "freebsd:\n  packages:\n",
-        code::TYPE,
+        Code::Type,
         "freebsd.packages must be a list of strings, found null",
         "t.yml:2:11",
     );
     fails(
         "freebsd:\n  packages: [sudo, 'bad name']\n",
-        code::PACKAGE,
+        Code::Package,
         "freebsd.packages[1]",
         "t.yml:2:20",
     );
@@ -178,19 +178,19 @@ fn sudoers() {
     ok("freebsd:\n  sudoers: ['alice ALL=(ALL) ALL']\n");
     fails(
         "freebsd:\n  sudoers: [\"a ALL\\nb ALL\"]\n",
-        code::SUDOERS,
+        Code::Sudoers,
         "freebsd.sudoers[0]",
         "t.yml:2:13",
     );
     fails(
         "freebsd:\n  sudoers: ['']\n",
-        code::SUDOERS,
+        Code::Sudoers,
         "empty",
         "t.yml:2:13",
     );
     fails(
         "freebsd:\n  sudoers: {a: b}\n",
-        code::TYPE,
+        Code::Type,
         "found a mapping",
         "t.yml:2:12",
     );
@@ -200,7 +200,7 @@ fn sudoers() {
 fn unknown_key_suggests_from_the_table() {
     let d = fails(
         "freebsd:\n  timezon: UTC\n",
-        code::UNKNOWN_KEY,
+        Code::UnknownKey,
         "unknown key `timezon` in freebsd; did you mean `timezone`?",
         "t.yml:2:3",
     );
@@ -211,19 +211,19 @@ fn unknown_key_suggests_from_the_table() {
     );
     fails(
         "freebsd:\n  swap_gb: 4\n",
-        code::UNKNOWN_KEY,
+        Code::UnknownKey,
         "did you mean `swap`?",
         "t.yml:2:3",
     );
     fails(
         "freebsd:\n  Hostname: x\n",
-        code::UNKNOWN_KEY,
+        Code::UnknownKey,
         "did you mean `hostname`?",
         "t.yml:2:3",
     );
     let d = fails(
         "freebsd:\n  kernel: GENERIC\n",
-        code::UNKNOWN_KEY,
+        Code::UnknownKey,
         "unknown key `kernel` in freebsd",
         "t.yml:2:3",
     );
@@ -249,14 +249,14 @@ fn every_error_is_reported_in_document_order() {
     assert_eq!(
         got,
         [
-            (code::HOSTNAME, "t.yml:2:13".to_string()),
-            (code::UNKNOWN_KEY, "t.yml:3:3".into()),
-            (code::DISK, "t.yml:4:17".into()),
-            (code::DUPLICATE_DISK, "t.yml:4:25".into()),
-            (code::SWAP, "t.yml:6:9".into()),
-            (code::TYPE, "t.yml:7:20".into()),
-            (code::SHELL, "t.yml:10:14".into()),
-            (code::TYPE, "t.yml:11:12".into()),
+            (Code::Hostname.as_str(), "t.yml:2:13".to_string()),
+            (Code::UnknownKey.as_str(), "t.yml:3:3".into()),
+            (Code::Disk.as_str(), "t.yml:4:17".into()),
+            (Code::DuplicateDisk.as_str(), "t.yml:4:25".into()),
+            (Code::Swap.as_str(), "t.yml:6:9".into()),
+            (Code::Type.as_str(), "t.yml:7:20".into()),
+            (Code::Shell.as_str(), "t.yml:10:14".into()),
+            (Code::Type.as_str(), "t.yml:11:12".into()),
         ]
     );
     assert!(
@@ -279,7 +279,7 @@ fn install() {
     assert!(ok("freebsd: {}\n").install.is_none());
     let d = fails(
         "freebsd:\n  install: packages\n",
-        code::INSTALL,
+        Code::Install,
         "invalid freebsd.install: `packages` is neither `dists` nor `pkgbase`; did you mean `pkgbase`?",
         "t.yml:2:12",
     );
@@ -290,13 +290,13 @@ fn install() {
     );
     fails(
         "freebsd:\n  install: tarballs\n",
-        code::INSTALL,
+        Code::Install,
         "did you mean `dists`?",
         "t.yml:2:12",
     );
     fails(
         "freebsd:\n  install: true\n",
-        code::TYPE,
+        Code::Type,
         "freebsd.install must be a string, found a boolean",
         "t.yml:2:12",
     );
@@ -316,7 +316,7 @@ fn version_as_a_string() {
     }
     let d = fails(
         "freebsd:\n  version: '14.10'\n",
-        code::VERSION,
+        Code::Version,
         "invalid freebsd.version: `14.10` has the minor version `10`",
         "t.yml:2:12",
     );
@@ -326,13 +326,13 @@ fn version_as_a_string() {
     );
     fails(
         "freebsd:\n  version: 15.0-RELEASE\n",
-        code::VERSION,
+        Code::Version,
         "suffix `-RELEASE`; give only MAJOR.MINOR, such as `15.0`",
         "t.yml:2:12",
     );
     fails(
         "freebsd:\n  version: '15'\n",
-        code::VERSION,
+        Code::Version,
         "no minor version; write `15.0`",
         "t.yml:2:12",
     );
@@ -348,27 +348,27 @@ fn version_as_a_float_keeps_its_text() {
     // The float 14.1 was written 14.10: the text shows what was meant.
     let d = fails(
         "freebsd:\n  version: 14.10\n",
-        code::VERSION,
+        Code::Version,
         "`14.10` has the minor version `10`",
         "t.yml:2:12",
     );
     assert!(d.help.unwrap_or_default().contains("`version: \"15.0\"`"));
     fails(
         "freebsd:\n  version: 15.00\n",
-        code::VERSION,
+        Code::Version,
         "`15.00` has the minor version `00`",
         "t.yml:2:12",
     );
     fails(
         "freebsd:\n  version: 1.5e1\n",
-        code::VERSION,
+        Code::Version,
         "`1.5e1` is not MAJOR.MINOR",
         "t.yml:2:12",
     );
     // Through an alias the text is `*v`, not the number: refused, with the fix.
     let d = fails(
         "x: &v 15.0\nfreebsd:\n  version: *v\n",
-        code::TYPE,
+        Code::Type,
         "freebsd.version must be a string such as \"15.0\", found a float",
         "t.yml:3:12",
     );
@@ -379,7 +379,7 @@ fn version_as_a_float_keeps_its_text() {
 fn version_of_another_type() {
     let d = fails(
         "freebsd:\n  version: 15\n",
-        code::TYPE,
+        Code::Type,
         "found an integer",
         "t.yml:2:12",
     );
@@ -389,7 +389,7 @@ fn version_of_another_type() {
     );
     fails(
         "freebsd:\n  version: [15, 0]\n",
-        code::TYPE,
+        Code::Type,
         "found a list",
         "t.yml:2:12",
     );
@@ -436,7 +436,7 @@ fn unknown_key_suggests_the_new_keys() {
     ] {
         let d = fails(
             &format!("freebsd:\n  {key}: x\n"),
-            code::UNKNOWN_KEY,
+            Code::UnknownKey,
             &format!("unknown key `{key}` in freebsd; did you mean `{meant}`?"),
             "t.yml:2:3",
         );
@@ -447,7 +447,7 @@ fn unknown_key_suggests_the_new_keys() {
     // The users' key list is not taken for sshd.
     let d = fails(
         "freebsd:\n  ssh_keys: [a]\n",
-        code::UNKNOWN_KEY,
+        Code::UnknownKey,
         "unknown key `ssh_keys` in freebsd",
         "t.yml:2:3",
     );

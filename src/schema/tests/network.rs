@@ -79,13 +79,13 @@ fn absent_or_empty_network() {
 fn network_must_be_a_mapping() {
     fails(
         "freebsd:\n  network: [vtnet0]\n",
-        code::TYPE,
+        Code::Type,
         "freebsd.network must be a mapping, found a list",
         "t.yml:2:12",
     );
     fails(
         &net("interfaces: [vtnet0]"),
-        code::TYPE,
+        Code::Type,
         "freebsd.network.interfaces must be a mapping, found a list",
         "t.yml:3:17",
     );
@@ -98,26 +98,26 @@ fn interface_names() {
     }
     let d = fails(
         &net("interfaces:\n  eth0.5: {ipv4: dhcp}"),
-        code::INTERFACE,
+        Code::Interface,
         "invalid interface name in freebsd.network.interfaces: `eth0.5` contains `.`",
         "t.yml:4:7",
     );
     assert!(d.help.unwrap_or_default().contains("vtnet0, em0"));
     fails(
         &net("interfaces:\n  Em0: {ipv4: dhcp}"),
-        code::INTERFACE,
+        Code::Interface,
         "such as `em0`",
         "t.yml:4:7",
     );
     fails(
         &net("interfaces:\n  em: {ipv4: dhcp}"),
-        code::INTERFACE,
+        Code::Interface,
         "no unit number",
         "t.yml:4:7",
     );
     fails(
         &net("interfaces:\n  enp0s3: {ipv4: dhcp}"),
-        code::INTERFACE,
+        Code::Interface,
         "`enp0s3` is not a driver name followed by a unit number",
         "t.yml:4:7",
     );
@@ -130,8 +130,8 @@ fn a_bad_name_does_not_hide_its_settings() {
     assert_eq!(
         got,
         [
-            (code::INTERFACE, "t.yml:4:7".to_string()),
-            (code::IPV4, "t.yml:4:21".into()),
+            (Code::Interface.as_str(), "t.yml:4:7".to_string()),
+            (Code::Ipv4.as_str(), "t.yml:4:21".into()),
         ]
     );
     assert!(
@@ -145,14 +145,14 @@ fn a_bad_name_does_not_hide_its_settings() {
 fn an_interface_needs_ipv4_or_ipv6() {
     let d = fails(
         &net("interfaces:\n  em0: {}"),
-        code::MISSING_KEY,
+        Code::MissingKey,
         "freebsd.network.interfaces.em0 has neither `ipv4` nor `ipv6`",
         "t.yml:4:12",
     );
     assert!(d.help.unwrap_or_default().contains("ipv4: dhcp"));
     let d = fails(
         &net("interfaces:\n  em0:"),
-        code::TYPE,
+        Code::Type,
         "freebsd.network.interfaces.em0 must be a mapping, found null",
         "t.yml:4:10",
     );
@@ -162,7 +162,7 @@ fn an_interface_needs_ipv4_or_ipv6() {
     );
     fails(
         &net("interfaces:\n  em0: dhcp"),
-        code::TYPE,
+        Code::Type,
         "found a string",
         "t.yml:4:12",
     );
@@ -175,8 +175,8 @@ fn unknown_interface_key_suggests() {
     assert_eq!(
         got,
         [
-            (code::UNKNOWN_KEY, "t.yml:4:16".to_string()),
-            (code::MISSING_KEY, "t.yml:4:15".into()),
+            (Code::UnknownKey.as_str(), "t.yml:4:16".to_string()),
+            (Code::MissingKey.as_str(), "t.yml:4:15".into()),
         ]
     );
     assert_eq!(
@@ -189,7 +189,7 @@ fn unknown_interface_key_suggests() {
     );
     let d = fails(
         &iface("ipv4: dhcp, inet6: slaac"),
-        code::UNKNOWN_KEY,
+        Code::UnknownKey,
         "did you mean `ipv6`?",
         "t.yml:4:28",
     );
@@ -200,7 +200,7 @@ fn unknown_interface_key_suggests() {
 fn ipv4() {
     let d = fails(
         &iface("ipv4: 192.0.2.10/33"),
-        code::IPV4,
+        Code::Ipv4,
         "invalid freebsd.network.interfaces.vtnet0.ipv4: `192.0.2.10/33` has the prefix length /33; it must be from 0 to 32",
         "t.yml:4:22",
     );
@@ -210,43 +210,43 @@ fn ipv4() {
     );
     fails(
         &iface("ipv4: 192.0.2.10"),
-        code::IPV4,
+        Code::Ipv4,
         "has no prefix length",
         "t.yml:4:22",
     );
     fails(
         &iface("ipv4: 192.0.2.256/24"),
-        code::IPV4,
+        Code::Ipv4,
         "`192.0.2.256` is not an IPv4 address",
         "t.yml:4:22",
     );
     fails(
         &iface("ipv4: 192.0.02.1/24"),
-        code::IPV4,
+        Code::Ipv4,
         "leading zero",
         "t.yml:4:22",
     );
     fails(
         &iface("ipv4: 192.0.2.1/255.255.255.0"),
-        code::IPV4,
+        Code::Ipv4,
         "netmask",
         "t.yml:4:22",
     );
     fails(
         &iface("ipv4: DHCP"),
-        code::IPV4,
+        Code::Ipv4,
         "did you mean `dhcp`?",
         "t.yml:4:22",
     );
     fails(
         &iface("ipv4: '2001:db8::1/64'"),
-        code::IPV4,
+        Code::Ipv4,
         "IPv6 address, not IPv4",
         "t.yml:4:22",
     );
     fails(
         &iface("ipv4: true"),
-        code::TYPE,
+        Code::Type,
         "freebsd.network.interfaces.vtnet0.ipv4 must be a string, found a boolean",
         "t.yml:4:22",
     );
@@ -258,38 +258,38 @@ fn ipv4() {
 fn ipv6() {
     let d = fails(
         &iface("ipv6: '2001:db8::10/129'"),
-        code::IPV6,
+        Code::Ipv6,
         "invalid freebsd.network.interfaces.vtnet0.ipv6: `2001:db8::10/129` has the prefix length /129; it must be from 0 to 128",
         "t.yml:4:22",
     );
     assert!(d.help.unwrap_or_default().contains("2001:db8::10/64"));
     fails(
         &iface("ipv6: 'fe80::1%vtnet0/64'"),
-        code::IPV6,
+        Code::Ipv6,
         "`fe80::1%vtnet0` has a zone id (`%vtnet0`)",
         "t.yml:4:22",
     );
     fails(
         &iface("ipv6: '2001:db8::10'"),
-        code::IPV6,
+        Code::Ipv6,
         "has no prefix length",
         "t.yml:4:22",
     );
     fails(
         &iface("ipv6: accept_rtadv"),
-        code::IPV6,
+        Code::Ipv6,
         "did you mean `slaac`?",
         "t.yml:4:22",
     );
     fails(
         &iface("ipv6: dhcp"),
-        code::IPV6,
+        Code::Ipv6,
         "not supported for IPv6",
         "t.yml:4:22",
     );
     fails(
         &iface("ipv6: 192.0.2.1/24"),
-        code::IPV6,
+        Code::Ipv6,
         "IPv4 address, not IPv6",
         "t.yml:4:22",
     );
@@ -301,7 +301,7 @@ fn ipv6() {
 fn defaultrouter() {
     let d = fails(
         &net("defaultrouter: '2001:db8::1'"),
-        code::ADDRESS,
+        Code::Address,
         "invalid freebsd.network.defaultrouter: `2001:db8::1` is an IPv6 address, not IPv4",
         "t.yml:3:20",
     );
@@ -311,20 +311,20 @@ fn defaultrouter() {
     );
     let d = fails(
         &net("defaultrouter: 192.0.2.1/24"),
-        code::ADDRESS,
+        Code::Address,
         "has a prefix length; give the address alone",
         "t.yml:3:20",
     );
     assert!(d.help.unwrap_or_default().contains("such as 192.0.2.1"));
     fails(
         &net("defaultrouter: router.example.org"),
-        code::ADDRESS,
+        Code::Address,
         "not an IPv4 address",
         "t.yml:3:20",
     );
     fails(
         &net("defaultrouter: [192.0.2.1]"),
-        code::TYPE,
+        Code::Type,
         "must be a string, found a list",
         "t.yml:3:20",
     );
@@ -334,7 +334,7 @@ fn defaultrouter() {
 fn ipv6_defaultrouter() {
     let d = fails(
         &net("ipv6_defaultrouter: 192.0.2.1"),
-        code::ADDRESS,
+        Code::Address,
         "is an IPv4 address, not IPv6",
         "t.yml:3:25",
     );
@@ -344,14 +344,14 @@ fn ipv6_defaultrouter() {
     );
     let d = fails(
         &net("ipv6_defaultrouter: 'fe80::1%em0'"),
-        code::ADDRESS,
+        Code::Address,
         "zone id (`%em0`)",
         "t.yml:3:25",
     );
     assert!(d.help.unwrap_or_default().contains("without a zone id"));
     fails(
         &net("ipv6_defaultrouter: '2001:db8::1/64'"),
-        code::ADDRESS,
+        Code::Address,
         "prefix length",
         "t.yml:3:25",
     );
@@ -361,26 +361,26 @@ fn ipv6_defaultrouter() {
 fn nameservers() {
     let d = fails(
         &net("nameservers: [192.0.2.53, ns1.example.org]"),
-        code::ADDRESS,
+        Code::Address,
         "invalid freebsd.network.nameservers[1]: `ns1.example.org` is not an IP address",
         "t.yml:3:31",
     );
     assert!(d.help.unwrap_or_default().contains("(not a host name)"));
     fails(
         &net("nameservers: 192.0.2.53"),
-        code::TYPE,
+        Code::Type,
         "freebsd.network.nameservers must be a list of addresses, found a string",
         "t.yml:3:18",
     );
     fails(
         &net("nameservers: [192.0.2.53, 53]"),
-        code::TYPE,
+        Code::Type,
         "freebsd.network.nameservers[1] must be a string, found an integer",
         "t.yml:3:31",
     );
     fails(
         &net("nameservers: ['fe80::53%em0']"),
-        code::ADDRESS,
+        Code::Address,
         "zone id",
         "t.yml:3:19",
     );
@@ -390,14 +390,14 @@ fn nameservers() {
 fn duplicate_nameserver_points_at_the_second() {
     let d = fails(
         &net("nameservers: [192.0.2.53, '2001:db8::53', '2001:DB8:0::53', 192.0.2.54]"),
-        code::DUPLICATE_NAMESERVER,
+        Code::DuplicateNameserver,
         "freebsd.network.nameservers[2] `2001:DB8:0::53` is already listed as freebsd.network.nameservers[1]",
         "t.yml:3:47",
     );
     assert_eq!(d.help.as_deref(), Some("list each name server once"));
     fails(
         &net("nameservers: [192.0.2.53, 192.0.2.53]"),
-        code::DUPLICATE_NAMESERVER,
+        Code::DuplicateNameserver,
         "nameservers[1]",
         "t.yml:3:31",
     );
@@ -415,7 +415,7 @@ fn unknown_network_key_suggests() {
     ] {
         let d = fails(
             &net(&format!("{key}: x")),
-            code::UNKNOWN_KEY,
+            Code::UnknownKey,
             &format!("unknown key `{key}` in freebsd.network; did you mean `{meant}`?"),
             "t.yml:3:5",
         );

@@ -57,13 +57,13 @@ fn rc_conf_values_as_text() {
 fn rc_conf_must_be_a_mapping() {
     fails(
         "freebsd:\n  rc_conf: [ntpd_enable=YES]\n",
-        code::TYPE,
+        Code::Type,
         "freebsd.rc_conf must be a mapping, found a list",
         "t.yml:2:12",
     );
     fails(
         "freebsd:\n  rc_conf:\n",
-        code::TYPE,
+        Code::Type,
         "found null",
         "t.yml:2:10",
     );
@@ -73,19 +73,19 @@ fn rc_conf_must_be_a_mapping() {
 fn rc_conf_names() {
     let d = fails(
         &rc("ntpd-enable: true"),
-        code::RC_NAME,
+        Code::RcName,
         "invalid variable name in freebsd.rc_conf: `ntpd-enable` contains `-`",
         "t.yml:3:5",
     );
     assert!(d.help.unwrap_or_default().contains("such as ntpd_enable"));
     fails(
         &rc("'1st': x"),
-        code::RC_NAME,
+        Code::RcName,
         "starts with a digit",
         "t.yml:3:5",
     );
-    fails(&rc("'': x"), code::RC_NAME, "empty", "t.yml:3:5");
-    fails(&rc("'a b': x"), code::RC_NAME, "a space", "t.yml:3:5");
+    fails(&rc("'': x"), Code::RcName, "empty", "t.yml:3:5");
+    fails(&rc("'a b': x"), Code::RcName, "a space", "t.yml:3:5");
 }
 
 #[test]
@@ -109,7 +109,7 @@ fn rc_conf_refuses_managed_names() {
     for (name, help) in cases {
         let d = fails(
             &rc(&format!("{name}: 'x'")),
-            code::RC_MANAGED,
+            Code::RcManaged,
             &format!("`{name}` is set by beryl itself; it cannot be set in freebsd.rc_conf"),
             "t.yml:3:5",
         );
@@ -129,7 +129,7 @@ fn rc_conf_refuses_managed_names() {
 fn rc_conf_values_must_be_safe() {
     let d = fails(
         &rc("ntpd_flags: $(reboot)"),
-        code::RC_VALUE,
+        Code::RcValue,
         "invalid freebsd.rc_conf.ntpd_flags: `$(reboot)` contains `$`, which sh would interpret inside rc.conf's double quotes",
         "t.yml:3:17",
     );
@@ -146,7 +146,7 @@ fn rc_conf_values_must_be_safe() {
     ] {
         let d = fails(
             &rc(&format!("x: {value}")),
-            code::RC_VALUE,
+            Code::RcValue,
             "invalid freebsd.rc_conf.x: ",
             "t.yml:3:8",
         );
@@ -159,14 +159,14 @@ fn rc_conf_values_must_be_safe() {
 fn rc_conf_values_must_be_scalars() {
     let d = fails(
         &rc("x: ~"),
-        code::TYPE,
+        Code::Type,
         "freebsd.rc_conf.x must be a string, an integer or a boolean, found null",
         "t.yml:3:8",
     );
     assert!(d.help.unwrap_or_default().contains("`~rc_conf:`"));
-    fails(&rc("x: [a, b]"), code::TYPE, "found a list", "t.yml:3:8");
-    fails(&rc("x: {a: b}"), code::TYPE, "found a mapping", "t.yml:3:8");
-    let d = fails(&rc("x: 1.10"), code::TYPE, "found a float", "t.yml:3:8");
+    fails(&rc("x: [a, b]"), Code::Type, "found a list", "t.yml:3:8");
+    fails(&rc("x: {a: b}"), Code::Type, "found a mapping", "t.yml:3:8");
+    let d = fails(&rc("x: 1.10"), Code::Type, "found a float", "t.yml:3:8");
     assert!(d.help.unwrap_or_default().contains("quote the value"));
 }
 
@@ -177,8 +177,8 @@ fn rc_conf_reports_name_and_value() {
     assert_eq!(
         got,
         [
-            (code::RC_MANAGED, "t.yml:3:5".to_string()),
-            (code::RC_VALUE, "t.yml:3:15".into()),
+            (Code::RcManaged.as_str(), "t.yml:3:5".to_string()),
+            (Code::RcValue.as_str(), "t.yml:3:15".into()),
         ]
     );
 }
@@ -230,7 +230,7 @@ fn permit_root_login() {
     );
     let d = fails(
         &sshd("permit_root_login: Without-Password"),
-        code::SSHD,
+        Code::Sshd,
         "invalid freebsd.sshd.permit_root_login: `Without-Password` is not a PermitRootLogin value",
         "t.yml:3:24",
     );
@@ -238,13 +238,13 @@ fn permit_root_login() {
     assert!(d.help.unwrap_or_default().contains("forced-commands-only"));
     fails(
         &sshd("permit_root_login: 'No'"),
-        code::SSHD,
+        Code::Sshd,
         "did you mean `no`?",
         "t.yml:3:24",
     );
     fails(
         &sshd("permit_root_login: 0"),
-        code::TYPE,
+        Code::Type,
         "freebsd.sshd.permit_root_login must be a string, found an integer",
         "t.yml:3:24",
     );
@@ -271,7 +271,7 @@ fn sshd_booleans() {
         let loc = format!("t.yml:3:{col}");
         let d = fails(
             &sshd(&format!("{key}: maybe")),
-            code::SSHD,
+            Code::Sshd,
             &format!("invalid freebsd.sshd.{key}: `maybe` is neither `yes` nor `no`"),
             &loc,
         );
@@ -281,13 +281,13 @@ fn sshd_booleans() {
         );
         fails(
             &sshd(&format!("{key}: 'YES'")),
-            code::SSHD,
+            Code::Sshd,
             "did you mean `yes`?",
             &loc,
         );
         fails(
             &sshd(&format!("{key}: 1")),
-            code::TYPE,
+            Code::Type,
             &format!("freebsd.sshd.{key} must be a boolean, found an integer"),
             &loc,
         );
@@ -298,7 +298,7 @@ fn sshd_booleans() {
 fn sshd_must_be_a_mapping() {
     fails(
         "freebsd:\n  sshd: no\n",
-        code::TYPE,
+        Code::Type,
         "freebsd.sshd must be a mapping, found a string",
         "t.yml:2:9",
     );
@@ -318,7 +318,7 @@ fn unknown_sshd_key_suggests() {
     ] {
         let d = fails(
             &sshd(&format!("{key}: no")),
-            code::UNKNOWN_KEY,
+            Code::UnknownKey,
             &format!("unknown key `{key}` in freebsd.sshd; did you mean `{meant}`?"),
             "t.yml:3:5",
         );
@@ -331,7 +331,7 @@ fn unknown_sshd_key_suggests() {
     }
     let d = fails(
         &sshd("port: 2222"),
-        code::UNKNOWN_KEY,
+        Code::UnknownKey,
         "unknown key `port` in freebsd.sshd",
         "t.yml:3:5",
     );

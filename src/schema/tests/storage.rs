@@ -8,13 +8,13 @@ fn raid() {
     ok("freebsd: {raid: raidz2, disks: [da0, da1, da2, da3]}\n");
     fails(
         "freebsd:\n  raid: raidz\n",
-        code::RAID,
+        Code::Raid,
         "did you mean `raidz1`?",
         "t.yml:2:9",
     );
     let d = fails(
         "freebsd:\n  raid: 1\n",
-        code::TYPE,
+        Code::Type,
         "must be a string, found an integer",
         "t.yml:2:9",
     );
@@ -26,7 +26,7 @@ fn disks() {
     ok("freebsd: {disks: [ada0]}\n");
     let d = fails(
         "freebsd:\n  disks:\n    - ada0\n    - /dev/ada1\n",
-        code::DISK,
+        Code::Disk,
         "freebsd.disks[1]",
         "t.yml:4:7",
     );
@@ -36,26 +36,26 @@ fn disks() {
     );
     fails(
         "freebsd:\n  disks: [ada0p2]\n",
-        code::DISK,
+        Code::Disk,
         "partition",
         "t.yml:2:11",
     );
     fails(
         "freebsd:\n  disks: ada0\n",
-        code::TYPE,
+        Code::Type,
         "freebsd.disks must be a list of disk names, found a string",
         "t.yml:2:10",
     );
     fails(
         "freebsd:\n  disks: [ada0, 1]\n",
-        code::TYPE,
+        Code::Type,
         "freebsd.disks[1] must be a string",
         "t.yml:2:17",
     );
     // An empty value is null, located at its key's colon.
     fails(
         "freebsd:\n  disks:\n",
-        code::TYPE,
+        Code::Type,
         "found null",
         "t.yml:2:8",
     );
@@ -65,7 +65,7 @@ fn disks() {
 fn duplicate_disk_points_at_the_second() {
     let d = fails(
         "freebsd:\n  raid: mirror\n  disks: [ada0, ada1, ada0]\n",
-        code::DUPLICATE_DISK,
+        Code::DuplicateDisk,
         "freebsd.disks[2] `ada0` is already listed as freebsd.disks[0]",
         "t.yml:3:23",
     );
@@ -96,7 +96,7 @@ fn disk_count_follows_raid() {
             let text = format!("freebsd:\n  raid: {raid}\n  disks: [{short}]\n");
             fails(
                 &text,
-                code::DISK_COUNT,
+                Code::DiskCount,
                 &format!("needs at least {n} disks"),
                 "t.yml:3:10",
             );
@@ -105,21 +105,21 @@ fn disk_count_follows_raid() {
     // The disks list, then where raid was set (even when it comes later).
     let d = fails(
         "freebsd:\n  disks: [ada0, ada1, ada2, ada3, ada4]\n  raid: raid10\n",
-        code::DISK_COUNT,
+        Code::DiskCount,
         "freebsd.disks lists 5 disks, but raid `raid10` (set at t.yml:3:9) needs an even number",
         "t.yml:2:10",
     );
     assert!(d.help.unwrap_or_default().contains("raid10 (4+, even)"));
     fails(
         "freebsd:\n  disks: []\n",
-        code::DISK_COUNT,
+        Code::DiskCount,
         "freebsd.disks is empty",
         "t.yml:2:10",
     );
     // An invalid raid is reported once, at raid; no count error on top.
     fails(
         "freebsd:\n  raid: raid5\n  disks: [ada0]\n",
-        code::RAID,
+        Code::Raid,
         "raidz1",
         "t.yml:2:9",
     );
@@ -130,13 +130,13 @@ fn pool() {
     ok("freebsd: {pool: tank}\n");
     fails(
         "freebsd:\n  pool: raidz-pool\n",
-        code::POOL,
+        Code::Pool,
         "reserved",
         "t.yml:2:9",
     );
     fails(
         "freebsd:\n  pool: 2tank\n",
-        code::POOL,
+        Code::Pool,
         "start with a letter",
         "t.yml:2:9",
     );
@@ -153,19 +153,19 @@ fn swap() {
     );
     fails(
         "freebsd:\n  swap: 50m\n",
-        code::SWAP,
+        Code::Swap,
         "below the 100m minimum",
         "t.yml:2:9",
     );
     fails(
         "freebsd:\n  swap: 4 GB\n",
-        code::SWAP,
+        Code::Swap,
         "not a size",
         "t.yml:2:9",
     );
     fails(
         "freebsd:\n  swap: 1.5\n",
-        code::TYPE,
+        Code::Type,
         "found a float",
         "t.yml:2:9",
     );
@@ -175,7 +175,7 @@ fn swap() {
 fn dev_prefix_help_only_suggests_a_valid_disk() {
     let d = fails(
         "freebsd:\n  disks: [/dev/ada0p2]\n",
-        code::DISK,
+        Code::Disk,
         "/dev/",
         "t.yml:2:11",
     );

@@ -33,19 +33,19 @@ fn a_full_user() {
 fn users_must_be_a_list_of_mappings() {
     fails(
         "freebsd:\n  users: alice\n",
-        code::TYPE,
+        Code::Type,
         "freebsd.users must be a list of users, found a string",
         "t.yml:2:10",
     );
     fails(
         "freebsd:\n  users:\n",
-        code::TYPE,
+        Code::Type,
         "found null",
         "t.yml:2:8",
     );
     fails(
         "freebsd:\n  users: [alice]\n",
-        code::TYPE,
+        Code::Type,
         "freebsd.users[0] must be a mapping, found a string",
         "t.yml:2:11",
     );
@@ -55,25 +55,25 @@ fn users_must_be_a_list_of_mappings() {
 fn name() {
     fails(
         "freebsd:\n  users:\n    - shell: /bin/sh\n",
-        code::MISSING_KEY,
+        Code::MissingKey,
         "freebsd.users[0] has no `name`",
         "t.yml:3:7",
     );
     fails(
         "freebsd:\n  users:\n    - name: 'bad:name'\n",
-        code::USER_NAME,
+        Code::UserName,
         "freebsd.users[0].name",
         "t.yml:3:13",
     );
     fails(
         "freebsd:\n  users:\n    - name: 7\n",
-        code::TYPE,
+        Code::Type,
         "freebsd.users[0].name must be a string",
         "t.yml:3:13",
     );
     fails(
         "freebsd:\n  users:\n    - name: a$b\n",
-        code::USER_NAME,
+        Code::UserName,
         "`$`",
         "t.yml:3:13",
     );
@@ -84,7 +84,7 @@ fn name() {
 fn duplicate_user_points_at_the_second() {
     fails(
         "freebsd:\n  users:\n    - name: alice\n    - name: bob\n    - name: alice\n",
-        code::DUPLICATE_USER,
+        Code::DuplicateUser,
         "user `alice` is defined twice in freebsd.users",
         "t.yml:5:13",
     );
@@ -96,31 +96,31 @@ fn uid() {
     ok(&user("      uid: 4294967294\n"));
     fails(
         &user("      uid: 4294967295\n"),
-        code::UID,
+        Code::Uid,
         "freebsd.users[alice].uid: 4294967295 is out of range",
         "t.yml:4:12",
     );
     fails(
         &user("      uid: -1\n"),
-        code::UID,
+        Code::Uid,
         "out of range",
         "t.yml:4:12",
     );
     fails(
         &user("      uid: true\n"),
-        code::TYPE,
+        Code::Type,
         "must be an integer, found a boolean",
         "t.yml:4:12",
     );
     fails(
         &user("      uid: '1000'\n"),
-        code::TYPE,
+        Code::Type,
         "found a string",
         "t.yml:4:12",
     );
     fails(
         &user("      uid: 1000.0\n"),
-        code::TYPE,
+        Code::Type,
         "found a float",
         "t.yml:4:12",
     );
@@ -131,13 +131,13 @@ fn comment() {
     ok(&user("      comment: 'Zoë Example, room 4'\n"));
     fails(
         &user("      comment: 'a:b'\n"),
-        code::COMMENT,
+        Code::Comment,
         "freebsd.users[alice].comment",
         "t.yml:4:16",
     );
     fails(
         &user("      comment: \"a\\nb\"\n"),
-        code::COMMENT,
+        Code::Comment,
         "a newline",
         "t.yml:4:16",
     );
@@ -148,14 +148,14 @@ fn shell() {
     ok(&user("      shell: /usr/local/bin/zsh\n"));
     let d = fails(
         &user("      shell: bash\n"),
-        code::SHELL,
+        Code::Shell,
         "freebsd.users[alice].shell: `bash` is not an absolute path",
         "t.yml:4:14",
     );
     assert!(d.help.unwrap_or_default().contains("/usr/local/bin/bash"));
     fails(
         &user("      shell: '/bin/sh -x'\n"),
-        code::SHELL,
+        Code::Shell,
         "a space",
         "t.yml:4:14",
     );
@@ -166,19 +166,19 @@ fn groups() {
     ok(&user("      primary_group: staff\n      groups: [wheel]\n"));
     fails(
         &user("      primary_group: 'a b'\n"),
-        code::GROUP,
+        Code::Group,
         "freebsd.users[alice].primary_group",
         "t.yml:4:22",
     );
     fails(
         &user("      groups: [wheel, '-ops']\n"),
-        code::GROUP,
+        Code::Group,
         "freebsd.users[alice].groups[1]",
         "t.yml:4:23",
     );
     fails(
         &user("      groups: wheel\n"),
-        code::TYPE,
+        Code::Type,
         "must be a list of strings, found a string",
         "t.yml:4:15",
     );
@@ -189,13 +189,13 @@ fn ssh_keys_must_be_a_list() {
     ok(&user("      ssh_keys: []\n"));
     fails(
         &user("      ssh_keys: alice.pub\n"),
-        code::TYPE,
+        Code::Type,
         "freebsd.users[alice].ssh_keys must be a list of SSH keys, found a string",
         "t.yml:4:17",
     );
     fails(
         &user("      ssh_keys:\n"),
-        code::TYPE,
+        Code::Type,
         "found null",
         "t.yml:4:15",
     );
@@ -206,13 +206,13 @@ fn state() {
     ok(&user("      state: present\n"));
     fails(
         &user("      state: gone\n"),
-        code::STATE,
+        Code::State,
         "neither `present` nor `absent`",
         "t.yml:4:14",
     );
     fails(
         &user("      state: false\n"),
-        code::TYPE,
+        Code::Type,
         "found a boolean",
         "t.yml:4:14",
     );
@@ -222,7 +222,7 @@ fn state() {
 fn unknown_user_key() {
     let d = fails(
         &user("      secondary_groups: [wheel]\n"),
-        code::UNKNOWN_KEY,
+        Code::UnknownKey,
         "in freebsd.users[alice]; did you mean `groups`?",
         "t.yml:4:7",
     );
@@ -233,7 +233,7 @@ fn unknown_user_key() {
     );
     fails(
         &user("      shel: /bin/sh\n"),
-        code::UNKNOWN_KEY,
+        Code::UnknownKey,
         "did you mean `shell`?",
         "t.yml:4:7",
     );
@@ -247,10 +247,10 @@ fn errors_in_several_users_keep_their_order() {
     assert_eq!(
         got,
         [
-            (code::STATE, "t.yml:4:14".to_string()),
-            (code::SHELL, "t.yml:5:15".into()),
-            (code::MISSING_KEY, "t.yml:5:7".into()),
-            (code::UID, "t.yml:7:12".into()),
+            (Code::State.as_str(), "t.yml:4:14".to_string()),
+            (Code::Shell.as_str(), "t.yml:5:15".into()),
+            (Code::MissingKey.as_str(), "t.yml:5:7".into()),
+            (Code::Uid.as_str(), "t.yml:7:12".into()),
         ]
     );
 }
@@ -260,7 +260,7 @@ fn shell_help_guesses_the_path() {
     let help = |sh: &str| {
         let d = fails(
             &user(&format!("      shell: {sh}\n")),
-            code::SHELL,
+            Code::Shell,
             "absolute",
             "t.yml:4:14",
         );
