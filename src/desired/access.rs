@@ -70,7 +70,20 @@ pub struct Login {
     pub span: Option<crate::value::Span>,
 }
 
-const CODE: &str = "beryl::access::ssh_block";
+crate::diag::codes! {
+    /// The codes of how apply reaches a host.
+    pub enum Code in "access" {
+        /// An `ssh:` block, or one of its keys, that is not what it must be.
+        SshBlock = "ssh_block";
+        /// `become: none` for a login user other than root.
+        Become = "become";
+        /// The installed host would refuse the apply's login, or its way to become root.
+        Unreachable = "unreachable";
+        /// A user that reuses an account or group of the FreeBSD base system.
+        BaseAccount = "base_account";
+    }
+}
+
 /// The keys of the `ssh` block.
 pub(crate) const SSH_KEYS: [&str; 5] = ["host", "port", "user", "identity_file", "become"];
 
@@ -93,7 +106,7 @@ pub fn login(config: &Node, fqdn: &str) -> Result<Login, Vec<Diag>> {
     let Some(map) = block.as_map() else {
         return Err(vec![
             Diag::new(
-                CODE,
+                Code::SshBlock,
                 format!("`ssh` must be a mapping, found {}", block.value.type_name()),
             )
             .label(
@@ -107,7 +120,7 @@ pub fn login(config: &Node, fqdn: &str) -> Result<Login, Vec<Diag>> {
     for (key, entry) in map {
         let n = &entry.node;
         let bad = |what: &str| {
-            Diag::new(CODE, format!("ssh.{key} must be {what}"))
+            Diag::new(Code::SshBlock, format!("ssh.{key} must be {what}"))
                 .label(&n.span, format!("expected {what}"))
         };
         match (key.as_str(), &n.value) {
@@ -153,7 +166,7 @@ pub fn login(config: &Node, fqdn: &str) -> Result<Login, Vec<Diag>> {
                     .map(|(_, k)| format!("; did you mean `{k}`?"))
                     .unwrap_or_default();
                 errors.push(
-                    Diag::new(CODE, format!("unknown key `ssh.{key}`{meant}"))
+                    Diag::new(Code::SshBlock, format!("unknown key `ssh.{key}`{meant}"))
                         .label(&entry.key_span, "not an ssh setting")
                         .help(format!(
                             "the keys are {} and {}",
@@ -174,7 +187,7 @@ pub fn login(config: &Node, fqdn: &str) -> Result<Login, Vec<Diag>> {
     {
         errors.push(
             Diag::new(
-                "beryl::access::become",
+                Code::Become,
                 format!(
                     "`become: none` runs the apply as {}, who is not root",
                     t.user
@@ -195,7 +208,7 @@ pub fn login(config: &Node, fqdn: &str) -> Result<Login, Vec<Diag>> {
 pub fn check(login: &Login, c: &Compiled) -> Vec<Diag> {
     let f = &c.freebsd;
     let at = login.span.as_ref().unwrap_or(&f.span);
-    let code = "beryl::access::unreachable";
+    let code = Code::Unreachable;
     let keys_of = |name: &str| {
         c.users
             .iter()

@@ -8,7 +8,7 @@
 //! steps; neither derives a fact of its own.
 
 pub mod access;
-mod require;
+pub(crate) mod require;
 pub mod sshd;
 
 use serde::Serialize;

@@ -6,7 +6,25 @@ use crate::diag::Diag;
 use crate::freebsd::{base, release};
 use crate::schema::{Install, UserState};
 
-use super::access::package_is;
+use super::access::{self, package_is};
+
+crate::diag::codes! {
+    /// The codes of what the release, the base system and the packages
+    /// require: named after the release and the install plan, and reported
+    /// here, where the desired state is built for both install and apply.
+    pub enum Code {
+        /// A FreeBSD release beryl does not know.
+        ReleaseUnknown = "beryl::release::unknown";
+        /// A disk name the release does not have (NVMe disks renamed).
+        ReleaseDiskName = "beryl::release::disk_name";
+        /// A pkgbase install the release's installer cannot do unattended, or without `freebsd.version`.
+        ReleasePkgbase = "beryl::release::pkgbase";
+        /// A user's shell neither in the base system nor provided by a listed package.
+        PlanShell = "beryl::plan::shell";
+        /// Sudoers lines without the `sudo` package.
+        PlanSudo = "beryl::plan::sudo";
+    }
+}
 
 /// The release: known, and able to do what the config asks of it.
 pub fn release(c: &Compiled) -> Vec<Diag> {
@@ -18,7 +36,7 @@ pub fn release(c: &Compiled) -> Vec<Diag> {
             None => {
                 errors.push(
                     Diag::new(
-                        "beryl::release::unknown",
+                        Code::ReleaseUnknown,
                         format!("beryl does not know FreeBSD {}", v.value),
                     )
                     .label(&v.span, "this release")
@@ -38,7 +56,7 @@ pub fn release(c: &Compiled) -> Vec<Diag> {
                 let unit = &d.value[renamed.old.len()..];
                 errors.push(
                     Diag::new(
-                        "beryl::release::disk_name",
+                        Code::ReleaseDiskName,
                         format!(
                             "FreeBSD {} has no disk {}: its NVMe disks are {}*",
                             r.version, d.value, renamed.new
@@ -56,7 +74,7 @@ pub fn release(c: &Compiled) -> Vec<Diag> {
         match (found, &f.version) {
             (Some(r), Some(v)) if !r.unattended_pkgbase => errors.push(
                 Diag::new(
-                    "beryl::release::pkgbase",
+                    Code::ReleasePkgbase,
                     format!(
                         "FreeBSD {}'s installer cannot install pkgbase unattended",
                         r.version
@@ -68,7 +86,7 @@ pub fn release(c: &Compiled) -> Vec<Diag> {
             ),
             (_, None) => errors.push(
                 Diag::new(
-                    "beryl::release::pkgbase",
+                    Code::ReleasePkgbase,
                     "a pkgbase install needs `freebsd.version`",
                 )
                 .label(&i.span, "pkgbase asked for here")
@@ -105,7 +123,7 @@ pub fn accounts(c: &Compiled) -> Vec<Diag> {
         };
         errors.push(
             Diag::new(
-                "beryl::access::base_account",
+                access::Code::BaseAccount,
                 format!("{name} is {what} of the FreeBSD base system: {why}"),
             )
             .label(&u.name.span, "a base name")
@@ -146,7 +164,7 @@ pub fn shells(c: &Compiled) -> Vec<Diag> {
             });
         errors.push(
             Diag::new(
-                "beryl::plan::shell",
+                Code::PlanShell,
                 format!(
                     "{}: the shell {s} is neither in the base system nor provided by a listed package",
                     user.name.value
@@ -160,7 +178,7 @@ pub fn shells(c: &Compiled) -> Vec<Diag> {
         && !has_package("sudo")
     {
         errors.push(
-            Diag::new("beryl::plan::sudo", "sudoers lines need the `sudo` package")
+            Diag::new(Code::PlanSudo, "sudoers lines need the `sudo` package")
                 .label(&first.span, "sudoers are set")
                 .help("add `sudo` (or security/sudo) to freebsd.packages"),
         );
