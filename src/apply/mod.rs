@@ -17,6 +17,18 @@ pub mod state;
 
 use serde::Serialize;
 
+crate::diag::codes! {
+    /// The codes of apply runs.
+    pub enum Code in "apply" {
+        /// A value no shell word can hold.
+        Quote = "quote";
+        /// The remote command line (with its `--remote-env` values) cannot be quoted for the remote shell.
+        Env = "env";
+        /// ssh cannot be run, fails to connect (exit 255), or is killed.
+        Ssh = "ssh";
+    }
+}
+
 use crate::desired::{Account, File, Host, RcVar, Resource};
 use crate::shell::QuoteError;
 
@@ -126,7 +138,7 @@ pub use crate::fsutil::sha256_hex;
 
 /// A value no shell word can hold (validation refuses them first).
 pub fn quote_error(fqdn: &str, e: QuoteError) -> crate::diag::Diag {
-    crate::diag::Diag::new("beryl::apply::quote", format!("{fqdn}: {e}"))
+    crate::diag::Diag::new(Code::Quote, format!("{fqdn}: {e}"))
 }
 
 #[cfg(test)]

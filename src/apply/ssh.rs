@@ -3,6 +3,7 @@
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
+use super::Code;
 use crate::desired::Login;
 use crate::diag::Diag;
 
@@ -30,15 +31,12 @@ pub fn run(
     }
     cmd.arg(format!("{}@{}", target.user, target.host));
     // The remote command line is parsed by the remote shell: quote it.
-    cmd.arg(
-        remote_command(target, env).map_err(|e| Diag::new("beryl::apply::env", e.to_string()))?,
-    );
+    cmd.arg(remote_command(target, env).map_err(|e| Diag::new(Code::Env, e.to_string()))?);
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = cmd.spawn().map_err(|e| {
-        Diag::new("beryl::apply::ssh", format!("cannot run ssh: {e}"))
-            .help("install the OpenSSH client")
+        Diag::new(Code::Ssh, format!("cannot run ssh: {e}")).help("install the OpenSSH client")
     })?;
     let mut stdin = child.stdin.take().expect("piped stdin");
     let body = script.to_string();
@@ -63,11 +61,11 @@ pub fn run(
     let _ = writer.join();
     let status = child
         .wait()
-        .map_err(|e| Diag::new("beryl::apply::ssh", format!("ssh: {e}")))?;
+        .map_err(|e| Diag::new(Code::Ssh, format!("ssh: {e}")))?;
     let stderr = errors.join().unwrap_or_default();
     match status.code() {
         Some(255) => Err(Diag::new(
-            "beryl::apply::ssh",
+            Code::Ssh,
             format!(
                 "ssh to {}@{}:{} failed: {}",
                 target.user,
@@ -77,7 +75,7 @@ pub fn run(
             ),
         )),
         Some(code) => Ok(code),
-        None => Err(Diag::new("beryl::apply::ssh", "ssh was killed by a signal")),
+        None => Err(Diag::new(Code::Ssh, "ssh was killed by a signal")),
     }
 }
 

@@ -17,6 +17,22 @@ use crate::desired::{self, Host, Link, Resource};
 use crate::diag::{Diag, Diags};
 use crate::schema::Install;
 
+crate::diag::codes! {
+    /// The codes of install plans.
+    pub enum Code in "plan" {
+        /// A `freebsd` field an install needs is not set.
+        Required = "required";
+        /// Packages or distribution sets fetched during the install, on a host without a DHCP or static IPv4 interface.
+        Network = "network";
+        /// `--templates DIR` is not a directory.
+        Templates = "templates";
+        /// A template that fails to render.
+        Template = "template";
+        /// The plan cannot be written as JSON.
+        Json = "json";
+    }
+}
+
 /// The plan of one host.
 #[derive(Debug, Serialize)]
 pub struct Plan {
@@ -95,12 +111,9 @@ pub fn requirements(c: &Compiled) -> Vec<Diag> {
     let f = &c.freebsd;
     let mut errors = Vec::new();
     let missing = |what: &str, help: &str| {
-        Diag::new(
-            "beryl::plan::required",
-            format!("an install needs `freebsd.{what}`"),
-        )
-        .label(&f.span, format!("no `{what}` here"))
-        .help(help.to_string())
+        Diag::new(Code::Required, format!("an install needs `freebsd.{what}`"))
+            .label(&f.span, format!("no `{what}` here"))
+            .help(help.to_string())
     };
     if f.disks.is_empty() {
         errors.push(missing(
@@ -144,7 +157,7 @@ pub fn requirements(c: &Compiled) -> Vec<Diag> {
         if let Some((span, why)) = needs {
             errors.push(
                 Diag::new(
-                    "beryl::plan::network",
+                    Code::Network,
                     format!("{why}, which needs the network"),
                 )
                 .label(span, "this needs the network")

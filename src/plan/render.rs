@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use minijinja::{Environment, UndefinedBehavior, Value, context};
 
-use super::Plan;
+use super::{Code, Plan};
 use crate::diag::Diag;
 
 /// The embedded templates: (name, text).
@@ -95,7 +95,7 @@ impl Templates {
                 let dir: PathBuf = dir.to_path_buf();
                 if !dir.is_dir() {
                     return Err(Diag::new(
-                        "beryl::plan::templates",
+                        Code::Templates,
                         format!("--templates {}: not a directory", dir.display()),
                     ));
                 }
@@ -168,8 +168,8 @@ impl Templates {
     /// with its exact commands.
     pub fn json(&self, plan: &Plan) -> Result<serde_json::Value, Diag> {
         let commands = self.step_commands(plan)?;
-        let mut value = serde_json::to_value(plan)
-            .map_err(|e| Diag::new("beryl::plan::json", e.to_string()))?;
+        let mut value =
+            serde_json::to_value(plan).map_err(|e| Diag::new(Code::Json, e.to_string()))?;
         if let Some(steps) = value.get_mut("steps").and_then(|s| s.as_array_mut()) {
             for (step, text) in steps.iter_mut().zip(commands) {
                 if let Some(obj) = step.as_object_mut() {
@@ -244,7 +244,7 @@ fn template_error(origin: &str, e: minijinja::Error) -> Diag {
         .map(|d| format!(" ({d})"))
         .unwrap_or_default();
     Diag::new(
-        "beryl::plan::template",
+        Code::Template,
         format!("{place}{}{detail}", inner.kind()),
     )
     .help("the templates are rendered with strict undefined values; every `{{ value }}` is quoted for sh")
