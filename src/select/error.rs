@@ -1,6 +1,7 @@
 //! The one error type of selection, each kind with its help: a did-you-mean
 //! for names, the list of domains, groups or classes to choose from.
 
+use super::Code;
 use crate::diag::{Diag, Diags};
 
 /// Why a selector selects nothing, or too much.
@@ -66,12 +67,12 @@ impl Error {
     pub fn into_diags(self) -> Diags {
         let d = match self {
             Error::Syntax { text, why } => Diag::new(
-                "beryl::select::syntax",
+                Code::Syntax,
                 format!("`{text}` is not a selector: {why}"),
             )
             .help(forms()),
             Error::UnknownHost { text, near, is } => {
-                let d = Diag::new("beryl::select::unknown", format!("unknown host `{text}`"));
+                let d = Diag::new(Code::Unknown, format!("unknown host `{text}`"));
                 match (is, did_you_mean(&near)) {
                     (Some(is), _) => d.help(is),
                     (None, Some(help)) => d.help(help),
@@ -79,7 +80,7 @@ impl Error {
                 }
             }
             Error::Ambiguous { text, fqdns } => Diag::new(
-                "beryl::select::ambiguous",
+                Code::Ambiguous,
                 format!("host name `{text}` is ambiguous; it matches:\n{}", list(&fqdns)),
             )
             .help(format!(
@@ -91,7 +92,7 @@ impl Error {
                 domains,
             } => {
                 let d = Diag::new(
-                    "beryl::select::unknown_domain",
+                    Code::UnknownDomain,
                     format!("unknown domain `{domain}` in `{text}`"),
                 );
                 d.help(
@@ -106,7 +107,7 @@ impl Error {
                 groups,
             } => {
                 let d = Diag::new(
-                    "beryl::select::unknown_group",
+                    Code::UnknownGroup,
                     format!("unknown group `{group}` of {domain} in `{text}`"),
                 );
                 d.help(did_you_mean(&closest(&group, &groups)).unwrap_or_else(|| {
@@ -117,12 +118,12 @@ impl Error {
                 }))
             }
             Error::Empty { text, what } => Diag::new(
-                "beryl::select::empty",
+                Code::Empty,
                 format!("the {what} `{text}` holds no host"),
             )
             .help("`beryl hosts` lists the hosts with their domain and group"),
             Error::NoMatch { text } => Diag::new(
-                "beryl::select::no_match",
+                Code::NoMatch,
                 format!("the glob `{text}` matches no host"),
             )
             .help("a glob is matched against each host's short name, FQDN, DOMAIN/SHORT and DOMAIN/GROUP/SHORT; `beryl hosts` lists them"),
@@ -131,7 +132,7 @@ impl Error {
                 classes,
             } => {
                 let d = Diag::new(
-                    "beryl::select::unknown_class",
+                    Code::UnknownClass,
                     format!("no host has the class `{class}`"),
                 );
                 let help = match (did_you_mean(&closest(&class, &classes)), classes.is_empty()) {
@@ -145,7 +146,7 @@ impl Error {
                 let mut all = errors;
                 all.push(
                     Diag::new(
-                        "beryl::select::classes",
+                        Code::Classes,
                         format!("cannot tell whether {fqdn} is in `{text}`: its classes do not resolve"),
                     )
                     .help("fix the errors above, or select the hosts another way"),
@@ -157,7 +158,7 @@ impl Error {
                 text,
                 fqdns,
             } => Diag::new(
-                "beryl::select::several",
+                Code::Several,
                 format!(
                     "`{text}` selects {} hosts, and `beryl {command}` takes one:\n{}",
                     fqdns.len(),

@@ -31,6 +31,32 @@ pub use parse::{Kind, Selector};
 use crate::diag::Diags;
 use crate::inventory::Inventory;
 
+crate::diag::codes! {
+    /// The codes of host selection.
+    pub enum Code in "select" {
+        /// A selector that is none of the forms.
+        Syntax = "syntax";
+        /// No host has that name.
+        Unknown = "unknown";
+        /// A short name that several domains have.
+        Ambiguous = "ambiguous";
+        /// No such domain.
+        UnknownDomain = "unknown_domain";
+        /// No such group in the domain.
+        UnknownGroup = "unknown_group";
+        /// A domain or group that holds no host.
+        Empty = "empty";
+        /// A glob that matches no host.
+        NoMatch = "no_match";
+        /// No host has the class.
+        UnknownClass = "unknown_class";
+        /// A class selector meets a host whose classes do not resolve.
+        Classes = "classes";
+        /// A command that takes one host is given a selection of several.
+        Several = "several";
+    }
+}
+
 /// A host as selection sees it: its names.
 #[derive(Clone, Debug)]
 pub struct Candidate<'a> {
