@@ -58,7 +58,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde::{Deserialize, Serialize};
 
 use super::Format;
-use crate::diag::Diag;
+use crate::diag::{Common, Diag};
+
+crate::diag::codes! {
+    /// The codes of render directories.
+    pub enum Code in "fleet" {
+        /// A `beryl-manifest.json` that is not a beryl manifest.
+        Manifest = "manifest";
+        /// A `.beryl-journal.json` that beryl cannot use to finish or undo an interrupted write.
+        Journal = "journal";
+    }
+}
 
 pub const MANIFEST: &str = "beryl-manifest.json";
 /// The staging directory of a write in progress (a reserved name in DIR).
@@ -170,7 +180,7 @@ fn read_manifest(dir: &Path) -> Result<Option<Manifest>, Diag> {
     let text = crate::yaml::read_output(&path, &name)?;
     let manifest: Manifest = serde_json::from_str(&text).map_err(|e| {
         Diag::new(
-            "beryl::fleet::manifest",
+            Code::Manifest,
             format!(
                 "{name}:{}:{}: not a beryl manifest: {e}",
                 e.line(),
@@ -189,7 +199,7 @@ fn read_manifest(dir: &Path) -> Result<Option<Manifest>, Diag> {
             text[..at].bytes().filter(|&b| b == b'\n').count() + 1
         });
         return Err(Diag::new(
-            "beryl::fleet::manifest",
+            Code::Manifest,
             format!("{name}:{line}: `{bad}` is not a host name; is this a beryl manifest?"),
         )
         .help("render the directory again after removing the manifest"));
@@ -232,7 +242,7 @@ impl DirWriter {
     pub fn begin(dir: &Path, format: Format) -> Result<DirWriter, Diag> {
         if dir.exists() && !dir.is_dir() {
             return Err(Diag::new(
-                "beryl::io",
+                Common::Io,
                 format!("{} exists and is not a directory", dir.display()),
             )
             .help("--out names a directory, created if needed"));
@@ -424,7 +434,7 @@ fn recover(dir: &Path, for_reading: bool) -> Result<(), Diag> {
 /// A journal beryl cannot use; `at` is `:line:col` when known.
 fn damaged(dir: &Path, at: &str, why: &str) -> Diag {
     Diag::new(
-        "beryl::fleet::journal",
+        Code::Journal,
         format!(
             "{}{at}: not a beryl journal: {why}",
             dir.join(JOURNAL).display()
@@ -509,7 +519,7 @@ impl Drop for DirLock {
 }
 
 fn io(path: &Path, e: &std::io::Error) -> Diag {
-    Diag::new("beryl::io", format!("{}: {e}", path.display()))
+    Diag::new(Common::Io, format!("{}: {e}", path.display()))
 }
 
 /// The test-only fault hooks of the module docs.

@@ -11,6 +11,20 @@ mod json;
 use crate::diag::Diag;
 use crate::value::{Entry, Map, Node, Span, Value};
 
+crate::diag::codes! {
+    /// The codes of output.
+    pub enum Code in "output" {
+        /// A config or a report that cannot be serialised.
+        Serialise = "beryl::output";
+        /// `render --annotate` cannot place a value (a bug in beryl).
+        Annotate = "annotate";
+        /// `explain`: a path the host's config does not have, that no level writes.
+        ExplainUnknownPath = "beryl::explain::unknown_path";
+        /// `explain`: a root key (`classes`, `merge`) that is not part of the config.
+        ExplainNotInConfig = "beryl::explain::not_in_config";
+    }
+}
+
 /// The formats a config can be written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -35,7 +49,7 @@ pub fn to_string(node: &Node, format: Format) -> Result<String, Diag> {
         Format::Json => json::to_string(node).map_err(|e| e.to_string()),
     };
     let mut text =
-        text.map_err(|e| Diag::new("beryl::output", format!("cannot serialise the output: {e}")))?;
+        text.map_err(|e| Diag::new(Code::Serialise, format!("cannot serialise the output: {e}")))?;
     if !text.ends_with('\n') {
         text.push('\n');
     }

@@ -76,8 +76,12 @@ pub fn json(set: &Set, scope: &Scope<'_>) -> Result<String, Diag> {
         summary: summary(set, scope),
         diagnostics,
     };
-    let mut text = crate::output::json::to_string(&report)
-        .map_err(|e| Diag::new("beryl::output", format!("cannot serialise the report: {e}")))?;
+    let mut text = crate::output::json::to_string(&report).map_err(|e| {
+        Diag::new(
+            crate::output::Code::Serialise,
+            format!("cannot serialise the report: {e}"),
+        )
+    })?;
     text.push('\n');
     Ok(text)
 }
