@@ -9,6 +9,20 @@ use crate::desired::{self, Login};
 use crate::diag::Diag;
 use crate::inventory::Host;
 
+crate::diag::codes! {
+    /// The codes of the `apply` command.
+    pub enum Code in "apply" {
+        /// `--state` or `--script` given a selection of several hosts.
+        OneHost = "one_host";
+        /// The `--parallel` thread pool cannot be built.
+        Parallel = "parallel";
+        /// The apply script failed on a host (its exit status is given).
+        Failed = "failed";
+        /// An `--state` file that is not a state snapshot, or one of another format version.
+        State = "state";
+    }
+}
+
 /// Bring hosts to their effective config, or show what that would change.
 ///
 /// The steps run in a fixed order (pkg, packages, groups, users, root's
@@ -98,7 +112,7 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
         let listed: Vec<String> = hosts.iter().map(|h| format!("\n  {}", h.fqdn)).collect();
         return Err(vec![
             Diag::new(
-                "beryl::apply::one_host",
+                Code::OneHost,
                 format!(
                     "--state and --script take exactly one host; the selection holds {}:{}",
                     hosts.len(),
@@ -194,7 +208,7 @@ fn run_remote(args: &Args, plans: &[Planned<'_>], out: &mut dyn Write) -> Result
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(args.parallel)
             .build()
-            .map_err(|e| vec![Diag::new("beryl::apply::parallel", e.to_string())])?;
+            .map_err(|e| vec![Diag::new(Code::Parallel, e.to_string())])?;
         use rayon::prelude::*;
         pool.install(|| {
             plans
@@ -223,7 +237,7 @@ fn run_remote(args: &Args, plans: &[Planned<'_>], out: &mut dyn Write) -> Result
                 }
             }
             Ok((code, _)) => errors.push(Diag::new(
-                "beryl::apply::failed",
+                Code::Failed,
                 format!("{fqdn}: the apply script failed (exit {code})"),
             )),
             Err(d) => errors.push(d),
@@ -268,7 +282,7 @@ fn load_state(path: &std::path::Path) -> Result<State, Failure> {
     let state: State = serde_json::from_str(&text).map_err(|e| {
         vec![
             Diag::new(
-                "beryl::apply::state",
+                Code::State,
                 format!(
                     "{name}:{}:{}: not a beryl state snapshot: {e}",
                     e.line(),
@@ -281,7 +295,7 @@ fn load_state(path: &std::path::Path) -> Result<State, Failure> {
     if state.format_version != crate::apply::state::FORMAT_VERSION {
         return Err(vec![
             Diag::new(
-                "beryl::apply::state",
+                Code::State,
                 format!(
                     "{name}: a snapshot of format {}, and this beryl reads format {}",
                     state.format_version,

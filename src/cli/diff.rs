@@ -14,6 +14,18 @@ use crate::output::fleet::{self, Manifest};
 use crate::output::fleetdiff::{self, Files, HostConfig, HostState, Names, Side};
 use crate::output::{self, Format as OutFormat};
 
+crate::diag::codes! {
+    /// The codes of the `diff` command.
+    pub enum Code in "diff" {
+        /// `--plan` with a render directory: it needs inventories.
+        Plan = "plan";
+        /// A side that is neither a directory nor `git:REV`.
+        Source = "source";
+        /// A side that does not compile (its errors follow).
+        Side = "side";
+    }
+}
+
 /// Compare two states of the fleet: added and removed hosts, and each change
 /// of each changed host, with the input that caused it.
 ///
@@ -157,7 +169,7 @@ fn side(ctx: &Context, role: &str, spec: &str, plans: bool) -> Result<Loaded, Fa
     if fleet::is_render_dir(&dir) {
         if plans {
             return Err(vec![Diag::new(
-                "beryl::diff::plan",
+                Code::Plan,
                 format!(
                     "{spec} is a render directory: --plan needs inventories (a directory or git:REV)"
                 ),
@@ -168,7 +180,7 @@ fn side(ctx: &Context, role: &str, spec: &str, plans: bool) -> Result<Loaded, Fa
     }
     if !dir.is_dir() {
         return Err(vec![
-            Diag::new("beryl::diff::source", format!("{spec}: no such directory"))
+            Diag::new(Code::Source, format!("{spec}: no such directory"))
                 .help("give an inventory directory, a `render --out` directory, or git:REV"),
         ]);
     }
@@ -185,7 +197,7 @@ fn side(ctx: &Context, role: &str, spec: &str, plans: bool) -> Result<Loaded, Fa
 /// The errors of a side that does not compile, after a line that names it.
 fn does_not_compile(role: &str, spec: &str, errors: Failure) -> Failure {
     let head = Diag::new(
-        "beryl::diff::side",
+        Code::Side,
         format!("the {role} side ({spec}) does not compile"),
     );
     std::iter::once(head).chain(errors).collect()

@@ -6,6 +6,14 @@ use super::{Context, Failure, Outcome, write_out};
 use crate::diag::Diag;
 use crate::output::explain;
 
+crate::diag::codes! {
+    /// The codes of the `explain` command.
+    pub enum Code in "explain" {
+        /// A PATH that does not parse.
+        Path = "path";
+    }
+}
+
 /// Explain a value of a host's effective config.
 ///
 /// Prints the final value at PATH and, for each level of the host's chain,
@@ -57,11 +65,8 @@ pub enum Format {
 pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
     let bad = |why: String, help: &str| {
         vec![
-            Diag::new(
-                "beryl::explain::path",
-                format!("bad path `{}`: {why}", args.path),
-            )
-            .help(help.to_string()),
+            Diag::new(Code::Path, format!("bad path `{}`: {why}", args.path))
+                .help(help.to_string()),
         ]
     };
     let segments = crate::syntax::path::parse(&args.path).map_err(|e| {

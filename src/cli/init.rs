@@ -4,8 +4,18 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::{Context, Failure, Outcome, write_out};
-use crate::diag::Diag;
+use crate::diag::{Common, Diag};
 use crate::keys::PLACEHOLDER;
+
+crate::diag::codes! {
+    /// The codes of the `init` command.
+    pub enum Code in "init" {
+        /// `init` would overwrite files; nothing is written.
+        Exists = "exists";
+        /// A `--domain`, group or host name that is not valid.
+        Name = "name";
+    }
+}
 
 /// Scaffold a minimal inventory: one domain, one group, one host.
 ///
@@ -50,7 +60,7 @@ pub fn run(_ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, 
     if !existing.is_empty() {
         return Err(vec![
             Diag::new(
-                "beryl::init::exists",
+                Code::Exists,
                 format!(
                     "refusing to overwrite: {} already exist{}; nothing was written",
                     existing.join(", "),
@@ -69,7 +79,7 @@ pub fn run(_ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, 
                 let _ = std::fs::remove_file(p);
             }
             return Err(vec![Diag::new(
-                "beryl::io",
+                Common::Io,
                 format!(
                     "cannot write {}: {e}; nothing was left written",
                     path.display()
@@ -88,7 +98,7 @@ fn names(args: &Args) -> Result<(), Failure> {
     if let Err(why) = crate::freebsd::names::hostname(&args.domain) {
         errors.push(
             Diag::new(
-                "beryl::init::name",
+                Code::Name,
                 format!("--domain `{}` is not a DNS domain name: {why}", args.domain),
             )
             .help("give a name such as example.com"),
@@ -101,7 +111,7 @@ fn names(args: &Args) -> Result<(), Failure> {
         if let Some(why) = crate::inventory::label_problem(name) {
             errors.push(
                 Diag::new(
-                    "beryl::init::name",
+                    Code::Name,
                     format!("{flag} `{name}` is not valid for {what}: {why}"),
                 )
                 .help("give one label of letters, digits and `-`, such as web or web01"),

@@ -5,7 +5,15 @@ use std::io::Write;
 use clap::CommandFactory;
 
 use super::{Cli, Context, Failure, Outcome, write_out};
-use crate::diag::Diag;
+use crate::diag::{Common, Diag};
+
+crate::diag::codes! {
+    /// The codes of the `man` command.
+    pub enum Code in "man" {
+        /// No command of that name.
+        Unknown = "unknown";
+    }
+}
 
 /// Print the manual page (roff) of beryl or of one of its commands.
 ///
@@ -33,7 +41,7 @@ pub fn run(_ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, 
             None => {
                 let names: Vec<&str> = cli.get_subcommands().map(|s| s.get_name()).collect();
                 return Err(vec![
-                    Diag::new("beryl::man::unknown", format!("no command `{name}`"))
+                    Diag::new(Code::Unknown, format!("no command `{name}`"))
                         .help(format!("the commands are: {}", names.join(", "))),
                 ]);
             }
@@ -45,7 +53,7 @@ pub fn run(_ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, 
         .render(&mut roff)
         .map_err(|e| {
             vec![Diag::new(
-                "beryl::io",
+                Common::Io,
                 format!("cannot render the page: {e}"),
             )]
         })?;

@@ -120,7 +120,12 @@ fn load(ctx: &Context, path: &std::path::Path) -> Result<Node, Diag> {
         std::io::stdin()
             .take(ctx.limits.max_file_size.saturating_add(1))
             .read_to_string(&mut text)
-            .map_err(|e| Diag::new("beryl::io", format!("cannot read standard input: {e}")))?;
+            .map_err(|e| {
+                Diag::new(
+                    crate::diag::Common::Io,
+                    format!("cannot read standard input: {e}"),
+                )
+            })?;
         if text.len() as u64 > ctx.limits.max_file_size {
             return Err(crate::limits::Limit::FileSize.diag(format!(
                 "standard input is larger than the {}-byte file size cap",

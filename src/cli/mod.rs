@@ -1,23 +1,23 @@
 //! The command line: global options, one file per subcommand, and the mapping
 //! of outcomes to exit codes (0 ok, 1 differences found, 2 error).
 
-mod apply;
+pub(crate) mod apply;
 mod check;
 mod completions;
 mod context;
-mod diff;
+pub(crate) mod diff;
 mod diff_select;
-mod explain;
+pub(crate) mod explain;
 mod facts;
 mod graph;
 mod hosts;
-mod init;
+pub(crate) mod init;
 mod keys;
-mod man;
+pub(crate) mod man;
 mod merge;
 pub mod options;
-mod plan;
-mod render;
+pub(crate) mod plan;
+pub(crate) mod render;
 mod report;
 mod schema;
 
@@ -33,6 +33,15 @@ pub use report::Reporter;
 
 use crate::diag::Diags;
 use options::{Before, Uses};
+
+crate::diag::codes! {
+    /// The codes of the command line as a whole (each command's own are in
+    /// its file).
+    pub enum Code {
+        /// The options given before the command do not parse for it (the parser's error).
+        Usage = "beryl::usage";
+    }
+}
 
 /// Compile a FreeBSD fleet inventory into each host's effective config.
 ///
@@ -180,7 +189,7 @@ pub(crate) fn write_out(out: &mut dyn Write, text: &str) -> Result<(), Failure> 
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(vec![crate::diag::Diag::new(
-            "beryl::io",
+            crate::diag::Common::Io,
             format!("cannot write the output: {e}"),
         )]),
     }

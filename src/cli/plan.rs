@@ -4,8 +4,16 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::{Context, Failure, Outcome, write_out};
-use crate::diag::Diag;
+use crate::diag::{Common, Diag};
 use crate::plan::{self, render::Templates};
+
+crate::diag::codes! {
+    /// The codes of the `plan` command.
+    pub enum Code in "plan" {
+        /// Several hosts (or a selection that is not one host name) without `--out DIR`.
+        Out = "out";
+    }
+}
 
 /// Compile the unattended-install file (a bsdinstall installerconfig) of hosts.
 ///
@@ -63,7 +71,7 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
     if several && args.out.is_none() {
         return Err(vec![
             Diag::new(
-                "beryl::plan::out",
+                Code::Out,
                 match hosts.len() {
                     1 => "a selection that is not one host name needs --out DIR: one file per host",
                     _ => "several hosts need --out DIR: one file per host",
@@ -126,7 +134,7 @@ fn write_atomic(path: &Path, text: &str) -> Result<(), Failure> {
 
 fn io(path: &Path, e: std::io::Error) -> Failure {
     vec![Diag::new(
-        "beryl::io",
+        Common::Io,
         format!("cannot write {}: {e}", path.display()),
     )]
 }

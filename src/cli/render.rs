@@ -11,6 +11,14 @@ use crate::output::annotate::{self, Notes};
 use crate::output::fleet;
 use crate::output::{self, Format};
 
+crate::diag::codes! {
+    /// The codes of the `render` command.
+    pub enum Code in "render" {
+        /// `--annotate` with `--format json`, which has no comments.
+        AnnotateJson = "annotate_json";
+    }
+}
+
 /// Print the effective config of one or more hosts.
 ///
 /// With one host named, prints its config. Otherwise (several selectors, a
@@ -57,7 +65,7 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
     if args.annotate && args.format == ConfigFormat::Json {
         return Err(vec![
             Diag::new(
-                "beryl::render::annotate_json",
+                Code::AnnotateJson,
                 "--annotate writes YAML comments, and JSON has no comments",
             )
             .help("drop --format json (YAML is the default), or drop --annotate"),
