@@ -22,13 +22,16 @@
 //! - `budget.rs`: the limits on depth and on what references copy;
 //! - `suggest.rs`: a missing reference, with the closest existing paths;
 //! - `partial.rs`: resolving only what one string or one subtree reads.
+//! - `code.rs`: the error codes.
 
 mod budget;
+mod code;
 mod deferred;
 mod partial;
 mod resolver;
 mod suggest;
 
+pub use code::Code;
 pub use partial::{evaluate, resolve_subtree};
 
 use crate::diag::Diags;

@@ -21,7 +21,7 @@ pub fn evaluate(
     let parts = template::parse(text).map_err(|e| {
         vec![
             Diag::new(
-                "beryl::refs::syntax",
+                crate::refs::Code::Syntax,
                 format!("bad reference in {text:?}: {}", e.message),
             )
             .label(span, "in this string")

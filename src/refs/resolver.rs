@@ -79,7 +79,7 @@ impl<'m> Resolver<'m> {
             match r.locate(&d.path) {
                 Some(loc) => r.deferred.push((loc, Some(d))),
                 None => r.errors.push(Diag::new(
-                    "beryl::refs::internal",
+                    crate::refs::Code::Internal,
                     format!(
                         "a deferred merge at {} lost its place",
                         crate::syntax::path::display(&d.path)
@@ -179,7 +179,7 @@ impl<'m> Resolver<'m> {
         let parts = template::parse(text).map_err(|e| {
             self.report(
                 Diag::new(
-                    "beryl::refs::syntax",
+                    crate::refs::Code::Syntax,
                     format!("bad reference in {text:?}: {}", e.message),
                 )
                 .label(span, "in this string")
@@ -214,7 +214,7 @@ impl<'m> Resolver<'m> {
                         other => {
                             return Err(self.report(
                                 Diag::new(
-                                    "beryl::refs::embed",
+                                    crate::refs::Code::Embed,
                                     format!(
                                         "`${{{path}}}` is {}, which cannot be part of a longer string",
                                         other.type_name()
@@ -240,7 +240,7 @@ impl<'m> Resolver<'m> {
             Err(e) => {
                 return Err(self.report(
                     Diag::new(
-                        "beryl::refs::path",
+                        crate::refs::Code::Path,
                         format!("bad path `{path_text}` in a reference: {e}"),
                     )
                     .label(span, "in this reference")
@@ -321,7 +321,7 @@ impl<'m> Resolver<'m> {
             .chain(std::iter::once(path_text.to_string()))
             .collect();
         let mut d = Diag::new(
-            "beryl::refs::cycle",
+            crate::refs::Code::Cycle,
             format!("reference cycle: {}", names.join(" → ")),
         );
         for f in &self.stack[start..] {

@@ -24,7 +24,7 @@ impl Resolver<'_> {
             .collect();
         close.sort_by(|a, b| b.0.total_cmp(&a.0));
         let mut d = Diag::new(
-            "beryl::refs::missing",
+            crate::refs::Code::Missing,
             format!("`${{{path_text}}}`: nothing is set at `{path_text}`"),
         )
         .label(span, "referenced here");

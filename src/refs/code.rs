@@ -1,0 +1,19 @@
+//! The codes of reference resolution.
+
+crate::diag::codes! {
+    /// The codes of reference resolution.
+    pub enum Code in "refs" {
+        /// A `${…}` that does not parse.
+        Syntax = "syntax";
+        /// A reference's path that does not parse.
+        Path = "path";
+        /// A reference to a path where nothing is set.
+        Missing = "missing";
+        /// References that depend on one another.
+        Cycle = "cycle";
+        /// A mapping, list or null referenced inside a longer string.
+        Embed = "embed";
+        /// A deferred merge that lost its place (a bug in beryl).
+        Internal = "internal";
+    }
+}
