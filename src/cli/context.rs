@@ -54,7 +54,7 @@ impl Context {
     /// The context of a command from the option groups it reads (the others
     /// keep their defaults), with the options given before it put over them.
     pub fn new(uses: Uses<'_>, before: &Before) -> Result<Self, Failure> {
-        let group = |e: clap::Error| vec![Diag::new("beryl::usage", e.to_string())];
+        let group = |e: clap::Error| vec![Diag::new(crate::cli::Code::Usage, e.to_string())];
         let inventory = match uses.inventory {
             Some(g) => before.apply(g).map_err(group)?.inventory,
             None => InventoryArgs::default_dir(),

@@ -211,7 +211,7 @@ fn reparse(text: &str, what: &str) -> Result<Node, Diag> {
 
 fn internal(message: &str) -> Diag {
     Diag::new(
-        "beryl::output::annotate",
+        crate::output::Code::Annotate,
         format!("cannot annotate the render: {message}"),
     )
     .help("this is a bug in beryl; the plain `beryl render` still works")

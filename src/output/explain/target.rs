@@ -67,15 +67,17 @@ pub(super) fn resolve(host: &str, c: &Compiled, asked: &[String]) -> Result<Reso
             notes.push(note.to_string());
             if !exists(c, &path[..to.len()]) {
                 return Err(Diag::new(
-                    "beryl::explain::unknown_path",
+                    crate::output::Code::ExplainUnknownPath,
                     format!("{host} has no `{}`: no level of its chain writes it", asked[0]),
                 )
                 .help("a host's exports are written at the root `exports` of a level or class, and rendered under `_beryl_.exports` (docs/classes.md)"));
             }
         }
         Some((_, Moved::Consumed(what, help))) => {
-            return Err(Diag::new("beryl::explain::not_in_config", what.to_string())
-                .help(help.replace("{host}", host)));
+            return Err(
+                Diag::new(crate::output::Code::ExplainNotInConfig, what.to_string())
+                    .help(help.replace("{host}", host)),
+            );
         }
         None => {}
     }
@@ -176,7 +178,7 @@ fn unknown(host: &str, c: &Compiled, path: &[String]) -> Diag {
         }
     };
     Diag::new(
-        "beryl::explain::unknown_path",
+        crate::output::Code::ExplainUnknownPath,
         format!(
             "{host} has nothing at `{}`, and no level sets it",
             crate::syntax::path::display(path)
