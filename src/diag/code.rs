@@ -110,16 +110,6 @@ macro_rules! codes {
 
 pub(crate) use codes;
 
-/// For the move to typed codes only: a code written as text.
-impl Code for &'static str {
-    fn as_str(self) -> &'static str {
-        self
-    }
-    fn severity(self) -> Severity {
-        Severity::Error
-    }
-}
-
 /// The code a [`codes!`] variant stands for: `kind` when it is written
 /// whole (`beryl::…`), else `composed` (`beryl::STAGE::KIND`).
 #[doc(hidden)]

@@ -17,6 +17,8 @@
 //! source snippet, and labels that sit in other files become related advice
 //! with their own snippet.
 
+#[cfg(test)]
+mod catalogue;
 mod code;
 mod report;
 pub mod set;
@@ -62,6 +64,7 @@ struct Extra {
 
 #[derive(Clone, Debug)]
 pub struct Diag {
+    /// The code, `beryl::STAGE::KIND`, from a stage's [`codes!`] enum.
     pub code: &'static str,
     pub message: String,
     pub help: Option<String>,
@@ -76,12 +79,14 @@ pub type Diags = Vec<Diag>;
 impl Diag {
     /// An error with the code of a stage's [`codes!`] enum.
     pub fn new(code: impl Code, message: impl Into<String>) -> Self {
+        debug_assert_eq!(code.severity(), Severity::Error, "{}", code.as_str());
         Self::with(code.as_str(), Severity::Error, message.into())
     }
 
     /// A warning: reported, but it fails nothing. Its code is declared a
     /// warning.
     pub fn warning(code: impl Code, message: impl Into<String>) -> Self {
+        debug_assert_eq!(code.severity(), Severity::Warning, "{}", code.as_str());
         Self::with(code.as_str(), Severity::Warning, message.into())
     }
 

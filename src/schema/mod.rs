@@ -41,9 +41,9 @@ crate::diag::codes! {
         Hostname = "hostname";
         /// A time zone not in the tz database (or malformed).
         Timezone = "timezone";
-        /// Not a ZFS layout word.
+        /// A `raid` that is not a ZFS layout word.
         Raid = "raid";
-        /// Not a whole-disk device name.
+        /// A disk that is not a whole-disk device name.
         Disk = "disk";
         /// A disk listed twice (reported at the second).
         DuplicateDisk = "duplicate_disk";
@@ -53,7 +53,7 @@ crate::diag::codes! {
         Pool = "pool";
         /// An invalid swap size (or below 100m).
         Swap = "swap";
-        /// Not a package name or origin.
+        /// A package that is not a package name or origin.
         Package = "package";
         /// A sudoers line that is empty or spans several lines.
         Sudoers = "sudoers";
@@ -67,7 +67,7 @@ crate::diag::codes! {
         Comment = "comment";
         /// A shell that is not a clean absolute path.
         Shell = "shell";
-        /// A primary or supplementary group name.
+        /// An invalid primary or supplementary group name.
         Group = "group";
         /// A user state other than `present` or `absent`.
         State = "state";
@@ -75,9 +75,9 @@ crate::diag::codes! {
         Install = "install";
         /// A release that is not `MAJOR.MINOR` (or a float whose text is not).
         Version = "version";
-        /// Not a URL of a distribution site.
+        /// A `dist_site` that is not a URL of a distribution site.
         DistSite = "dist_site";
-        /// Not a crypt(3) password hash.
+        /// A password that is not a crypt(3) password hash.
         PasswordHash = "password_hash";
         /// An interface name that is not a driver name and a unit number.
         Interface = "interface";

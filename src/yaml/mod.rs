@@ -25,7 +25,7 @@ crate::diag::codes! {
     pub enum Code in "yaml" {
         /// A file is not valid UTF-8.
         Utf8 = "utf8";
-        /// A level file's root is not a mapping.
+        /// A document whose root is not a mapping where one is needed (a level, class or settings file).
         RootNotMapping = "root_not_mapping";
         /// Invalid YAML: the parser's error, at its place.
         Syntax = "syntax";
