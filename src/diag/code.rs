@@ -1,12 +1,12 @@
 //! Typed diagnostic codes: each stage declares its codes once, as an enum,
-//! with [`codes!`], and [`Diag::new`](super::Diag::new) takes only such a
+//! with `codes!`, and [`Diag::new`](super::Diag::new) takes only such a
 //! code. A typo in a code is then a compile error, not a new code, and
-//! docs/codes.md lists every code from these declarations (the `catalogue`
-//! test writes and checks it).
+//! docs/codes.md lists every code from these declarations (written and
+//! checked by the tests of src/diag/tests/catalogue.rs).
 
 use super::Severity;
 
-/// A diagnostic code: a variant of a stage's enum declared with [`codes!`].
+/// A diagnostic code: a variant of a stage's enum declared with `codes!`.
 pub trait Code: Copy {
     /// The full code, `beryl::STAGE::KIND`, as printed.
     fn as_str(self) -> &'static str;
@@ -110,7 +110,7 @@ macro_rules! codes {
 
 pub(crate) use codes;
 
-/// The code a [`codes!`] variant stands for: `kind` when it is written
+/// The code a `codes!` variant stands for: `kind` when it is written
 /// whole (`beryl::…`), else `composed` (`beryl::STAGE::KIND`).
 #[doc(hidden)]
 pub const fn code_text(composed: &'static str, kind: &'static str) -> &'static str {

@@ -2,7 +2,7 @@
 //!
 //! A [`Diag`] has a stable code (`beryl::<stage>::<kind>`), a message, labelled
 //! spans and an optional help. Each stage declares its codes once, as an enum
-//! made by [`codes!`] (docs/codes.md lists them all), and owns its error kinds
+//! made by `codes!` (docs/codes.md lists them all), and owns its error kinds
 //! as constructor functions in its own module; they all return `Diag`, so
 //! errors from several stages can be collected, deduplicated and reported
 //! together.
@@ -17,8 +17,6 @@
 //! source snippet, and labels that sit in other files become related advice
 //! with their own snippet.
 
-#[cfg(test)]
-mod catalogue;
 mod code;
 mod report;
 pub mod set;
@@ -64,7 +62,7 @@ struct Extra {
 
 #[derive(Clone, Debug)]
 pub struct Diag {
-    /// The code, `beryl::STAGE::KIND`, from a stage's [`codes!`] enum.
+    /// The code, `beryl::STAGE::KIND`, from a stage's `codes!` enum.
     pub code: &'static str,
     pub message: String,
     pub help: Option<String>,
@@ -77,7 +75,7 @@ pub struct Diag {
 pub type Diags = Vec<Diag>;
 
 impl Diag {
-    /// An error with the code of a stage's [`codes!`] enum.
+    /// An error with the code of a stage's `codes!` enum.
     pub fn new(code: impl Code, message: impl Into<String>) -> Self {
         debug_assert_eq!(code.severity(), Severity::Error, "{}", code.as_str());
         Self::with(code.as_str(), Severity::Error, message.into())
@@ -220,47 +218,4 @@ impl fmt::Display for Diag {
 impl std::error::Error for Diag {}
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::value::Source;
-
-    #[test]
-    fn labels_in_other_files_become_related_notes() {
-        let a = Source::new("a.yml", "x: 1\n");
-        let b = Source::new("b.yml", "x: 2\n");
-        let sa = Span {
-            source: Some(a),
-            offset: 3,
-            len: 1,
-            line: 1,
-            col: 4,
-        };
-        let sb = Span {
-            source: Some(b),
-            offset: 3,
-            len: 1,
-            line: 1,
-            col: 4,
-        };
-        let d = Diag::new(TestCode("beryl::test"), "boom")
-            .label(&sa, "here")
-            .label(&sb, "and there");
-        assert_eq!(d.labels.len(), 1);
-        assert_eq!(d.related().len(), 1);
-        assert_eq!(d.span().unwrap().to_string(), "a.yml:1:4");
-        let report = Report::new(&d);
-        let related: Vec<String> = miette::Diagnostic::related(&report)
-            .unwrap()
-            .map(|r| r.to_string())
-            .collect();
-        assert_eq!(related, ["and there (b.yml:1:4)"]);
-    }
-
-    #[test]
-    fn list_positions_do_not_tell_errors_apart() {
-        let at = |m: &str| Diag::new(TestCode("beryl::test"), m).dedup_key();
-        assert_eq!(at("invalid a.b[3]: x"), at("invalid a.b[2]: x"));
-        assert_eq!(without_indexes("a[12][0].b [x] [] ["), "a[][].b [x] [] [");
-        assert_ne!(at("invalid a.b[3]: x"), at("invalid a.c[3]: x"));
-    }
-}
+mod tests;

@@ -1,5 +1,5 @@
 //! docs/codes.md, the catalogue of every diagnostic code, is generated from
-//! the stages' [`codes!`](super::codes) enums: these tests fail when it is
+//! the stages' [`codes!`](crate::diag::codes) enums: these tests fail when it is
 //! out of date (`BERYL_UPDATE_DOCS=1` rewrites it instead), when an enum is
 //! missing from the list below, and when a snapshot or a page of docs/ shows
 //! a code that no enum declares.
@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::Severity;
+use crate::diag::Severity;
 
 const PAGE: &str = "docs/codes.md";
 
@@ -204,7 +204,7 @@ fn every_enum_of_codes_is_listed() {
     let (_, listed) = all();
     assert_eq!(
         declared, listed,
-        "src/ has {declared} `codes!` enums and src/diag/catalogue.rs lists {listed}: add the new one to `all`"
+        "src/ has {declared} `codes!` enums and src/diag/tests/catalogue.rs lists {listed}: add the new one to `all`"
     );
 }
 
