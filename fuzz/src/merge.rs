@@ -8,7 +8,7 @@
 //! render; a result must write back and read back the same.
 
 use arbitrary::{Result, Unstructured};
-use beryl::merge::{Kind, Policy, Spec, merge_documents};
+use beryl::merge::{Policy, Spec, Strategy, merge_documents};
 use beryl::value::{Entry, Map, Node, Span, Value};
 
 use super::common::{report, round_trip};
@@ -169,7 +169,7 @@ fn option_value(u: &mut Unstructured, at: &mut Places) -> Result<Node> {
 /// A strategy given on the command line, options set as `beryl merge` sets
 /// them (refused options are dropped, as the command would refuse them).
 fn root_spec(u: &mut Unstructured) -> Result<Spec> {
-    let kind = Kind::from_name(u.choose(STRATEGIES)?).unwrap_or(Kind::Default);
+    let kind = Strategy::from_name(u.choose(STRATEGIES)?).unwrap_or(Strategy::Default);
     let mut spec = Spec::of(kind);
     for _ in 0..u.int_in_range(0..=3)? {
         let option = u.choose(OPTIONS)?;

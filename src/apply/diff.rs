@@ -41,7 +41,7 @@ pub struct Change {
 #[derive(Debug, Serialize)]
 pub struct Outcome {
     pub id: String,
-    pub kind: super::Kind,
+    pub kind: super::StepKind,
     pub action: Action,
     pub changes: Vec<Change>,
     /// A unified diff of a file's content, when it changes.

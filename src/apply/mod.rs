@@ -35,7 +35,7 @@ use crate::shell::QuoteError;
 /// The kinds of step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Kind {
+pub enum StepKind {
     Bootstrap,
     Package,
     Group,
@@ -91,7 +91,7 @@ pub struct Step {
     /// Stable: `pkg`, `pkg:NAME`, `group:NAME`, `user:NAME`, `root`,
     /// `keys:USER`, `file:PATH`, `sshd`, `rc:NAME`, `tz`.
     pub id: String,
-    pub kind: Kind,
+    pub kind: StepKind,
     pub desired: Desired,
     /// Read-only; exit status 0 means nothing to do.
     pub check: String,

@@ -4,14 +4,14 @@
 use crate::desired::{Account, File, RcVar, sshd};
 use crate::shell::{QuoteError, word as w, words};
 
-use super::{Desired, Kind, Step, sha256_hex};
+use super::{Desired, Step, StepKind, sha256_hex};
 
 /// The step of one desired value.
 pub fn step(desired: Desired) -> Result<Step, QuoteError> {
     let (id, kind, check, change) = match &desired {
         Desired::Bootstrap => (
             "pkg".to_string(),
-            Kind::Bootstrap,
+            StepKind::Bootstrap,
             // pkg(7), the bootstrapper in /usr/sbin, installs the real pkg
             // here; without ASSUME_ALWAYS_YES it asks first.
             "[ -x /usr/local/sbin/pkg ]".to_string(),
@@ -19,7 +19,7 @@ pub fn step(desired: Desired) -> Result<Step, QuoteError> {
         ),
         Desired::Package { name } => (
             format!("pkg:{name}"),
-            Kind::Package,
+            StepKind::Package,
             // A pattern with `/` matches the origin (`-O` would always
             // exit 0: pkg src/info.c keeps it for ports compatibility).
             format!("pkg info -e {}", w(name)?),
@@ -27,19 +27,19 @@ pub fn step(desired: Desired) -> Result<Step, QuoteError> {
         ),
         Desired::Group { name } => (
             format!("group:{name}"),
-            Kind::Group,
+            StepKind::Group,
             format!("pw groupshow -n {} >/dev/null 2>&1", w(name)?),
             format!("pw groupadd -n {}", w(name)?),
         ),
         Desired::User(a) => (
             format!("user:{}", a.name),
-            Kind::User,
+            StepKind::User,
             user_check(a)?,
             user_change(a)?,
         ),
         Desired::Absent { name } => (
             format!("user:{name}"),
-            Kind::User,
+            StepKind::User,
             format!("! pw usershow -n {} >/dev/null 2>&1", w(name)?),
             format!("pw userdel -n {}", w(name)?),
         ),
@@ -47,7 +47,7 @@ pub fn step(desired: Desired) -> Result<Step, QuoteError> {
             let field = hash.as_deref().unwrap_or("*");
             (
                 "root".to_string(),
-                Kind::Root,
+                StepKind::Root,
                 format!(
                     "[ \"$(awk -F: '$1 == \"root\" {{ print $2 }}' /etc/master.passwd)\" = {} ]",
                     w(field)?
@@ -65,7 +65,7 @@ pub fn step(desired: Desired) -> Result<Step, QuoteError> {
         } => keys(user, group, content)?,
         Desired::File(f) => (
             format!("file:{}", f.path),
-            Kind::File,
+            StepKind::File,
             file_check(f)?,
             file_change(f)?,
         ),
@@ -73,7 +73,7 @@ pub fn step(desired: Desired) -> Result<Step, QuoteError> {
             let new = sshd_text(settings)?;
             (
                 "sshd".to_string(),
-                Kind::Sshd,
+                StepKind::Sshd,
                 format!("{new} | cmp -s - /etc/ssh/sshd_config"),
                 format!(
                     "{new} > /etc/ssh/sshd_config.beryl-tmp && mv -f /etc/ssh/sshd_config.beryl-tmp /etc/ssh/sshd_config"
@@ -82,7 +82,7 @@ pub fn step(desired: Desired) -> Result<Step, QuoteError> {
         }
         Desired::Rc(v) => (
             format!("rc:{}", v.name),
-            Kind::Rc,
+            StepKind::Rc,
             format!(
                 "[ \"$(rcvalue {})\" = {} ]",
                 words(
@@ -96,7 +96,7 @@ pub fn step(desired: Desired) -> Result<Step, QuoteError> {
         ),
         Desired::Timezone { zone } => (
             "tz".to_string(),
-            Kind::Timezone,
+            StepKind::Timezone,
             format!("[ \"$(cat /var/db/zoneinfo 2>/dev/null)\" = {} ]", w(zone)?),
             format!("tzsetup -s {}", w(zone)?),
         ),
@@ -186,7 +186,7 @@ fn keys(
     user: &str,
     group: &str,
     content: &str,
-) -> Result<(String, Kind, String, String), QuoteError> {
+) -> Result<(String, StepKind, String, String), QuoteError> {
     let owner = w(&format!("{user}:{group}"))?;
     let check = [
         home(user)?,
@@ -218,7 +218,7 @@ fn keys(
     ];
     Ok((
         format!("keys:{user}"),
-        Kind::Keys,
+        StepKind::Keys,
         check.join(" && "),
         change.join(" && "),
     ))

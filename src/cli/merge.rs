@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use super::options::ConfigFormat;
 use super::{Context, Failure, Outcome, write_out};
 use crate::diag::Diag;
-use crate::merge::{self, Kind, Policy, Spec};
+use crate::merge::{self, Policy, Spec, Strategy};
 use crate::output;
 use crate::value::{Node, Source, Span};
 
@@ -89,7 +89,7 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
 
 /// The root spec from the command line, checked like a written one.
 fn root_spec(name: &str, args: &Args) -> Result<Spec, Failure> {
-    let kind = Kind::from_name(name).unwrap_or(Kind::Default);
+    let kind = Strategy::from_name(name).unwrap_or(Strategy::Default);
     let mut spec = Spec::of(kind);
     let flag = |value: crate::value::Value| Node::synthetic(value);
     let mut set = |option: &str, value: Node| -> Result<(), Failure> {

@@ -139,7 +139,7 @@ pub struct Inventory {
     /// (src/classes/), read only when a chain names a class.
     pub classes_dir: Option<LevelFile>,
     /// `beryl.yml` at the root, when there is one: the inventory's settings
-    /// (src/classes/settings.rs).
+    /// (src/inventory/settings.rs).
     pub settings: Option<LevelFile>,
     pub domains: Vec<Domain>,
     pub groups: Vec<Group>,

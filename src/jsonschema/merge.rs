@@ -5,7 +5,7 @@
 //! strategy name and of a spec mapping are generated from them, and serde
 //! reads a spec through the engine, so neither can drift from it. What is
 //! written here is only what an editor shows: a line about each strategy
-//! (a `match` on the engine's `Kind`, so a new strategy does not compile
+//! (a `match` on the engine's `Strategy`, so a new strategy does not compile
 //! without one) and about each option.
 
 use std::borrow::Cow;
@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde::de::{Deserializer, Error as _};
 use serde_json::{Map, Value, json};
 
-use crate::merge::spec::{Kind, NAMES, OPTIONS, Opt, Spec};
+use crate::merge::spec::{NAMES, OPTIONS, Opt, Spec, Strategy};
 use crate::value::{Node, Span, Value as V};
 
 /// A `merge:` table: path pattern → merge spec. A pattern is a dotted path
@@ -30,7 +30,7 @@ pub(super) type MergeTable = BTreeMap<String, MergeSpec>;
 #[serde(untagged)]
 pub enum MergeSpec {
     /// A strategy with its default options.
-    Name(Strategy),
+    Name(StrategyName),
     /// Hiera's lookup_options form.
     Hiera(HieraSpec),
     /// A strategy and its options.
@@ -64,11 +64,11 @@ impl<'de> Deserialize<'de> for HieraSpec {
 /// A strategy name, aliases included (docs/merge.md §4): the strategy with
 /// its default options.
 #[derive(Debug, Clone, Copy)]
-pub struct Strategy(pub Kind);
+pub struct StrategyName(pub Strategy);
 
-impl JsonSchema for Strategy {
+impl JsonSchema for StrategyName {
     fn schema_name() -> Cow<'static, str> {
-        "Strategy".into()
+        "StrategyName".into()
     }
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
@@ -82,11 +82,11 @@ impl JsonSchema for Strategy {
     }
 }
 
-impl<'de> Deserialize<'de> for Strategy {
+impl<'de> Deserialize<'de> for StrategyName {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let name = String::deserialize(d)?;
-        Kind::from_name(&name)
-            .map(Strategy)
+        Strategy::from_name(&name)
+            .map(StrategyName)
             .ok_or_else(|| D::Error::custom(format!("unknown merge strategy `{name}`")))
     }
 }
@@ -134,7 +134,7 @@ impl<'de> Deserialize<'de> for SpecOptions {
                 "a merge spec mapping needs a `strategy` name",
             ));
         };
-        let kind = Kind::from_name(name)
+        let kind = Strategy::from_name(name)
             .ok_or_else(|| D::Error::custom(format!("unknown merge strategy `{name}`")))?;
         let mut spec = Spec::of(kind);
         for (option, value) in map.iter().filter(|(key, _)| *key != "strategy") {
@@ -163,45 +163,45 @@ fn option_node(value: &Value) -> Node {
 /// What an editor shows for the strategy `name` of `kind`: a line for the
 /// bare name, and a shorter one for a spec mapping. An alias says what it
 /// stands for.
-fn about(name: &str, kind: Kind) -> (Cow<'static, str>, Cow<'static, str>) {
+fn about(name: &str, kind: Strategy) -> (Cow<'static, str>, Cow<'static, str>) {
     if name != kind.name() {
         let alias: Cow<'static, str> = format!("An alias of `{}`.", kind.name()).into();
         return (alias.clone(), alias);
     }
     let (line, short) = match kind {
-        Kind::Default => (
+        Strategy::Default => (
             "Beryl's: mappings merge recursively; anything else is replaced by the higher level.",
             "Beryl's default strategy.",
         ),
-        Kind::First => (
+        Strategy::First => (
             "Hiera `first`: the highest-priority value wins whole, whatever its type.",
             "Hiera `first`.",
         ),
-        Kind::Unique => (
+        Strategy::Unique => (
             "Hiera `unique`: lists flattened with the scalars into one list, without duplicates.",
             "Hiera `unique`.",
         ),
-        Kind::Hash => (
+        Strategy::Hash => (
             "Hiera `hash`: a shallow merge, the higher level winning each key whole.",
             "Hiera `hash`.",
         ),
-        Kind::Deep => (
+        Strategy::Deep => (
             "Hiera `deep` (the deep_merge gem): recursive, lists unioned lowest first.",
             "Hiera `deep`.",
         ),
-        Kind::Append => (
+        Strategy::Append => (
             "Beryl: lists concatenated, later duplicates dropped, `--x` knockouts.",
             "Beryl's append.",
         ),
-        Kind::Concat => (
+        Strategy::Concat => (
             "Lists concatenated, duplicates kept.",
             "Lists concatenated.",
         ),
-        Kind::ByKey => (
+        Strategy::ByKey => (
             "Lists of mappings merged by a key field (`name` by default).",
             "Lists of mappings merged by a key field.",
         ),
-        Kind::Patch => (
+        Strategy::Patch => (
             "RFC 7396 JSON merge patch, one level at a time.",
             "RFC 7396.",
         ),
@@ -211,12 +211,12 @@ fn about(name: &str, kind: Kind) -> (Cow<'static, str>, Cow<'static, str>) {
 
 /// The schema of the option `opt` in a spec mapping of `kind`, with what it
 /// does there; the defaults it names are the engine's ([`Spec::of`]).
-fn option_schema(kind: Kind, opt: Opt) -> Value {
+fn option_schema(kind: Strategy, opt: Opt) -> Value {
     let default = Spec::of(kind);
     match opt {
         Opt::KnockoutPrefix => {
             let item = match kind {
-                Kind::ByKey => "An item whose key is `PREFIXx` removes the item `x`",
+                Strategy::ByKey => "An item whose key is `PREFIXx` removes the item `x`",
                 _ => "An item `PREFIXx` removes `x`",
             };
             let description = match default.knockout_prefix {
@@ -241,7 +241,7 @@ fn option_schema(kind: Kind, opt: Opt) -> Value {
         Opt::SortMergedArrays => json!({
             "type": "boolean",
             "description": match kind {
-                Kind::Unique => "Sort the merged list.",
+                Strategy::Unique => "Sort the merged list.",
                 _ => "Sort merged lists.",
             },
         }),

@@ -76,7 +76,7 @@ fn words(schema: &Value) -> Vec<&str> {
 #[test]
 fn the_enums_have_the_words_of_validation() {
     let s = any();
-    assert_eq!(words(def(&s, "Strategy")), crate::merge::spec::names());
+    assert_eq!(words(def(&s, "StrategyName")), crate::merge::spec::names());
     assert_eq!(
         words(def(&s, "RootLogin")),
         crate::freebsd::names::PERMIT_ROOT_LOGIN
@@ -102,14 +102,14 @@ fn the_enums_have_the_words_of_validation() {
 /// src/merge/spec.rs lets it take, with a value of the type it reads.
 #[test]
 fn each_strategy_takes_the_options_of_the_merge_engine() {
-    use crate::merge::spec::{Kind, OPTIONS, Opt, Spec};
+    use crate::merge::spec::{OPTIONS, Opt, Spec, Strategy};
     use crate::value::{Node, Span, Value as V};
     let s = any();
     let variants = def(&s, "SpecOptions")["oneOf"].as_array().unwrap();
     assert_eq!(variants.len(), crate::merge::spec::names().len());
     for variant in variants {
         let name = variant["properties"]["strategy"]["const"].as_str().unwrap();
-        let kind = Kind::from_name(name).unwrap_or_else(|| panic!("{name}"));
+        let kind = Strategy::from_name(name).unwrap_or_else(|| panic!("{name}"));
         let allowed: Vec<&str> = keys(variant)
             .into_iter()
             .filter(|k| *k != "strategy")
@@ -150,10 +150,10 @@ fn each_strategy_takes_the_options_of_the_merge_engine() {
 
 /// The spec serde reads from a `merge:` value, or none.
 fn read(text: &str) -> Option<crate::merge::Spec> {
-    use super::merge::{MergeSpec, SpecOptions, Strategy};
+    use super::merge::{MergeSpec, SpecOptions, StrategyName};
     fn spec(m: &MergeSpec) -> crate::merge::Spec {
         match m {
-            MergeSpec::Name(Strategy(kind)) => crate::merge::Spec::of(*kind),
+            MergeSpec::Name(StrategyName(kind)) => crate::merge::Spec::of(*kind),
             MergeSpec::Hiera(hiera) => spec(&hiera.merge),
             MergeSpec::Options(SpecOptions(s)) => s.clone(),
         }

@@ -3,15 +3,15 @@
 //! Entry point: [`merge_documents`]. Each document may carry a root `merge:`
 //! table; the tables are layered onto a base [`Policy`] and never appear in the
 //! result. At every path the engine asks the policy which [`Spec`] applies and
-//! dispatches on its [`Kind`]; it has no rule of its own. The strategies live in
+//! dispatches on its [`Strategy`]; it has no rule of its own. The strategies live in
 //! `strategies.rs` (Beryl's, RFC 7396 and the simple Hiera ones) and `deep.rs`
 //! (Hiera `deep`, which is the deep_merge gem); key prefixes (`~`, `=`) in
 //! `keys.rs`; orderings in `order.rs`.
 
 mod deep;
-pub mod keys;
 mod order;
 pub mod policy;
+pub mod prefixes;
 pub mod spec;
 mod strategies;
 mod warn;
@@ -19,7 +19,7 @@ mod warn;
 use std::sync::LazyLock;
 
 pub use policy::{Pattern, Policy, Rule};
-pub use spec::{Kind, Spec};
+pub use spec::{Spec, Strategy};
 
 use crate::diag::Diags;
 use crate::value::{Map, Node, Value};
@@ -61,7 +61,7 @@ crate::diag::codes! {
 /// The name of the root key that holds a document's merge table.
 pub const TABLE_KEY: &str = crate::syntax::root::MERGE;
 
-static DEFAULT: LazyLock<Spec> = LazyLock::new(|| Spec::of(Kind::Default));
+static DEFAULT: LazyLock<Spec> = LazyLock::new(|| Spec::of(Strategy::Default));
 
 /// Merges `docs` (lowest priority first). Their `merge:` tables are layered onto
 /// `base` in order; `root`, when given, is the strategy at the root and beats
@@ -126,7 +126,7 @@ pub fn merge_documents(
     merged.node = node.unwrap_or_else(|| Node::synthetic(Value::Map(Map::new())));
     merged.deferred = deferred;
     for doc in docs {
-        keys::constants(doc, &mut Vec::new(), &mut merged.constants);
+        prefixes::constants(doc, &mut Vec::new(), &mut merged.constants);
     }
     merged.constants_reported = reported;
     // With deferred paths the tree is not final yet: refs::resolve checks.
@@ -156,7 +156,7 @@ pub struct Merged {
     pub policy: Policy,
     root: Option<Spec>,
     /// The constants written in the documents, checked on the final tree.
-    constants: Vec<keys::Written>,
+    constants: Vec<prefixes::Written>,
     constants_reported: Vec<crate::value::Span>,
     /// The warnings of the merge (its errors fail it), deferred paths included.
     pub diags: Diags,
@@ -205,9 +205,9 @@ impl Merged {
     }
 
     /// Checks that every constant survived into the final tree (see
-    /// `keys::check_constants`).
+    /// `prefixes::check_constants`).
     pub fn check_constants(&self) -> Diags {
-        keys::check_constants(&self.node, &self.constants, &self.constants_reported)
+        prefixes::check_constants(&self.node, &self.constants, &self.constants_reported)
     }
 
     /// Merges a deferred path's values, now free of references, with the
@@ -258,7 +258,7 @@ pub fn spec_at(policy: &Policy, path: &[String]) -> (Spec, SpecOrigin) {
         }
         let prefix = path[..depth].to_vec();
         inherited = match here.0.kind {
-            Kind::ByKey => inherited,
+            Strategy::ByKey => inherited,
             kind if kind.recurses() => (here.0, SpecOrigin::Inherited(prefix)),
             _ => return (here.0, SpecOrigin::Whole(prefix)),
         };
@@ -333,14 +333,14 @@ impl<'p> Engine<'p> {
         }
         let spec = self.spec_here(inherited);
         match spec.kind {
-            Kind::Default | Kind::Append | Kind::Concat | Kind::ByKey => {
+            Strategy::Default | Strategy::Append | Strategy::Concat | Strategy::ByKey => {
                 self.layered(spec, inherited, cs)
             }
-            Kind::First => self.first(cs),
-            Kind::Unique => self.unique(spec, cs),
-            Kind::Hash => self.hash(cs),
-            Kind::Patch => self.patch(spec, cs, member),
-            Kind::Deep => self.deep(spec, cs, member, in_deep),
+            Strategy::First => self.first(cs),
+            Strategy::Unique => self.unique(spec, cs),
+            Strategy::Hash => self.hash(cs),
+            Strategy::Patch => self.patch(spec, cs, member),
+            Strategy::Deep => self.deep(spec, cs, member, in_deep),
         }
     }
 

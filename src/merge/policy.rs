@@ -9,7 +9,7 @@
 use regex::Regex;
 
 use super::Code;
-use super::spec::{DEFAULT_KEY, Kind, Spec};
+use super::spec::{DEFAULT_KEY, Spec, Strategy};
 use crate::diag::{Diag, Diags};
 use crate::syntax::path;
 use crate::value::{Node, Span, Value};
@@ -109,16 +109,16 @@ impl Policy {
     /// Beryl's rules: packages and sudoers append (deduplicated, `--`
     /// knockouts), users merge by name, disks are replaced.
     pub fn beryl() -> Self {
-        let rule = |p: &str, kind: Kind| Rule {
+        let rule = |p: &str, kind: Strategy| Rule {
             pattern: Pattern::parse(p).expect("built-in pattern"),
             spec: Spec::of(kind),
             key_span: Span::synthetic(),
         };
         Self::new(vec![
-            rule("freebsd.packages", Kind::Append),
-            rule("freebsd.sudoers", Kind::Append),
-            rule("freebsd.users", Kind::ByKey),
-            rule("freebsd.disks", Kind::First),
+            rule("freebsd.packages", Strategy::Append),
+            rule("freebsd.sudoers", Strategy::Append),
+            rule("freebsd.users", Strategy::ByKey),
+            rule("freebsd.disks", Strategy::First),
         ])
     }
 
@@ -176,7 +176,7 @@ impl Policy {
     /// (`spec_at`).
     pub fn key_field(&self, list: &[String]) -> &str {
         match self.rule_for(list) {
-            Some(rule) if rule.spec.kind == Kind::ByKey => &rule.spec.key,
+            Some(rule) if rule.spec.kind == Strategy::ByKey => &rule.spec.key,
             _ => DEFAULT_KEY,
         }
     }
@@ -270,7 +270,7 @@ mod tests {
             .collect()
     }
 
-    fn policy(rows: &[(&str, Kind)]) -> Policy {
+    fn policy(rows: &[(&str, Strategy)]) -> Policy {
         Policy::new(
             rows.iter()
                 .map(|(p, k)| Rule {
@@ -282,34 +282,34 @@ mod tests {
         )
     }
 
-    fn kind(p: &Policy, at: &str) -> Option<Kind> {
+    fn kind(p: &Policy, at: &str) -> Option<Strategy> {
         p.rule_for(&path(at)).map(|r| r.spec.kind)
     }
 
     #[test]
     fn exact_then_most_literal_star_then_first_regex() {
         let p = policy(&[
-            ("^a\\.", Kind::Hash),
-            ("*.*.groups", Kind::First),
-            ("freebsd.*.groups", Kind::Append),
-            ("freebsd.x.groups", Kind::Deep),
-            ("*.y.groups", Kind::Unique),
-            ("^a\\.b", Kind::Patch),
+            ("^a\\.", Strategy::Hash),
+            ("*.*.groups", Strategy::First),
+            ("freebsd.*.groups", Strategy::Append),
+            ("freebsd.x.groups", Strategy::Deep),
+            ("*.y.groups", Strategy::Unique),
+            ("^a\\.b", Strategy::Patch),
         ]);
-        assert_eq!(kind(&p, "freebsd.x.groups"), Some(Kind::Deep));
+        assert_eq!(kind(&p, "freebsd.x.groups"), Some(Strategy::Deep));
         assert_eq!(
             kind(&p, "freebsd.y.groups"),
-            Some(Kind::Append),
+            Some(Strategy::Append),
             "a tie on literal count goes to the first written"
         );
         assert_eq!(
             kind(&p, "a.b.groups"),
-            Some(Kind::First),
+            Some(Strategy::First),
             "a `*` pattern beats a regex"
         );
         assert_eq!(
             kind(&p, "a.b"),
-            Some(Kind::Hash),
+            Some(Strategy::Hash),
             "the first matching regex wins"
         );
         assert_eq!(kind(&p, "b"), None);
@@ -318,13 +318,13 @@ mod tests {
     #[test]
     fn quoted_segments_are_literal() {
         let p = policy(&[
-            ("sysctl.\"net.inet.ip.forwarding\"", Kind::First),
-            ("x.\"*\"", Kind::Hash),
+            ("sysctl.\"net.inet.ip.forwarding\"", Strategy::First),
+            ("x.\"*\"", Strategy::Hash),
         ]);
         assert_eq!(
             p.rule_for(&["sysctl".into(), "net.inet.ip.forwarding".into()])
                 .map(|r| r.spec.kind),
-            Some(Kind::First)
+            Some(Strategy::First)
         );
         assert_eq!(
             p.rule_for(&["sysctl".into(), "net".into()])
@@ -333,7 +333,7 @@ mod tests {
         );
         assert_eq!(
             p.rule_for(&["x".into(), "*".into()]).map(|r| r.spec.kind),
-            Some(Kind::Hash)
+            Some(Strategy::Hash)
         );
         assert_eq!(
             p.rule_for(&["x".into(), "y".into()]).map(|r| r.spec.kind),
@@ -346,18 +346,18 @@ mod tests {
         let mut p = Policy::beryl();
         p.layer(vec![Rule {
             pattern: Pattern::parse("freebsd.\"packages\"").unwrap(),
-            spec: Spec::of(Kind::Unique),
+            spec: Spec::of(Strategy::Unique),
             key_span: Span::synthetic(),
         }]);
         assert_eq!(p.rules().len(), 4);
-        assert_eq!(p.rules()[0].spec.kind, Kind::Unique);
-        assert_eq!(kind(&p, "freebsd.disks"), Some(Kind::First));
+        assert_eq!(p.rules()[0].spec.kind, Strategy::Unique);
+        assert_eq!(kind(&p, "freebsd.disks"), Some(Strategy::First));
     }
 
     #[test]
     fn a_list_is_named_by_its_by_key_rule_else_by_name() {
-        let mut p = policy(&[("a.*.l", Kind::ByKey), ("b", Kind::Append)]);
-        let mut by_id = Spec::of(Kind::ByKey);
+        let mut p = policy(&[("a.*.l", Strategy::ByKey), ("b", Strategy::Append)]);
+        let mut by_id = Spec::of(Strategy::ByKey);
         by_id.key = "id".into();
         p.layer(vec![Rule {
             pattern: Pattern::parse("a.x.l").unwrap(),

@@ -12,7 +12,7 @@ use crate::value::{Node, Span, Value};
 
 /// The merge strategies. See docs/merge.md for each one's semantics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub enum Strategy {
     Default,
     First,
     Unique,
@@ -25,17 +25,17 @@ pub enum Kind {
 }
 
 /// Every name a spec may use, aliases included, and what it means.
-pub(crate) const NAMES: &[(&str, Kind)] = &[
-    ("default", Kind::Default),
-    ("first", Kind::First),
-    ("replace", Kind::First),
-    ("unique", Kind::Unique),
-    ("hash", Kind::Hash),
-    ("deep", Kind::Deep),
-    ("append", Kind::Append),
-    ("concat", Kind::Concat),
-    ("by_key", Kind::ByKey),
-    ("patch", Kind::Patch),
+pub(crate) const NAMES: &[(&str, Strategy)] = &[
+    ("default", Strategy::Default),
+    ("first", Strategy::First),
+    ("replace", Strategy::First),
+    ("unique", Strategy::Unique),
+    ("hash", Strategy::Hash),
+    ("deep", Strategy::Deep),
+    ("append", Strategy::Append),
+    ("concat", Strategy::Concat),
+    ("by_key", Strategy::ByKey),
+    ("patch", Strategy::Patch),
 ];
 
 /// The options, and which strategies take each.
@@ -48,19 +48,19 @@ pub enum Opt {
 }
 
 /// Every option of a spec mapping, and the strategies that take it.
-pub(crate) const OPTIONS: &[(&str, Opt, &[Kind])] = &[
+pub(crate) const OPTIONS: &[(&str, Opt, &[Strategy])] = &[
     (
         "knockout_prefix",
         Opt::KnockoutPrefix,
-        &[Kind::Deep, Kind::Append, Kind::ByKey],
+        &[Strategy::Deep, Strategy::Append, Strategy::ByKey],
     ),
-    ("merge_hash_arrays", Opt::MergeHashArrays, &[Kind::Deep]),
+    ("merge_hash_arrays", Opt::MergeHashArrays, &[Strategy::Deep]),
     (
         "sort_merged_arrays",
         Opt::SortMergedArrays,
-        &[Kind::Deep, Kind::Unique],
+        &[Strategy::Deep, Strategy::Unique],
     ),
-    ("key", Opt::Key, &[Kind::ByKey]),
+    ("key", Opt::Key, &[Strategy::ByKey]),
 ];
 
 /// The prefix `append` and `by_key` use unless told otherwise (Beryl's).
@@ -72,7 +72,7 @@ pub const DEFAULT_KEY: &str = "name";
 /// A strategy with its options, and where it was written.
 #[derive(Clone, Debug)]
 pub struct Spec {
-    pub kind: Kind,
+    pub kind: Strategy,
     /// `None` turns knockouts off. `append` and `by_key` default to `--`,
     /// `deep` to none, as in Hiera.
     pub knockout_prefix: Option<String>,
@@ -99,7 +99,7 @@ pub fn names() -> Vec<&'static str> {
     NAMES.iter().map(|(n, _)| *n).collect()
 }
 
-impl Kind {
+impl Strategy {
     pub fn name(self) -> &'static str {
         NAMES
             .iter()
@@ -107,14 +107,14 @@ impl Kind {
             .map_or("default", |(n, _)| n)
     }
 
-    pub fn from_name(name: &str) -> Option<Kind> {
+    pub fn from_name(name: &str) -> Option<Strategy> {
         NAMES.iter().find(|(n, _)| *n == name).map(|(_, k)| *k)
     }
 
     /// Whether paths below a value merged this way are merged again (and so
     /// consult the table), or taken whole from one level.
     pub fn recurses(self) -> bool {
-        !matches!(self, Kind::First | Kind::Unique | Kind::Hash)
+        !matches!(self, Strategy::First | Strategy::Unique | Strategy::Hash)
     }
 
     pub fn takes(self, opt: Opt) -> bool {
@@ -126,8 +126,8 @@ impl Kind {
 
 impl Spec {
     /// A strategy with its default options.
-    pub fn of(kind: Kind) -> Spec {
-        let knockout = matches!(kind, Kind::Append | Kind::ByKey);
+    pub fn of(kind: Strategy) -> Spec {
+        let knockout = matches!(kind, Strategy::Append | Strategy::ByKey);
         Spec {
             kind,
             knockout_prefix: knockout.then(|| DEFAULT_KNOCKOUT.to_string()),
@@ -253,7 +253,7 @@ impl fmt::Display for Spec {
         if self.sort_merged_arrays {
             opts.push("sort_merged_arrays".into());
         }
-        if self.kind == Kind::ByKey {
+        if self.kind == Strategy::ByKey {
             opts.push(format!("key: {}", self.key));
         }
         if !opts.is_empty() {
@@ -268,8 +268,8 @@ fn help_names() -> String {
     format!("the strategies are: {}", names.join(", "))
 }
 
-fn kind_named(name: &str, span: &Span) -> Result<Kind, Diag> {
-    Kind::from_name(name).ok_or_else(|| {
+fn kind_named(name: &str, span: &Span) -> Result<Strategy, Diag> {
+    Strategy::from_name(name).ok_or_else(|| {
         Diag::new(
             Code::UnknownStrategy,
             format!("unknown merge strategy `{name}`"),
@@ -310,8 +310,8 @@ mod tests {
 
     #[test]
     fn three_forms() {
-        assert_eq!(spec("deep").unwrap().kind, Kind::Deep);
-        assert_eq!(spec("replace").unwrap().kind, Kind::First);
+        assert_eq!(spec("deep").unwrap().kind, Strategy::Deep);
+        assert_eq!(spec("replace").unwrap().kind, Strategy::First);
         let s = spec("{merge: {strategy: deep, knockout_prefix: '##', merge_hash_arrays: true}}")
             .unwrap();
         assert_eq!(s.knockout_prefix.as_deref(), Some("##"));

@@ -4,7 +4,7 @@
 
 use indexmap::IndexMap;
 
-use super::spec::{Kind, Spec};
+use super::spec::{Spec, Strategy};
 use super::warn::Knockout;
 use super::{Code, Contribs, Engine, TABLE_KEY, order, written};
 use crate::diag::Diag;
@@ -31,7 +31,7 @@ impl<'p> Engine<'p> {
         match &top.value {
             Value::Map(_) => {
                 // `by_key` addresses its items; below a mapping it merges like its parent.
-                let below = if spec.kind == Kind::ByKey {
+                let below = if spec.kind == Strategy::ByKey {
                     inherited
                 } else {
                     spec
@@ -40,10 +40,10 @@ impl<'p> Engine<'p> {
                 // to merge it with, so it is taken whole (the same result,
                 // without walking it key by key).
                 if run.len() == 1
-                    && spec.kind == Kind::Default
+                    && spec.kind == Strategy::Default
                     && !self.path.is_empty()
                     && !self.policy.may_apply_within(&self.path)
-                    && !super::keys::holds_reference(top)
+                    && !super::prefixes::holds_reference(top)
                 {
                     return Some(self.whole(top));
                 }
@@ -51,9 +51,9 @@ impl<'p> Engine<'p> {
                 Some(self.maps(run, below, false, target))
             }
             Value::Seq(_) => match spec.kind {
-                Kind::Append => Some(self.append(spec, run, true)),
-                Kind::Concat => Some(self.append(spec, run, false)),
-                Kind::ByKey => Some(self.by_key(spec, inherited, run)),
+                Strategy::Append => Some(self.append(spec, run, true)),
+                Strategy::Concat => Some(self.append(spec, run, false)),
+                Strategy::ByKey => Some(self.by_key(spec, inherited, run)),
                 _ => Some(self.whole(top)),
             },
             _ => Some(self.whole(top)),

@@ -26,7 +26,7 @@ pub mod parse;
 use std::collections::{BTreeSet, HashSet};
 
 pub use error::Error;
-pub use parse::{Kind, Selector};
+pub use parse::{Selector, Target};
 
 use crate::diag::Diags;
 use crate::inventory::Inventory;
@@ -153,7 +153,7 @@ pub fn resolve(
                 .ok()
         })
         .collect();
-    let lists = match selectors.iter().any(|s| matches!(s.kind, Kind::Class(_))) {
+    let lists = match selectors.iter().any(|s| matches!(s.kind, Target::Class(_))) {
         true => Some(class_lists(universe, classes)),
         false => None,
     };
@@ -185,7 +185,7 @@ pub fn names_one(texts: &[String]) -> bool {
         [one] => parse::parse(one).is_ok_and(|s| {
             matches!(
                 s.kind,
-                Kind::Name(_) | Kind::InDomain { .. } | Kind::InGroup { .. }
+                Target::Name(_) | Target::InDomain { .. } | Target::InGroup { .. }
             )
         }),
         _ => false,
@@ -267,7 +267,7 @@ fn matching(
         }
     };
     let found = match &selector.kind {
-        Kind::Name(name) => {
+        Target::Name(name) => {
             let exact = pick(&|h| eq(h.fqdn, name));
             let found = match exact.is_empty() {
                 true => pick(&|h| eq(h.short, name)),
@@ -282,11 +282,11 @@ fn matching(
             }
             found
         }
-        Kind::InDomain { domain, short } => {
+        Target::InDomain { domain, short } => {
             domain_known(domain)?;
             pick(&|h| eq(h.domain, domain) && eq(h.short, short))
         }
-        Kind::InGroup {
+        Target::InGroup {
             domain,
             group,
             short,
@@ -296,7 +296,7 @@ fn matching(
                 eq(h.domain, domain) && h.group.is_some_and(|g| eq(g, group)) && eq(h.short, short)
             })
         }
-        Kind::Domain(domain) => {
+        Target::Domain(domain) => {
             domain_known(domain)?;
             let found = pick(&|h| eq(h.domain, domain));
             if found.is_empty() {
@@ -307,7 +307,7 @@ fn matching(
             }
             found
         }
-        Kind::Group { domain, group } => {
+        Target::Group { domain, group } => {
             group_known(domain, group)?;
             let found = pick(&|h| eq(h.domain, domain) && h.group.is_some_and(|g| eq(g, group)));
             if found.is_empty() {
@@ -318,14 +318,14 @@ fn matching(
             }
             found
         }
-        Kind::Glob(glob) => {
+        Target::Glob(glob) => {
             let found = pick(&|h| h.names().iter().any(|n| glob.is_match(n)));
             if found.is_empty() {
                 return Err(Error::NoMatch { text });
             }
             found
         }
-        Kind::Class(class) => {
+        Target::Class(class) => {
             let lists = lists.unwrap_or_default();
             let mut found = Vec::new();
             for (i, list) in lists.iter().enumerate() {

@@ -9,13 +9,13 @@ use super::error::Error;
 pub struct Selector {
     /// The text given on the command line.
     pub text: String,
-    pub kind: Kind,
+    pub kind: Target,
 }
 
 /// What a selector names. Names compare ignoring ASCII case, as in DNS;
 /// class names are compared exactly, as their files are named.
 #[derive(Clone, Debug)]
-pub enum Kind {
+pub enum Target {
     /// `host01` or `host01.example.org`: the FQDN first, then the short name.
     Name(String),
     /// `example.org/host01`: a host of the domain, in a group or not.
@@ -42,7 +42,7 @@ pub struct Form {
     pub example: &'static str,
     /// Whether a selector is of this form (the first form that accepts wins).
     accepts: fn(&str) -> bool,
-    read: fn(&str) -> Result<Kind, String>,
+    read: fn(&str) -> Result<Target, String>,
 }
 
 /// The characters that make a selector a glob: no host name holds them.
@@ -64,13 +64,13 @@ pub const FORMS: &[Form] = &[
     Form {
         example: "example.org/",
         accepts: |s| s.ends_with('/') && s.matches('/').count() == 1,
-        read: |s| one_part(s.trim_end_matches('/')).map(Kind::Domain),
+        read: |s| one_part(s.trim_end_matches('/')).map(Target::Domain),
     },
     Form {
         example: "example.org/web/",
         accepts: |s| s.ends_with('/') && s.matches('/').count() == 2,
         read: |s| match parts(s.trim_end_matches('/'))?.as_slice() {
-            [domain, group] => Ok(Kind::Group {
+            [domain, group] => Ok(Target::Group {
                 domain: domain.clone(),
                 group: group.clone(),
             }),
@@ -105,30 +105,30 @@ pub fn parse(text: &str) -> Result<Selector, Error> {
     })
 }
 
-fn class(text: &str) -> Result<Kind, String> {
+fn class(text: &str) -> Result<Target, String> {
     let name = &text["class:".len()..];
     crate::classes::check_name(name)?;
-    Ok(Kind::Class(name.to_string()))
+    Ok(Target::Class(name.to_string()))
 }
 
-fn glob(text: &str) -> Result<Kind, String> {
+fn glob(text: &str) -> Result<Target, String> {
     let glob = GlobBuilder::new(text)
         .case_insensitive(true)
         .literal_separator(true)
         .backslash_escape(false)
         .build()
         .map_err(|e| e.kind().to_string())?;
-    Ok(Kind::Glob(glob.compile_matcher()))
+    Ok(Target::Glob(glob.compile_matcher()))
 }
 
-fn host(text: &str) -> Result<Kind, String> {
+fn host(text: &str) -> Result<Target, String> {
     Ok(match parts(text)?.as_slice() {
-        [one] => Kind::Name(one.clone()),
-        [domain, short] => Kind::InDomain {
+        [one] => Target::Name(one.clone()),
+        [domain, short] => Target::InDomain {
             domain: domain.clone(),
             short: short.clone(),
         },
-        [domain, group, short] => Kind::InGroup {
+        [domain, group, short] => Target::InGroup {
             domain: domain.clone(),
             group: group.clone(),
             short: short.clone(),
@@ -160,17 +160,17 @@ mod tests {
 
     fn kind(text: &str) -> String {
         match parse(text).map(|s| s.kind) {
-            Ok(Kind::Name(n)) => format!("name {n}"),
-            Ok(Kind::InDomain { domain, short }) => format!("in-domain {domain} {short}"),
-            Ok(Kind::InGroup {
+            Ok(Target::Name(n)) => format!("name {n}"),
+            Ok(Target::InDomain { domain, short }) => format!("in-domain {domain} {short}"),
+            Ok(Target::InGroup {
                 domain,
                 group,
                 short,
             }) => format!("in-group {domain} {group} {short}"),
-            Ok(Kind::Domain(d)) => format!("domain {d}"),
-            Ok(Kind::Group { domain, group }) => format!("group {domain} {group}"),
-            Ok(Kind::Glob(g)) => format!("glob {}", g.glob()),
-            Ok(Kind::Class(c)) => format!("class {c}"),
+            Ok(Target::Domain(d)) => format!("domain {d}"),
+            Ok(Target::Group { domain, group }) => format!("group {domain} {group}"),
+            Ok(Target::Glob(g)) => format!("glob {}", g.glob()),
+            Ok(Target::Class(c)) => format!("class {c}"),
             Err(Error::Syntax { why, .. }) => format!("error: {why}"),
             Err(_) => "other error".into(),
         }

@@ -1,6 +1,6 @@
 //! Key prefixes (reclass): `~key` replaces what was merged so far, `=key` is a
 //! constant, `\~` and `\=` escape a literal first character. This is the
-//! grammar only; src/merge/keys.rs gives the prefixes their meaning.
+//! grammar only; src/merge/prefixes.rs gives the prefixes their meaning.
 
 use crate::value::{Entry, Map};
 

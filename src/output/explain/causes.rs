@@ -3,7 +3,7 @@
 //! that the path cannot survive (the rows of [`RULES`]).
 
 use crate::compile::{Compiled, Level};
-use crate::merge::{Kind, Spec, SpecOrigin, spec_at};
+use crate::merge::{Spec, SpecOrigin, Strategy, spec_at};
 use crate::syntax::prefix::{Prefix, split};
 use crate::value::{Entry, Node, Value};
 
@@ -11,12 +11,12 @@ use super::levels::{Found, Written, deleting_value, final_at, level_item, writte
 use super::{Cause, CauseKind, compact};
 
 /// The strategies that merge lists (any other replaces a list whole).
-const LIST_MERGING_KINDS: &[Kind] = &[
-    Kind::Append,
-    Kind::Concat,
-    Kind::Unique,
-    Kind::Deep,
-    Kind::ByKey,
+const LIST_MERGING_KINDS: &[Strategy] = &[
+    Strategy::Append,
+    Strategy::Concat,
+    Strategy::Unique,
+    Strategy::Deep,
+    Strategy::ByKey,
 ];
 
 /// What removed the value that level `from` wrote at a path: the first
@@ -152,7 +152,7 @@ fn replaced(s: &Step) -> Option<Cause> {
     let (key, entry) = s.entry().filter(|_| !s.last)?;
     match entry.node.value {
         Value::Map(_) | Value::Seq(_) => None,
-        Value::Null if s.spec.0.kind == Kind::Deep => None,
+        Value::Null if s.spec.0.kind == Strategy::Deep => None,
         _ => Some(Cause {
             kind: CauseKind::Replaced,
             text: format!("{key}: {}", compact(&entry.node)),
@@ -180,7 +180,7 @@ fn list_replaced(s: &Step) -> Option<Cause> {
 /// or below a strategy that does not recurse).
 fn taken_whole(s: &Step) -> Option<Cause> {
     s.node.as_map()?;
-    let whole = s.spec.0.kind == Kind::First || matches!(s.spec.1, SpecOrigin::Whole(_));
+    let whole = s.spec.0.kind == Strategy::First || matches!(s.spec.1, SpecOrigin::Whole(_));
     (whole && s.entry().is_none()).then(|| Cause {
         kind: CauseKind::Whole,
         text: crate::syntax::path::display(s.at),

@@ -7,7 +7,7 @@
 //! what removed a value.
 
 use crate::compile::{Compiled, Level};
-use crate::merge::{Kind, Spec, spec_at};
+use crate::merge::{Spec, Strategy, spec_at};
 use crate::syntax::prefix::{Prefix, split};
 use crate::syntax::query::{Scan, scan};
 use crate::value::{Node, Span, Value};
@@ -188,8 +188,8 @@ pub(super) fn final_at<'n>(finals: &[Option<&'n Node>], depth: usize) -> Option<
 /// `patch` null. `spec` is the mapping's.
 pub(super) fn deleting_value(spec: &Spec, key: &str, node: &Node) -> Option<(CauseKind, String)> {
     match (&node.value, spec.kind) {
-        (Value::Null, Kind::Patch) => Some((CauseKind::Null, format!("{key}: null"))),
-        (Value::Str(s), Kind::Deep) if Some(s.as_str()) == spec.knockout_prefix.as_deref() => {
+        (Value::Null, Strategy::Patch) => Some((CauseKind::Null, format!("{key}: null"))),
+        (Value::Str(s), Strategy::Deep) if Some(s.as_str()) == spec.knockout_prefix.as_deref() => {
             Some((CauseKind::Knockout, format!("{key}: {s}")))
         }
         _ => None,
@@ -205,7 +205,7 @@ pub(super) enum Found<'n> {
 }
 
 /// The strategies that take knockouts in lists.
-const KNOCKOUT_KINDS: &[Kind] = &[Kind::Append, Kind::ByKey, Kind::Deep];
+const KNOCKOUT_KINDS: &[Strategy] = &[Strategy::Append, Strategy::ByKey, Strategy::Deep];
 
 fn knockout_prefix(spec: &Spec) -> Option<&str> {
     spec.knockout_prefix
@@ -224,7 +224,7 @@ pub(super) fn level_item<'n>(
 ) -> Found<'n> {
     let prefix = knockout_prefix(spec);
     let name = |item: &'n Node| match spec.kind {
-        Kind::ByKey => key_of(item, &spec.key),
+        Strategy::ByKey => key_of(item, &spec.key),
         _ => item.as_str(),
     };
     if let Some(item) = items.iter().find(|i| name(i) == Some(seg)) {
@@ -235,10 +235,10 @@ pub(super) fn level_item<'n>(
             continue;
         };
         // A bare prefix empties the lists below, in `deep` only.
-        let bare = spec.kind == Kind::Deep && id == p;
+        let bare = spec.kind == Strategy::Deep && id == p;
         if id.strip_prefix(p) == Some(seg) || bare {
             return match spec.kind {
-                Kind::ByKey => Found::Knockout(
+                Strategy::ByKey => Found::Knockout(
                     item,
                     item.get(&spec.key).unwrap_or(item),
                     format!("{}: {id}", spec.key),

@@ -26,7 +26,8 @@ mod target;
 mod text;
 
 pub use model::{
-    Cause, CauseKind, Entry, Explanation, Item, LevelEntry, Query, Reference, Strategy, Target,
+    Cause, CauseKind, Entry, Explanation, Item, LevelEntry, Query, Reference, StrategyInForce,
+    Target,
 };
 pub use text::to_text;
 
@@ -35,7 +36,7 @@ use std::borrow::Cow;
 use crate::compile::Compiled;
 use crate::diag::Diag;
 use crate::keys::Origin;
-use crate::merge::{Kind, Policy, Spec, SpecOrigin, spec_at};
+use crate::merge::{Policy, Spec, SpecOrigin, Strategy, spec_at};
 use crate::refs::Resolution;
 use crate::value::{Loc, Node, Span, Value};
 
@@ -195,7 +196,7 @@ fn spec(c: &Compiled, path: &[String]) -> Spec {
 /// say, it is not, and the items are named as in any other list, by value
 /// or position; a reference still reads them by the rule's field.)
 fn key_field<'p>(policy: &'p Policy, list: &[String]) -> Option<&'p str> {
-    (spec_at(policy, list).0.kind == Kind::ByKey).then(|| policy.key_field(list))
+    (spec_at(policy, list).0.kind == Strategy::ByKey).then(|| policy.key_field(list))
 }
 
 /// The index of the item of a list that a path segment names: by its key
@@ -234,8 +235,8 @@ fn finals<'n>(c: &'n Compiled, path: &[String]) -> Vec<Option<&'n Node>> {
         .collect()
 }
 
-fn strategy(spec: &Spec, origin: &SpecOrigin) -> Strategy {
-    let mut s = Strategy {
+fn strategy(spec: &Spec, origin: &SpecOrigin) -> StrategyInForce {
+    let mut s = StrategyInForce {
         name: spec.to_string(),
         source: "default",
         pattern: None,

@@ -33,7 +33,7 @@ pub struct Entry {
     /// For a value that an inventory query gathered: the query.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub query: Option<Query>,
-    pub strategy: Strategy,
+    pub strategy: StrategyInForce,
     pub levels: Vec<LevelEntry>,
     /// For lists: each item and its origin.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -43,7 +43,7 @@ pub struct Entry {
 }
 
 #[derive(Debug, Serialize)]
-pub struct Strategy {
+pub struct StrategyInForce {
     /// The spec, with its options (`append`, `deep (knockout_prefix: "--")`).
     pub name: String,
     /// `rule`, `built-in`, `inherited`, `whole` (taken whole by an ancestor)

@@ -2,7 +2,7 @@
 //! level entry.
 
 use crate::compile::Compiled;
-use crate::merge::{Kind, Spec};
+use crate::merge::{Spec, Strategy};
 use crate::syntax::prefix::Prefix;
 use crate::value::{Node, Value};
 
@@ -159,7 +159,11 @@ pub(super) fn outcome(
         (Value::Seq(out), Value::Seq(items))
             if matches!(
                 scene.spec.kind,
-                Kind::Append | Kind::Concat | Kind::Unique | Kind::Deep | Kind::ByKey
+                Strategy::Append
+                    | Strategy::Concat
+                    | Strategy::Unique
+                    | Strategy::Deep
+                    | Strategy::ByKey
             ) =>
         {
             list_outcome(scene, out, items, seen_ids)
@@ -177,7 +181,7 @@ fn list_outcome(scene: &Scene, out: &[Node], items: &[Node], seen_ids: &mut Vec<
     let spec = scene.spec;
     let prefix = spec.knockout_prefix.as_deref();
     let mut parts: Vec<String> = Vec::new();
-    if spec.kind == Kind::ByKey {
+    if spec.kind == Strategy::ByKey {
         let final_ids: Vec<&str> = out.iter().filter_map(|n| key_of(n, &spec.key)).collect();
         let mut added = Vec::new();
         let mut merged = Vec::new();
@@ -203,11 +207,11 @@ fn list_outcome(scene: &Scene, out: &[Node], items: &[Node], seen_ids: &mut Vec<
         };
     }
     let verb = match spec.kind {
-        Kind::Unique => "kept",
-        Kind::Deep => "unioned",
+        Strategy::Unique => "kept",
+        Strategy::Deep => "unioned",
         _ => "appended",
     };
-    let knocks_out = matches!(spec.kind, Kind::Append | Kind::Deep);
+    let knocks_out = matches!(spec.kind, Strategy::Append | Strategy::Deep);
     let mut kept = 0;
     let mut knocks = Vec::new();
     let mut duplicates = Vec::new();

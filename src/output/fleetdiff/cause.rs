@@ -5,7 +5,7 @@
 //! the cause of `freebsd.users.bob: removed`, not bob's old definition.
 
 use super::{HostConfig, Place};
-use crate::merge::{Kind, Policy, spec_at};
+use crate::merge::{Policy, Strategy, spec_at};
 use crate::value::{Node, Value};
 
 /// The place of that contribution: on the new side, or on the old side when
@@ -62,7 +62,7 @@ fn written<'n>(doc: &'n Node, path: &[String], policy: &Policy) -> Option<&'n No
             Value::Map(m) => &crate::syntax::prefix::get(m, seg)?.node,
             Value::Seq(items) => {
                 let (spec, _) = spec_at(policy, &path[..depth]);
-                if spec.kind != Kind::ByKey {
+                if spec.kind != Strategy::ByKey {
                     return None;
                 }
                 let knocked = spec.knockout_prefix.as_ref().map(|p| format!("{p}{seg}"));

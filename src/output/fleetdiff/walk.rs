@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use super::{Change, ChangeKind, HostConfig};
-use crate::merge::{Kind, Policy, spec_at};
+use crate::merge::{Policy, Strategy, spec_at};
 use crate::value::{Node, SameKey, Value};
 
 /// The changes from `old` to `new`, in the order of the old config, then
@@ -64,7 +64,7 @@ impl Walker<'_> {
     /// both sides has a distinct string key; aligned otherwise.
     fn list(&mut self, x: &[Node], y: &[Node]) {
         let (spec, _) = spec_at(self.policy, &self.path);
-        if spec.kind == Kind::ByKey
+        if spec.kind == Strategy::ByKey
             && let (Some(kx), Some(ky)) = (keyed(x, &spec.key), keyed(y, &spec.key))
         {
             let by_id: HashMap<&str, &Node> = ky.iter().copied().collect();

@@ -48,17 +48,19 @@ use proptest::prelude::*;
 use serde_json::Value as J;
 
 use super::docs::{self, Shape};
-use super::{Kind, Policy, Spec, fold, fold_json, spec, text};
+use super::{Policy, Spec, Strategy, fold, fold_json, spec, text};
 
 /// Cases per strategy; each case checks three folds.
 const CASES: u32 = 512;
 
 /// Whether a value merges with others of its kind under `kind` (rather than
 /// being replaced): its kind, if so.
-fn merging(kind: Kind, v: &J) -> Option<u8> {
+fn merging(kind: Strategy, v: &J) -> Option<u8> {
     match v {
         J::Object(_) => Some(0),
-        J::Array(_) if matches!(kind, Kind::Deep | Kind::Append | Kind::Concat) => Some(1),
+        J::Array(_) if matches!(kind, Strategy::Deep | Strategy::Append | Strategy::Concat) => {
+            Some(1)
+        }
         _ => None,
     }
 }
@@ -87,10 +89,10 @@ fn has_cut(s: &Spec, values: &[Option<&J>]) -> bool {
         .iter()
         .flatten()
         .copied()
-        .filter(|v| !(kind == Kind::Deep && v.is_null()))
+        .filter(|v| !(kind == Strategy::Deep && v.is_null()))
         .collect();
     // `deep`: a false between two values (see the module docs).
-    if kind == Kind::Deep
+    if kind == Strategy::Deep
         && written.len() > 2
         && written[1..written.len() - 1].contains(&&J::Bool(false))
     {
@@ -163,7 +165,7 @@ fn check(s: &Spec, a: &J, b: &J, c: &J) -> Result<(), TestCaseError> {
 }
 
 /// Three levels without `~`/`=` keys or markers; nulls as given.
-fn triple(low: Shape, high: Shape) -> impl Strategy<Value = (J, J, J)> {
+fn triple(low: Shape, high: Shape) -> impl proptest::strategy::Strategy<Value = (J, J, J)> {
     (docs::doc(low), docs::doc(high), docs::doc(high))
 }
 
@@ -177,16 +179,16 @@ proptest! {
     /// `default`: nulls in.
     #[test]
     fn default_folds_associatively((a, b, c) in triple(Shape::NULLS, Shape::NULLS)) {
-        check(&spec(Kind::Default, None, false, false), &a, &b, &c)?;
+        check(&spec(Strategy::Default, None, false, false), &a, &b, &c)?;
     }
 
     /// `append` (no markers; with and without the knockout prefix) and
     /// `concat`: nulls in.
     #[test]
     fn append_and_concat_fold_associatively((a, b, c) in triple(Shape::NULLS, Shape::NULLS)) {
-        check(&spec(Kind::Append, None, false, false), &a, &b, &c)?;
-        check(&spec(Kind::Append, Some(None), false, false), &a, &b, &c)?;
-        check(&spec(Kind::Concat, None, false, false), &a, &b, &c)?;
+        check(&spec(Strategy::Append, None, false, false), &a, &b, &c)?;
+        check(&spec(Strategy::Append, Some(None), false, false), &a, &b, &c)?;
+        check(&spec(Strategy::Concat, None, false, false), &a, &b, &c)?;
     }
 
     /// `deep`, and with `merge_hash_arrays` and `sort_merged_arrays`: nulls
@@ -194,14 +196,14 @@ proptest! {
     #[test]
     fn deep_folds_associatively((a, b, c) in triple(Shape::NULLS, Shape::NULLS)) {
         let n = |v: &J, sort| docs::normal(v, sort);
-        check(&spec(Kind::Deep, None, false, false), &n(&a, false), &n(&b, false), &n(&c, false))?;
-        check(&spec(Kind::Deep, None, true, false), &n(&a, false), &n(&b, false), &n(&c, false))?;
-        check(&spec(Kind::Deep, None, false, true), &n(&a, true), &n(&b, true), &n(&c, true))?;
+        check(&spec(Strategy::Deep, None, false, false), &n(&a, false), &n(&b, false), &n(&c, false))?;
+        check(&spec(Strategy::Deep, None, true, false), &n(&a, false), &n(&b, false), &n(&c, false))?;
+        check(&spec(Strategy::Deep, None, false, true), &n(&a, true), &n(&b, true), &n(&c, true))?;
     }
 
     /// `patch`: nulls in the lowest document (the target) only.
     #[test]
     fn patch_folds_associatively((a, b, c) in triple(Shape::NULLS, Shape::PLAIN)) {
-        check(&spec(Kind::Patch, None, false, false), &a, &b, &c)?;
+        check(&spec(Strategy::Patch, None, false, false), &a, &b, &c)?;
     }
 }

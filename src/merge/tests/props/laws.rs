@@ -1,10 +1,11 @@
 //! Identity, idempotence, and the host's scalar under `default`.
 
 use proptest::prelude::*;
+use proptest::strategy::Strategy as _;
 use serde_json::{Value as J, json};
 
 use super::docs::{self, Shape};
-use super::{Kind, Policy, every_spec, fold, fold_json, rule_at_k, spec, text};
+use super::{Policy, Strategy, every_spec, fold, fold_json, rule_at_k, spec, text};
 
 /// Cases per property: each case runs every strategy, so this is 512 × 16
 /// merges for identity.
@@ -12,7 +13,7 @@ const CASES: u32 = 512;
 
 /// A level that sets `k` (to any value, or to a list of `by_key` items), and
 /// a few other keys.
-fn level_with_k(s: Shape) -> impl Strategy<Value = J> {
+fn level_with_k(s: Shape) -> impl proptest::strategy::Strategy<Value = J> {
     let k = prop_oneof![2 => docs::value(s), 1 => docs::items(s)];
     (docs::doc(s), k).prop_map(|(mut doc, k)| {
         if let J::Object(m) = &mut doc {
@@ -54,18 +55,18 @@ proptest! {
             let above = text(&fold_json(&[&v, &empty], &p, None));
             prop_assert_eq!(&above, &one, "{} with an empty level above", s);
             match s.kind {
-                Kind::Deep => {
+                Strategy::Deep => {
                     let Ok(once) = fold_json(&[&empty, &docs::plain_keys(&v)], &p, None) else {
                         continue;
                     };
                     let again = text(&fold(&[&super::node(&empty, "e"), &once], &p, None));
                     prop_assert_eq!(again, text(&Ok(once)), "{} below, merged once", s);
                 }
-                Kind::Patch if docs::null_constant(&json!({"k": v["k"]})) => {
+                Strategy::Patch if docs::null_constant(&json!({"k": v["k"]})) => {
                     let below = text(&fold_json(&[&empty, &v], &p, None));
                     prop_assert_eq!(below, "error beryl::merge::constant", "{} below", s);
                 }
-                Kind::Patch => {
+                Strategy::Patch => {
                     let mut stripped = v.clone();
                     match docs::without_null_members(&v["k"]) {
                         Some(k) => stripped["k"] = k,
@@ -98,24 +99,24 @@ proptest! {
         let p = Policy::default();
         let (empty, nothing, list) = (json!({}), json!([]), J::Array(list));
         for s in every_spec() {
-            let (v, e) = if s.kind == Kind::Unique { (&list, &nothing) } else { (&v, &empty) };
+            let (v, e) = if s.kind == Strategy::Unique { (&list, &nothing) } else { (&v, &empty) };
             let one = text(&fold_json(&[v], &p, Some(&s)));
-            if s.kind != Kind::First {
+            if s.kind != Strategy::First {
                 prop_assert_eq!(text(&fold_json(&[v, e], &p, Some(&s))), one.clone(), "{} above", s);
             }
             let below = text(&fold_json(&[e, v], &p, Some(&s)));
             match s.kind {
-                Kind::Deep => {
+                Strategy::Deep => {
                     let Ok(once) = fold_json(&[e, &docs::plain_keys(v)], &p, Some(&s)) else {
                         continue;
                     };
                     let again = text(&fold(&[&super::node(e, "e"), &once], &p, Some(&s)));
                     prop_assert_eq!(again, text(&Ok(once)), "{} below, merged once", s);
                 }
-                Kind::Patch if docs::null_constant(v) => {
+                Strategy::Patch if docs::null_constant(v) => {
                     prop_assert_eq!(below, "error beryl::merge::constant", "{} below", s);
                 }
-                Kind::Patch => {
+                Strategy::Patch => {
                     let want = docs::without_null_members(v).expect("a mapping");
                     prop_assert_eq!(below, text(&fold_json(&[&want], &p, Some(&s))), "{} below", s);
                 }
@@ -142,13 +143,13 @@ proptest! {
         let p = Policy::default();
         let list = J::Array(list);
         let specs = [
-            spec(Kind::Unique, None, false, false),
-            spec(Kind::Unique, None, false, true),
-            spec(Kind::Append, None, false, false),
-            spec(Kind::Append, Some(None), false, false),
+            spec(Strategy::Unique, None, false, false),
+            spec(Strategy::Unique, None, false, true),
+            spec(Strategy::Append, None, false, false),
+            spec(Strategy::Append, Some(None), false, false),
         ];
         for s in specs {
-            let v = if s.kind == Kind::Unique { &list } else { &v };
+            let v = if s.kind == Strategy::Unique { &list } else { &v };
             let twice = fold_json(&[v, v], &p, Some(&s));
             if !(s.knockout_prefix.is_some() && docs::has_marker(v)) {
                 prop_assert_eq!(text(&twice), text(&fold_json(&[v], &p, Some(&s))), "{} on v, v", s);
@@ -173,11 +174,11 @@ proptest! {
     fn deep_is_idempotent(v in docs::doc(Shape::NULLS)) {
         let p = Policy::default();
         let specs = [
-            spec(Kind::Deep, None, false, false),
-            spec(Kind::Deep, Some(Some("--")), false, false),
-            spec(Kind::Deep, None, true, false),
-            spec(Kind::Deep, None, false, true),
-            spec(Kind::Deep, Some(Some("--")), true, true),
+            spec(Strategy::Deep, None, false, false),
+            spec(Strategy::Deep, Some(Some("--")), false, false),
+            spec(Strategy::Deep, None, true, false),
+            spec(Strategy::Deep, None, false, true),
+            spec(Strategy::Deep, Some(Some("--")), true, true),
         ];
         for s in specs {
             let n = docs::normal(&v, s.sort_merged_arrays);

@@ -14,7 +14,7 @@ mod laws;
 
 use serde_json::Value as J;
 
-use super::{Kind, Pattern, Policy, Rule, Spec, merge_documents};
+use super::{Pattern, Policy, Rule, Spec, Strategy, merge_documents};
 use std::sync::Arc;
 
 use crate::value::{Entry, Node, Source, Span, Value};
@@ -94,7 +94,7 @@ fn rule_at_k(spec: &Spec) -> Policy {
 }
 
 /// A spec with options set as a `merge:` table would.
-fn spec(kind: Kind, knockout: Option<Option<&str>>, mha: bool, sort: bool) -> Spec {
+fn spec(kind: Strategy, knockout: Option<Option<&str>>, mha: bool, sort: bool) -> Spec {
     let mut s = Spec::of(kind);
     if let Some(k) = knockout {
         s.knockout_prefix = k.map(str::to_string);
@@ -106,7 +106,7 @@ fn spec(kind: Kind, knockout: Option<Option<&str>>, mha: bool, sort: bool) -> Sp
 
 /// Every strategy, and `deep`, `append` and `by_key` with each option.
 fn every_spec() -> Vec<Spec> {
-    use Kind::*;
+    use Strategy::*;
     vec![
         spec(Default, None, false, false),
         spec(First, None, false, false),
