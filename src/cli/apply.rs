@@ -115,8 +115,7 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
     let mut plans = Vec::with_capacity(hosts.len());
     let mut errors = Vec::new();
     for host in &hosts {
-        let planned = compiler
-            .compile(host)
+        let planned = crate::compile::compile(&compiler, host)
             .inspect(|c| ctx.warn(&c.diags))
             .and_then(|c| desired::build(&host.fqdn, &c))
             .and_then(|h| {

@@ -66,7 +66,7 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
     let mut usage = crate::lint::Usage::default();
     let mut every_host_compiles = true;
     for host in &hosts {
-        let diags = match compiler.compile(host) {
+        let diags = match crate::compile::compile(&compiler, host) {
             Ok(c) => {
                 usage.add(&host.fqdn, &c);
                 let mut diags = c.diags.clone();

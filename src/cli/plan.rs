@@ -75,8 +75,7 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
     let mut files = Vec::with_capacity(hosts.len());
     let mut errors = Vec::new();
     for host in &hosts {
-        let text = compiler
-            .compile(host)
+        let text = crate::compile::compile(&compiler, host)
             .inspect(|c| ctx.warn(&c.diags))
             .and_then(|c| plan::build(&host.fqdn, &c))
             .and_then(|p| render(&templates, &p, args.format).map_err(|d| vec![d]));

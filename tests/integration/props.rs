@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
+use beryl::compile::{Compiler, compile};
 use beryl::value::{Node, Source, Value};
 
 use crate::geninv::inventory_gen::{Params, generate};
@@ -215,11 +216,11 @@ fn compiled(dir: &Path) -> BTreeMap<String, Node> {
     let root = dir.join("inventory");
     let inventory = beryl::inventory::Inventory::discover(&root, "inventory").unwrap();
     let keys = beryl::keys::KeyStore::new(&dir.join("ssh"), "ssh", 1 << 20);
-    let compiler = beryl::compile::Compiler::new(&inventory, &keys, Default::default());
+    let compiler = Compiler::new(&inventory, &keys, Default::default());
     inventory
         .hosts
         .iter()
-        .map(|h| (h.fqdn.clone(), compiler.compile(h).unwrap().config))
+        .map(|h| (h.fqdn.clone(), compile(&compiler, h).unwrap().config))
         .collect()
 }
 
