@@ -11,7 +11,7 @@
 
 use std::collections::HashSet;
 
-use crate::compile::Compiled;
+use crate::compile::Level;
 use crate::diag::set::{hosts_list, plural};
 use crate::diag::{Diag, Diags};
 use crate::inventory::Inventory;
@@ -49,9 +49,11 @@ fn place(span: &Span) -> (String, usize) {
 }
 
 impl Usage {
-    pub fn add(&mut self, fqdn: &str, compiled: &Compiled) {
+    /// Adds a compiled host: its levels and the rules in force at some of its
+    /// paths ([`crate::compile::Compiled`]'s `levels` and `rules_used`).
+    pub fn add(&mut self, fqdn: &str, levels: &[Level], rules_used: &[Span]) {
         self.hosts.push(fqdn.to_string());
-        for level in &compiled.levels {
+        for level in levels {
             if !self.files.insert(level.file.clone()) {
                 continue;
             }
@@ -60,7 +62,7 @@ impl Usage {
                 self.written.extend(rules);
             }
         }
-        self.used.extend(compiled.rules_used.iter().map(place));
+        self.used.extend(rules_used.iter().map(place));
     }
 
     /// The warnings. `fleet` tells whether the hosts added are every host of

@@ -16,9 +16,10 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const STACK_SIZE: usize = 64 * 1024 * 1024;
 
 fn main() -> ExitCode {
-    // `render --all`, `check` and `diff` compile hosts on rayon's global
-    // pool; without this its workers would have the 2 MiB default, which a
-    // 64-level document overflows in a debug build.
+    // Every command that compiles several hosts (`check`, `render`, `diff`,
+    // `keys`, `plan`, `apply`) does so on rayon's global pool
+    // (compile::compile_many); without this its workers would have the 2 MiB
+    // default, which a 64-level document overflows in a debug build.
     let pool = rayon::ThreadPoolBuilder::new()
         .stack_size(STACK_SIZE)
         .thread_name(|i| format!("beryl-worker-{i}"))

@@ -126,21 +126,17 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
         Some(path) => Some(load_state(path)?),
         None => None,
     };
+    let results = ctx.compile_many(&compiler, &hosts, |host, c| {
+        let h = desired::build(&host.fqdn, &c)?;
+        let steps = apply::steps(&h).map_err(|e| quoting(&host.fqdn, e))?;
+        let text = script::script(&host.fqdn, &steps).map_err(|e| quoting(&host.fqdn, e))?;
+        Ok((steps, text, h.login))
+    });
     let mut plans = Vec::with_capacity(hosts.len());
     let mut errors = Vec::new();
-    for host in &hosts {
-        let planned = compiler
-            .compile(host)
-            .inspect(|c| ctx.warn(&c.diags))
-            .and_then(|c| desired::build(&host.fqdn, &c))
-            .and_then(|h| {
-                let steps = apply::steps(&h).map_err(|e| quoting(&host.fqdn, e))?;
-                let text =
-                    script::script(&host.fqdn, &steps).map_err(|e| quoting(&host.fqdn, e))?;
-                Ok((*host, steps, text, h.login))
-            });
-        match planned {
-            Ok(p) => plans.push(p),
+    for (host, result) in hosts.iter().zip(results) {
+        match result {
+            Ok((steps, text, login)) => plans.push((*host, steps, text, login)),
             Err(e) => errors.extend(e),
         }
     }

@@ -2,11 +2,14 @@
 
 use std::io::Write;
 
+use super::context::Progress;
 use super::{Context, Failure, Outcome, write_out};
+use crate::compile::{self, Compiled, Level};
 use crate::diag::Diags;
 use crate::diag::set::Set;
 use crate::inventory::Host;
 use crate::output::diagnostics::{self, Scope};
+use crate::value::Span;
 
 /// Check hosts (every host by default) and report every error and warning.
 ///
@@ -62,25 +65,22 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
     let inventory = ctx.inventory()?;
     let compiler = ctx.compiler(&inventory);
     let hosts = ctx.select(&compiler, &args.hosts, args.hosts.is_empty())?;
+    let progress = Progress::new(hosts.len());
+    let checked = compile::compile_many(&compiler, &hosts, |host, r| {
+        let checked = check(host, r);
+        progress.tick();
+        checked
+    });
+    drop(progress);
     let mut found = Vec::new();
     let mut usage = crate::lint::Usage::default();
     let mut every_host_compiles = true;
-    for host in &hosts {
-        let diags = match compiler.compile(host) {
-            Ok(c) => {
-                usage.add(&host.fqdn, &c);
-                let mut diags = c.diags.clone();
-                if let Err(e) = crate::validate::host(&host.fqdn, &c) {
-                    diags.extend(e);
-                }
-                diags
-            }
-            Err(e) => {
-                every_host_compiles = false;
-                e
-            }
-        };
-        found.extend(diags.into_iter().map(|mut d| {
+    for (host, checked) in hosts.iter().zip(checked) {
+        match checked.used {
+            Some((levels, rules_used)) => usage.add(&host.fqdn, &levels, &rules_used),
+            None => every_host_compiles = false,
+        }
+        found.extend(checked.diags.into_iter().map(|mut d| {
             d.found_on(&host.fqdn);
             d
         }));
@@ -91,6 +91,32 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
         found.extend(usage.warnings(&inventory, fleet, ctx.limits.max_file_size));
     }
     report(ctx, args, &hosts, fleet, found, out)
+}
+
+/// What checking a host found, kept from its compile (on the worker thread).
+struct Checked {
+    /// Its errors and warnings.
+    diags: Diags,
+    /// When it compiles, its levels and the merge rules in force at some of
+    /// its paths, for [`crate::lint::Usage`] (the levels' documents are
+    /// shared with the compiler's caches).
+    used: Option<(Vec<Level>, Vec<Span>)>,
+}
+
+fn check(host: &Host, compiled: Result<Compiled, Diags>) -> Checked {
+    match compiled {
+        Ok(mut c) => {
+            let mut diags = std::mem::take(&mut c.diags);
+            if let Err(e) = crate::validate::host(&host.fqdn, &c) {
+                diags.extend(e);
+            }
+            Checked {
+                diags,
+                used: Some((c.levels, c.rules_used)),
+            }
+        }
+        Err(diags) => Checked { diags, used: None },
+    }
 }
 
 fn report(

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use super::Failure;
 use super::options::{Before, InventoryArgs, KeyArgs, Uses};
-use crate::compile::Compiler;
+use crate::compile::{self, Compiled, Compiler};
 use crate::diag::{Diag, Diags};
 use crate::inventory::{Host, Inventory};
 use crate::keys::KeyStore;
@@ -98,55 +98,34 @@ impl Context {
         Compiler::new(inventory, &self.keys, self.limits)
     }
 
-    /// Compiles hosts in parallel (rayon), results in the order given. Shows a
-    /// progress bar on stderr for long runs when stderr is a terminal.
+    /// Compiles hosts with [`compile::compile_many`]: in parallel, results in
+    /// the order given, with a progress bar for long runs ([`Progress`]).
     /// `then` turns each compiled host into what the caller keeps, on the
-    /// worker thread, so a fleet's compiled configs are never all in memory.
-    pub fn compile_all<T: Send>(
+    /// worker thread. Each host's warnings are kept to print (see
+    /// [`Context::warn`]) in the order of `hosts`, whatever thread compiled it.
+    pub fn compile_many<T: Send>(
         &self,
         compiler: &Compiler<'_>,
         hosts: &[&Host],
-        then: impl Fn(&Host, crate::compile::Compiled) -> Result<T, crate::diag::Diags> + Sync,
-    ) -> Vec<Result<T, crate::diag::Diags>> {
-        use rayon::prelude::*;
-        use std::io::IsTerminal;
-        let bar = (hosts.len() >= 200 && std::io::stderr().is_terminal()).then(|| {
-            let bar = indicatif::ProgressBar::new(hosts.len() as u64);
-            bar.set_style(
-                indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} hosts {elapsed}")
-                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-            );
-            bar
+        then: impl Fn(&Host, Compiled) -> Result<T, Diags> + Sync,
+    ) -> Vec<Result<T, Diags>> {
+        let progress = Progress::new(hosts.len());
+        let results = compile::compile_many(compiler, hosts, |host, r| {
+            let (warnings, r) = match r {
+                Ok(c) => (c.diags.clone(), then(host, c)),
+                Err(e) => (Vec::new(), Err(e)),
+            };
+            progress.tick();
+            (warnings, r)
         });
-        let step = |r: Result<crate::compile::Compiled, crate::diag::Diags>, h: &Host| {
-            let r = r.and_then(|c| then(h, c));
-            if let Some(b) = &bar {
-                b.inc(1);
-            }
-            r
-        };
-        // Hosts whose queries need every host's exports wait (None) until the
-        // fleet's exports are computed, once, in parallel, outside the loop.
-        let first = |h: &&Host| compiler.try_compile(h).map(|r| step(r, h));
-        // One host stays on this thread: handing it to a worker only adds a
-        // wake-up, which a loaded machine can make milliseconds long.
-        let mut out: Vec<Option<Result<T, crate::diag::Diags>>> = if hosts.len() < 2 {
-            hosts.iter().map(first).collect()
-        } else {
-            hosts.par_iter().map(first).collect()
-        };
-        if out.iter().any(Option::is_none) {
-            compiler.prepare_fleet();
-            out.par_iter_mut()
-                .zip(hosts.par_iter())
-                .filter(|(r, _)| r.is_none())
-                .for_each(|(r, h)| *r = Some(step(compiler.compile(h), h)));
-        }
-        let out = out.into_iter().flatten().collect();
-        if let Some(b) = bar {
-            b.finish_and_clear();
-        }
-        out
+        drop(progress);
+        results
+            .into_iter()
+            .map(|(warnings, r)| {
+                self.warn(&warnings);
+                r
+            })
+            .collect()
     }
 
     /// The hosts the selectors select (every host with `all`): the union, in
@@ -181,6 +160,40 @@ impl Context {
         let classes = |i: usize| compiler.classes(&inventory.hosts[i]);
         let i = select::one(&Universe::from(inventory), selector, command, &classes)?;
         Ok(&inventory.hosts[i])
+    }
+}
+
+/// A progress bar on stderr for a command that compiles many hosts (200 or
+/// more), when stderr is a terminal; cleared when dropped.
+pub struct Progress(Option<indicatif::ProgressBar>);
+
+impl Progress {
+    pub fn new(hosts: usize) -> Self {
+        use std::io::IsTerminal;
+        let bar = (hosts >= 200 && std::io::stderr().is_terminal()).then(|| {
+            let bar = indicatif::ProgressBar::new(hosts as u64);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} hosts {elapsed}")
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            );
+            bar
+        });
+        Self(bar)
+    }
+
+    /// One more host done.
+    pub fn tick(&self) {
+        if let Some(bar) = &self.0 {
+            bar.inc(1);
+        }
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        if let Some(bar) = &self.0 {
+            bar.finish_and_clear();
+        }
     }
 }
 

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::{Context, Failure, Outcome, write_out};
-use crate::compile::Compiler;
+use crate::compile::{self, Compiler};
 use crate::diag::Diag;
 use crate::inventory::Inventory;
 use crate::inventory::revision::{self, Snapshot};
@@ -235,17 +235,24 @@ fn inventory_side(
     let compiler = Arc::new(Compiler::new(inventory, keys, ctx.limits));
     let hosts: Vec<_> = inventory.hosts.iter().collect();
     let templates = crate::plan::render::Templates::new(None, 0).map_err(|d| vec![d])?;
-    let results = ctx.compile_all(&compiler, &hosts, |host, c| {
-        let text = output::to_string(&c.config, OutFormat::Yaml).map_err(|d| vec![d])?;
-        let plan = if plans {
-            let p = crate::plan::build(&host.fqdn, &c)?;
-            Some(templates.installerconfig(&p).map_err(|d| vec![d])?)
-        } else {
-            None
-        };
-        let inputs = HostConfig::inputs(&c, &names);
-        Ok((fleet::hash(&text), plan, inputs))
+    // diff prints no warning of either side's hosts.
+    let progress = super::context::Progress::new(hosts.len());
+    let results = compile::compile_many(&compiler, &hosts, |host, r| {
+        let side = r.and_then(|c| {
+            let text = output::to_string(&c.config, OutFormat::Yaml).map_err(|d| vec![d])?;
+            let plan = if plans {
+                let p = crate::plan::build(&host.fqdn, &c)?;
+                Some(templates.installerconfig(&p).map_err(|d| vec![d])?)
+            } else {
+                None
+            };
+            let inputs = HostConfig::inputs(&c, &names);
+            Ok((fleet::hash(&text), plan, inputs))
+        });
+        progress.tick();
+        side
     });
+    drop(progress);
     let mut files = Files::default();
     let mut side = Side {
         hosts: Default::default(),
@@ -257,7 +264,7 @@ fn inventory_side(
             Ok((hash, plan, inputs)) => {
                 let (compiler, names) = (compiler.clone(), names.clone());
                 let load = move || {
-                    let c = compiler.compile(host)?;
+                    let c = compile::compile(&compiler, host)?;
                     Ok(Arc::new(HostConfig::from_compiled(c, &names)))
                 };
                 side.hosts.insert(

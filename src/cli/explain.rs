@@ -86,7 +86,7 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
     let inventory = ctx.inventory()?;
     let compiler = ctx.compiler(&inventory);
     let host = ctx.select_one(&compiler, &args.host, "explain")?;
-    let compiled = compiler.compile(host)?;
+    let compiled = crate::compile::compile(&compiler, host)?;
     ctx.warn(&compiled.diags);
     let explanation = explain::explain(&host.fqdn, &compiled, &path).map_err(|d| vec![d])?;
     let text = match args.format {

@@ -61,8 +61,7 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
     let inventory = ctx.inventory()?;
     let compiler = ctx.compiler(&inventory);
     let hosts = ctx.select(&compiler, &args.hosts, args.all)?;
-    let results = ctx.compile_all(&compiler, &hosts, |host, compiled| {
-        ctx.warn(&compiled.diags);
+    let results = ctx.compile_many(&compiler, &hosts, |host, compiled| {
         let absent: Vec<&str> = compiled
             .freebsd
             .users

@@ -80,16 +80,16 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
             .help("beryl plan --all --out plans/"),
         ]);
     }
+    let results = ctx.compile_many(&compiler, &hosts, |host, c| {
+        let p = plan::build(&host.fqdn, &c)?;
+        let text = render(&templates, &p, args.format).map_err(|d| vec![d])?;
+        Ok((host.fqdn.clone(), text))
+    });
     let mut files = Vec::with_capacity(hosts.len());
     let mut errors = Vec::new();
-    for host in &hosts {
-        let text = compiler
-            .compile(host)
-            .inspect(|c| ctx.warn(&c.diags))
-            .and_then(|c| plan::build(&host.fqdn, &c))
-            .and_then(|p| render(&templates, &p, args.format).map_err(|d| vec![d]));
-        match text {
-            Ok(text) => files.push((host.fqdn.clone(), text)),
+    for result in results {
+        match result {
+            Ok(file) => files.push(file),
             Err(e) => errors.extend(e),
         }
     }

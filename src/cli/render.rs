@@ -80,8 +80,7 @@ pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, F
     let mut configs = Vec::with_capacity(hosts.len());
     let mut errors = Vec::new();
     let mut notes = Vec::new();
-    let results = ctx.compile_all(&compiler, &hosts, |host, c| {
-        ctx.warn(&c.diags);
+    let results = ctx.compile_many(&compiler, &hosts, |host, c| {
         crate::validate::host(&host.fqdn, &c)?;
         let n = args.annotate.then(|| Notes::for_host(&c));
         Ok((host.fqdn.clone(), c.config, n))
@@ -138,8 +137,7 @@ fn render_dir(
     // overlap the other hosts' compiles and no text is kept; nothing in DIR
     // changes until the commit, and dropping the writer undoes the stage.
     let writer = fleet::DirWriter::begin(dir, format).map_err(|d| vec![d])?;
-    let results = ctx.compile_all(compiler, hosts, |host, c| {
-        ctx.warn(&c.diags);
+    let results = ctx.compile_many(compiler, hosts, |host, c| {
         crate::validate::host(&host.fqdn, &c)?;
         let text = output::to_string(&c.config, format).map_err(|d| vec![d])?;
         drop(c);

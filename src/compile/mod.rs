@@ -1,18 +1,38 @@
-//! The pipeline for one host: load the chain and its classes → merge →
-//! references → exports → SSH keys → validate.
+//! Compiling hosts: a host's chain and its classes → merge → references →
+//! exports → SSH keys → validate, which gives its [`Compiled`] config.
 //!
-//! Entry point: [`Compiler::compile`]. A `Compiler` is built once per run and
-//! caches every parsed level, so the shared levels (`_default`, each `_domain`,
-//! each `_group`) are parsed once however many hosts use them. Classes and
-//! the second pass of inventory queries are in `fleet.rs`.
+//! Entry points:
+//!
+//! - [`compile`]: one host.
+//! - [`compile_many`]: several hosts, in parallel on rayon's global pool, the
+//!   results in the order of the hosts given. Every command that compiles
+//!   more than one host goes through it.
+//!
+//! Both take a [`Compiler`], built once per run and shared by the threads: it
+//! caches every parsed level, so the shared levels (`_default`, each
+//! `_domain`, each `_group`) are parsed once however many hosts use them.
+//! [`complete`] is the last stage alone (the plan fuzz target calls it).
+//!
+//! Where the rest is:
+//!
+//! - this file: the entry points, the `Compiler` and its cache of level
+//!   files, and the last stage (SSH keys resolved and injected, the
+//!   `freebsd` section validated);
+//! - `pipeline.rs`: one host's stages in order, from its chain to the call
+//!   of [`complete`];
+//! - `queries.rs`: inventory queries (`$[ … ]`): every host's exports,
+//!   computed once per run when a host asks (which [`compile_many`] does
+//!   outside its parallel loops), and each document's answers;
+//! - `warn.rs`: the YAML 1.1 spellings a chain shows.
 
-mod fleet;
+mod pipeline;
+mod queries;
 pub(crate) mod warn;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::classes::{Library, walk::Expanded};
+use crate::classes::Library;
 use crate::diag::Diags;
 use crate::exports::Fleet;
 use crate::inventory::{Host, Inventory, LevelKind};
@@ -22,6 +42,65 @@ use crate::refs;
 use crate::schema::{self, FreeBsd};
 use crate::value::{Entry, Map, Node, Span, Value};
 use crate::yaml::Limits;
+
+/// Compiles one host, computing every host's exports first if its queries
+/// need them. Returns every error found.
+pub fn compile(compiler: &Compiler<'_>, host: &Host) -> Result<Compiled, Diags> {
+    let expanded = compiler.expand(host)?;
+    let all = expanded.asks().then(|| compiler.all_exports());
+    compiler.finish(host, &expanded, all)
+}
+
+/// Compiles `hosts` in parallel on rayon's global pool, and returns what
+/// `then` makes of each host's result, in the order of `hosts` whatever the
+/// number of threads. `then` runs on the worker thread that compiled the
+/// host, as soon as it is compiled, so that a caller can keep only what it
+/// needs: the compiled configs of all hosts are never in memory at once.
+///
+/// Hosts whose queries need every host's exports wait until the others are
+/// compiled; the exports are then computed once, in parallel, outside the
+/// loops (queries.rs), and the hosts that waited compiled. Call it outside
+/// any rayon task: inside one, it still works, but computes the exports on
+/// one thread. A single host that asks nothing is compiled on the calling
+/// thread.
+pub fn compile_many<T: Send>(
+    compiler: &Compiler<'_>,
+    hosts: &[&Host],
+    then: impl Fn(&Host, Result<Compiled, Diags>) -> T + Sync,
+) -> Vec<T> {
+    use rayon::prelude::*;
+    let first = |h: &&Host| compile_unless_waiting(compiler, h).map(|r| then(h, r));
+    // One host stays on this thread: handing it to a worker only adds a
+    // wake-up, which a loaded machine can make milliseconds long.
+    let mut out: Vec<Option<T>> = if hosts.len() < 2 {
+        hosts.iter().map(first).collect()
+    } else {
+        hosts.par_iter().map(first).collect()
+    };
+    if out.iter().any(Option::is_none) {
+        compiler.all_exports();
+        out.par_iter_mut()
+            .zip(hosts.par_iter())
+            .filter(|(r, _)| r.is_none())
+            .for_each(|(r, h)| *r = Some(then(h, compile(compiler, h))));
+    }
+    out.into_iter().flatten().collect()
+}
+
+/// Compiles a host, unless its queries need every host's exports and those
+/// are not computed yet (`None`).
+fn compile_unless_waiting(compiler: &Compiler<'_>, host: &Host) -> Option<Result<Compiled, Diags>> {
+    let expanded = match compiler.expand(host) {
+        Ok(e) => e,
+        Err(e) => return Some(Err(e)),
+    };
+    let all = if expanded.asks() {
+        Some(compiler.all_exports_ready()?)
+    } else {
+        None
+    };
+    Some(compiler.finish(host, &expanded, all))
+}
 
 /// A host's effective config and what was derived on the way.
 #[derive(Debug)]
@@ -70,6 +149,9 @@ pub struct UserKeys {
 
 type Loaded = Result<Arc<Node>, Diags>;
 
+/// What the compiles of one run share: the inventory, the key store, the
+/// limits and the caches. Build one per run and compile with [`compile`] or
+/// [`compile_many`]; threads share it.
 pub struct Compiler<'a> {
     inventory: &'a Inventory,
     keys: &'a KeyStore,
@@ -79,10 +161,10 @@ pub struct Compiler<'a> {
     cache: Mutex<HashMap<String, Arc<OnceLock<Loaded>>>>,
     /// The class files and settings (src/classes/).
     library: Library<'a>,
-    /// Every host's exports, once a host's queries need them (fleet.rs).
-    fleet: OnceLock<Fleet>,
-    /// What the fleet needs and was found on the way (fleet.rs).
-    found: fleet::Found,
+    /// Every host's exports, once a host's queries need them (queries.rs).
+    all_exports: OnceLock<Fleet>,
+    /// What computing them can reuse, found on the way (queries.rs).
+    found: queries::Found,
     /// Each level file's YAML 1.1 spellings in free-form data (warn.rs).
     spelled: warn::Spelled,
 }
@@ -96,61 +178,15 @@ impl<'a> Compiler<'a> {
             policy: Policy::beryl(),
             cache: Mutex::new(HashMap::new()),
             library: Library::new(inventory, limits),
-            fleet: OnceLock::new(),
-            found: fleet::Found::default(),
+            all_exports: OnceLock::new(),
+            found: queries::Found::default(),
             spelled: warn::Spelled::default(),
         }
     }
 
-    /// Compiles an expanded host, its queries answered from `fleet`.
-    /// Returns every error found.
-    fn finish(
-        &self,
-        host: &Host,
-        expanded: &Expanded,
-        fleet: Option<&Fleet>,
-    ) -> Result<Compiled, Diags> {
-        let fleet::Resolved {
-            nodes,
-            mut merged,
-            references,
-        } = self.resolved(host, expanded, fleet)?;
-        let mut diags = std::mem::take(&mut merged.diags);
-        let rules_used = merged
-            .rules_used()
-            .filter(|r| r.key_span.source.is_some())
-            .map(|r| r.key_span.clone())
-            .collect();
-        let policy = merged.policy;
-        let mut merged = merged.node;
-        let exports = crate::exports::take(&mut merged)?;
-        if fleet.is_none() {
-            // No query was answered: these are the exports the fleet needs.
-            self.found.exports(&host.fqdn, &exports);
-        }
-        set_header(&mut merged, "exports", exports);
-        let levels = expanded
-            .docs
-            .iter()
-            .zip(nodes)
-            .map(|(d, node)| Level {
-                file: d.rel.clone(),
-                node,
-                written: d.node.clone(),
-            })
-            .collect::<Vec<_>>();
-        diags.extend(self.spelled.warnings(&levels));
-        match complete(merged, references, levels, policy, self.keys) {
-            Ok(mut c) => {
-                c.diags = diags;
-                c.rules_used = rules_used;
-                Ok(c)
-            }
-            Err(mut errors) => {
-                errors.extend(diags);
-                Err(errors)
-            }
-        }
+    /// The inventory this compiler compiles.
+    pub fn inventory(&self) -> &'a Inventory {
+        self.inventory
     }
 
     fn load(&self, kind: LevelKind, file: &crate::inventory::LevelFile) -> Loaded {
@@ -174,7 +210,7 @@ impl<'a> Compiler<'a> {
 
 /// The end of a compile, on a host's merged config with its references
 /// resolved: the SSH keys resolved and the domain's injected, then the
-/// `freebsd` section validated. [`Compiler::compile`] ends with it; the plan
+/// `freebsd` section validated. [`compile`] ends with it; the plan
 /// fuzz target (fuzz/) calls it on configs built in memory.
 pub fn complete(
     mut config: Node,

@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
+use beryl::compile::{Compiler, compile};
 use beryl::value::{Node, Source};
 
 use crate::support::inventory_gen::{Params, generate};
@@ -171,11 +172,11 @@ fn compiled(dir: &Path) -> BTreeMap<String, Node> {
     let root = dir.join("inventory");
     let inventory = beryl::inventory::Inventory::discover(&root, "inventory").unwrap();
     let keys = beryl::keys::KeyStore::new(&dir.join("ssh"), "ssh", 1 << 20);
-    let compiler = beryl::compile::Compiler::new(&inventory, &keys, Default::default());
+    let compiler = Compiler::new(&inventory, &keys, Default::default());
     inventory
         .hosts
         .iter()
-        .map(|h| (h.fqdn.clone(), compiler.compile(h).unwrap().config))
+        .map(|h| (h.fqdn.clone(), compile(&compiler, h).unwrap().config))
         .collect()
 }
 
@@ -210,4 +211,86 @@ fn every_effective_config_reads_back_as_compiled() {
         round_trips(generated(seed).path(), &format!("seed {seed}"));
     }
     round_trips(example().path(), "the example inventory");
+}
+
+/// `check` on `dir` with `threads` threads: its exit status, stdout, stderr.
+fn check(dir: &Path, args: &[&str], threads: &str) -> Run {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    let env = [("RAYON_NUM_THREADS".to_string(), threads.to_string())];
+    beryl_with_env(dir, &args, &env, None)
+}
+
+/// Every `host*.yml` of an inventory, sorted.
+fn host_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if path.is_dir() {
+            out.extend(host_files(&path));
+        } else if name.starts_with("host") {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Errors on several hosts: a broken reference in one host file in three,
+/// and in a group file (one error found on each of its hosts) a broken
+/// reference and a time zone that validation refuses.
+fn break_some(dir: &Path) {
+    let inventory = dir.join("inventory");
+    let append = |file: &Path, text: &str| {
+        let mut old = fs::read_to_string(file).unwrap();
+        old.push_str(text);
+        fs::write(file, old).unwrap();
+    };
+    for file in host_files(&inventory).iter().step_by(3) {
+        append(file, "broken: \"${no.such.key}\"\n");
+    }
+    let group = host_files(&inventory)
+        .iter()
+        .map(|f| f.with_file_name("_group.yml"))
+        .find(|g| g.exists())
+        .unwrap();
+    append(
+        &group,
+        "shared_broken: \"${nor.this}\"\nfreebsd:\n  timezone: Nowhere/Atall\n",
+    );
+}
+
+/// `check` reports the same bytes with 1 and 4 threads, as text (stderr)
+/// and as JSON (stdout), although it compiles hosts in parallel: on the
+/// generated inventories, then on them with errors in several hosts.
+#[test]
+fn checking_is_the_same_bytes_on_every_thread_count() {
+    for seed in SEEDS {
+        let d = generated(seed);
+        for (broken, status) in [(false, 0), (true, 2)] {
+            if broken {
+                break_some(d.path());
+            }
+            for args in [&["check"][..], &["check", "--format", "json"]] {
+                let one = check(d.path(), args, "1");
+                assert_eq!(one.status, status, "seed {seed}: {}", one.stderr);
+                if broken && args.len() == 1 {
+                    assert!(
+                        one.stderr.contains("beryl::refs::missing"),
+                        "{}",
+                        one.stderr
+                    );
+                }
+                for threads in ["4", "4"] {
+                    let other = check(d.path(), args, threads);
+                    assert!(
+                        (other.status, &other.stdout, &other.stderr)
+                            == (one.status, &one.stdout, &one.stderr),
+                        "seed {seed} (broken: {broken}): beryl {} with {threads} threads differs",
+                        args.join(" ")
+                    );
+                }
+            }
+        }
+    }
 }

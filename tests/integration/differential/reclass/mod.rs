@@ -24,7 +24,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use beryl::compile::Compiler;
+use beryl::compile::{Compiler, compile};
 use beryl::inventory::Inventory;
 use beryl::keys::KeyStore;
 use serde_json::{Value as J, json};
@@ -117,7 +117,7 @@ fn beryl_hosts(
     let compiler = Compiler::new(&inv, &keys, Default::default());
     let mut out = BTreeMap::new();
     for host in &inv.hosts {
-        let a = match compiler.compile(host) {
+        let a = match compile(&compiler, host) {
             Ok(c) => {
                 let mut config = serde_json::to_value(&c.config).unwrap();
                 let header = config.as_object_mut().unwrap().shift_remove("_beryl_");

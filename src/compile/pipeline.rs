@@ -1,0 +1,174 @@
+//! One host's compile, stage by stage: its chain expanded with its classes
+//! ([`Compiler::expand`], src/classes/), the documents merged (their
+//! inventory queries answered, queries.rs), references resolved, exports
+//! taken, then [`Compiler::finish`]: the YAML 1.1 warnings (warn.rs) and the
+//! last stage, SSH keys and validation ([`super::complete`]).
+
+use std::sync::Arc;
+
+use super::{Compiled, Compiler, Level, complete, set_header, with_header};
+use crate::classes::walk::{self, Doc, Expanded};
+use crate::diag::Diags;
+use crate::exports::Fleet;
+use crate::inventory::Host;
+use crate::merge::{self, Merged};
+use crate::refs;
+use crate::value::{Node, Span};
+
+/// A host's documents merged and their references resolved.
+struct Resolved {
+    /// The documents as merged (queries replaced), in merge order.
+    nodes: Vec<Arc<Node>>,
+    merged: Merged,
+    references: Vec<refs::Resolution>,
+}
+
+impl Compiler<'_> {
+    /// The host's chain with its classes, in merge order.
+    pub(super) fn expand(&self, host: &Host) -> Result<Expanded, Diags> {
+        let chain = self.inventory.chain(host);
+        let mut levels = Vec::with_capacity(chain.len());
+        let mut errors = Vec::new();
+        for level in &chain {
+            match self
+                .load(level.kind, level.file)
+                .and_then(|node| self.library.unit(&level.file.rel, &node))
+            {
+                Ok(unit) => levels.push((level.file, unit)),
+                Err(e) => errors.extend(e),
+            }
+        }
+        if self.inventory.settings.is_some()
+            && let Err(e) = self.library.settings()
+        {
+            errors.extend(e);
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let mut resolve = |docs: &[Doc], text: &str, span: &Span| {
+            let nodes: Vec<&Node> = docs.iter().map(|d| &*d.node).collect();
+            let mut merged = merge::merge_documents(&nodes, &self.policy, None)?;
+            let files = level_files(docs);
+            let classes: Vec<String> = docs.iter().filter_map(|d| d.class.clone()).collect();
+            merged.node = with_header(host, files, &classes, merged.node);
+            refs::evaluate(&mut merged, &self.limits, text, span)
+        };
+        walk::expand(&self.library, &levels, &mut resolve)
+    }
+
+    /// A host's classes, in merge order: the ones its levels name and the ones
+    /// those include (for `class:` selectors). Reads only the host's chain and
+    /// its class files; nothing is merged unless a class name holds `${…}`.
+    pub fn classes(&self, host: &Host) -> Result<Vec<String>, Diags> {
+        Ok(self.expand(host)?.classes)
+    }
+
+    /// Merges the documents (their queries answered from `all`, every host's
+    /// exports, or left as written without it), with the `_beryl_` header.
+    pub(super) fn merged(
+        &self,
+        host: &Host,
+        expanded: &Expanded,
+        all: Option<&Fleet>,
+    ) -> Result<(Vec<Arc<Node>>, Merged), Diags> {
+        let mut nodes = Vec::with_capacity(expanded.docs.len());
+        let mut errors = Vec::new();
+        for doc in &expanded.docs {
+            if doc.queries {
+                match self.found.answered(doc, all) {
+                    Ok(n) => nodes.push(n),
+                    Err(e) => errors.extend(e),
+                }
+            } else {
+                nodes.push(doc.node.clone());
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let docs: Vec<&Node> = nodes.iter().map(|n| &**n).collect();
+        let mut merged = merge::merge_documents(&docs, &self.policy, None)?;
+        // `_beryl_` goes in first, so that `${_beryl_.fqdn}` resolves.
+        let files = level_files(&expanded.docs);
+        merged.node = with_header(host, files, &expanded.classes, merged.node);
+        Ok((nodes, merged))
+    }
+
+    /// The documents merged, and every reference resolved.
+    fn resolved(
+        &self,
+        host: &Host,
+        expanded: &Expanded,
+        all: Option<&Fleet>,
+    ) -> Result<Resolved, Diags> {
+        let (nodes, mut merged) = self.merged(host, expanded, all)?;
+        let references = refs::resolve(&mut merged, &self.limits)?;
+        Ok(Resolved {
+            nodes,
+            merged,
+            references,
+        })
+    }
+
+    /// Compiles an expanded host, its queries answered from `all`, every
+    /// host's exports (`None` when it asks none). Returns every error found.
+    pub(super) fn finish(
+        &self,
+        host: &Host,
+        expanded: &Expanded,
+        all: Option<&Fleet>,
+    ) -> Result<Compiled, Diags> {
+        let Resolved {
+            nodes,
+            mut merged,
+            references,
+        } = self.resolved(host, expanded, all)?;
+        let mut diags = std::mem::take(&mut merged.diags);
+        let rules_used = merged
+            .rules_used()
+            .filter(|r| r.key_span.source.is_some())
+            .map(|r| r.key_span.clone())
+            .collect();
+        let policy = merged.policy;
+        let mut merged = merged.node;
+        let exports = crate::exports::take(&mut merged)?;
+        if all.is_none() {
+            // No query was answered, so these exports are the ones every
+            // host's exports would compute for this host (queries.rs).
+            self.found.exports(&host.fqdn, &exports);
+        }
+        set_header(&mut merged, "exports", exports);
+        let levels = expanded
+            .docs
+            .iter()
+            .zip(nodes)
+            .map(|(d, node)| Level {
+                file: d.rel.clone(),
+                node,
+                written: d.node.clone(),
+            })
+            .collect::<Vec<_>>();
+        diags.extend(self.spelled.warnings(&levels));
+        match complete(merged, references, levels, policy, self.keys) {
+            Ok(mut c) => {
+                c.diags = diags;
+                c.rules_used = rules_used;
+                Ok(c)
+            }
+            Err(mut errors) => {
+                errors.extend(diags);
+                Err(errors)
+            }
+        }
+    }
+}
+
+/// `_beryl_.files`: the level files of the chain (the classes are listed
+/// apart, in `_beryl_.classes`).
+fn level_files(docs: &[Doc]) -> Vec<Node> {
+    docs.iter()
+        .filter(|d| d.class.is_none())
+        .map(|d| Node::str(d.rel.clone()))
+        .collect()
+}

@@ -1,0 +1,114 @@
+//! Inventory queries (`$[ … ]`, docs/classes.md): every host's exports,
+//! computed once per run, and each document with its queries answered.
+//!
+//! A host whose documents hold a query needs every host's exports first (an
+//! [`exports::Fleet`]). [`Compiler::all_exports`] computes them once per run,
+//! on every host: load, merge, references, no keys, no validation. A host
+//! without queries never computes them, so it still reads only its own chain.
+//!
+//! Computing them is a parallel loop over the hosts, which a rayon task must
+//! not start (inside one, it runs on one thread: see
+//! [`Compiler::all_exports`]). [`super::compile_many`] therefore compiles the
+//! hosts that ask nothing first, then computes the exports outside its
+//! loops, then compiles the hosts that waited for them.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use super::Compiler;
+use crate::classes::walk::Doc;
+use crate::diag::Diags;
+use crate::exports::{self, Fleet};
+use crate::inventory::Host;
+use crate::refs;
+use crate::value::Node;
+
+/// A document with its queries answered, once per run.
+type Answered = Arc<OnceLock<Result<Arc<Node>, Diags>>>;
+
+/// Work shared between hosts: the exports of hosts compiled before every
+/// host's exports were needed (so that computing them does not merge those
+/// hosts again), and each document with its queries answered (the answers do
+/// not depend on the host).
+#[derive(Default)]
+pub(super) struct Found {
+    exports: Mutex<HashMap<String, Node>>,
+    answered: Mutex<HashMap<(String, bool), Answered>>,
+}
+
+impl Found {
+    pub(super) fn exports(&self, fqdn: &str, exports: &Node) {
+        let mut map = self.exports.lock().unwrap_or_else(|e| e.into_inner());
+        map.insert(fqdn.to_string(), exports.clone());
+    }
+
+    fn known(&self, fqdn: &str) -> Option<Node> {
+        let map = self.exports.lock().unwrap_or_else(|e| e.into_inner());
+        map.get(fqdn).cloned()
+    }
+
+    /// The document with its queries answered from `all` (or only its
+    /// escapes undone without it), once per document and pass.
+    pub(super) fn answered(&self, doc: &Doc, all: Option<&Fleet>) -> Result<Arc<Node>, Diags> {
+        let cell = {
+            let mut map = self.answered.lock().unwrap_or_else(|e| e.into_inner());
+            map.entry((doc.rel.clone(), all.is_some()))
+                .or_default()
+                .clone()
+        };
+        cell.get_or_init(|| exports::substitute(&doc.node, all).map(Arc::new))
+            .clone()
+    }
+}
+
+impl Compiler<'_> {
+    /// A host's exports: an empty mapping when none of its documents writes
+    /// any (without merging). Only the references the exports read are
+    /// resolved: a broken reference elsewhere in the host fails the host,
+    /// not its exports (as in reclass).
+    fn exports_of(&self, host: &Host) -> Result<Node, Diags> {
+        let expanded = self.expand(host)?;
+        if !expanded
+            .docs
+            .iter()
+            .any(|d| exports::writes_exports(&d.node))
+        {
+            return Ok(exports::empty());
+        }
+        let mut merged = self.merged(host, &expanded, None)?.1;
+        match refs::resolve_subtree(&mut merged, &self.limits, &[exports::KEY.to_string()])? {
+            Some(node) => exports::checked(node),
+            None => Ok(exports::empty()),
+        }
+    }
+
+    /// Every host's exports, computed once per run (in parallel when called
+    /// outside any rayon task).
+    pub(super) fn all_exports(&self) -> &Fleet {
+        self.all_exports.get_or_init(|| {
+            let one = |h: &Host| {
+                let exports = match self.found.known(&h.fqdn) {
+                    Some(e) => Ok(e),
+                    None => self.exports_of(h),
+                };
+                (h.fqdn.clone(), exports)
+            };
+            let hosts = &self.inventory.hosts;
+            // Inside a rayon task, a nested parallel loop could run another
+            // host's compile on this thread, which would wait for this very
+            // cell: stay sequential there (compile_many computes it outside).
+            let hosts = if rayon::current_thread_index().is_some() {
+                hosts.iter().map(one).collect()
+            } else {
+                use rayon::prelude::*;
+                hosts.par_iter().map(one).collect()
+            };
+            Fleet { hosts }
+        })
+    }
+
+    /// Every host's exports if they are computed already, without waiting.
+    pub(super) fn all_exports_ready(&self) -> Option<&Fleet> {
+        self.all_exports.get()
+    }
+}
