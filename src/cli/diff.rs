@@ -10,8 +10,8 @@ use crate::diag::Diag;
 use crate::inventory::Inventory;
 use crate::inventory::revision::{self, Snapshot};
 use crate::keys::KeyStore;
-use crate::output::fleet::{self, Manifest};
 use crate::output::fleetdiff::{self, Files, HostConfig, HostState, Names, Side};
+use crate::output::render_dir::{self, Manifest};
 use crate::output::{self, Format as OutFormat};
 
 crate::diag::codes! {
@@ -142,7 +142,7 @@ fn again(ctx: &Context, args: &Args) -> String {
 /// A side and what must live as long as it: the temporary tree of a
 /// `git:REV` (removed when dropped), or the lock on a render directory
 /// (which keeps a render from changing the files while they are read).
-type Loaded = (Side, Option<Snapshot>, Option<fleet::DirLock>);
+type Loaded = (Side, Option<Snapshot>, Option<render_dir::DirLock>);
 
 /// The side `role` ("old" or "new") given as `spec`.
 fn side(ctx: &Context, role: &str, spec: &str, plans: bool) -> Result<Loaded, Failure> {
@@ -166,7 +166,7 @@ fn side(ctx: &Context, role: &str, spec: &str, plans: bool) -> Result<Loaded, Fa
         return Ok((s, Some(snapshot), None));
     }
     let dir = PathBuf::from(spec);
-    if fleet::is_render_dir(&dir) {
+    if render_dir::is_render_dir(&dir) {
         if plans {
             return Err(vec![Diag::new(
                 Code::Plan,
@@ -247,7 +247,7 @@ fn inventory_side(
                 None
             };
             let inputs = HostConfig::inputs(&c, &names);
-            Ok((fleet::hash(&text), plan, inputs))
+            Ok((render_dir::hash(&text), plan, inputs))
         });
         progress.tick();
         side
@@ -293,7 +293,7 @@ fn inventory_side(
 /// files name no input and keep no merge policy: its changes have no cause,
 /// and its lists are identified by the other side's policy, or beryl's
 /// built-in rules (docs/diff.md).
-fn rendered_side(dir: &Path) -> Result<(Side, fleet::DirLock), Diag> {
+fn rendered_side(dir: &Path) -> Result<(Side, render_dir::DirLock), Diag> {
     let (manifest, lock) = Manifest::read(dir)?;
     let manifest = manifest.unwrap_or_default();
     let mut side = Side {

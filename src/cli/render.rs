@@ -8,7 +8,7 @@ use crate::compile::Compiler;
 use crate::diag::Diag;
 use crate::inventory::Host;
 use crate::output::annotate::{self, Notes};
-use crate::output::fleet;
+use crate::output::render_dir;
 use crate::output::{self, Format};
 
 crate::diag::codes! {
@@ -136,7 +136,7 @@ fn render_dir(
     // Each host's file is staged as soon as it is rendered, so the writes
     // overlap the other hosts' compiles and no text is kept; nothing in DIR
     // changes until the commit, and dropping the writer undoes the stage.
-    let writer = fleet::DirWriter::begin(dir, format).map_err(|d| vec![d])?;
+    let writer = render_dir::DirWriter::begin(dir, format).map_err(|d| vec![d])?;
     let results = ctx.compile_many(compiler, hosts, |host, c| {
         crate::validate::host(&host.fqdn, &c)?;
         let text = output::to_string(&c.config, format).map_err(|d| vec![d])?;

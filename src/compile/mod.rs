@@ -34,7 +34,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::classes::Library;
 use crate::diag::Diags;
-use crate::exports::Fleet;
+use crate::exports::AllExports;
 use crate::inventory::{Host, Inventory, LevelKind};
 use crate::keys::{self, Key, KeyStore};
 use crate::merge::Policy;
@@ -162,7 +162,7 @@ pub struct Compiler<'a> {
     /// The class files and settings (src/classes/).
     library: Library<'a>,
     /// Every host's exports, once a host's queries need them (queries.rs).
-    all_exports: OnceLock<Fleet>,
+    all_exports: OnceLock<AllExports>,
     /// What computing them can reuse, found on the way (queries.rs).
     found: queries::Found,
     /// Each level file's YAML 1.1 spellings in free-form data (warn.rs).

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use super::{Compiled, Compiler, Level, complete, set_header, with_header};
 use crate::classes::walk::{self, Doc, Expanded};
 use crate::diag::Diags;
-use crate::exports::Fleet;
+use crate::exports::AllExports;
 use crate::inventory::Host;
 use crate::merge::{self, Merged};
 use crate::refs;
@@ -70,7 +70,7 @@ impl Compiler<'_> {
         &self,
         host: &Host,
         expanded: &Expanded,
-        all: Option<&Fleet>,
+        all: Option<&AllExports>,
     ) -> Result<(Vec<Arc<Node>>, Merged), Diags> {
         let mut nodes = Vec::with_capacity(expanded.docs.len());
         let mut errors = Vec::new();
@@ -100,7 +100,7 @@ impl Compiler<'_> {
         &self,
         host: &Host,
         expanded: &Expanded,
-        all: Option<&Fleet>,
+        all: Option<&AllExports>,
     ) -> Result<Resolved, Diags> {
         let (nodes, mut merged) = self.merged(host, expanded, all)?;
         let references = refs::resolve(&mut merged, &self.limits)?;
@@ -117,7 +117,7 @@ impl Compiler<'_> {
         &self,
         host: &Host,
         expanded: &Expanded,
-        all: Option<&Fleet>,
+        all: Option<&AllExports>,
     ) -> Result<Compiled, Diags> {
         let Resolved {
             nodes,

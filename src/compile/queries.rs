@@ -2,7 +2,7 @@
 //! computed once per run, and each document with its queries answered.
 //!
 //! A host whose documents hold a query needs every host's exports first (an
-//! [`exports::Fleet`]). [`Compiler::all_exports`] computes them once per run,
+//! [`exports::AllExports`]). [`Compiler::all_exports`] computes them once per run,
 //! on every host: load, merge, references, no keys, no validation. A host
 //! without queries never computes them, so it still reads only its own chain.
 //!
@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use super::Compiler;
 use crate::classes::walk::Doc;
 use crate::diag::Diags;
-use crate::exports::{self, Fleet};
+use crate::exports::{self, AllExports};
 use crate::inventory::Host;
 use crate::refs;
 use crate::value::Node;
@@ -49,7 +49,7 @@ impl Found {
 
     /// The document with its queries answered from `all` (or only its
     /// escapes undone without it), once per document and pass.
-    pub(super) fn answered(&self, doc: &Doc, all: Option<&Fleet>) -> Result<Arc<Node>, Diags> {
+    pub(super) fn answered(&self, doc: &Doc, all: Option<&AllExports>) -> Result<Arc<Node>, Diags> {
         let cell = {
             let mut map = self.answered.lock().unwrap_or_else(|e| e.into_inner());
             map.entry((doc.rel.clone(), all.is_some()))
@@ -84,7 +84,7 @@ impl Compiler<'_> {
 
     /// Every host's exports, computed once per run (in parallel when called
     /// outside any rayon task).
-    pub(super) fn all_exports(&self) -> &Fleet {
+    pub(super) fn all_exports(&self) -> &AllExports {
         self.all_exports.get_or_init(|| {
             let one = |h: &Host| {
                 let exports = match self.found.known(&h.fqdn) {
@@ -103,12 +103,12 @@ impl Compiler<'_> {
                 use rayon::prelude::*;
                 hosts.par_iter().map(one).collect()
             };
-            Fleet { hosts }
+            AllExports { hosts }
         })
     }
 
     /// Every host's exports if they are computed already, without waiting.
-    pub(super) fn all_exports_ready(&self) -> Option<&Fleet> {
+    pub(super) fn all_exports_ready(&self) -> Option<&AllExports> {
         self.all_exports.get()
     }
 }

@@ -7,7 +7,7 @@
 //!
 //! A string that is exactly `$[ … ]` is a query over every host's exports
 //! ([`query`]). Queries are resolved in a second pass: the exports of every
-//! host are computed first (a [`Fleet`]), then [`substitute`] replaces each
+//! host are computed first (a [`AllExports`]), then [`substitute`] replaces each
 //! query of a document by its result before the documents merge, so a
 //! result merges with the levels around it as if it had been written there.
 //! Exports may not hold queries. `\$[` is a literal `$[`.
@@ -109,7 +109,7 @@ fn in_exports(span: &Span) -> Diag {
 
 /// Every host's exports (or why they could not be computed), by FQDN.
 #[derive(Debug, Default)]
-pub struct Fleet {
+pub struct AllExports {
     /// Sorted by FQDN.
     pub hosts: Vec<(String, Result<Node, Diags>)>,
 }
@@ -118,7 +118,7 @@ pub struct Fleet {
 /// a fleet, replaces every query by its result. Without one (while the
 /// exports themselves are computed) queries stay as written. A query in the
 /// root `exports` is an error either way.
-pub fn substitute(doc: &Node, fleet: Option<&Fleet>) -> Result<Node, Diags> {
+pub fn substitute(doc: &Node, fleet: Option<&AllExports>) -> Result<Node, Diags> {
     let mut out = doc.clone();
     let mut errors = Vec::new();
     if let Value::Map(m) = &mut out.value {
@@ -134,7 +134,7 @@ pub fn substitute(doc: &Node, fleet: Option<&Fleet>) -> Result<Node, Diags> {
     }
 }
 
-fn walk(node: &mut Node, fleet: Option<&Fleet>, exported: bool, errors: &mut Diags) {
+fn walk(node: &mut Node, fleet: Option<&AllExports>, exported: bool, errors: &mut Diags) {
     match &mut node.value {
         Value::Str(s) if s.contains("$[") => match query::scan(s) {
             Scan::Literal(text) => *s = text,
@@ -161,7 +161,7 @@ fn walk(node: &mut Node, fleet: Option<&Fleet>, exported: bool, errors: &mut Dia
 }
 
 /// The result of one query over the fleet.
-fn answer(text: &str, span: &Span, fleet: &Fleet) -> Result<Value, Diag> {
+fn answer(text: &str, span: &Span, fleet: &AllExports) -> Result<Value, Diag> {
     let q = query::parse(text).map_err(|why| {
         Diag::new(
             Code::QuerySyntax,

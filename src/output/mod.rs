@@ -3,10 +3,10 @@
 pub mod annotate;
 pub mod diagnostics;
 pub mod explain;
-pub mod fleet;
 pub mod fleetdiff;
 pub mod graph;
 mod json;
+pub mod render_dir;
 
 use crate::diag::Diag;
 use crate::value::{Entry, Map, Node, Span, Value};

@@ -66,7 +66,7 @@ fn all() -> (Vec<Entry>, usize) {
         crate::lint::Code,
         crate::select::Code,
         crate::output::Code,
-        crate::output::fleet::Code,
+        crate::output::render_dir::Code,
         crate::cli::Code,
         crate::cli::apply::Code,
         crate::cli::diff::Code,
