@@ -11,7 +11,7 @@
 
 use std::collections::HashSet;
 
-use crate::compile::Level;
+use crate::compile::MergedDoc;
 use crate::diag::set::{hosts_list, plural};
 use crate::diag::{Diag, Diags};
 use crate::inventory::Inventory;
@@ -51,7 +51,7 @@ fn place(span: &Span) -> (String, usize) {
 impl Usage {
     /// Adds a compiled host: its levels and the rules in force at some of its
     /// paths ([`crate::compile::Compiled`]'s `levels` and `rules_used`).
-    pub fn add(&mut self, fqdn: &str, levels: &[Level], rules_used: &[Span]) {
+    pub fn add(&mut self, fqdn: &str, levels: &[MergedDoc], rules_used: &[Span]) {
         self.hosts.push(fqdn.to_string());
         for level in levels {
             if !self.files.insert(level.file.clone()) {

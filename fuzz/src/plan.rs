@@ -19,7 +19,7 @@
 use std::sync::Arc;
 
 use arbitrary::{Arbitrary, Result, Unstructured};
-use beryl::compile::{Level, complete};
+use beryl::compile::{MergedDoc, complete};
 use beryl::desired::Resource;
 use beryl::merge::{Policy, merge_documents};
 use beryl::plan::{self, render::Templates};
@@ -441,7 +441,7 @@ fn compile(doc: Node) -> Option<beryl::compile::Compiled> {
     let doc = Arc::new(doc);
     let mut merged = merge_documents(&[&*doc], &Policy::beryl(), None).ok()?;
     let references = beryl::refs::resolve(&mut merged, &Default::default()).ok()?;
-    let levels = vec![Level {
+    let levels = vec![MergedDoc {
         file: "example.org/h1.yml".into(),
         written: doc.clone(),
         node: doc,

@@ -3,7 +3,7 @@
 //! host's chain before the level that names it.
 //!
 //! Entry points: [`Library`] (the class files of an inventory, each read and
-//! parsed once per run), [`Unit::split`] (a document's class list apart from
+//! parsed once per run), [`ClassedDoc::split`] (a document's class list apart from
 //! its data) and [`walk::expand`] (a host's chain with its classes, in merge
 //! order). The walk is reclass's: depth-first, a class's own classes first,
 //! each class at most once per host, at its first occurrence.
@@ -53,7 +53,7 @@ pub const KEY: &str = crate::syntax::root::CLASSES;
 
 /// A document split into its class list and its data.
 #[derive(Debug)]
-pub struct Unit {
+pub struct ClassedDoc {
     /// The document without its `classes` key (the same node when it has none).
     pub data: Arc<Node>,
     /// The class names as written: string nodes, with their spans.
@@ -65,14 +65,14 @@ pub struct Unit {
     pub asks: bool,
 }
 
-impl Unit {
+impl ClassedDoc {
     /// Splits a loaded document. `classes` must be a list of strings (or
     /// null); a prefixed `~classes` or `=classes` is refused.
-    pub fn split(node: &Arc<Node>) -> Result<Unit, Diags> {
+    pub fn split(node: &Arc<Node>) -> Result<ClassedDoc, Diags> {
         let queries = crate::syntax::query::mentions_query(node);
         let asks = queries && crate::syntax::query::asks(node);
         let Some(root) = node.as_map() else {
-            return Ok(Unit {
+            return Ok(ClassedDoc {
                 data: node.clone(),
                 classes: Vec::new(),
                 queries,
@@ -82,7 +82,7 @@ impl Unit {
         // A prefixed `~classes` is refused by inventory::levels::check.
         let mut errors = Vec::new();
         let Some(entry) = root.get(KEY) else {
-            return Ok(Unit {
+            return Ok(ClassedDoc {
                 data: node.clone(),
                 classes: Vec::new(),
                 queries,
@@ -128,7 +128,7 @@ impl Unit {
             .filter(|(k, _)| *k != KEY)
             .map(|(k, e)| (k.clone(), e.clone()))
             .collect();
-        Ok(Unit {
+        Ok(ClassedDoc {
             data: Arc::new(Node::new(Value::Map(data), node.span.clone())),
             classes,
             queries,
@@ -142,7 +142,7 @@ impl Unit {
 pub struct Class {
     pub name: String,
     pub file: LevelFile,
-    pub unit: Arc<Unit>,
+    pub unit: Arc<ClassedDoc>,
 }
 
 type Cell<T> = Arc<OnceLock<T>>;
@@ -154,7 +154,7 @@ pub struct Library<'a> {
     inventory: &'a Inventory,
     limits: Limits,
     classes: Cells<Option<Arc<Class>>>,
-    units: Cells<Arc<Unit>>,
+    units: Cells<Arc<ClassedDoc>>,
     settings: OnceLock<Result<Settings, Diags>>,
     root: OnceLock<Option<PathBuf>>,
 }
@@ -180,9 +180,10 @@ impl<'a> Library<'a> {
     }
 
     /// A level document split into classes and data, once per file.
-    pub fn unit(&self, rel: &str, node: &Arc<Node>) -> Result<Arc<Unit>, Diags> {
+    pub fn unit(&self, rel: &str, node: &Arc<Node>) -> Result<Arc<ClassedDoc>, Diags> {
         let cell = cell(&self.units, rel);
-        cell.get_or_init(|| Unit::split(node).map(Arc::new)).clone()
+        cell.get_or_init(|| ClassedDoc::split(node).map(Arc::new))
+            .clone()
     }
 
     /// The class `name` (already validated by [`check_name`]): `None` when no
@@ -237,7 +238,7 @@ impl<'a> Library<'a> {
         let node =
             crate::yaml::load_file(&file.path, &file.display, &self.limits).map_err(|d| vec![d])?;
         crate::inventory::levels::check(LevelKind::Class, &node)?;
-        let unit = Arc::new(Unit::split(&Arc::new(node))?);
+        let unit = Arc::new(ClassedDoc::split(&Arc::new(node))?);
         Ok(Some(Arc::new(Class {
             name: name.to_string(),
             file,
@@ -371,14 +372,14 @@ mod tests {
     fn split_keeps_data_and_lists_classes() {
         let source = crate::value::Source::new("a.yml", "classes: [x, y]\nk: 1\n");
         let node = Arc::new(crate::yaml::parse(&source, &Limits::default()).unwrap());
-        let unit = Unit::split(&node).unwrap();
+        let unit = ClassedDoc::split(&node).unwrap();
         assert_eq!(unit.classes.len(), 2);
         assert!(unit.data.get("classes").is_none());
         assert!(unit.data.get("k").is_some());
         let source = crate::value::Source::new("b.yml", "classes: [1, x]\n");
         let node = Arc::new(crate::yaml::parse(&source, &Limits::default()).unwrap());
         assert_eq!(
-            Unit::split(&node).unwrap_err()[0].code,
+            ClassedDoc::split(&node).unwrap_err()[0].code,
             "beryl::classes::not_a_name"
         );
     }

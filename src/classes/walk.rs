@@ -10,7 +10,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use super::{Code, Library, Unit, check_name};
+use super::{ClassedDoc, Code, Library, check_name};
 use crate::diag::{Diag, Diags};
 use crate::inventory::LevelFile;
 use crate::value::{Node, Span};
@@ -24,9 +24,9 @@ pub struct Doc {
     pub node: Arc<Node>,
     /// The class name, for a class file.
     pub class: Option<String>,
-    /// Whether the data mentions `$[` (see [`Unit::queries`]).
+    /// Whether the data mentions `$[` (see [`ClassedDoc::queries`]).
     pub queries: bool,
-    /// Whether the data holds a query (see [`Unit::asks`]).
+    /// Whether the data holds a query (see [`ClassedDoc::asks`]).
     pub asks: bool,
 }
 
@@ -50,7 +50,7 @@ pub type Resolve<'r> = dyn FnMut(&[Doc], &str, &Span) -> Result<String, Diags> +
 /// Expands a chain (its level files and their units, most general first).
 pub fn expand(
     library: &Library<'_>,
-    levels: &[(&LevelFile, Arc<Unit>)],
+    levels: &[(&LevelFile, Arc<ClassedDoc>)],
     resolve: &mut Resolve<'_>,
 ) -> Result<Expanded, Diags> {
     let mut walk = Walk {

@@ -4,7 +4,7 @@ use std::io::Write;
 
 use super::context::Progress;
 use super::{Context, Failure, Outcome, write_out};
-use crate::compile::{self, Compiled, Level};
+use crate::compile::{self, Compiled, MergedDoc};
 use crate::diag::Diags;
 use crate::diag::set::Set;
 use crate::inventory::Host;
@@ -100,7 +100,7 @@ struct Checked {
     /// When it compiles, its levels and the merge rules in force at some of
     /// its paths, for [`crate::lint::Usage`] (the levels' documents are
     /// shared with the compiler's caches).
-    used: Option<(Vec<Level>, Vec<Span>)>,
+    used: Option<(Vec<MergedDoc>, Vec<Span>)>,
 }
 
 fn check(host: &Host, compiled: Result<Compiled, Diags>) -> Checked {

@@ -117,7 +117,7 @@ pub struct Compiled {
     pub references: Vec<refs::Resolution>,
     /// The chain's documents as merged (class files included), most general
     /// first, and the table they merged with (for `explain`).
-    pub levels: Vec<Level>,
+    pub levels: Vec<MergedDoc>,
     pub policy: Policy,
     /// The warnings about this host (its errors fail the compile instead).
     pub diags: Diags,
@@ -128,7 +128,7 @@ pub struct Compiled {
 
 /// One document of a host's chain.
 #[derive(Debug)]
-pub struct Level {
+pub struct MergedDoc {
     /// The file, relative to the inventory root.
     pub file: String,
     /// The document as merged: its inventory queries answered.
@@ -215,7 +215,7 @@ impl<'a> Compiler<'a> {
 pub fn complete(
     mut config: Node,
     references: Vec<refs::Resolution>,
-    levels: Vec<Level>,
+    levels: Vec<MergedDoc>,
     policy: Policy,
     store: &KeyStore,
 ) -> Result<Compiled, Diags> {

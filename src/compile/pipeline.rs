@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use super::{Compiled, Compiler, Level, complete, set_header, with_header};
+use super::{Compiled, Compiler, MergedDoc, complete, set_header, with_header};
 use crate::classes::walk::{self, Doc, Expanded};
 use crate::diag::Diags;
 use crate::exports::AllExports;
@@ -143,7 +143,7 @@ impl Compiler<'_> {
             .docs
             .iter()
             .zip(nodes)
-            .map(|(d, node)| Level {
+            .map(|(d, node)| MergedDoc {
                 file: d.rel.clone(),
                 node,
                 written: d.node.clone(),

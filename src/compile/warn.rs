@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use super::Level;
+use super::MergedDoc;
 use crate::diag::{Diag, Diags};
 use crate::value::{Node, Value};
 use crate::yaml::spelling::{self, Meant};
@@ -40,7 +40,7 @@ pub(super) struct Spelled {
 }
 
 impl Spelled {
-    fn of(&self, level: &Level) -> Arc<Vec<Spelling>> {
+    fn of(&self, level: &MergedDoc) -> Arc<Vec<Spelling>> {
         let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
         files
             .entry(level.file.clone())
@@ -50,7 +50,7 @@ impl Spelled {
 
     /// A warning for each spelling that another level of the chain shows to
     /// be meant as a boolean or a number.
-    pub(super) fn warnings(&self, levels: &[Level]) -> Diags {
+    pub(super) fn warnings(&self, levels: &[MergedDoc]) -> Diags {
         let mut out = Vec::new();
         for (i, level) in levels.iter().enumerate() {
             for s in self.of(level).iter() {
@@ -154,7 +154,7 @@ mod tests {
     use super::*;
     use crate::value::Source;
 
-    fn levels(texts: &[&str]) -> Vec<Level> {
+    fn levels(texts: &[&str]) -> Vec<MergedDoc> {
         texts
             .iter()
             .enumerate()
@@ -163,7 +163,7 @@ mod tests {
                     crate::yaml::parse(&Source::new(format!("l{i}.yml"), *t), &Default::default())
                         .unwrap(),
                 );
-                Level {
+                MergedDoc {
                     file: format!("l{i}.yml"),
                     written: node.clone(),
                     node,

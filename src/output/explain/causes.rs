@@ -2,7 +2,7 @@
 //! higher level that knocks the path out, or that writes an ancestor of it so
 //! that the path cannot survive (the rows of [`RULES`]).
 
-use crate::compile::{Compiled, Level};
+use crate::compile::{Compiled, MergedDoc};
 use crate::merge::{Spec, SpecOrigin, Strategy, spec_at};
 use crate::syntax::prefix::{Prefix, split};
 use crate::value::{Entry, Node, Value};
@@ -90,7 +90,7 @@ const RULES: &[Rule] = &[
 
 fn ancestor(
     c: &Compiled,
-    level: &Level,
+    level: &MergedDoc,
     path: &[String],
     finals: &[Option<&Node>],
 ) -> Option<Cause> {

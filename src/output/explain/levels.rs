@@ -6,7 +6,7 @@
 //! a `deep` value `key: --`, a `patch` null). `causes.rs` finds, from these,
 //! what removed a value.
 
-use crate::compile::{Compiled, Level};
+use crate::compile::{Compiled, MergedDoc};
 use crate::merge::{Spec, Strategy, spec_at};
 use crate::syntax::prefix::{Prefix, split};
 use crate::syntax::query::{Scan, scan};
@@ -132,7 +132,7 @@ pub(super) fn written_below(
 
 fn raw<'n>(
     c: &Compiled,
-    level: &'n Level,
+    level: &'n MergedDoc,
     path: &[String],
     finals: &[Option<&Node>],
 ) -> Option<Written<'n>> {
@@ -257,7 +257,7 @@ pub(super) fn level_item<'n>(
 }
 
 /// The inventory query on the way to a path in a level as written, if any.
-fn asked(c: &Compiled, level: &Level, path: &[String]) -> Option<Asked> {
+fn asked(c: &Compiled, level: &MergedDoc, path: &[String]) -> Option<Asked> {
     if std::sync::Arc::ptr_eq(&level.node, &level.written) {
         return None;
     }
