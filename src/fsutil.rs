@@ -7,7 +7,7 @@ use std::path::Path;
 use std::string::FromUtf8Error;
 
 #[derive(Debug)]
-pub enum ReadError {
+pub(crate) enum ReadError {
     /// A directory, FIFO, socket or device.
     NotAFile,
     /// Larger than the cap.
@@ -16,7 +16,7 @@ pub enum ReadError {
 }
 
 /// Reads a regular file of at most `max` bytes.
-pub fn read_capped(path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
+pub(crate) fn read_capped(path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
     // Checked before opening: opening a FIFO for reading blocks.
     let meta = std::fs::metadata(path).map_err(ReadError::Io)?;
     if !meta.is_file() {
@@ -36,7 +36,7 @@ pub fn read_capped(path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
 }
 
 /// Where invalid UTF-8 starts: the 1-based line and the byte offset.
-pub fn utf8_error_position(e: &FromUtf8Error) -> (usize, usize) {
+pub(crate) fn utf8_error_position(e: &FromUtf8Error) -> (usize, usize) {
     let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
     (
         valid.iter().filter(|&&b| b == b'\n').count() + 1,
@@ -48,7 +48,10 @@ pub fn utf8_error_position(e: &FromUtf8Error) -> (usize, usize) {
 /// place, so a reader never sees a half-written file. On error the temporary
 /// file is removed (a full disk leaves no partial file behind), and the path
 /// returned is the one that failed.
-pub fn write_atomic(path: &Path, text: &str) -> Result<(), (std::path::PathBuf, std::io::Error)> {
+pub(crate) fn write_atomic(
+    path: &Path,
+    text: &str,
+) -> Result<(), (std::path::PathBuf, std::io::Error)> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

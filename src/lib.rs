@@ -2,31 +2,45 @@
 //!
 //! The modules follow the data flow of one compile: inventory discovery, YAML
 //! loading with spans, merging by a policy table, SSH key resolution and
-//! injection, schema validation, then the outputs.
+//! injection, schema validation, then the outputs. docs/architecture.md draws
+//! the layers and names each module's entry point.
+//!
+//! The crate is a program first: its items are `pub(crate)` unless something
+//! outside it needs them. The public surface is what the binary (`cli::run`),
+//! the benchmark (benches/), the fuzz targets (fuzz/) and the integration
+//! tests (tests/integration/) call: loading YAML into spanned values
+//! (`yaml`, `value`), merging documents and resolving references (`merge`,
+//! `refs`), the SSH key store (`keys`), compiling hosts of an inventory
+//! (`inventory`, `compile`), the desired state and the plan and apply scripts
+//! built from it (`desired`, `plan`, `apply`, `shell`), the output formats
+//! (`output`), the JSON Schema of level files (`jsonschema`), limits and
+//! diagnostics (`limits`, `diag`). `unreachable_pub` keeps everything else
+//! crate-private, so the compiler reports what nothing uses.
+
+#![warn(unreachable_pub)]
 
 pub mod apply;
-pub mod classes;
+mod classes;
 pub mod cli;
 pub mod compile;
 pub mod desired;
 pub mod diag;
-pub mod exports;
-pub mod freebsd;
-pub mod fsutil;
+mod exports;
+mod freebsd;
+mod fsutil;
 pub mod inventory;
 pub mod jsonschema;
 pub mod keys;
 pub mod limits;
-pub mod lint;
+mod lint;
 pub mod merge;
 pub mod output;
-
 pub mod plan;
 pub mod refs;
-pub mod schema;
-pub mod select;
+mod schema;
+mod select;
 pub mod shell;
-pub mod syntax;
-pub mod validate;
+mod syntax;
+mod validate;
 pub mod value;
 pub mod yaml;

@@ -31,17 +31,17 @@ pub struct Limits {
 
 /// 4 MiB: a level file is a few KB; this leaves room for generated ones.
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 4 * 1024 * 1024;
-pub const DEFAULT_MAX_DEPTH: usize = 64;
+pub(crate) const DEFAULT_MAX_DEPTH: usize = 64;
 /// What the 64 MiB thread stacks (src/main.rs) hold with room to spare in a
 /// debug build, which needs about 48 KiB per level.
-pub const MAX_DEPTH_CEILING: usize = 1000;
-pub const DEFAULT_MAX_NODES: usize = 250_000;
-pub const DEFAULT_MAX_LIST_ITEMS: usize = 100_000;
-pub const DEFAULT_MAX_REF_DEPTH: usize = 64;
-pub const DEFAULT_MAX_CLASS_DEPTH: usize = 64;
+pub(crate) const MAX_DEPTH_CEILING: usize = 1000;
+pub(crate) const DEFAULT_MAX_NODES: usize = 250_000;
+pub(crate) const DEFAULT_MAX_LIST_ITEMS: usize = 100_000;
+pub(crate) const DEFAULT_MAX_REF_DEPTH: usize = 64;
+pub(crate) const DEFAULT_MAX_CLASS_DEPTH: usize = 64;
 /// Files beryl wrote itself and reads back (`beryl diff` on a `render --out`
 /// directory, its manifest, an `apply --state` snapshot): 64 MiB.
-pub const MAX_OUTPUT_FILE_SIZE: u64 = 64 * 1024 * 1024;
+pub(crate) const MAX_OUTPUT_FILE_SIZE: u64 = 64 * 1024 * 1024;
 
 impl Default for Limits {
     fn default() -> Self {
@@ -60,13 +60,13 @@ impl Limits {
     /// The strings of one file, aliases expanded, and the strings that
     /// references build or copy for one host: 16 × the file size cap
     /// (64 MiB by default).
-    pub fn max_string_bytes(&self) -> usize {
+    pub(crate) fn max_string_bytes(&self) -> usize {
         usize::try_from(self.max_file_size.saturating_mul(16)).unwrap_or(usize::MAX)
     }
 
     /// Aliases (and anchors) in one file: a twentieth of the value cap
     /// (12,500 by default).
-    pub fn max_aliases(&self) -> usize {
+    pub(crate) fn max_aliases(&self) -> usize {
         (self.max_nodes / 20).max(1)
     }
 
@@ -88,7 +88,7 @@ impl Limits {
 
 crate::diag::codes! {
     /// One limit, for its error code and the way to raise it.
-    pub enum Limit in "limit" {
+    pub(crate) enum Limit in "limit" {
         /// A file is larger than `--max-file-size`.
         FileSize = "file_size";
         /// A file, or a host's config once references are resolved, nests deeper than `--max-depth`.
@@ -112,8 +112,9 @@ crate::diag::codes! {
 
 impl Limit {
     /// The option that raises the limit (derived limits name the one they
-    /// derive from).
-    pub fn flag(self) -> &'static str {
+    /// derive from); the test holds each help to it.
+    #[cfg(test)]
+    pub(crate) fn flag(self) -> &'static str {
         match self {
             Limit::FileSize | Limit::Strings => "--max-file-size",
             Limit::Depth => "--max-depth",
@@ -125,7 +126,7 @@ impl Limit {
     }
 
     /// How to raise it, for the diagnostic's help.
-    pub fn help(self) -> String {
+    pub(crate) fn help(self) -> String {
         let how = match self {
             Limit::FileSize => "raise it with --max-file-size BYTES (or BERYL_MAX_FILE_SIZE)",
             Limit::Depth => "raise it with --max-depth LEVELS (or BERYL_MAX_DEPTH), at most 1000",
@@ -146,7 +147,7 @@ impl Limit {
     }
 
     /// A diagnostic for this limit, without a location yet.
-    pub fn diag(self, message: impl Into<String>) -> Diag {
+    pub(crate) fn diag(self, message: impl Into<String>) -> Diag {
         Diag::new(self, message).help(self.help())
     }
 }

@@ -21,7 +21,7 @@ use crate::value::{Source, Span};
 crate::diag::codes! {
     /// The codes of the fleet-wide warnings, named after the stage whose
     /// input they are about.
-    pub enum Code {
+    pub(crate) enum Code {
         /// A rule of a `merge:` table that is in force at no path of any host checked.
         RuleUnused = "beryl::merge::rule_unused", warning;
         /// A class file no host includes (judged on the whole fleet only).
@@ -31,7 +31,7 @@ crate::diag::codes! {
 
 /// What the hosts compiled so far use.
 #[derive(Default)]
-pub struct Usage {
+pub(crate) struct Usage {
     hosts: Vec<String>,
     /// The files of their chains, classes included (relative to the root).
     files: HashSet<String>,
@@ -51,7 +51,7 @@ fn place(span: &Span) -> (String, usize) {
 impl Usage {
     /// Adds a compiled host: its levels and the rules in force at some of its
     /// paths ([`crate::compile::Compiled`]'s `levels` and `rules_used`).
-    pub fn add(&mut self, fqdn: &str, levels: &[MergedDoc], rules_used: &[Span]) {
+    pub(crate) fn add(&mut self, fqdn: &str, levels: &[MergedDoc], rules_used: &[Span]) {
         self.hosts.push(fqdn.to_string());
         for level in levels {
             if !self.files.insert(level.file.clone()) {
@@ -67,7 +67,7 @@ impl Usage {
 
     /// The warnings. `fleet` tells whether the hosts added are every host of
     /// the inventory: unused classes are reported only then.
-    pub fn warnings(&self, inventory: &Inventory, fleet: bool, max_file_size: u64) -> Diags {
+    pub(crate) fn warnings(&self, inventory: &Inventory, fleet: bool, max_file_size: u64) -> Diags {
         let mut out = Vec::new();
         let scope = if fleet {
             "any host".to_string()

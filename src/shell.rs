@@ -23,12 +23,12 @@ pub fn quote(s: &str) -> Result<Cow<'_, str>, QuoteError> {
 }
 
 /// Quotes `s` as one shell word, owned.
-pub fn word(s: &str) -> Result<String, QuoteError> {
+pub(crate) fn word(s: &str) -> Result<String, QuoteError> {
     quote(s).map(Cow::into_owned)
 }
 
 /// Quotes each word and joins them with spaces: one command line.
-pub fn words<S: AsRef<str>>(items: &[S]) -> Result<String, QuoteError> {
+pub(crate) fn words<S: AsRef<str>>(items: &[S]) -> Result<String, QuoteError> {
     let quoted: Result<Vec<String>, QuoteError> = items.iter().map(|s| word(s.as_ref())).collect();
     Ok(quoted?.join(" "))
 }

@@ -15,7 +15,7 @@ use crate::{apply, desired, plan};
 /// unattended install needs ([`plan::requirements`]), the desired state
 /// ([`desired::build`]), then the plan's layout and the apply script from it.
 /// Every error is returned, at the YAML it concerns.
-pub fn host(fqdn: &str, c: &Compiled) -> Result<(), Diags> {
+pub(crate) fn host(fqdn: &str, c: &Compiled) -> Result<(), Diags> {
     if !desired::managed(c) {
         return Ok(());
     }

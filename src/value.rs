@@ -14,7 +14,7 @@ use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
 mod loc;
 
-pub use loc::{Loc, Step};
+pub(crate) use loc::{Loc, Step};
 
 /// One source file: its display name (as the user would type it) and its text.
 #[derive(Debug)]
@@ -55,7 +55,7 @@ impl Source {
 
 /// Whether byte `i` ends a line: `\n`, or a `\r` not followed by `\n`, as
 /// YAML and miette count lines.
-pub fn ends_line(bytes: &[u8], i: usize) -> bool {
+pub(crate) fn ends_line(bytes: &[u8], i: usize) -> bool {
     match bytes.get(i) {
         Some(b'\n') => true,
         Some(b'\r') => bytes.get(i + 1) != Some(&b'\n'),
@@ -173,11 +173,11 @@ impl Node {
         Self { value, span }
     }
 
-    pub fn synthetic(value: Value) -> Self {
+    pub(crate) fn synthetic(value: Value) -> Self {
         Self::new(value, Span::synthetic())
     }
 
-    pub fn str(s: impl Into<String>) -> Self {
+    pub(crate) fn str(s: impl Into<String>) -> Self {
         Self::synthetic(Value::Str(s.into()))
     }
 
@@ -210,7 +210,7 @@ impl Node {
 
 impl Value {
     /// The YAML name of this value's type, for messages.
-    pub fn type_name(&self) -> &'static str {
+    pub(crate) fn type_name(&self) -> &'static str {
         match self {
             Value::Null => "null",
             Value::Bool(_) => "a boolean",
@@ -263,7 +263,7 @@ impl Value {
 }
 
 /// A borrowed value compared with [`Value::same`], usable as a hash-set key.
-pub struct SameKey<'a>(pub &'a Value);
+pub(crate) struct SameKey<'a>(pub &'a Value);
 
 impl PartialEq for SameKey<'_> {
     fn eq(&self, other: &Self) -> bool {

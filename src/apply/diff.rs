@@ -7,7 +7,7 @@ use super::{Desired, Step};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Action {
+pub(crate) enum Action {
     Create,
     Update,
     Delete,
@@ -31,7 +31,7 @@ impl Action {
 /// One field that differs. `before` and `after` are strings, except for a
 /// user's `groups`: lists of names.
 #[derive(Debug, Serialize)]
-pub struct Change {
+pub(crate) struct Change {
     pub field: String,
     pub before: serde_json::Value,
     pub after: serde_json::Value,
@@ -39,7 +39,7 @@ pub struct Change {
 
 /// What applying one step would do.
 #[derive(Debug, Serialize)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     pub id: String,
     pub kind: super::StepKind,
     pub action: Action,
@@ -51,7 +51,7 @@ pub struct Outcome {
 }
 
 /// Compares each step with the snapshot (`None`: state unknown).
-pub fn compare(steps: &[Step], state: Option<&State>) -> Vec<Outcome> {
+pub(crate) fn compare(steps: &[Step], state: Option<&State>) -> Vec<Outcome> {
     steps
         .iter()
         .map(|step| {
@@ -295,7 +295,7 @@ fn unified(have: &str, want: &str) -> String {
 
 /// The counts of a report.
 #[derive(Debug, Default, Serialize)]
-pub struct Summary {
+pub(crate) struct Summary {
     pub add: usize,
     pub change: usize,
     pub remove: usize,
@@ -303,7 +303,7 @@ pub struct Summary {
     pub unknown: usize,
 }
 
-pub fn summary(outcomes: &[Outcome]) -> Summary {
+pub(crate) fn summary(outcomes: &[Outcome]) -> Summary {
     let mut s = Summary::default();
     for o in outcomes {
         match o.action {
@@ -318,7 +318,7 @@ pub fn summary(outcomes: &[Outcome]) -> Summary {
 }
 
 /// The dry-run report as text: one line per step, details indented, a footer.
-pub fn to_text(host: &str, outcomes: &[Outcome], known: bool) -> String {
+pub(crate) fn to_text(host: &str, outcomes: &[Outcome], known: bool) -> String {
     let mut out = format!("apply {host}\n");
     for o in outcomes {
         out.push_str(&format!("{} {}\n", o.action.symbol(), o.id));
@@ -364,7 +364,7 @@ pub fn to_text(host: &str, outcomes: &[Outcome], known: bool) -> String {
 
 /// The dry-run report as data (docs/apply.md).
 #[derive(Debug, Serialize)]
-pub struct Report<'a> {
+pub(crate) struct Report<'a> {
     pub format_version: u32,
     pub host: &'a str,
     pub state: &'static str,
@@ -372,7 +372,7 @@ pub struct Report<'a> {
     pub steps: &'a [Outcome],
 }
 
-pub fn to_json(host: &str, outcomes: &[Outcome], known: bool) -> String {
+pub(crate) fn to_json(host: &str, outcomes: &[Outcome], known: bool) -> String {
     let report = Report {
         // 2: the kinds of step of the desired-state model (issue 15).
         format_version: 2,

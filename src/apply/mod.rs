@@ -9,17 +9,17 @@
 //! Nothing the config does not mention is ever removed, except users marked
 //! `state: absent`. Every value in a command is quoted by [`crate::shell`].
 
-pub mod diff;
+pub(crate) mod diff;
 mod render;
 pub mod script;
 pub mod ssh;
-pub mod state;
+pub(crate) mod state;
 
 use serde::Serialize;
 
 crate::diag::codes! {
     /// The codes of apply runs.
-    pub enum Code in "apply" {
+    pub(crate) enum Code in "apply" {
         /// A value no shell word can hold.
         Quote = "quote";
         /// The remote command line (with its `--remote-env` values) cannot be quoted for the remote shell.
@@ -137,7 +137,7 @@ pub fn steps(host: &Host) -> Result<Vec<Step>, QuoteError> {
 pub use crate::fsutil::sha256_hex;
 
 /// A value no shell word can hold (validation refuses them first).
-pub fn quote_error(fqdn: &str, e: QuoteError) -> crate::diag::Diag {
+pub(crate) fn quote_error(fqdn: &str, e: QuoteError) -> crate::diag::Diag {
     crate::diag::Diag::new(Code::Quote, format!("{fqdn}: {e}"))
 }
 

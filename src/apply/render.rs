@@ -7,7 +7,7 @@ use crate::shell::{QuoteError, word as w, words};
 use super::{Desired, Step, StepKind, sha256_hex};
 
 /// The step of one desired value.
-pub fn step(desired: Desired) -> Result<Step, QuoteError> {
+pub(super) fn step(desired: Desired) -> Result<Step, QuoteError> {
     let (id, kind, check, change) = match &desired {
         Desired::Bootstrap => (
             "pkg".to_string(),

@@ -11,7 +11,7 @@ use crate::diag::Diag;
 /// line to `out`: as root under `sudo -n` or `doas -n` when the login user is
 /// not root (`become`). `env` sets variables for the remote script. Returns
 /// the remote exit status.
-pub fn run(
+pub(crate) fn run(
     target: &Login,
     options: &[String],
     env: &[(String, String)],

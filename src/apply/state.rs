@@ -5,13 +5,13 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 /// The facts script, shipped with beryl.
-pub const FACTS_SCRIPT: &str = include_str!("../../templates/facts.sh");
+pub(crate) const FACTS_SCRIPT: &str = include_str!("../../templates/facts.sh");
 
 /// The snapshot format this beryl writes and reads.
-pub const FORMAT_VERSION: u32 = 2;
+pub(crate) const FORMAT_VERSION: u32 = 2;
 
 #[derive(Debug, Default, Deserialize)]
-pub struct State {
+pub(crate) struct State {
     #[serde(default)]
     pub format_version: u32,
     #[serde(default)]
@@ -48,7 +48,7 @@ pub struct State {
 }
 
 #[derive(Debug, Default, Deserialize)]
-pub struct Group {
+pub(crate) struct Group {
     #[serde(default)]
     pub gid: String,
     /// Comma-separated, as `pw groupshow` prints them.
@@ -57,15 +57,13 @@ pub struct Group {
 }
 
 #[derive(Debug, Default, Deserialize)]
-pub struct User {
+pub(crate) struct User {
     #[serde(default)]
     pub uid: String,
     #[serde(default)]
     pub gid: String,
     #[serde(default)]
     pub comment: String,
-    #[serde(default)]
-    pub home: String,
     #[serde(default)]
     pub shell: String,
     #[serde(default)]
@@ -76,13 +74,13 @@ pub struct User {
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
-pub struct Dir {
+pub(crate) struct Dir {
     pub mode: String,
     pub owner: String,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
-pub struct File {
+pub(crate) struct File {
     pub sha256: String,
     pub mode: String,
     pub owner: String,
@@ -93,7 +91,7 @@ pub struct File {
 
 impl State {
     /// The supplementary groups of a user, sorted.
-    pub fn groups_of(&self, user: &str) -> Vec<String> {
+    pub(crate) fn groups_of(&self, user: &str) -> Vec<String> {
         let mut out: Vec<String> = self
             .groups
             .iter()
@@ -106,14 +104,14 @@ impl State {
 
     /// Whether pkg is bootstrapped; a snapshot that does not say counts as
     /// bootstrapped when it lists packages.
-    pub fn pkg_bootstrapped(&self) -> bool {
+    pub(crate) fn pkg_bootstrapped(&self) -> bool {
         self.pkg.unwrap_or(!self.packages.is_empty())
     }
 
     /// Whether a package is installed, as `pkg info -e PATTERN` finds it: a
     /// pattern with `/` is an origin (its `@flavor` is not compared: `pkg
     /// query %o` prints origins without one), any other a name.
-    pub fn has_package(&self, pattern: &str) -> bool {
+    pub(crate) fn has_package(&self, pattern: &str) -> bool {
         match pattern.split_once('/') {
             Some(_) => {
                 let origin = pattern.split('@').next().unwrap_or(pattern);
@@ -128,7 +126,7 @@ impl State {
     /// `rc.conf.d` file in /etc, then in /usr/local/etc (rc.subr's
     /// `load_rc_config`). `None` when nothing sets it. The apply script's
     /// `rcvalue` computes the same on the host.
-    pub fn rc_value(&self, var: &str, owners: &[String]) -> Option<String> {
+    pub(crate) fn rc_value(&self, var: &str, owners: &[String]) -> Option<String> {
         let mut value = self.rc_conf.get(var).cloned();
         for owner in owners {
             for dir in ["/etc/rc.conf.d", "/usr/local/etc/rc.conf.d"] {

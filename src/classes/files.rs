@@ -10,7 +10,7 @@ const MAX_DEPTH: usize = 32;
 /// Each `.yml` or `.yaml` file under `_classes/` with its class name (a
 /// folder's `init.yml` names the folder), sorted by path. Links to folders
 /// are not followed.
-pub fn list(inventory: &Inventory) -> Vec<(String, LevelFile)> {
+pub(crate) fn list(inventory: &Inventory) -> Vec<(String, LevelFile)> {
     let mut out = Vec::new();
     if let Some(dir) = &inventory.classes_dir {
         walk(&dir.path, "", dir, 0, &mut out);

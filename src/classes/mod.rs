@@ -12,8 +12,8 @@
 //! classes: [roles.backup]    _classes/roles/backup.yml, or _classes/roles/backup/init.yml
 //! ```
 
-pub mod files;
-pub mod walk;
+pub(crate) mod files;
+pub(crate) mod walk;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -26,7 +26,7 @@ use crate::yaml::Limits;
 
 crate::diag::codes! {
     /// The codes of classes.
-    pub enum Code in "classes" {
+    pub(crate) enum Code in "classes" {
         /// An item of a `classes` list that is not a string.
         NotAName = "not_a_name";
         /// A `classes` key that is not a list.
@@ -49,11 +49,11 @@ crate::diag::codes! {
 }
 
 /// The root key that lists a document's classes.
-pub const KEY: &str = crate::syntax::root::CLASSES;
+pub(crate) const KEY: &str = crate::syntax::root::CLASSES;
 
 /// A document split into its class list and its data.
 #[derive(Debug)]
-pub struct ClassedDoc {
+pub(crate) struct ClassedDoc {
     /// The document without its `classes` key (the same node when it has none).
     pub data: Arc<Node>,
     /// The class names as written: string nodes, with their spans.
@@ -68,7 +68,7 @@ pub struct ClassedDoc {
 impl ClassedDoc {
     /// Splits a loaded document. `classes` must be a list of strings (or
     /// null); a prefixed `~classes` or `=classes` is refused.
-    pub fn split(node: &Arc<Node>) -> Result<ClassedDoc, Diags> {
+    pub(crate) fn split(node: &Arc<Node>) -> Result<ClassedDoc, Diags> {
         let queries = crate::syntax::query::mentions_query(node);
         let asks = queries && crate::syntax::query::asks(node);
         let Some(root) = node.as_map() else {
@@ -139,7 +139,7 @@ impl ClassedDoc {
 
 /// A class file, loaded.
 #[derive(Debug)]
-pub struct Class {
+pub(crate) struct Class {
     pub name: String,
     pub file: LevelFile,
     pub unit: Arc<ClassedDoc>,
@@ -150,7 +150,7 @@ type Cells<T> = Mutex<HashMap<String, Cell<Result<T, Diags>>>>;
 
 /// The class files of an inventory and its settings, each read once per run
 /// however many hosts use them (the cells are shared between threads).
-pub struct Library<'a> {
+pub(crate) struct Library<'a> {
     inventory: &'a Inventory,
     limits: Limits,
     classes: Cells<Option<Arc<Class>>>,
@@ -160,7 +160,7 @@ pub struct Library<'a> {
 }
 
 impl<'a> Library<'a> {
-    pub fn new(inventory: &'a Inventory, limits: Limits) -> Self {
+    pub(crate) fn new(inventory: &'a Inventory, limits: Limits) -> Self {
         Self {
             inventory,
             limits,
@@ -172,7 +172,7 @@ impl<'a> Library<'a> {
     }
 
     /// The settings of `beryl.yml` (defaults without one).
-    pub fn settings(&self) -> Result<&Settings, Diags> {
+    pub(crate) fn settings(&self) -> Result<&Settings, Diags> {
         self.settings
             .get_or_init(|| Settings::load(self.inventory.settings.as_ref(), &self.limits))
             .as_ref()
@@ -180,7 +180,7 @@ impl<'a> Library<'a> {
     }
 
     /// A level document split into classes and data, once per file.
-    pub fn unit(&self, rel: &str, node: &Arc<Node>) -> Result<Arc<ClassedDoc>, Diags> {
+    pub(crate) fn unit(&self, rel: &str, node: &Arc<Node>) -> Result<Arc<ClassedDoc>, Diags> {
         let cell = cell(&self.units, rel);
         cell.get_or_init(|| ClassedDoc::split(node).map(Arc::new))
             .clone()
@@ -188,7 +188,7 @@ impl<'a> Library<'a> {
 
     /// The class `name` (already validated by [`check_name`]): `None` when no
     /// file defines it.
-    pub fn class(&self, name: &str) -> Result<Option<Arc<Class>>, Diags> {
+    pub(crate) fn class(&self, name: &str) -> Result<Option<Arc<Class>>, Diags> {
         let cell = cell(&self.classes, name);
         cell.get_or_init(|| self.load(name)).clone()
     }
@@ -286,7 +286,7 @@ fn cell<T>(map: &Mutex<HashMap<String, Cell<T>>>, key: &str) -> Cell<T> {
 
 /// Why `name` is not a class name: dot-separated segments of letters,
 /// digits, `_` and `-`.
-pub fn check_name(name: &str) -> Result<(), String> {
+pub(crate) fn check_name(name: &str) -> Result<(), String> {
     if name.is_empty() {
         return Err("the name is empty".into());
     }

@@ -17,7 +17,7 @@ use crate::value::{Node, Span};
 
 /// One document of an expanded chain.
 #[derive(Clone, Debug)]
-pub struct Doc {
+pub(crate) struct Doc {
     /// The file, relative to the inventory root.
     pub rel: String,
     /// The data, without its `classes`.
@@ -32,23 +32,23 @@ pub struct Doc {
 
 /// The documents to merge, lowest priority first, and the classes applied.
 #[derive(Debug, Default)]
-pub struct Expanded {
+pub(crate) struct Expanded {
     pub docs: Vec<Doc>,
     pub classes: Vec<String>,
 }
 
 impl Expanded {
     /// Whether a document holds a query: the host needs every host's exports.
-    pub fn asks(&self) -> bool {
+    pub(crate) fn asks(&self) -> bool {
         self.docs.iter().any(|d| d.asks)
     }
 }
 
 /// Resolves a class name holding references against the documents so far.
-pub type Resolve<'r> = dyn FnMut(&[Doc], &str, &Span) -> Result<String, Diags> + 'r;
+pub(crate) type Resolve<'r> = dyn FnMut(&[Doc], &str, &Span) -> Result<String, Diags> + 'r;
 
 /// Expands a chain (its level files and their units, most general first).
-pub fn expand(
+pub(crate) fn expand(
     library: &Library<'_>,
     levels: &[(&LevelFile, Arc<ClassedDoc>)],
     resolve: &mut Resolve<'_>,

@@ -11,7 +11,7 @@ use crate::inventory::Host;
 
 crate::diag::codes! {
     /// The codes of the `apply` command.
-    pub enum Code in "apply" {
+    pub(crate) enum Code in "apply" {
         /// `--state` or `--script` given a selection of several hosts.
         OneHost = "one_host";
         /// The `--parallel` thread pool cannot be built.
@@ -40,7 +40,7 @@ crate::diag::codes! {
     beryl apply host01 --exit-code\n  \
     beryl apply example.org/web/ --dry-run\n  \
     beryl apply --all --parallel 4")]
-pub struct Args {
+pub(crate) struct Args {
     /// Hosts: names, DOMAIN/, DOMAIN/GROUP/, quoted globs or class:NAME (docs/inventory.md §2). --state and --script take one host.
     #[arg(value_name = "SELECTOR", required_unless_present = "all")]
     pub hosts: Vec<String>,
@@ -86,7 +86,7 @@ pub struct Args {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     Text,
     Json,
 }
@@ -104,7 +104,7 @@ fn parse_env(s: &str) -> Result<(String, String), String> {
     Ok((k.to_string(), v.to_string()))
 }
 
-pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
+pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
     let inventory = ctx.inventory()?;
     let compiler = ctx.compiler(&inventory);
     let hosts = ctx.select(&compiler, &args.hosts, args.all)?;

@@ -35,7 +35,7 @@ use crate::value::Span;
     beryl check --deny-warnings\n  \
     beryl check --format github\n  \
     beryl check --format json > report.json")]
-pub struct Args {
+pub(crate) struct Args {
     /// Hosts to check (default: all): names, DOMAIN/, DOMAIN/GROUP/, quoted globs or class:NAME (docs/inventory.md §2).
     #[arg(value_name = "SELECTOR")]
     pub hosts: Vec<String>,
@@ -55,13 +55,13 @@ pub struct Args {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     Text,
     Json,
     Github,
 }
 
-pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
+pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
     let inventory = ctx.inventory()?;
     let compiler = ctx.compiler(&inventory);
     let hosts = ctx.select(&compiler, &args.hosts, args.hosts.is_empty())?;

@@ -17,13 +17,13 @@ use super::{Cli, Context, Failure, Outcome, write_out};
     beryl completions bash > /usr/local/share/bash-completion/completions/beryl\n  \
     beryl completions zsh > \"${fpath[1]}/_beryl\"\n  \
     beryl completions fish > ~/.config/fish/completions/beryl.fish")]
-pub struct Args {
+pub(crate) struct Args {
     /// The shell.
     #[arg(value_enum, value_name = "SHELL")]
     pub shell: clap_complete::Shell,
 }
 
-pub fn run(_ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
+pub(super) fn run(_ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
     // Rendered in memory: the generator panics on a write error, and a closed
     // pipe is not an error here.
     let mut script = Vec::new();

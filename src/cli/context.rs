@@ -17,10 +17,10 @@ use crate::yaml::Limits;
 /// Warnings kept to print on stderr when a command ends, each once (by its
 /// [`Diag::dedup_key`]); shared between the command's context and the caller.
 #[derive(Clone, Default)]
-pub struct Warnings(Arc<Mutex<(Diags, HashSet<String>)>>);
+pub(crate) struct Warnings(Arc<Mutex<(Diags, HashSet<String>)>>);
 
 impl Warnings {
-    pub fn add(&self, diags: &[Diag]) {
+    pub(crate) fn add(&self, diags: &[Diag]) {
         if diags.is_empty() {
             return;
         }
@@ -34,14 +34,14 @@ impl Warnings {
     }
 
     /// The warnings kept so far, in the order found.
-    pub fn take(&self) -> Diags {
+    pub(crate) fn take(&self) -> Diags {
         let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
         kept.1.clear();
         std::mem::take(&mut kept.0)
     }
 }
 
-pub struct Context {
+pub(crate) struct Context {
     pub inventory_dir: std::path::PathBuf,
     pub ssh_dir: std::path::PathBuf,
     pub limits: Limits,
@@ -53,7 +53,7 @@ pub struct Context {
 impl Context {
     /// The context of a command from the option groups it reads (the others
     /// keep their defaults), with the options given before it put over them.
-    pub fn new(uses: Uses<'_>, before: &Before) -> Result<Self, Failure> {
+    pub(crate) fn new(uses: Uses<'_>, before: &Before) -> Result<Self, Failure> {
         let group = |e: clap::Error| vec![Diag::new(crate::cli::Code::Usage, e.to_string())];
         let inventory = match uses.inventory {
             Some(g) => before.apply(g).map_err(group)?.inventory,
@@ -79,22 +79,22 @@ impl Context {
 
     /// Shares `warnings` with the caller, who prints them once the command
     /// ends (cli::run).
-    pub fn sharing(mut self, warnings: &Warnings) -> Self {
+    pub(crate) fn sharing(mut self, warnings: &Warnings) -> Self {
         self.warnings = warnings.clone();
         self
     }
 
     /// Keeps warnings to print on stderr once the command ends, each once
     /// however many hosts found it. The output on stdout never changes.
-    pub fn warn(&self, diags: &[Diag]) {
+    pub(crate) fn warn(&self, diags: &[Diag]) {
         self.warnings.add(diags);
     }
 
-    pub fn inventory(&self) -> Result<Inventory, Failure> {
+    pub(crate) fn inventory(&self) -> Result<Inventory, Failure> {
         Inventory::discover(&self.inventory_dir, &display(&self.inventory_dir))
     }
 
-    pub fn compiler<'a>(&'a self, inventory: &'a Inventory) -> Compiler<'a> {
+    pub(crate) fn compiler<'a>(&'a self, inventory: &'a Inventory) -> Compiler<'a> {
         Compiler::new(inventory, &self.keys, self.limits)
     }
 
@@ -103,7 +103,7 @@ impl Context {
     /// `then` turns each compiled host into what the caller keeps, on the
     /// worker thread. Each host's warnings are kept to print (see
     /// [`Context::warn`]) in the order of `hosts`, whatever thread compiled it.
-    pub fn compile_many<T: Send>(
+    pub(crate) fn compile_many<T: Send>(
         &self,
         compiler: &Compiler<'_>,
         hosts: &[&Host],
@@ -133,7 +133,7 @@ impl Context {
     /// reported (src/select/).
     /// `class:` selectors read the hosts' chains and class files through
     /// `compiler`, whose cache the command's compiles then reuse.
-    pub fn select<'a>(
+    pub(crate) fn select<'a>(
         &self,
         compiler: &Compiler<'a>,
         selectors: &[String],
@@ -150,7 +150,7 @@ impl Context {
 
     /// The one host a command that takes one selects; a selector that selects
     /// several is an error listing them.
-    pub fn select_one<'a>(
+    pub(crate) fn select_one<'a>(
         &self,
         compiler: &Compiler<'a>,
         selector: &str,
@@ -165,10 +165,10 @@ impl Context {
 
 /// A progress bar on stderr for a command that compiles many hosts (200 or
 /// more), when stderr is a terminal; cleared when dropped.
-pub struct Progress(Option<indicatif::ProgressBar>);
+pub(super) struct Progress(Option<indicatif::ProgressBar>);
 
 impl Progress {
-    pub fn new(hosts: usize) -> Self {
+    pub(super) fn new(hosts: usize) -> Self {
         use std::io::IsTerminal;
         let bar = (hosts >= 200 && std::io::stderr().is_terminal()).then(|| {
             let bar = indicatif::ProgressBar::new(hosts as u64);
@@ -182,7 +182,7 @@ impl Progress {
     }
 
     /// One more host done.
-    pub fn tick(&self) {
+    pub(super) fn tick(&self) {
         if let Some(bar) = &self.0 {
             bar.inc(1);
         }

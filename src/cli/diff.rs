@@ -16,7 +16,7 @@ use crate::output::{self, Format as OutFormat};
 
 crate::diag::codes! {
     /// The codes of the `diff` command.
-    pub enum Code in "diff" {
+    pub(crate) enum Code in "diff" {
         /// `--plan` with a render directory: it needs inventories.
         Plan = "plan";
         /// A side that is neither a directory nor `git:REV`.
@@ -49,7 +49,7 @@ crate::diag::codes! {
     beryl diff rendered-old/ rendered-new/ --format markdown > comment.md\n  \
     beryl diff git:main --plan\n  \
     beryl diff git:main --select example.org/web/ --select 'edge*'")]
-pub struct Args {
+pub(crate) struct Args {
     /// The old state: DIR or git:REV.
     #[arg(value_name = "OLD")]
     pub old: String,
@@ -81,13 +81,13 @@ pub struct Args {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     Text,
     Json,
     Markdown,
 }
 
-pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
+pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
     let mut old = side(ctx, "old", &args.old, args.plan)?;
     let mut new = match &args.new {
         Some(spec) => side(ctx, "new", spec, args.plan)?,

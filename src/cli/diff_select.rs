@@ -20,7 +20,7 @@ struct Header {
 }
 
 /// Keeps, on both sides, the hosts that the selectors select on either side.
-pub fn filter(selectors: &[String], old: &mut Side, new: &mut Side) -> Result<(), Failure> {
+pub(super) fn filter(selectors: &[String], old: &mut Side, new: &mut Side) -> Result<(), Failure> {
     if selectors.is_empty() {
         return Ok(());
     }

@@ -8,7 +8,7 @@ use crate::output::explain;
 
 crate::diag::codes! {
     /// The codes of the `explain` command.
-    pub enum Code in "explain" {
+    pub(crate) enum Code in "explain" {
         /// A PATH that does not parse.
         Path = "path";
     }
@@ -38,7 +38,7 @@ crate::diag::codes! {
     beryl explain host01 freebsd.users.alice\n  \
     beryl explain edge01 freebsd.users.bob\n  \
     beryl explain host01 'sysctl.\"net.inet.ip.forwarding\"' --format json")]
-pub struct Args {
+pub(crate) struct Args {
     /// The host: a selector (docs/inventory.md §2) that selects exactly one host.
     #[arg(value_name = "HOST")]
     pub host: String,
@@ -57,12 +57,12 @@ pub struct Args {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     Text,
     Json,
 }
 
-pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
+pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
     let bad = |why: String, help: &str| {
         vec![
             Diag::new(Code::Path, format!("bad path `{}`: {why}", args.path))

@@ -14,9 +14,9 @@ use super::{Context, Failure, Outcome, write_out};
 #[command(after_help = "Examples:\n  \
     beryl facts | ssh beryl@host01.example.org sudo -n sh -s > host01.json\n  \
     beryl apply host01 --dry-run --state host01.json")]
-pub struct Args {}
+pub(crate) struct Args {}
 
-pub fn run(_ctx: &Context, _args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
+pub(super) fn run(_ctx: &Context, _args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
     write_out(out, crate::apply::state::FACTS_SCRIPT)?;
     Ok(Outcome::Ok)
 }

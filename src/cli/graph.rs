@@ -17,7 +17,7 @@ use crate::output::graph::Graph;
     beryl graph | dot -Tsvg -o graph.svg\n  \
     beryl graph host01 mail --format mermaid\n  \
     beryl graph --format mermaid > docs/inventory.mmd")]
-pub struct Args {
+pub(crate) struct Args {
     /// Hosts whose chains to draw (default: all): names, DOMAIN/, DOMAIN/GROUP/, quoted globs or class:NAME (docs/inventory.md §2).
     #[arg(value_name = "SELECTOR")]
     pub hosts: Vec<String>,
@@ -34,14 +34,14 @@ pub struct Args {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     /// Graphviz DOT.
     Dot,
     /// A Mermaid flowchart.
     Mermaid,
 }
 
-pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
+pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
     let inventory = ctx.inventory()?;
     let graph = if args.hosts.is_empty() {
         Graph::of(&inventory, None)

@@ -9,7 +9,7 @@ use super::{Context, Failure, Outcome, write_out};
 /// List every host: FQDN, short name, domain, group and file.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  beryl hosts\n  beryl hosts --format json")]
-pub struct Args {
+pub(crate) struct Args {
     /// The output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: ListFormat,
@@ -19,7 +19,7 @@ pub struct Args {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum ListFormat {
+pub(crate) enum ListFormat {
     Text,
     Json,
 }
@@ -33,7 +33,7 @@ struct Row<'a> {
     file: &'a str,
 }
 
-pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
+pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
     let inventory = ctx.inventory()?;
     let rows: Vec<Row> = inventory
         .hosts

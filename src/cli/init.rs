@@ -9,7 +9,7 @@ use crate::keys::PLACEHOLDER;
 
 crate::diag::codes! {
     /// The codes of the `init` command.
-    pub enum Code in "init" {
+    pub(crate) enum Code in "init" {
         /// `init` would overwrite files; nothing is written.
         Exists = "exists";
         /// A `--domain`, group or host name that is not valid.
@@ -30,7 +30,7 @@ crate::diag::codes! {
     beryl init\n  \
     beryl init fleet --domain corp.example --group db --host db01\n\n\
     Then replace the placeholder key in inventory/DOMAIN/_domain.yml and run `beryl check`.")]
-pub struct Args {
+pub(crate) struct Args {
     /// The directory to scaffold in (created if needed).
     #[arg(value_name = "DIR", default_value = ".")]
     pub dir: PathBuf,
@@ -48,7 +48,7 @@ pub struct Args {
     pub host: String,
 }
 
-pub fn run(_ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
+pub(crate) fn run(_ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
     names(args)?;
     let files = scaffold(args);
     let existing: Vec<String> = files

@@ -23,7 +23,7 @@ use crate::schema::UserState;
     beryl keys mail.example.org --format json\n  \
     beryl keys example.org/web/ 'edge*'\n  \
     beryl keys --all --format json")]
-pub struct Args {
+pub(crate) struct Args {
     /// Hosts: names, DOMAIN/, DOMAIN/GROUP/, quoted globs or class:NAME (docs/inventory.md §2).
     #[arg(value_name = "SELECTOR", required_unless_present = "all")]
     pub hosts: Vec<String>,
@@ -57,7 +57,7 @@ struct KeyRow {
     at: String,
 }
 
-pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
+pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
     let inventory = ctx.inventory()?;
     let compiler = ctx.compiler(&inventory);
     let hosts = ctx.select(&compiler, &args.hosts, args.all)?;

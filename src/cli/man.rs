@@ -9,7 +9,7 @@ use crate::diag::{Common, Diag};
 
 crate::diag::codes! {
     /// The codes of the `man` command.
-    pub enum Code in "man" {
+    pub(crate) enum Code in "man" {
         /// No command of that name.
         Unknown = "unknown";
     }
@@ -25,13 +25,13 @@ crate::diag::codes! {
     beryl man | man -l -\n  \
     beryl man > /usr/local/share/man/man1/beryl.1\n  \
     beryl man render > /usr/local/share/man/man1/beryl-render.1")]
-pub struct Args {
+pub(crate) struct Args {
     /// A command whose page to print (default: beryl's own page).
     #[arg(value_name = "COMMAND")]
     pub command: Option<String>,
 }
 
-pub fn run(_ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
+pub(crate) fn run(_ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
     let mut cli = Cli::command().disable_help_subcommand(true);
     cli.build();
     let page = match &args.command {

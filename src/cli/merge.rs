@@ -23,7 +23,7 @@ use crate::value::{Node, Source, Span};
     beryl merge base.json patch.json --strategy patch\n\n\
     Strategies: default, first (alias replace), unique, hash, deep, append, concat, by_key, patch.\n\
     See docs/merge.md for each one and how it maps to Hiera, deep_merge, reclass and RFC 7396.")]
-pub struct Args {
+pub(crate) struct Args {
     /// The documents, lowest priority first (`-` for standard input).
     #[arg(value_name = "FILE", required = true)]
     pub files: Vec<PathBuf>,
@@ -61,7 +61,7 @@ pub struct Args {
     pub limits: super::options::LimitArgs,
 }
 
-pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
+pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
     let root = args
         .strategy
         .as_deref()

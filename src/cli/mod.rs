@@ -15,7 +15,7 @@ pub(crate) mod init;
 mod keys;
 pub(crate) mod man;
 mod merge;
-pub mod options;
+pub(crate) mod options;
 pub(crate) mod plan;
 pub(crate) mod render;
 mod report;
@@ -27,7 +27,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-pub use context::Context;
+pub(crate) use context::Context;
 use context::Warnings;
 pub use report::Reporter;
 
@@ -53,7 +53,7 @@ crate::diag::codes! {
 #[command(
     after_help = "Examples:\n  beryl init fleet && cd fleet\n  beryl render host01\n  beryl check\n  beryl graph | dot -Tsvg -o graph.svg\n  beryl merge common.yaml node.yaml --strategy deep\n  beryl render host01 -i fleet/inventory --ssh-dir fleet/ssh\n\nEach command's --help lists the options it reads. The inventory, key and limit options may\nalso come before the command (beryl -i DIR render host01), where a command that does not read\none ignores it."
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     /// When to colour diagnostics (NO_COLOR is honoured by `auto`).
     #[arg(long, global = true, value_name = "WHEN", default_value = "auto")]
     pub color: ColorChoice,
@@ -74,7 +74,7 @@ pub enum ColorChoice {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     Render(render::Args),
     Check(check::Args),
     Hosts(hosts::Args),
@@ -93,7 +93,7 @@ pub enum Command {
 }
 
 /// What a command concluded, short of an error.
-pub enum Outcome {
+pub(crate) enum Outcome {
     Ok,
     /// Differences were found (diff, apply --exit-code).
     Differences,
@@ -103,7 +103,7 @@ pub enum Outcome {
 }
 
 /// A command's failure: the diagnostics to print, already complete.
-pub type Failure = Diags;
+pub(crate) type Failure = Diags;
 
 /// Parses the arguments, runs the command and returns the exit code.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {

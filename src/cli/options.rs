@@ -19,7 +19,7 @@ const SSH_DIR: &str = "ssh";
 
 /// Where the inventory is.
 #[derive(Clone, Debug, Args)]
-pub struct InventoryArgs {
+pub(crate) struct InventoryArgs {
     /// The inventory root directory.
     #[arg(
         short,
@@ -33,14 +33,14 @@ pub struct InventoryArgs {
 
 impl InventoryArgs {
     /// The default, for the commands that read no inventory.
-    pub fn default_dir() -> PathBuf {
+    pub(crate) fn default_dir() -> PathBuf {
         PathBuf::from(INVENTORY_DIR)
     }
 }
 
 /// Where the SSH public keys are.
 #[derive(Clone, Debug, Args)]
-pub struct KeyArgs {
+pub(crate) struct KeyArgs {
     /// The directory of SSH public key files named by key references.
     #[arg(long, value_name = "DIR", env = "BERYL_SSH_DIR", default_value = SSH_DIR)]
     pub ssh_dir: PathBuf,
@@ -48,18 +48,18 @@ pub struct KeyArgs {
 
 impl KeyArgs {
     /// The default, for the commands that read no key.
-    pub fn default_dir() -> PathBuf {
+    pub(crate) fn default_dir() -> PathBuf {
         PathBuf::from(SSH_DIR)
     }
 }
 
 /// The help heading of the limit options.
-pub const LIMITS: &str = "Limits (docs/limits.md)";
+pub(crate) const LIMITS: &str = "Limits (docs/limits.md)";
 
 /// The caps on what beryl reads (src/limits.rs).
 #[derive(Clone, Debug, Args)]
 #[command(next_help_heading = LIMITS)]
-pub struct LimitArgs {
+pub(crate) struct LimitArgs {
     /// The largest file beryl reads (YAML, SSH key, template), in bytes.
     #[arg(long, value_name = "BYTES", env = "BERYL_MAX_FILE_SIZE",
           default_value_t = limits::DEFAULT_MAX_FILE_SIZE)]
@@ -97,7 +97,7 @@ pub struct LimitArgs {
 }
 
 impl LimitArgs {
-    pub fn limits(&self) -> limits::Limits {
+    pub(crate) fn limits(&self) -> limits::Limits {
         limits::Limits {
             max_file_size: self.max_file_size,
             max_depth: self.max_depth,
@@ -120,7 +120,7 @@ fn at_least_one_up_to(max: usize) -> impl Fn(&str) -> Result<usize, String> + Cl
 
 /// The three groups of a command that compiles hosts.
 #[derive(Clone, Debug, Args)]
-pub struct CompileArgs {
+pub(crate) struct CompileArgs {
     #[command(flatten)]
     pub inventory: InventoryArgs,
     #[command(flatten)]
@@ -130,7 +130,7 @@ pub struct CompileArgs {
 }
 
 impl CompileArgs {
-    pub fn uses(&self) -> Uses<'_> {
+    pub(crate) fn uses(&self) -> Uses<'_> {
         Uses {
             inventory: Some(&self.inventory),
             keys: Some(&self.keys),
@@ -141,7 +141,7 @@ impl CompileArgs {
 
 /// The groups a command reads; the others keep their defaults.
 #[derive(Clone, Copy, Default)]
-pub struct Uses<'a> {
+pub(crate) struct Uses<'a> {
     pub inventory: Option<&'a InventoryArgs>,
     pub keys: Option<&'a KeyArgs>,
     pub limits: Option<&'a LimitArgs>,
@@ -151,7 +151,7 @@ pub struct Uses<'a> {
 /// same options as the groups', hidden, without environment variable or
 /// default, so that only what the command line gives is there.
 #[derive(Clone, Debug)]
-pub struct Before {
+pub(crate) struct Before {
     /// The command line's top-level matches.
     matches: ArgMatches,
 }
@@ -159,7 +159,7 @@ pub struct Before {
 impl Before {
     /// A group with the options given before the command put over its own
     /// (which come from after the command, the environment or the default).
-    pub fn apply<T: FromArgMatches + Clone>(&self, group: &T) -> Result<T, clap::Error> {
+    pub(crate) fn apply<T: FromArgMatches + Clone>(&self, group: &T) -> Result<T, clap::Error> {
         let mut group = group.clone();
         group.update_from_arg_matches(&self.matches)?;
         Ok(group)
@@ -231,7 +231,7 @@ impl Args for Before {
 /// `--format` of the commands that print configs (render, merge): the
 /// command-line face of [`output::Format`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum ConfigFormat {
+pub(crate) enum ConfigFormat {
     Yaml,
     Json,
 }

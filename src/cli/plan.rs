@@ -9,7 +9,7 @@ use crate::plan::{self, render::Templates};
 
 crate::diag::codes! {
     /// The codes of the `plan` command.
-    pub enum Code in "plan" {
+    pub(crate) enum Code in "plan" {
         /// Several hosts (or a selection that is not one host name) without `--out DIR`.
         Out = "out";
     }
@@ -30,7 +30,7 @@ crate::diag::codes! {
     beryl plan --all --out plans/\n  \
     beryl plan 'edge*' --out plans/\n  \
     beryl plan host01 --format json")]
-pub struct Args {
+pub(crate) struct Args {
     /// Hosts: names, DOMAIN/, DOMAIN/GROUP/, quoted globs or class:NAME (docs/inventory.md §2). Several hosts need --out DIR.
     #[arg(value_name = "SELECTOR", required_unless_present = "all")]
     pub hosts: Vec<String>,
@@ -56,12 +56,12 @@ pub struct Args {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     Sh,
     Json,
 }
 
-pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
+pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
     let templates =
         Templates::new(args.templates.as_deref(), ctx.limits.max_file_size).map_err(|d| vec![d])?;
     let inventory = ctx.inventory()?;

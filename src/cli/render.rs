@@ -13,7 +13,7 @@ use crate::output::{self, Format};
 
 crate::diag::codes! {
     /// The codes of the `render` command.
-    pub enum Code in "render" {
+    pub(crate) enum Code in "render" {
         /// `--annotate` with `--format json`, which has no comments.
         AnnotateJson = "annotate_json";
     }
@@ -35,7 +35,7 @@ crate::diag::codes! {
 #[command(
     after_help = "Examples:\n  beryl render host01\n  beryl render example.org/web/host01 --format json\n  beryl render --all\n  beryl render example.org/web/ 'db*'\n  beryl render class:roles.web\n  beryl render host01 --annotate"
 )]
-pub struct Args {
+pub(crate) struct Args {
     /// Hosts: names, DOMAIN/, DOMAIN/GROUP/, quoted globs or class:NAME (docs/inventory.md §2).
     #[arg(value_name = "SELECTOR", required_unless_present = "all")]
     pub hosts: Vec<String>,
@@ -61,7 +61,7 @@ pub struct Args {
     pub opts: super::options::CompileArgs,
 }
 
-pub fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
+pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
     if args.annotate && args.format == ConfigFormat::Json {
         return Err(vec![
             Diag::new(

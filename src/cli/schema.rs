@@ -21,14 +21,14 @@ use crate::jsonschema;
     beryl schema --level domain > beryl-domain.schema.json\n\n\
     Then put `# yaml-language-server: $schema=../beryl.schema.json` at the top of a level file,\n\
     or map the files to the schema in the editor's settings (docs/editors.md).")]
-pub struct Args {
+pub(crate) struct Args {
     /// The level whose rules to add (default: a schema every level file fits).
     #[arg(long, value_enum, value_name = "LEVEL")]
     pub level: Option<LevelArg>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum LevelArg {
+pub(crate) enum LevelArg {
     /// `_default.yml`.
     Default,
     /// A domain's `_domain.yml`.
@@ -39,7 +39,7 @@ pub enum LevelArg {
     Host,
 }
 
-pub fn run(_ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
+pub(super) fn run(_ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
     let level = args.level.map(|level| match level {
         LevelArg::Default => LevelKind::Default,
         LevelArg::Domain => LevelKind::Domain,

@@ -63,7 +63,7 @@ pub fn compile(compiler: &Compiler<'_>, host: &Host) -> Result<Compiled, Diags> 
 /// any rayon task: inside one, it still works, but computes the exports on
 /// one thread. A single host that asks nothing is compiled on the calling
 /// thread.
-pub fn compile_many<T: Send>(
+pub(crate) fn compile_many<T: Send>(
     compiler: &Compiler<'_>,
     hosts: &[&Host],
     then: impl Fn(&Host, Result<Compiled, Diags>) -> T + Sync,
@@ -185,7 +185,7 @@ impl<'a> Compiler<'a> {
     }
 
     /// The inventory this compiler compiles.
-    pub fn inventory(&self) -> &'a Inventory {
+    pub(crate) fn inventory(&self) -> &'a Inventory {
         self.inventory
     }
 
@@ -264,7 +264,7 @@ fn resolve_list(store: &KeyStore, list: &Node, errors: &mut Diags) -> Vec<Key> {
 }
 
 /// The items of `freebsd.users` in a config's root mapping, to edit in place.
-pub fn users_mut(root: &mut Map) -> Option<&mut Vec<Node>> {
+pub(crate) fn users_mut(root: &mut Map) -> Option<&mut Vec<Node>> {
     root.get_mut("freebsd")
         .and_then(|e| match &mut e.node.value {
             Value::Map(m) => m.get_mut("users"),

@@ -60,7 +60,7 @@ impl Compiler<'_> {
     /// A host's classes, in merge order: the ones its levels name and the ones
     /// those include (for `class:` selectors). Reads only the host's chain and
     /// its class files; nothing is merged unless a class name holds `${…}`.
-    pub fn classes(&self, host: &Host) -> Result<Vec<String>, Diags> {
+    pub(crate) fn classes(&self, host: &Host) -> Result<Vec<String>, Diags> {
         Ok(self.expand(host)?.classes)
     }
 

@@ -18,7 +18,7 @@ use crate::yaml::spelling::{self, Meant};
 crate::diag::codes! {
     /// The codes of the warnings about a host's chain, named after the stage
     /// whose input they are about.
-    pub enum Code {
+    pub(crate) enum Code {
         /// In free-form data, a plain YAML 1.1 spelling (`yes`, `0644`) where another level gives the same path a boolean (an integer).
         Yaml11 = "beryl::yaml::yaml11", warning;
     }

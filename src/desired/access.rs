@@ -24,7 +24,7 @@ pub enum Become {
 
 /// `become` words, the program each runs the script under, and the package
 /// that provides it.
-pub const BECOME: &[(&str, Become, &[&str], Option<&str>)] = &[
+pub(crate) const BECOME: &[(&str, Become, &[&str], Option<&str>)] = &[
     ("sudo", Become::Sudo, &["sudo", "-n"], Some("sudo")),
     ("doas", Become::Doas, &["doas", "-n"], Some("doas")),
     ("none", Become::None, &[], None),
@@ -46,12 +46,8 @@ impl Become {
     }
 
     /// The words that run a command as root (`sudo -n`), empty for none.
-    pub fn prefix(self) -> &'static [&'static str] {
+    pub(crate) fn prefix(self) -> &'static [&'static str] {
         self.row().2
-    }
-
-    pub fn name(self) -> &'static str {
-        self.row().0
     }
 }
 
@@ -72,7 +68,7 @@ pub struct Login {
 
 crate::diag::codes! {
     /// The codes of how apply reaches a host.
-    pub enum Code in "access" {
+    pub(crate) enum Code in "access" {
         /// An `ssh:` block, or one of its keys, that is not what it must be.
         SshBlock = "ssh_block";
         /// `become: none` for a login user other than root.
@@ -90,7 +86,7 @@ pub(crate) const SSH_KEYS: [&str; 5] = ["host", "port", "user", "identity_file",
 /// The host's `ssh:` block, every field checked: host (the FQDN by default),
 /// port (22), user (root), identity_file, become (`sudo` for a user other
 /// than root, `none` for root).
-pub fn login(config: &Node, fqdn: &str) -> Result<Login, Vec<Diag>> {
+pub(crate) fn login(config: &Node, fqdn: &str) -> Result<Login, Vec<Diag>> {
     let mut t = Login {
         host: fqdn.to_string(),
         port: 22,
@@ -205,7 +201,7 @@ pub fn login(config: &Node, fqdn: &str) -> Result<Login, Vec<Diag>> {
 }
 
 /// Refusals for a host whose install would leave apply no way in.
-pub fn check(login: &Login, c: &Compiled) -> Vec<Diag> {
+pub(crate) fn check(login: &Login, c: &Compiled) -> Vec<Diag> {
     let f = &c.freebsd;
     let at = login.span.as_ref().unwrap_or(&f.span);
     let code = Code::Unreachable;
@@ -324,7 +320,7 @@ pub fn check(login: &Login, c: &Compiled) -> Vec<Diag> {
 }
 
 /// Whether a package spec (name or origin, `security/sudo`) is `name`.
-pub fn package_is(spec: &str, name: &str) -> bool {
+pub(crate) fn package_is(spec: &str, name: &str) -> bool {
     spec == name
         || spec
             .rsplit_once('/')
@@ -336,7 +332,7 @@ pub fn package_is(spec: &str, name: &str) -> bool {
 /// names the user or `%group`, HOSTS is ALL, RUNAS is absent (root), ALL or
 /// names root. A conservative reading of sudoers(5): a rule it does not
 /// understand grants nothing.
-pub fn grants_root(line: &str, user: &str, groups: &[&str]) -> bool {
+pub(crate) fn grants_root(line: &str, user: &str, groups: &[&str]) -> bool {
     let line = line.trim();
     if line.starts_with("Defaults") || line.starts_with('#') {
         return false;

@@ -7,9 +7,9 @@
 //! the setup script of an installerconfig, `apply` into checked, idempotent
 //! steps; neither derives a fact of its own.
 
-pub mod access;
+pub(crate) mod access;
 pub(crate) mod require;
-pub mod sshd;
+pub(crate) mod sshd;
 
 use serde::Serialize;
 
@@ -23,17 +23,17 @@ pub use access::{Become, Login};
 
 /// The sudoers drop-in beryl owns. A name with a dot is ignored by sudo's
 /// `@includedir`, so it has none.
-pub const SUDOERS: &str = "/usr/local/etc/sudoers.d/beryl";
+pub(crate) const SUDOERS: &str = "/usr/local/etc/sudoers.d/beryl";
 /// Where name servers survive resolvconf(8), which rewrites
 /// `/etc/resolv.conf` whenever dhclient or rtsold run.
-pub const RESOLVCONF_CONF: &str = "/etc/resolvconf.conf";
+pub(crate) const RESOLVCONF_CONF: &str = "/etc/resolvconf.conf";
 /// The resolver file, written only where nothing rewrites it.
-pub const RESOLV_CONF: &str = "/etc/resolv.conf";
+pub(crate) const RESOLV_CONF: &str = "/etc/resolv.conf";
 /// sshd's configuration.
-pub const SSHD_CONFIG: &str = "/etc/ssh/sshd_config";
+pub(crate) const SSHD_CONFIG: &str = "/etc/ssh/sshd_config";
 /// visudo, by its full path: a package installs it under /usr/local/sbin,
 /// which is on no boot-time PATH.
-pub const VISUDO: &str = "/usr/local/sbin/visudo";
+pub(crate) const VISUDO: &str = "/usr/local/sbin/visudo";
 
 /// What a host should be.
 #[derive(Debug, Serialize)]
@@ -126,13 +126,13 @@ pub struct File {
 impl File {
     /// The directory the file is in (`/usr/local/etc/sudoers.d` for the
     /// sudoers drop-in; `/` for a file at the root).
-    pub fn dir(&self) -> &str {
+    pub(crate) fn dir(&self) -> &str {
         dirname(&self.path)
     }
 }
 
 /// The directory of an absolute path (`/a/b/c` → `/a/b`, `/c` → `/`).
-pub fn dirname(path: &str) -> &str {
+pub(crate) fn dirname(path: &str) -> &str {
     match path.rsplit_once('/') {
         Some(("", _)) | None => "/",
         Some((dir, _)) => dir,
@@ -151,12 +151,12 @@ pub struct RcVar {
 
 /// Variables whose change a running host only sees once a script runs
 /// again, and the script (a file of [`rcd::SCRIPTS`]).
-pub const RESTART: &[(&str, &str)] = &[("hostname", "hostname")];
+pub(crate) const RESTART: &[(&str, &str)] = &[("hostname", "hostname")];
 
 impl Resource {
     /// The kind's name, as serialized (`packages`, `user`, `rc`…): the
     /// install renders a resource with `templates/steps/KIND.sh.j2`.
-    pub fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         match self {
             Resource::Packages { .. } => "packages",
             Resource::Group { .. } => "group",
@@ -173,7 +173,7 @@ impl Resource {
 
     /// A stable id: `pkg`, `group:NAME`, `user:NAME`, `root`, `keys:USER`,
     /// `file:PATH`, `sshd`, `rc:NAME`, `tz`.
-    pub fn id(&self) -> String {
+    pub(crate) fn id(&self) -> String {
         match self {
             Resource::Packages { .. } => "packages".into(),
             Resource::Group { name } => format!("group:{name}"),
@@ -205,7 +205,7 @@ pub fn build(fqdn: &str, c: &Compiled) -> Result<Host, Diags> {
 
 /// Whether the host's config has a `freebsd` section at all: hosts without
 /// one are data only, and nothing is installed or applied to them.
-pub fn managed(c: &Compiled) -> bool {
+pub(crate) fn managed(c: &Compiled) -> bool {
     c.config.get("freebsd").is_some()
 }
 
@@ -406,8 +406,8 @@ fn layout(fqdn: &str, c: &Compiled, login: Login) -> Host {
 
 /// zfsboot's defaults (`usr.sbin/bsdinstall/scripts/zfsboot` 00a35910:
 /// `ZFSBOOT_POOL_NAME`, `ZFSBOOT_SWAP_SIZE`).
-pub const DEFAULT_POOL: &str = "zroot";
-pub const DEFAULT_SWAP: &str = "2g";
+pub(crate) const DEFAULT_POOL: &str = "zroot";
+pub(crate) const DEFAULT_SWAP: &str = "2g";
 
 /// Lines, each ended by a newline.
 fn lines<S: AsRef<str>>(items: impl Iterator<Item = S>) -> String {
@@ -416,7 +416,7 @@ fn lines<S: AsRef<str>>(items: impl Iterator<Item = S>) -> String {
 
 /// The groups the users need (primary and supplementary) that the base
 /// system lacks, in first-mention order.
-pub fn needed_groups(users: &[&crate::schema::User]) -> Vec<String> {
+pub(crate) fn needed_groups(users: &[&crate::schema::User]) -> Vec<String> {
     let mut groups: Vec<String> = Vec::new();
     for u in users {
         for g in u.primary_group.iter().chain(&u.groups) {

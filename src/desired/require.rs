@@ -12,7 +12,7 @@ crate::diag::codes! {
     /// The codes of what the release, the base system and the packages
     /// require: named after the release and the install plan, and reported
     /// here, where the desired state is built for both install and apply.
-    pub enum Code {
+    pub(crate) enum Code {
         /// A FreeBSD release beryl does not know.
         ReleaseUnknown = "beryl::release::unknown";
         /// A disk name the release does not have (NVMe disks renamed).
@@ -27,7 +27,7 @@ crate::diag::codes! {
 }
 
 /// The release: known, and able to do what the config asks of it.
-pub fn release(c: &Compiled) -> Vec<Diag> {
+pub(crate) fn release(c: &Compiled) -> Vec<Diag> {
     let f = &c.freebsd;
     let mut errors = Vec::new();
     let found = match &f.version {
@@ -99,7 +99,7 @@ pub fn release(c: &Compiled) -> Vec<Diag> {
 }
 
 /// No user reuses an account or group of the base system.
-pub fn accounts(c: &Compiled) -> Vec<Diag> {
+pub(crate) fn accounts(c: &Compiled) -> Vec<Diag> {
     let mut errors = Vec::new();
     for u in &c.freebsd.users {
         let name = u.name.value.as_str();
@@ -138,7 +138,7 @@ pub fn accounts(c: &Compiled) -> Vec<Diag> {
 
 /// Every shell is in the base system or provided by a listed package, and
 /// sudoers lines come with sudo.
-pub fn shells(c: &Compiled) -> Vec<Diag> {
+pub(crate) fn shells(c: &Compiled) -> Vec<Diag> {
     let f = &c.freebsd;
     let has_package = |name: &str| f.packages.iter().any(|p| package_is(&p.value, name));
     let mut errors = Vec::new();

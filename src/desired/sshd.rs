@@ -10,10 +10,10 @@
 //! tests run both on the same files.
 
 /// The first line of beryl's block; an older block is dropped wherever it is.
-pub const HEADER: &str = "# Set by beryl.";
+pub(crate) const HEADER: &str = "# Set by beryl.";
 
 /// The file beryl wants, given the one the host has.
-pub fn edit(current: &str, settings: &[(String, String)]) -> String {
+pub(crate) fn edit(current: &str, settings: &[(String, String)]) -> String {
     let drop: Vec<String> = settings
         .iter()
         .map(|(k, _)| k.to_ascii_lowercase())
@@ -53,7 +53,7 @@ fn keyword(line: &str) -> String {
 /// The awk program of [`edit`], without the header block (printed before it
 /// with printf): `-v keys="k1 k2 …"` names the keywords, lower-case. POSIX
 /// awk; tested with the one true awk, which FreeBSD ships.
-pub const AWK: &str = r##"BEGIN { n = split(keys, k, " "); for (i = 1; i <= n; i++) drop[k[i]] = 1; global = 1 }
+pub(crate) const AWK: &str = r##"BEGIN { n = split(keys, k, " "); for (i = 1; i <= n; i++) drop[k[i]] = 1; global = 1 }
 $0 == "# Set by beryl." { next }
 { w = $0; sub(/^[ \t]+/, "", w); sub(/[ \t=].*$/, "", w); w = tolower(w) }
 w == "match" { global = 0 }
@@ -61,7 +61,7 @@ global && (w in drop) { next }
 { print }"##;
 
 /// The `keys` value for [`AWK`].
-pub fn awk_keys(settings: &[(String, String)]) -> String {
+pub(crate) fn awk_keys(settings: &[(String, String)]) -> String {
     settings
         .iter()
         .map(|(k, _)| k.to_ascii_lowercase())

@@ -63,7 +63,7 @@ macro_rules! codes {
 
         impl $name {
             /// The full code, `beryl::STAGE::KIND`, as printed.
-            pub const fn as_str(self) -> &'static str {
+            pub(crate) const fn as_str(self) -> &'static str {
                 match self {
                     $(
                         $name::$variant => $crate::diag::code_text(
@@ -75,7 +75,7 @@ macro_rules! codes {
             }
 
             /// The severity the code is reported with.
-            pub const fn severity(self) -> $crate::diag::Severity {
+            pub(crate) const fn severity(self) -> $crate::diag::Severity {
                 match self {
                     $( $name::$variant => $crate::diag::codes!(@severity $($severity)?), )+
                 }
@@ -83,11 +83,11 @@ macro_rules! codes {
 
             /// Every code of the enum, in declaration order.
             #[cfg(test)]
-            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+            pub(crate) const ALL: &'static [$name] = &[$($name::$variant),+];
 
             /// What the code means: its doc comment, on one line.
             #[cfg(test)]
-            pub fn about(self) -> String {
+            pub(crate) fn about(self) -> String {
                 let lines: &[&str] = match self {
                     $( $name::$variant => &[$($doc),+], )+
                 };
@@ -113,7 +113,7 @@ pub(crate) use codes;
 /// The code a `codes!` variant stands for: `kind` when it is written
 /// whole (`beryl::…`), else `composed` (`beryl::STAGE::KIND`).
 #[doc(hidden)]
-pub const fn code_text(composed: &'static str, kind: &'static str) -> &'static str {
+pub(crate) const fn code_text(composed: &'static str, kind: &'static str) -> &'static str {
     let (kind_bytes, prefix) = (kind.as_bytes(), b"beryl::");
     if kind_bytes.len() < prefix.len() {
         return composed;
@@ -130,7 +130,7 @@ pub const fn code_text(composed: &'static str, kind: &'static str) -> &'static s
 
 codes! {
     /// The codes of no one stage.
-    pub enum Common {
+    pub(crate) enum Common {
         /// A file or directory could not be read, listed or written.
         Io = "beryl::io";
     }

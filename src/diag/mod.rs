@@ -19,15 +19,15 @@
 
 mod code;
 mod report;
-pub mod set;
+pub(crate) mod set;
 
 #[doc(hidden)]
-pub use code::code_text;
+pub(crate) use code::code_text;
 pub(crate) use code::codes;
-pub use code::{Code, Common};
+pub(crate) use code::{Code, Common};
 #[cfg(test)]
 pub(crate) use code::{TestCode, TestWarning};
-pub use report::Report;
+pub(crate) use report::Report;
 
 use std::fmt;
 
@@ -72,7 +72,7 @@ pub struct Diag {
     advice: bool,
 }
 
-pub type Diags = Vec<Diag>;
+pub(crate) type Diags = Vec<Diag>;
 
 impl Diag {
     /// An error with the code of a stage's `codes!` enum.

@@ -105,7 +105,7 @@ fn quotable(span: &Span) -> bool {
 }
 
 /// A diagnostic ready for miette: it owns the adapter for its source.
-pub struct Report<'a> {
+pub(crate) struct Report<'a> {
     diag: &'a Diag,
     source: Option<FileSource<'a>>,
     related: Vec<Report<'a>>,
@@ -115,7 +115,7 @@ pub struct Report<'a> {
 }
 
 impl<'a> Report<'a> {
-    pub fn new(diag: &'a Diag) -> Self {
+    pub(crate) fn new(diag: &'a Diag) -> Self {
         let quoted = diag.labels.iter().all(|(s, _)| quotable(s));
         Self {
             diag,

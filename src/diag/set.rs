@@ -12,7 +12,7 @@ use super::{Diag, Severity};
 
 /// One reported diagnostic.
 #[derive(Clone, Debug)]
-pub struct Item {
+pub(crate) struct Item {
     /// The diagnostic, its `hosts` merged from every host that found it.
     pub diag: Diag,
     /// The index of the item it follows from, when that one is reported too.
@@ -21,7 +21,7 @@ pub struct Item {
 
 /// The grouped, sorted diagnostics.
 #[derive(Clone, Debug, Default)]
-pub struct Set {
+pub(crate) struct Set {
     pub items: Vec<Item>,
 }
 
@@ -30,7 +30,7 @@ impl Set {
     /// whose hosts are the union of theirs, in the order found. Then sorts
     /// by file, line, column, code and message (diagnostics without a place
     /// first), and marks each diagnostic whose cause is in the set.
-    pub fn new(diags: impl IntoIterator<Item = Diag>) -> Self {
+    pub(crate) fn new(diags: impl IntoIterator<Item = Diag>) -> Self {
         let mut at: HashMap<String, usize> = HashMap::new();
         let mut grouped: Vec<Diag> = Vec::new();
         for d in diags {
@@ -70,28 +70,28 @@ impl Set {
     }
 
     /// Makes every warning an error (`--deny-warnings`).
-    pub fn deny_warnings(&mut self) {
+    pub(crate) fn deny_warnings(&mut self) {
         for item in &mut self.items {
             item.diag.severity = Severity::Error;
         }
     }
 
     /// Errors that follow from no other reported one.
-    pub fn errors(&self) -> usize {
+    pub(crate) fn errors(&self) -> usize {
         self.count(|i| i.diag.is_error() && i.consequence_of.is_none())
     }
 
     /// Errors that follow from another reported one.
-    pub fn consequences(&self) -> usize {
+    pub(crate) fn consequences(&self) -> usize {
         self.count(|i| i.consequence_of.is_some())
     }
 
-    pub fn warnings(&self) -> usize {
+    pub(crate) fn warnings(&self) -> usize {
         self.count(|i| !i.diag.is_error())
     }
 
     /// Whether some diagnostic is an error.
-    pub fn failed(&self) -> bool {
+    pub(crate) fn failed(&self) -> bool {
         self.items.iter().any(|i| i.diag.is_error())
     }
 
@@ -100,7 +100,7 @@ impl Set {
     }
 
     /// The items that follow from item `i`.
-    pub fn consequences_of(&self, i: usize) -> impl Iterator<Item = &Item> {
+    pub(crate) fn consequences_of(&self, i: usize) -> impl Iterator<Item = &Item> {
         self.items
             .iter()
             .filter(move |c| c.consequence_of == Some(i))
@@ -117,12 +117,12 @@ fn order(d: &Diag) -> (Option<String>, u32, u32, &'static str, String) {
 }
 
 /// `n` and a noun, with the noun's plural when `n` is not 1.
-pub fn plural(n: usize, one: &str, many: &str) -> String {
+pub(crate) fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// Hosts for a sentence: all of them up to `shown`, then how many more.
-pub fn hosts_list(hosts: &[String], shown: usize) -> String {
+pub(crate) fn hosts_list(hosts: &[String], shown: usize) -> String {
     let mut text = hosts
         .iter()
         .take(shown)

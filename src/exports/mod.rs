@@ -19,7 +19,7 @@ use crate::syntax::query::{self, Scan};
 
 crate::diag::codes! {
     /// The codes of exports and inventory queries.
-    pub enum Code in "exports" {
+    pub(crate) enum Code in "exports" {
         /// A host's merged `exports` that is not a mapping.
         NotAMapping = "not_a_mapping";
         /// An inventory query inside exports.
@@ -32,17 +32,17 @@ crate::diag::codes! {
 }
 
 /// The root key of a document's exports.
-pub const KEY: &str = crate::syntax::root::EXPORTS;
+pub(crate) const KEY: &str = crate::syntax::root::EXPORTS;
 
 /// Whether a document writes exports at its root (`exports`, `~exports`, …).
-pub fn writes_exports(doc: &Node) -> bool {
+pub(crate) fn writes_exports(doc: &Node) -> bool {
     doc.as_map()
         .is_some_and(|m| crate::syntax::prefix::get(m, KEY).is_some())
 }
 
 /// Takes the merged exports out of a host's resolved config: a mapping (an
 /// absent or null `exports` is an empty one). Exports may not hold queries.
-pub fn take(root: &mut Node) -> Result<Node, Diags> {
+pub(crate) fn take(root: &mut Node) -> Result<Node, Diags> {
     let Value::Map(map) = &mut root.value else {
         return Ok(empty());
     };
@@ -54,7 +54,7 @@ pub fn take(root: &mut Node) -> Result<Node, Diags> {
 
 /// The exports as merged and resolved, checked: a mapping (null is an empty
 /// one) without queries.
-pub fn checked(node: Node) -> Result<Node, Diags> {
+pub(crate) fn checked(node: Node) -> Result<Node, Diags> {
     match node.value {
         Value::Map(_) => {}
         Value::Null => return Ok(empty()),
@@ -79,7 +79,7 @@ pub fn checked(node: Node) -> Result<Node, Diags> {
 }
 
 /// No exports: an empty mapping.
-pub fn empty() -> Node {
+pub(crate) fn empty() -> Node {
     Node::synthetic(Value::Map(Map::new()))
 }
 
@@ -109,7 +109,7 @@ fn in_exports(span: &Span) -> Diag {
 
 /// Every host's exports (or why they could not be computed), by FQDN.
 #[derive(Debug, Default)]
-pub struct AllExports {
+pub(crate) struct AllExports {
     /// Sorted by FQDN.
     pub hosts: Vec<(String, Result<Node, Diags>)>,
 }
@@ -118,7 +118,7 @@ pub struct AllExports {
 /// a fleet, replaces every query by its result. Without one (while the
 /// exports themselves are computed) queries stay as written. A query in the
 /// root `exports` is an error either way.
-pub fn substitute(doc: &Node, fleet: Option<&AllExports>) -> Result<Node, Diags> {
+pub(crate) fn substitute(doc: &Node, fleet: Option<&AllExports>) -> Result<Node, Diags> {
     let mut out = doc.clone();
     let mut errors = Vec::new();
     if let Value::Map(m) = &mut out.value {

@@ -8,7 +8,7 @@
 //! tables would miss: `u2f` is the newest group, in both).
 
 /// Login names in the base `master.passwd`.
-pub const ACCOUNTS: &[&str] = &[
+pub(crate) const ACCOUNTS: &[&str] = &[
     "root",
     "toor",
     "daemon",
@@ -39,7 +39,7 @@ pub const ACCOUNTS: &[&str] = &[
 ];
 
 /// Group names in the base `group`.
-pub const GROUPS: &[&str] = &[
+pub(crate) const GROUPS: &[&str] = &[
     "wheel", "daemon", "kmem", "sys", "tty", "operator", "mail", "bin", "news", "man", "games",
     "ftp", "staff", "sshd", "smmsp", "mailnull", "guest", "video", "realtime", "idletime", "bind",
     "unbound", "proxy", "authpf", "_pflogd", "_dhcp", "uucp", "dialer", "network", "audit", "www",
@@ -47,21 +47,21 @@ pub const GROUPS: &[&str] = &[
 ];
 
 /// Whether `name` is an account of the base system.
-pub fn is_account(name: &str) -> bool {
+pub(crate) fn is_account(name: &str) -> bool {
     ACCOUNTS.contains(&name)
 }
 
 /// Whether `name` is a group of the base system.
-pub fn is_group(name: &str) -> bool {
+pub(crate) fn is_group(name: &str) -> bool {
     GROUPS.contains(&name)
 }
 
 /// The shells of the base system (`/etc/shells` lists them; nologin is
 /// where system accounts point).
-pub const SHELLS: &[&str] = &["/bin/sh", "/bin/csh", "/bin/tcsh", "/usr/sbin/nologin"];
+pub(crate) const SHELLS: &[&str] = &["/bin/sh", "/bin/csh", "/bin/tcsh", "/usr/sbin/nologin"];
 
 /// Shells that packages provide, and the package (by name) that does.
-pub const PACKAGE_SHELLS: &[(&str, &str)] = &[
+pub(crate) const PACKAGE_SHELLS: &[(&str, &str)] = &[
     ("/usr/local/bin/bash", "bash"),
     ("/usr/local/bin/zsh", "zsh"),
     ("/usr/local/bin/fish", "fish"),

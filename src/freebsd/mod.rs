@@ -19,18 +19,16 @@
 //! the defaults of the release actually installed; and the installer's
 //! default `DISTRIBUTIONS`, which every plan sets explicitly.
 
-pub mod base;
-pub mod names;
-pub mod rcd;
-pub mod release;
+pub(crate) mod base;
+pub(crate) mod names;
+pub(crate) mod rcd;
+pub(crate) mod release;
 
-/// The boot-time PATH: `libexec/rc/rc` (b14e76ec) sets it for everything
-/// started at boot, the installer included (`release/rc.local` 3c3bd371 →
-/// `startbsdinstall` → `bsdinstall script`), and nothing in bsdinstall adds
-/// to it (`usr.sbin/bsdinstall/bsdinstall` 023fc80e).
-pub const BOOT_PATH: &str = "/sbin:/bin:/usr/sbin:/usr/bin";
-
-/// The PATH the generated scripts set for themselves: the boot PATH plus the
+/// The PATH the generated scripts set for themselves: the boot-time PATH
+/// (`/sbin:/bin:/usr/sbin:/usr/bin`, which `libexec/rc/rc` b14e76ec sets for
+/// everything started at boot, the installer included: `release/rc.local`
+/// 3c3bd371 → `startbsdinstall` → `bsdinstall script`, and nothing in
+/// bsdinstall adds to it, `usr.sbin/bsdinstall/bsdinstall` 023fc80e) plus the
 /// directories packages install to, so that no script depends on its
 /// caller's PATH (ssh's default PATH differs again).
-pub const SCRIPT_PATH: &str = "/sbin:/bin:/usr/sbin:/usr/bin:/usr/local/sbin:/usr/local/bin";
+pub(crate) const SCRIPT_PATH: &str = "/sbin:/bin:/usr/sbin:/usr/bin:/usr/local/sbin:/usr/local/bin";

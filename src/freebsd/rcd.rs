@@ -15,19 +15,27 @@
 
 /// One rc.d script.
 #[derive(Debug)]
-pub struct Script {
+pub(crate) struct Script {
     /// The file name under `/etc/rc.d`.
+    #[cfg_attr(
+        not(test),
+        expect(dead_code, reason = "the row's citation; tests read it")
+    )]
     pub file: &'static str,
     /// Its `name=` (empty: none).
     pub name: &'static str,
     /// Its `rcvar=` (empty: none).
     pub rcvar: &'static str,
     /// The commit of freebsd/freebsd-src it was read at.
+    #[cfg_attr(
+        not(test),
+        expect(dead_code, reason = "the row's citation; tests read it")
+    )]
     pub commit: &'static str,
 }
 
 /// The scripts, by file name.
-pub const SCRIPTS: &[Script] = &[
+pub(crate) const SCRIPTS: &[Script] = &[
     Script {
         file: "abi",
         name: "abi",
@@ -436,7 +444,7 @@ pub const SCRIPTS: &[Script] = &[
 /// it: the scripts whose rcvar is `var`, else those whose name prefixes it
 /// (`sshd_flags` → sshd), else, for a package's `X_enable`, `X` (the
 /// convention of ports' rc scripts).
-pub fn owners(var: &str) -> Vec<String> {
+pub(crate) fn owners(var: &str) -> Vec<String> {
     let by_rcvar: Vec<String> = SCRIPTS
         .iter()
         .filter(|s| !s.name.is_empty() && s.rcvar == var)
@@ -463,13 +471,29 @@ pub fn owners(var: &str) -> Vec<String> {
 }
 
 /// Whether the base system has a script of this file name.
-pub fn exists(file: &str) -> bool {
+#[cfg(test)]
+pub(crate) fn exists(file: &str) -> bool {
     SCRIPTS.iter().any(|s| s.file == file)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_row_cites_its_file_and_commit() {
+        for s in SCRIPTS {
+            assert!(!s.file.is_empty() && !s.file.contains('/'), "{}", s.file);
+            assert!(
+                s.commit.len() == 8 && s.commit.bytes().all(|b| b.is_ascii_hexdigit()),
+                "{}: commit {:?}",
+                s.file,
+                s.commit
+            );
+        }
+        let files: std::collections::BTreeSet<_> = SCRIPTS.iter().map(|s| s.file).collect();
+        assert_eq!(files.len(), SCRIPTS.len(), "a file has two rows");
+    }
 
     #[test]
     fn enable_variables_are_not_script_names() {

@@ -33,7 +33,7 @@ pub struct RenamedDisk {
 /// name zfsboot does not find loops its "Missing one or more scripted disks"
 /// box for ever (`usr.sbin/bsdinstall/scripts/zfsboot` 00a35910,
 /// `dialog_menu_layout`).
-pub const RENAMED_DISKS: &[RenamedDisk] = &[RenamedDisk {
+pub(crate) const RENAMED_DISKS: &[RenamedDisk] = &[RenamedDisk {
     old: "nvd",
     new: "nda",
     why: "FreeBSD 14 and later name NVMe disks nda* (hw.nvme.use_nvd defaults to 0, \
@@ -46,7 +46,7 @@ const NO_PKGBASE_DIALOG: &str = "usr.sbin/bsdinstall/scripts/pkgbase.in (cff8d75
     for the components in a bsddialog checklist, which an unattended install cannot answer";
 
 /// The releases, oldest first.
-pub const RELEASES: &[Release] = &[
+pub(crate) const RELEASES: &[Release] = &[
     Release {
         version: "14.3",
         renamed_disks: RENAMED_DISKS,
@@ -68,12 +68,12 @@ pub const RELEASES: &[Release] = &[
 ];
 
 /// The release spelled `version`, if beryl knows it.
-pub fn find(version: &str) -> Option<&'static Release> {
+pub(crate) fn find(version: &str) -> Option<&'static Release> {
     RELEASES.iter().find(|r| r.version == version)
 }
 
 /// The known versions, for helps: `14.3, 15.0, 15.1`.
-pub fn known() -> String {
+pub(crate) fn known() -> String {
     RELEASES
         .iter()
         .map(|r| r.version)
@@ -84,7 +84,7 @@ pub fn known() -> String {
 impl Release {
     /// The renaming that applies to `disk`, if its driver is one this
     /// release names otherwise (`nvd0` → the `nvd`→`nda` row).
-    pub fn renamed(&self, disk: &str) -> Option<&'static RenamedDisk> {
+    pub(crate) fn renamed(&self, disk: &str) -> Option<&'static RenamedDisk> {
         self.renamed_disks.iter().find(|r| {
             disk.strip_prefix(r.old)
                 .is_some_and(|unit| !unit.is_empty() && unit.bytes().all(|b| b.is_ascii_digit()))

@@ -8,7 +8,7 @@ use crate::value::{Node, Span, Value};
 
 crate::diag::codes! {
     /// The codes of a level's root keys.
-    pub enum Code in "level" {
+    pub(crate) enum Code in "level" {
         /// A root key one typo away from a key beryl reads.
         Typo = "typo";
         /// A root keyword of Hiera or reclass, which means nothing to beryl.
@@ -26,11 +26,11 @@ crate::diag::codes! {
 
 /// The root keys beryl gives a meaning to. Any other root key is free-form
 /// data, unless it is so close to one of these that it is surely a typo.
-pub use crate::syntax::root::RESERVED;
+pub(crate) use crate::syntax::root::RESERVED;
 
 /// Root keywords of the systems beryl is built from, which mean nothing to
 /// beryl (yet): each with beryl's way of saying the same.
-pub const PEER_KEYWORDS: &[(&str, &str)] = &[
+pub(crate) const PEER_KEYWORDS: &[(&str, &str)] = &[
     (
         "lookup_options",
         "Hiera's lookup_options: in beryl, a `merge:` table chooses how a path merges (docs/merge.md)",
@@ -53,7 +53,7 @@ pub const PEER_KEYWORDS: &[(&str, &str)] = &[
 /// swap of two neighbours counts as one), or two from a reserved key longer
 /// than five characters when the first letter is right (`class`, `clases`
 /// for `classes`; `ports` stays free-form data).
-pub fn typo_of(key: &str) -> Option<&'static str> {
+pub(crate) fn typo_of(key: &str) -> Option<&'static str> {
     if RESERVED.contains(&key) {
         return None;
     }

@@ -16,16 +16,16 @@
 //! ```
 
 mod discover;
-pub mod levels;
-pub mod revision;
+pub(crate) mod levels;
+pub(crate) mod revision;
 pub(crate) mod settings;
 
 pub(crate) use discover::label_problem;
-pub use settings::{SETTINGS_STEM, Settings};
+pub(crate) use settings::{SETTINGS_STEM, Settings};
 
 crate::diag::codes! {
     /// The codes of the inventory's layout.
-    pub enum Code in "inventory" {
+    pub(crate) enum Code in "inventory" {
         /// The inventory given is not a directory.
         NotADirectory = "not_a_directory";
         /// The inventory given cannot be opened.
@@ -64,7 +64,7 @@ crate::diag::codes! {
 }
 
 /// The folder of class files, at the inventory root (src/classes/).
-pub const CLASSES_DIR: &str = "_classes";
+pub(crate) const CLASSES_DIR: &str = "_classes";
 
 use std::path::PathBuf;
 
@@ -91,7 +91,7 @@ pub enum LevelKind {
 }
 
 impl LevelKind {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             LevelKind::Default => "default",
             LevelKind::Domain => "domain",
@@ -148,7 +148,7 @@ pub struct Inventory {
 }
 
 impl Inventory {
-    pub fn domain(&self, name: &str) -> Option<&Domain> {
+    pub(crate) fn domain(&self, name: &str) -> Option<&Domain> {
         self.domains.iter().find(|d| d.name == name)
     }
 

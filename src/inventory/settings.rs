@@ -18,11 +18,11 @@ use crate::value::{Node, Value};
 use crate::yaml::Limits;
 
 /// The settings file's name at the inventory root (`beryl.yml` or `.yaml`).
-pub const SETTINGS_STEM: &str = "beryl";
+pub(crate) const SETTINGS_STEM: &str = "beryl";
 
 crate::diag::codes! {
     /// The codes of `beryl.yml`.
-    pub enum Code in "settings" {
+    pub(crate) enum Code in "settings" {
         /// An invalid regex in `ignore_class_notfound_regexp`.
         Regex = "regex";
         /// A key that is not a setting.
@@ -35,7 +35,7 @@ crate::diag::codes! {
 const KEYS: &[&str] = &["ignore_class_notfound", "ignore_class_notfound_regexp"];
 
 #[derive(Debug, Default)]
-pub struct Settings {
+pub(crate) struct Settings {
     /// A missing class is skipped instead of being an error (when its name
     /// matches one of `ignore`).
     pub ignore_class_notfound: bool,
@@ -44,7 +44,7 @@ pub struct Settings {
 
 impl Settings {
     /// Reads `beryl.yml`; no file means every default.
-    pub fn load(file: Option<&LevelFile>, limits: &Limits) -> Result<Settings, Diags> {
+    pub(crate) fn load(file: Option<&LevelFile>, limits: &Limits) -> Result<Settings, Diags> {
         let Some(file) = file else {
             return Ok(Settings::default().with_default_patterns());
         };
@@ -129,7 +129,7 @@ impl Settings {
     }
 
     /// Whether the class `name` may be missing.
-    pub fn ignores_missing(&self, name: &str) -> bool {
+    pub(crate) fn ignores_missing(&self, name: &str) -> bool {
         self.ignore_class_notfound && self.ignore.iter().any(|r| r.is_match(name))
     }
 }

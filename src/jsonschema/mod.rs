@@ -53,7 +53,7 @@ pub use level::{AnyKeys, DomainKeys, LevelFile, OtherKeys};
 /// The JSON Schema (2020-12) of a level file of the kind `level`, or of any
 /// level file (`ssh_keys` allowed, not required) when `level` is `None`.
 /// This is what `beryl schema [--level LEVEL]` prints.
-pub fn level_file(level: Option<LevelKind>) -> Value {
+pub(crate) fn level_file(level: Option<LevelKind>) -> Value {
     let generator = schemars::generate::SchemaSettings::draft2020_12()
         .with_transform(schemars::transform::RecursiveTransform(tidy))
         .into_generator();

@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 
 use ssh_key::public::KeyData;
-use ssh_key::{EcdsaCurve, HashAlg, PublicKey};
+use ssh_key::{EcdsaCurve, HashAlg};
 
 use super::parse::{self, Parsed};
 use crate::diag::Diag;
@@ -50,7 +50,7 @@ pub enum Origin {
 
 impl Origin {
     /// The YAML `ssh_keys` entry that produced the key.
-    pub fn at(&self) -> &Span {
+    pub(crate) fn at(&self) -> &Span {
         match self {
             Origin::Inline { at } | Origin::File { at, .. } => at,
         }
@@ -103,7 +103,7 @@ impl Key {
 
     /// The key size as `ssh-keygen -l` prints it: 256 for Ed25519 and the
     /// security-key types, the curve size for ECDSA, the modulus bits for RSA.
-    pub fn bits(&self) -> u32 {
+    pub(crate) fn bits(&self) -> u32 {
         match &self.data {
             KeyData::Ed25519(_) | KeyData::SkEd25519(_) | KeyData::SkEcdsaSha2NistP256(_) => 256,
             KeyData::Ecdsa(k) => match k.curve() {
@@ -123,7 +123,7 @@ impl Key {
     }
 
     /// The type as the last field of `ssh-keygen -l`.
-    pub fn type_label(&self) -> &'static str {
+    pub(crate) fn type_label(&self) -> &'static str {
         match &self.data {
             KeyData::Ed25519(_) => "ED25519",
             KeyData::Rsa(_) => "RSA",
@@ -148,11 +148,6 @@ impl Key {
             self.fingerprint(),
             self.type_label()
         )
-    }
-
-    /// The decoded key, for callers that need more than the fields above.
-    pub fn public_key(&self) -> PublicKey {
-        PublicKey::new(self.data.clone(), self.comment.clone())
     }
 }
 

@@ -40,7 +40,7 @@ use store::{Loaded, Problem};
 
 crate::diag::codes! {
     /// The codes of SSH keys.
-    pub enum Code in "keys" {
+    pub(crate) enum Code in "keys" {
         /// An `ssh_keys` entry that is not a string.
         NotString = "not_string";
         /// An `ssh_keys` entry that is still `beryl init`'s placeholder.
@@ -164,7 +164,7 @@ impl KeyStore {
 }
 
 /// How a placeholder entry starts: `beryl init` writes one where a key must go.
-pub const PLACEHOLDER: &str = "REPLACE-ME";
+pub(crate) const PLACEHOLDER: &str = "REPLACE-ME";
 
 const PLACEHOLDER_HELP: &str = "paste a public key in its place (one line of a .pub file, such as \
                                 ~/.ssh/id_ed25519.pub), or put the key in <ssh dir>/NAME.pub and \

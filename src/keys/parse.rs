@@ -56,7 +56,7 @@ pub(super) enum LineError {
 }
 
 impl LineError {
-    pub fn code(&self) -> Code {
+    pub(super) fn code(&self) -> Code {
         match self {
             LineError::Dss => Code::Dss,
             LineError::Certificate => Code::Certificate,
@@ -69,7 +69,7 @@ impl LineError {
     }
 
     /// The reason, one sentence without any of the line's text.
-    pub fn reason(&self) -> String {
+    pub(super) fn reason(&self) -> String {
         match self {
             LineError::Dss => "ssh-dss (DSA) keys are refused: OpenSSH 10 removed DSA \
                                support, and FreeBSD 15 ships OpenSSH 10"
@@ -92,7 +92,7 @@ impl LineError {
         }
     }
 
-    pub fn help(&self) -> Option<&'static str> {
+    pub(super) fn help(&self) -> Option<&'static str> {
         match self {
             LineError::Dss | LineError::RsaTooShort(_) => {
                 Some("generate an Ed25519 key with `ssh-keygen -t ed25519`")

@@ -31,7 +31,7 @@ impl Problem {
         })
     }
 
-    pub fn at(&self, span: &Span) -> Diag {
+    pub(super) fn at(&self, span: &Span) -> Diag {
         self.0.clone().label(span, "this ssh_keys entry")
     }
 }

@@ -10,9 +10,9 @@
 
 mod deep;
 mod order;
-pub mod policy;
-pub mod prefixes;
-pub mod spec;
+pub(crate) mod policy;
+pub(crate) mod prefixes;
+pub(crate) mod spec;
 mod strategies;
 mod warn;
 
@@ -26,7 +26,7 @@ use crate::value::{Map, Node, Value};
 
 crate::diag::codes! {
     /// The codes of the merge engine.
-    pub enum Code in "merge" {
+    pub(crate) enum Code in "merge" {
         /// A `merge:` table that is not a mapping of path pattern to spec.
         Table = "table";
         /// A `~` or `=` prefix on the `merge:` key.
@@ -59,7 +59,7 @@ crate::diag::codes! {
 }
 
 /// The name of the root key that holds a document's merge table.
-pub const TABLE_KEY: &str = crate::syntax::root::MERGE;
+pub(crate) const TABLE_KEY: &str = crate::syntax::root::MERGE;
 
 static DEFAULT: LazyLock<Spec> = LazyLock::new(|| Spec::of(Strategy::Default));
 
@@ -195,7 +195,7 @@ impl Merged {
 
     /// The rules of the table that were in force at some path of the merge
     /// (a rule overridden wherever it matches, or matching no path, is not).
-    pub fn rules_used(&self) -> impl Iterator<Item = &Rule> {
+    pub(crate) fn rules_used(&self) -> impl Iterator<Item = &Rule> {
         self.policy
             .rules()
             .iter()
@@ -206,14 +206,18 @@ impl Merged {
 
     /// Checks that every constant survived into the final tree (see
     /// `prefixes::check_constants`).
-    pub fn check_constants(&self) -> Diags {
+    pub(crate) fn check_constants(&self) -> Diags {
         prefixes::check_constants(&self.node, &self.constants, &self.constants_reported)
     }
 
     /// Merges a deferred path's values, now free of references, with the
     /// strategy in force there. `None` means the key is deleted. Its
     /// warnings join [`Merged::diags`].
-    pub fn finish(&mut self, d: &Deferred, values: &[Option<Node>]) -> Result<Option<Node>, Diags> {
+    pub(crate) fn finish(
+        &mut self,
+        d: &Deferred,
+        values: &[Option<Node>],
+    ) -> Result<Option<Node>, Diags> {
         let (out, diags, used) = {
             let mut engine = self.engine(false);
             engine.path = d.path.clone();
@@ -232,7 +236,7 @@ impl Merged {
 
 /// Where the spec in force at a path comes from.
 #[derive(Clone, Debug)]
-pub enum SpecOrigin {
+pub(crate) enum SpecOrigin {
     /// A rule of the table; a synthetic key span means a built-in rule.
     Rule(Rule),
     /// Inherited from the ancestor at this path.
@@ -246,7 +250,7 @@ pub enum SpecOrigin {
 /// The spec the engine uses at `path`, and why: the same selection as the
 /// merge (rules, then inheritance from the nearest recursing ancestor; the
 /// fields of `by_key` items inherit from above the list).
-pub fn spec_at(policy: &Policy, path: &[String]) -> (Spec, SpecOrigin) {
+pub(crate) fn spec_at(policy: &Policy, path: &[String]) -> (Spec, SpecOrigin) {
     let mut inherited = (DEFAULT.clone(), SpecOrigin::Default);
     for depth in 0..=path.len() {
         let here = match policy.rule_for(&path[..depth]) {

@@ -32,7 +32,7 @@ pub enum Pattern {
 
 impl Pattern {
     /// Parses a pattern as written in a `merge:` table.
-    pub fn parse(text: &str) -> Result<Pattern, String> {
+    pub(crate) fn parse(text: &str) -> Result<Pattern, String> {
         if text.starts_with('^') {
             return regex::RegexBuilder::new(text)
                 .size_limit(1 << 20)
@@ -56,7 +56,7 @@ impl Pattern {
     }
 
     /// The canonical text: two patterns are the same rule when these agree.
-    pub fn canonical(&self) -> String {
+    pub(crate) fn canonical(&self) -> String {
         match self {
             Pattern::Regex(r) => r.as_str().to_string(),
             Pattern::Path(segs) => segs
@@ -100,7 +100,7 @@ pub struct Policy {
 }
 
 impl Policy {
-    pub fn new(rules: Vec<Rule>) -> Self {
+    pub(crate) fn new(rules: Vec<Rule>) -> Self {
         let mut policy = Policy::default();
         policy.layer(rules);
         policy
@@ -122,13 +122,13 @@ impl Policy {
         ])
     }
 
-    pub fn rules(&self) -> &[Rule] {
+    pub(crate) fn rules(&self) -> &[Rule] {
         &self.rules
     }
 
     /// Layers a higher table on top: a rule for a pattern already present
     /// replaces it in place; new patterns are appended in their written order.
-    pub fn layer(&mut self, rules: Vec<Rule>) {
+    pub(crate) fn layer(&mut self, rules: Vec<Rule>) {
         for rule in rules {
             let canonical = rule.pattern.canonical();
             self.has_regex |= matches!(rule.pattern, Pattern::Regex(_));
@@ -145,7 +145,7 @@ impl Policy {
 
     /// Whether some rule could apply at `prefix` or below it. A regex is
     /// assumed to, since it may match any path.
-    pub fn may_apply_within(&self, prefix: &[String]) -> bool {
+    pub(crate) fn may_apply_within(&self, prefix: &[String]) -> bool {
         self.rules.iter().any(|rule| match &rule.pattern {
             Pattern::Regex(_) => true,
             Pattern::Path(segs) => {
@@ -161,7 +161,7 @@ impl Policy {
     /// The rule for a path, if any: an exact path first, then the `*` pattern
     /// with the most literal segments (ties go to the first in table order),
     /// then the first `^regex` that matches the dotted path.
-    pub fn rule_for(&self, path: &[String]) -> Option<&Rule> {
+    pub(crate) fn rule_for(&self, path: &[String]) -> Option<&Rule> {
         self.rule_index_for(path).map(|i| &self.rules[i])
     }
 
@@ -174,7 +174,7 @@ impl Policy {
     /// the whole value (`first` above it), it is not in force, and `explain`,
     /// which names only the items of lists merged by key, checks that
     /// (`spec_at`).
-    pub fn key_field(&self, list: &[String]) -> &str {
+    pub(crate) fn key_field(&self, list: &[String]) -> &str {
         match self.rule_for(list) {
             Some(rule) if rule.spec.kind == Strategy::ByKey => &rule.spec.key,
             _ => DEFAULT_KEY,
@@ -183,7 +183,7 @@ impl Policy {
 
     /// The index in [`Policy::rules`] of the rule for a path (see
     /// [`Policy::rule_for`]).
-    pub fn rule_index_for(&self, path: &[String]) -> Option<usize> {
+    pub(crate) fn rule_index_for(&self, path: &[String]) -> Option<usize> {
         let mut best: Option<(usize, usize)> = None;
         for (i, rule) in self.rules.iter().enumerate() {
             let Pattern::Path(segs) = &rule.pattern else {
@@ -214,7 +214,7 @@ impl Policy {
 }
 
 /// Reads one level's `merge:` table. Every bad pattern or spec is reported.
-pub fn parse_table(node: &Node) -> Result<Vec<Rule>, Diags> {
+pub(crate) fn parse_table(node: &Node) -> Result<Vec<Rule>, Diags> {
     let Value::Map(map) = &node.value else {
         return Err(vec![
             Diag::new(

@@ -40,7 +40,7 @@ pub(crate) const NAMES: &[(&str, Strategy)] = &[
 
 /// The options, and which strategies take each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Opt {
+pub(crate) enum Opt {
     KnockoutPrefix,
     MergeHashArrays,
     SortMergedArrays,
@@ -64,10 +64,10 @@ pub(crate) const OPTIONS: &[(&str, Opt, &[Strategy])] = &[
 ];
 
 /// The prefix `append` and `by_key` use unless told otherwise (Beryl's).
-pub const DEFAULT_KNOCKOUT: &str = "--";
+pub(crate) const DEFAULT_KNOCKOUT: &str = "--";
 
 /// The field that identifies `by_key` items unless told otherwise.
-pub const DEFAULT_KEY: &str = "name";
+pub(crate) const DEFAULT_KEY: &str = "name";
 
 /// A strategy with its options, and where it was written.
 #[derive(Clone, Debug)]
@@ -95,12 +95,12 @@ impl PartialEq for Spec {
 }
 
 /// Every strategy name, aliases included, for command-line completion.
-pub fn names() -> Vec<&'static str> {
+pub(crate) fn names() -> Vec<&'static str> {
     NAMES.iter().map(|(n, _)| *n).collect()
 }
 
 impl Strategy {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         NAMES
             .iter()
             .find(|(_, k)| *k == self)
@@ -113,11 +113,11 @@ impl Strategy {
 
     /// Whether paths below a value merged this way are merged again (and so
     /// consult the table), or taken whole from one level.
-    pub fn recurses(self) -> bool {
+    pub(crate) fn recurses(self) -> bool {
         !matches!(self, Strategy::First | Strategy::Unique | Strategy::Hash)
     }
 
-    pub fn takes(self, opt: Opt) -> bool {
+    pub(crate) fn takes(self, opt: Opt) -> bool {
         OPTIONS
             .iter()
             .any(|(_, o, kinds)| *o == opt && kinds.contains(&self))

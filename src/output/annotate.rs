@@ -34,19 +34,19 @@ use crate::yaml::Limits;
 /// The notes that differ from a value's own span (injected keys, references),
 /// by location in the rendered tree. Every other value is noted by its span.
 #[derive(Debug, Default)]
-pub struct Notes {
+pub(crate) struct Notes {
     at: HashMap<Loc, String>,
 }
 
 impl Notes {
     /// The notes of one host's compile: its injected domain keys and the
     /// strings whose references were resolved.
-    pub fn for_host(compiled: &Compiled) -> Self {
+    pub(crate) fn for_host(compiled: &Compiled) -> Self {
         Self::from_parts(&compiled.config, &compiled.references, &compiled.users)
     }
 
     /// [`Notes::for_host`] from the parts of a compile.
-    pub fn from_parts(config: &Node, references: &[Resolution], users: &[UserKeys]) -> Self {
+    pub(crate) fn from_parts(config: &Node, references: &[Resolution], users: &[UserKeys]) -> Self {
         let mut notes = Notes::default();
         for r in references {
             notes.reference(config, r);
@@ -57,7 +57,7 @@ impl Notes {
 
     /// The same notes for the tree placed under `key` of a mapping (the
     /// FQDN → config mapping of a render of several hosts).
-    pub fn under(self, key: &str) -> Self {
+    pub(crate) fn under(self, key: &str) -> Self {
         let at = self
             .at
             .into_iter()
@@ -72,7 +72,7 @@ impl Notes {
     }
 
     /// Adds the notes of another tree (both already placed with `under`).
-    pub fn extend(&mut self, other: Notes) {
+    pub(crate) fn extend(&mut self, other: Notes) {
         for (loc, note) in other.at {
             self.at.entry(loc).or_insert(note);
         }
@@ -163,7 +163,7 @@ impl Notes {
 }
 
 /// `file:line` of a span, or `computed` for a value beryl made.
-pub fn span_note(span: &Span) -> String {
+pub(crate) fn span_note(span: &Span) -> String {
     match span.file_name() {
         Some(file) => clean(&format!("{file}:{}", span.line)),
         None => "computed".to_string(),
@@ -186,7 +186,7 @@ fn clean(text: &str) -> String {
 
 /// Renders a node as YAML with a provenance comment on every scalar and list
 /// item. `notes` overrides the span-based note where it has one.
-pub fn to_string(node: &Node, notes: &Notes) -> Result<String, Diag> {
+pub(crate) fn to_string(node: &Node, notes: &Notes) -> Result<String, Diag> {
     let plain = super::to_string(node, Format::Yaml)?;
     let parsed = reparse(&plain, "the render")?;
     let mut marks = Marks::new(&plain);

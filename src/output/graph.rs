@@ -11,7 +11,7 @@ use crate::inventory::{Host, Inventory};
 
 /// What a node stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NodeKind {
+pub(crate) enum NodeKind {
     Default,
     Domain,
     /// A group with a `_group.yml`.
@@ -22,7 +22,7 @@ pub enum NodeKind {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct GraphNode {
+pub(crate) struct GraphNode {
     /// Unique and stable: `default`, `domain:D`, `group:D/G`, `host:FQDN`.
     pub id: String,
     pub kind: NodeKind,
@@ -32,7 +32,7 @@ pub struct GraphNode {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Edge {
+pub(crate) struct Edge {
     pub from: String,
     pub to: String,
     /// The level the edge leads to: `domain`, `group` or `host`.
@@ -40,7 +40,7 @@ pub struct Edge {
 }
 
 #[derive(Debug, Default)]
-pub struct Graph {
+pub(crate) struct Graph {
     pub nodes: Vec<GraphNode>,
     pub edges: Vec<Edge>,
 }
@@ -48,7 +48,7 @@ pub struct Graph {
 impl Graph {
     /// The graph of `hosts`' chains (every host of the inventory when
     /// `hosts` is `None`), with the domains and groups they go through.
-    pub fn of(inventory: &Inventory, hosts: Option<&[&Host]>) -> Graph {
+    pub(crate) fn of(inventory: &Inventory, hosts: Option<&[&Host]>) -> Graph {
         let keep = |h: &Host| hosts.is_none_or(|hs| hs.iter().any(|x| x.fqdn == h.fqdn));
         let kept: Vec<&Host> = inventory.hosts.iter().filter(|h| keep(h)).collect();
         let mut g = Graph::default();
@@ -122,7 +122,7 @@ impl Graph {
     }
 
     /// Graphviz DOT: `dot -Tsvg` draws it.
-    pub fn to_dot(&self) -> String {
+    pub(crate) fn to_dot(&self) -> String {
         let mut out = String::from(
             "// The inheritance graph of a beryl inventory: each host's chain is the path\n\
              // from _default.yml to it. Render with: dot -Tsvg -o graph.svg\n\
@@ -158,7 +158,7 @@ impl Graph {
     }
 
     /// A Mermaid flowchart, for Markdown viewers that draw Mermaid.
-    pub fn to_mermaid(&self) -> String {
+    pub(crate) fn to_mermaid(&self) -> String {
         let ids: std::collections::HashMap<&str, String> = self
             .nodes
             .iter()

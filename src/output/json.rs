@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::ser::{Formatter, PrettyFormatter};
 
 /// Serialises `value` as pretty JSON, YAML-safe.
-pub fn to_string<T: Serialize>(value: &T) -> Result<String, serde_json::Error> {
+pub(super) fn to_string<T: Serialize>(value: &T) -> Result<String, serde_json::Error> {
     let mut out = Vec::new();
     let mut ser =
         serde_json::Serializer::with_formatter(&mut out, YamlSafe(PrettyFormatter::new()));

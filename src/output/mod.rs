@@ -1,19 +1,19 @@
 //! Output formats for effective configs.
 
-pub mod annotate;
-pub mod diagnostics;
-pub mod explain;
-pub mod fleetdiff;
-pub mod graph;
+pub(crate) mod annotate;
+pub(crate) mod diagnostics;
+pub(crate) mod explain;
+pub(crate) mod fleetdiff;
+pub(crate) mod graph;
 mod json;
-pub mod render_dir;
+pub(crate) mod render_dir;
 
 use crate::diag::Diag;
 use crate::value::{Entry, Map, Node, Span, Value};
 
 crate::diag::codes! {
     /// The codes of output.
-    pub enum Code in "output" {
+    pub(crate) enum Code in "output" {
         /// A config or a report that cannot be serialised.
         Serialise = "beryl::output";
         /// `render --annotate` cannot place a value (a bug in beryl).
@@ -57,7 +57,7 @@ pub fn to_string(node: &Node, format: Format) -> Result<String, Diag> {
 }
 
 /// A mapping of names to nodes, in the order given (callers sort it).
-pub fn mapping(items: impl IntoIterator<Item = (String, Node)>) -> Node {
+pub(crate) fn mapping(items: impl IntoIterator<Item = (String, Node)>) -> Node {
     let map: Map = items
         .into_iter()
         .map(|(k, node)| {
@@ -74,7 +74,7 @@ pub fn mapping(items: impl IntoIterator<Item = (String, Node)>) -> Node {
 }
 
 /// Left-aligned columns separated by two spaces, no trailing blanks.
-pub fn table<const N: usize>(rows: &[[&str; N]]) -> String {
+pub(crate) fn table<const N: usize>(rows: &[[&str; N]]) -> String {
     let mut widths = [0usize; N];
     for row in rows {
         for (w, cell) in widths.iter_mut().zip(row) {

@@ -62,7 +62,7 @@ use crate::diag::{Common, Diag};
 
 crate::diag::codes! {
     /// The codes of render directories.
-    pub enum Code in "fleet" {
+    pub(crate) enum Code in "fleet" {
         /// A `beryl-manifest.json` that is not a beryl manifest.
         Manifest = "manifest";
         /// A `.beryl-journal.json` that beryl cannot use to finish or undo an interrupted write.
@@ -70,20 +70,21 @@ crate::diag::codes! {
     }
 }
 
-pub const MANIFEST: &str = "beryl-manifest.json";
+pub(crate) const MANIFEST: &str = "beryl-manifest.json";
 /// The staging directory of a write in progress (a reserved name in DIR).
-pub const STAGE: &str = ".beryl-stage";
+pub(crate) const STAGE: &str = ".beryl-stage";
 /// The commit record of a write (a reserved name in DIR).
-pub const JOURNAL: &str = ".beryl-journal.json";
+pub(crate) const JOURNAL: &str = ".beryl-journal.json";
 
 /// One host's rendered text.
-pub struct Rendered {
+#[cfg(test)]
+pub(crate) struct Rendered {
     pub fqdn: String,
     pub text: String,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
-pub struct Manifest {
+pub(crate) struct Manifest {
     pub version: u32,
     #[serde(default)]
     pub format: Option<String>,
@@ -100,11 +101,11 @@ struct Journal {
 }
 
 /// `sha256:<hex>` of a rendered text.
-pub fn hash(text: &str) -> String {
+pub(crate) fn hash(text: &str) -> String {
     format!("sha256:{}", crate::fsutil::sha256_hex(text))
 }
 
-pub fn extension(format: Format) -> &'static str {
+pub(crate) fn extension(format: Format) -> &'static str {
     match format {
         Format::Yaml => "yml",
         Format::Json => "json",
@@ -120,7 +121,7 @@ fn format_name(format: Format) -> &'static str {
 
 /// Whether DIR looks like a render directory (a manifest, or a write that
 /// was interrupted before its first manifest).
-pub fn is_render_dir(dir: &Path) -> bool {
+pub(crate) fn is_render_dir(dir: &Path) -> bool {
     dir.join(MANIFEST).exists() || dir.join(JOURNAL).exists()
 }
 
@@ -128,7 +129,7 @@ impl Manifest {
     /// The manifest of a render directory (recovered first, see the module
     /// docs); `None` when it has none. The returned lock keeps writers out
     /// while the caller reads the host files.
-    pub fn read(dir: &Path) -> Result<(Option<Manifest>, DirLock), Diag> {
+    pub(crate) fn read(dir: &Path) -> Result<(Option<Manifest>, DirLock), Diag> {
         let lock = DirLock::shared(dir)?;
         let lock = if dir.join(JOURNAL).exists() {
             // A committed write to finish: wait for the directory.
@@ -155,7 +156,7 @@ impl Manifest {
     }
 
     /// The file of a host in a directory with this manifest.
-    pub fn file(&self, dir: &Path, fqdn: &str) -> PathBuf {
+    pub(crate) fn file(&self, dir: &Path, fqdn: &str) -> PathBuf {
         dir.join(self.file_name(fqdn))
     }
 
@@ -209,7 +210,8 @@ fn read_manifest(dir: &Path) -> Result<Option<Manifest>, Diag> {
 
 /// Writes every host's text and the manifest into `dir` as one transaction
 /// (the module docs): [`DirWriter`] for texts already in memory.
-pub fn write_dir(dir: &Path, hosts: &[Rendered], format: Format) -> Result<(), Diag> {
+#[cfg(test)]
+pub(crate) fn write_dir(dir: &Path, hosts: &[Rendered], format: Format) -> Result<(), Diag> {
     let writer = DirWriter::begin(dir, format)?;
     let mut hashes = BTreeMap::new();
     for h in hosts {
@@ -226,7 +228,7 @@ pub fn write_dir(dir: &Path, hosts: &[Rendered], format: Format) -> Result<(), D
 /// still compile; [`DirWriter::commit`] writes the manifest and commits.
 /// Dropped without a commit, it removes the stage (and DIR, if it created
 /// DIR and DIR is empty): DIR is as it was.
-pub struct DirWriter {
+pub(crate) struct DirWriter {
     dir: PathBuf,
     format: Format,
     old: Option<Manifest>,
@@ -239,7 +241,7 @@ pub struct DirWriter {
 }
 
 impl DirWriter {
-    pub fn begin(dir: &Path, format: Format) -> Result<DirWriter, Diag> {
+    pub(crate) fn begin(dir: &Path, format: Format) -> Result<DirWriter, Diag> {
         if dir.exists() && !dir.is_dir() {
             return Err(Diag::new(
                 Common::Io,
@@ -268,7 +270,7 @@ impl DirWriter {
 
     /// Writes one host's file into the stage and returns its hash; `None`
     /// when an earlier stage write failed (that error is the one to report).
-    pub fn stage(&self, fqdn: &str, text: &str) -> Result<Option<String>, Diag> {
+    pub(crate) fn stage(&self, fqdn: &str, text: &str) -> Result<Option<String>, Diag> {
         if self.failed.load(Ordering::Relaxed) {
             return Ok(None);
         }
@@ -286,7 +288,7 @@ impl DirWriter {
     }
 
     /// Commits the staged files: `hosts` holds every host's hash, by FQDN.
-    pub fn commit(mut self, hosts: BTreeMap<String, String>) -> Result<(), Diag> {
+    pub(crate) fn commit(mut self, hosts: BTreeMap<String, String>) -> Result<(), Diag> {
         let dir = self.dir.clone();
         let manifest = Manifest {
             version: 1,
@@ -446,7 +448,7 @@ fn damaged(dir: &Path, at: &str, why: &str) -> Diag {
 }
 
 /// An advisory lock on a render directory, held until dropped.
-pub struct DirLock {
+pub(crate) struct DirLock {
     file: Option<File>,
     dir: PathBuf,
 }

@@ -19,7 +19,7 @@ use crate::schema::Install;
 
 crate::diag::codes! {
     /// The codes of install plans.
-    pub enum Code in "plan" {
+    pub(crate) enum Code in "plan" {
         /// A `freebsd` field an install needs is not set.
         Required = "required";
         /// Packages or distribution sets fetched during the install, on a host without a DHCP or static IPv4 interface.
@@ -83,10 +83,10 @@ pub struct Step {
 
 /// The installer's log: the `bsdinstall` wrapper's default `debugFile`
 /// (usr.sbin/bsdinstall/bsdinstall 023fc80e), kept by naming it.
-pub const BSDINSTALL_LOG: &str = "/tmp/bsdinstall_log";
+pub(crate) const BSDINSTALL_LOG: &str = "/tmp/bsdinstall_log";
 
 /// The distribution sets a dists install extracts.
-pub const DISTRIBUTIONS: &str = "kernel.txz base.txz";
+pub(crate) const DISTRIBUTIONS: &str = "kernel.txz base.txz";
 
 /// Checks that the host can be installed unattended and lays out its plan.
 /// Every failed requirement is an error at the YAML it concerns.
@@ -107,7 +107,7 @@ pub fn build(fqdn: &str, c: &Compiled) -> Result<Plan, Diags> {
 
 /// What an install needs that apply does not. `check` runs it too
 /// ([`crate::validate`]).
-pub fn requirements(c: &Compiled) -> Vec<Diag> {
+pub(crate) fn requirements(c: &Compiled) -> Vec<Diag> {
     let f = &c.freebsd;
     let mut errors = Vec::new();
     let missing = |what: &str, help: &str| {
@@ -171,7 +171,7 @@ pub fn requirements(c: &Compiled) -> Vec<Diag> {
 }
 
 /// The plan itself, once the requirements hold.
-pub fn layout(h: Host) -> Plan {
+pub(crate) fn layout(h: Host) -> Plan {
     let mut preamble = vec![
         // `script` empties its log after the preamble unless BSDINSTALL_LOG
         // names it (scripts/script 731704f5, after sourcing the preamble):

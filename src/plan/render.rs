@@ -16,7 +16,7 @@ use super::{Code, Plan};
 use crate::diag::Diag;
 
 /// The embedded templates: (name, text).
-pub const TEMPLATES: &[(&str, &str)] = &[
+pub(crate) const TEMPLATES: &[(&str, &str)] = &[
     (
         "installerconfig.sh.j2",
         include_str!("../../templates/installerconfig.sh.j2"),
@@ -149,7 +149,7 @@ impl Templates {
     }
 
     /// The exact commands of each step, as the script holds them.
-    pub fn step_commands(&self, plan: &Plan) -> Result<Vec<String>, Diag> {
+    pub(crate) fn step_commands(&self, plan: &Plan) -> Result<Vec<String>, Diag> {
         plan.steps
             .iter()
             .map(|step| {

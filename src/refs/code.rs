@@ -2,7 +2,7 @@
 
 crate::diag::codes! {
     /// The codes of reference resolution.
-    pub enum Code in "refs" {
+    pub(crate) enum Code in "refs" {
         /// A `${…}` that does not parse.
         Syntax = "syntax";
         /// A reference's path that does not parse.

@@ -31,8 +31,8 @@ mod partial;
 mod resolver;
 mod suggest;
 
-pub use code::Code;
-pub use partial::{evaluate, resolve_subtree};
+pub(crate) use code::Code;
+pub(crate) use partial::{evaluate, resolve_subtree};
 
 use crate::diag::Diags;
 use crate::limits::Limits;

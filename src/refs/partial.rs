@@ -2,8 +2,8 @@
 //! names that hold references: src/classes/walk.rs), or one subtree resolved
 //! (a host's exports), resolving only what it reads.
 
-use super::resolver::Resolver;
-use crate::diag::{Diag, Diags};
+use super::resolver::{Resolver, syntax_error};
+use crate::diag::Diags;
 use crate::limits::Limits;
 use crate::merge::Merged;
 use crate::syntax::template;
@@ -12,22 +12,13 @@ use crate::value::Span;
 
 /// The text of `text` with its references replaced by their (scalar) values
 /// in `merged`. Only the paths it reads are resolved.
-pub fn evaluate(
+pub(crate) fn evaluate(
     merged: &mut Merged,
     limits: &Limits,
     text: &str,
     span: &Span,
 ) -> Result<String, Diags> {
-    let parts = template::parse(text).map_err(|e| {
-        vec![
-            Diag::new(
-                crate::refs::Code::Syntax,
-                format!("bad reference in {text:?}: {}", e.message),
-            )
-            .label(span, "in this string")
-            .help("write `${path}`; a literal `${` is written `\\${`"),
-        ]
-    })?;
+    let parts = template::parse(text).map_err(|e| vec![syntax_error(text, &e, span)])?;
     let mut r = Resolver::new(merged, limits);
     let out = r.eval_text(&parts, span);
     match out {
@@ -40,7 +31,7 @@ pub fn evaluate(
 /// deferred merges there finished), leaving the rest of the tree as it is;
 /// `None` when nothing is there. A host's exports are computed this way, so
 /// a broken reference elsewhere in its config does not fail them.
-pub fn resolve_subtree(
+pub(crate) fn resolve_subtree(
     merged: &mut Merged,
     limits: &Limits,
     path: &[String],

@@ -176,16 +176,7 @@ impl<'m> Resolver<'m> {
 
     /// The value of a string: typed for a whole reference, else text.
     pub(super) fn eval_string(&mut self, text: &str, span: &Span) -> Result<Node, Fail> {
-        let parts = template::parse(text).map_err(|e| {
-            self.report(
-                Diag::new(
-                    crate::refs::Code::Syntax,
-                    format!("bad reference in {text:?}: {}", e.message),
-                )
-                .label(span, "in this string")
-                .help("write `${path}`; a literal `${` is written `\\${`"),
-            )
-        })?;
+        let parts = template::parse(text).map_err(|e| self.report(syntax_error(text, &e, span)))?;
         if let [Part::Ref(path)] = parts.as_slice() {
             let path = self.eval_text(path, span)?;
             let target = self.value_at(&path, span)?;
@@ -342,4 +333,14 @@ impl<'m> Resolver<'m> {
 /// A location in messages: its keys and list indexes, dotted.
 pub(super) fn show(loc: &Loc) -> String {
     crate::syntax::path::display(&loc.plain())
+}
+
+/// A string whose `${…}` does not parse.
+pub(super) fn syntax_error(text: &str, e: &template::TemplateError, span: &Span) -> Diag {
+    Diag::new(
+        crate::refs::Code::Syntax,
+        format!("bad reference in {text:?}: {}", e.message),
+    )
+    .label(span, "in this string")
+    .help("write `${path}`; a literal `${` is written `\\${`")
 }

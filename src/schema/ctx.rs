@@ -16,6 +16,10 @@ use crate::freebsd::names;
 /// validates its value and stores it in the model `T`.
 pub(crate) struct Field<T> {
     pub key: &'static str,
+    #[cfg_attr(
+        not(test),
+        expect(dead_code, reason = "documentation; tests hold the JSON Schema to it")
+    )]
     pub doc: &'static str,
     /// Other spellings (older or common names) that should suggest this key.
     pub aliases: &'static [&'static str],
@@ -32,7 +36,7 @@ pub(crate) struct At<'a> {
 
 /// A string rule: the pure check from `freebsd::names`, its error code, what a valid
 /// value is called, and a help for a refused value.
-pub(crate) struct Rule {
+pub(super) struct Rule {
     pub check: fn(&str) -> Result<(), String>,
     pub code: Code,
     pub what: &'static str,
@@ -47,12 +51,12 @@ pub(crate) struct Ctx {
 
 impl Ctx {
     /// Records an error.
-    pub fn push(&mut self, diag: Diag) {
+    pub(super) fn push(&mut self, diag: Diag) {
         self.diags.push(diag);
     }
 
     /// Checks each entry of `map` with its row of `fields`, in document order.
-    pub fn walk<T>(&mut self, path: &str, map: &Map, fields: &[Field<T>], out: &mut T) {
+    pub(super) fn walk<T>(&mut self, path: &str, map: &Map, fields: &[Field<T>], out: &mut T) {
         for (key, entry) in map {
             match fields.iter().find(|f| f.key == key) {
                 Some(field) => {
@@ -86,7 +90,7 @@ impl Ctx {
     /// A type error: "PATH must be EXPECTED, found TYPE". A string that
     /// YAML 1.1 would have read as the boolean or integer expected gets a
     /// help saying so.
-    pub fn type_error(&self, path: &str, expected: &str, node: &Node) -> Diag {
+    pub(super) fn type_error(&self, path: &str, expected: &str, node: &Node) -> Diag {
         let d = Diag::new(
             Code::Type,
             format!(
@@ -107,7 +111,7 @@ impl Ctx {
     }
 
     /// The entries of a mapping, or a type error.
-    pub fn mapping<'n>(&mut self, path: &str, node: &'n Node) -> Option<&'n Map> {
+    pub(super) fn mapping<'n>(&mut self, path: &str, node: &'n Node) -> Option<&'n Map> {
         let map = node.as_map();
         if map.is_none() {
             self.push(self.type_error(path, "a mapping", node));
@@ -116,7 +120,12 @@ impl Ctx {
     }
 
     /// The items of a list; `expected` names the whole (`a list of strings`).
-    pub fn list<'n>(&mut self, path: &str, node: &'n Node, expected: &str) -> Option<&'n [Node]> {
+    pub(super) fn list<'n>(
+        &mut self,
+        path: &str,
+        node: &'n Node,
+        expected: &str,
+    ) -> Option<&'n [Node]> {
         let items = node.as_seq();
         if items.is_none() {
             self.push(self.type_error(path, expected, node));
@@ -125,7 +134,7 @@ impl Ctx {
     }
 
     /// The text of a string, or a type error.
-    pub fn string<'n>(&mut self, path: &str, node: &'n Node) -> Option<&'n str> {
+    pub(super) fn string<'n>(&mut self, path: &str, node: &'n Node) -> Option<&'n str> {
         let s = node.as_str();
         if s.is_none() {
             self.push(self.type_error(path, "a string", node));
@@ -134,7 +143,12 @@ impl Ctx {
     }
 
     /// A string that passes `rule`.
-    pub fn checked(&mut self, path: &str, node: &Node, rule: &Rule) -> Option<Located<String>> {
+    pub(super) fn checked(
+        &mut self,
+        path: &str,
+        node: &Node,
+        rule: &Rule,
+    ) -> Option<Located<String>> {
         let s = self.string(path, node)?;
         match (rule.check)(s) {
             Ok(()) => Some(Located::new(s.to_string(), node.span.clone())),
@@ -150,7 +164,12 @@ impl Ctx {
     }
 
     /// A list of strings that each pass `rule`; items are reported as `path[i]`.
-    pub fn checked_list(&mut self, path: &str, node: &Node, rule: &Rule) -> Vec<Located<String>> {
+    pub(super) fn checked_list(
+        &mut self,
+        path: &str,
+        node: &Node,
+        rule: &Rule,
+    ) -> Vec<Located<String>> {
         let Some(items) = self.list(path, node, "a list of strings") else {
             return Vec::new();
         };
@@ -186,7 +205,9 @@ pub(crate) fn suggest<T>(key: &str, fields: &[Field<T>]) -> Option<&'static str>
         .map(|(_, field)| field)
 }
 
-/// The keys and docs of a field table, for `explain` and the docs.
+/// The keys and docs of a field table, which the JSON Schema's tests hold
+/// its descriptions to.
+#[cfg(test)]
 pub(crate) fn docs<T>(fields: &[Field<T>]) -> Vec<(&'static str, &'static str)> {
     fields.iter().map(|f| (f.key, f.doc)).collect()
 }

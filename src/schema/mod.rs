@@ -24,13 +24,13 @@ mod tests;
 use crate::diag::Diag;
 use crate::value::Node;
 
-pub use model::{
-    FreeBsd, Install, Interface, Ipv4, Ipv6, Located, Network, Raid, RcVar, Sshd, User, UserState,
-};
+#[cfg(test)]
+pub(crate) use model::Raid;
+pub(crate) use model::{FreeBsd, Install, Ipv4, Ipv6, Located, User, UserState};
 
 crate::diag::codes! {
     /// The error codes of this stage.
-    pub enum Code in "schema" {
+    pub(crate) enum Code in "schema" {
         /// A value of the wrong type (including null, and `freebsd` not a mapping).
         Type = "type";
         /// A key that is not in the field table.
@@ -106,7 +106,7 @@ crate::diag::codes! {
 /// Returns the typed model, or *every* error found (not just the first), in
 /// document order, each located at the file, line and column where the
 /// offending value (or key) was written.
-pub fn validate(freebsd: Option<&Node>) -> Result<FreeBsd, Vec<Diag>> {
+pub(crate) fn validate(freebsd: Option<&Node>) -> Result<FreeBsd, Vec<Diag>> {
     let mut out = FreeBsd::default();
     let Some(node) = freebsd else {
         return Ok(out);
@@ -136,12 +136,14 @@ pub fn validate(freebsd: Option<&Node>) -> Result<FreeBsd, Vec<Diag>> {
 }
 
 /// The keys of `freebsd` with their one-line docs, in table order.
-pub fn freebsd_keys() -> Vec<(&'static str, &'static str)> {
+#[cfg(test)]
+pub(crate) fn freebsd_keys() -> Vec<(&'static str, &'static str)> {
     ctx::docs(fields::FREEBSD)
 }
 
 /// The keys of a user mapping with their one-line docs, in table order.
-pub fn user_keys() -> Vec<(&'static str, &'static str)> {
+#[cfg(test)]
+pub(crate) fn user_keys() -> Vec<(&'static str, &'static str)> {
     ctx::docs(users::USER)
 }
 

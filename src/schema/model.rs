@@ -7,7 +7,7 @@ use serde::{Serialize, Serializer};
 
 use crate::value::{Node, Span};
 
-pub use crate::freebsd::names::{Install, Ipv4, Ipv6, Raid, UserState};
+pub(crate) use crate::freebsd::names::{Install, Ipv4, Ipv6, Raid, UserState};
 
 /// A validated value with the place it was written. Serializes as the bare value.
 #[derive(Debug, Clone)]
@@ -20,7 +20,7 @@ pub struct Located<T> {
 
 impl<T> Located<T> {
     /// Pairs a value with its span.
-    pub fn new(value: T, span: Span) -> Self {
+    pub(crate) fn new(value: T, span: Span) -> Self {
         Self { value, span }
     }
 }

@@ -6,7 +6,7 @@ use crate::diag::{Diag, Diags};
 
 /// Why a selector selects nothing, or too much.
 #[derive(Debug)]
-pub enum Error {
+pub(crate) enum Error {
     /// The text is none of the forms.
     Syntax { text: String, why: String },
     /// No host has that name. `near`: the closest names; `is`: what the name
@@ -64,7 +64,7 @@ fn list(items: &[String]) -> String {
 }
 
 impl Error {
-    pub fn into_diags(self) -> Diags {
+    pub(crate) fn into_diags(self) -> Diags {
         let d = match self {
             Error::Syntax { text, why } => Diag::new(
                 Code::Syntax,
@@ -178,7 +178,7 @@ fn did_you_mean(near: &[String]) -> Option<String> {
 }
 
 /// The (up to three) names closest to `wanted`, best first.
-pub fn closest<S: AsRef<str>>(wanted: &str, names: &[S]) -> Vec<String> {
+pub(super) fn closest<S: AsRef<str>>(wanted: &str, names: &[S]) -> Vec<String> {
     let wanted = wanted.to_ascii_lowercase();
     let mut scored: Vec<(f64, &str)> = names
         .iter()

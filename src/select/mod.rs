@@ -21,19 +21,19 @@
 //! the class walk of src/classes/, which reads files).
 
 mod error;
-pub mod parse;
+pub(crate) mod parse;
 
 use std::collections::{BTreeSet, HashSet};
 
-pub use error::Error;
-pub use parse::{Selector, Target};
+pub(crate) use error::Error;
+pub(crate) use parse::{Selector, Target};
 
 use crate::diag::Diags;
 use crate::inventory::Inventory;
 
 crate::diag::codes! {
     /// The codes of host selection.
-    pub enum Code in "select" {
+    pub(crate) enum Code in "select" {
         /// A selector that is none of the forms.
         Syntax = "syntax";
         /// No host has that name.
@@ -59,7 +59,7 @@ crate::diag::codes! {
 
 /// A host as selection sees it: its names.
 #[derive(Clone, Debug)]
-pub struct Candidate<'a> {
+pub(crate) struct Candidate<'a> {
     pub fqdn: &'a str,
     pub short: &'a str,
     pub domain: &'a str,
@@ -86,7 +86,7 @@ impl Candidate<'_> {
 /// than once, with the same FQDN: once per side of a diff), and the domains
 /// and groups, which may hold no host.
 #[derive(Debug, Default)]
-pub struct Universe<'a> {
+pub(crate) struct Universe<'a> {
     pub hosts: Vec<Candidate<'a>>,
     pub domains: BTreeSet<&'a str>,
     /// (domain, group)
@@ -118,7 +118,7 @@ impl<'a> From<&'a Inventory> for Universe<'a> {
 
 impl<'a> Universe<'a> {
     /// A universe of hosts alone: the domains and groups are the hosts'.
-    pub fn of_hosts(hosts: Vec<Candidate<'a>>) -> Self {
+    pub(crate) fn of_hosts(hosts: Vec<Candidate<'a>>) -> Self {
         let domains = hosts.iter().map(|h| h.domain).collect();
         let groups = hosts
             .iter()
@@ -133,13 +133,13 @@ impl<'a> Universe<'a> {
 }
 
 /// The class list of the host at an index of the universe.
-pub type Classes<'c> = dyn Fn(usize) -> Result<Vec<String>, Diags> + Sync + 'c;
+pub(crate) type Classes<'c> = dyn Fn(usize) -> Result<Vec<String>, Diags> + Sync + 'c;
 
 /// Resolves selectors to indices into `universe.hosts`: the union, in the
 /// order given, each FQDN once. Every selector that selects nothing is
 /// reported, not only the first. `classes` is asked only for `class:`
 /// selectors, once per host.
-pub fn resolve(
+pub(crate) fn resolve(
     universe: &Universe<'_>,
     texts: &[String],
     classes: &Classes<'_>,
@@ -180,7 +180,7 @@ pub fn resolve(
 /// that host's result alone: otherwise (a domain, a group, a glob, a class,
 /// several selectors) the output has the shape of a fleet's, however many
 /// hosts matched, so that a script gets one shape whatever the inventory holds.
-pub fn names_one(texts: &[String]) -> bool {
+pub(crate) fn names_one(texts: &[String]) -> bool {
     match texts {
         [one] => parse::parse(one).is_ok_and(|s| {
             matches!(
@@ -194,7 +194,7 @@ pub fn names_one(texts: &[String]) -> bool {
 
 /// The selection of a command that takes one host: the host, or an error
 /// that lists what the selectors selected.
-pub fn one(
+pub(crate) fn one(
     universe: &Universe<'_>,
     text: &str,
     command: &'static str,

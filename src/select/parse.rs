@@ -6,7 +6,7 @@ use super::error::Error;
 
 /// A selector as written and what it names.
 #[derive(Clone, Debug)]
-pub struct Selector {
+pub(crate) struct Selector {
     /// The text given on the command line.
     pub text: String,
     pub kind: Target,
@@ -15,7 +15,7 @@ pub struct Selector {
 /// What a selector names. Names compare ignoring ASCII case, as in DNS;
 /// class names are compared exactly, as their files are named.
 #[derive(Clone, Debug)]
-pub enum Target {
+pub(crate) enum Target {
     /// `host01` or `host01.example.org`: the FQDN first, then the short name.
     Name(String),
     /// `example.org/host01`: a host of the domain, in a group or not.
@@ -37,7 +37,7 @@ pub enum Target {
 }
 
 /// One form of selector: how to recognise it, and how to read it.
-pub struct Form {
+pub(crate) struct Form {
     /// How the forms are named in help texts.
     pub example: &'static str,
     /// Whether a selector is of this form (the first form that accepts wins).
@@ -50,7 +50,7 @@ const GLOB: [char; 4] = ['*', '?', '[', '{'];
 
 /// The forms, tried in order. A host name holds neither `:`, nor a glob
 /// character, nor a trailing `/`, so no text is two forms at once.
-pub const FORMS: &[Form] = &[
+pub(crate) const FORMS: &[Form] = &[
     Form {
         example: "class:roles.web",
         accepts: |s| s.starts_with("class:"),
@@ -85,7 +85,7 @@ pub const FORMS: &[Form] = &[
 ];
 
 /// Reads one selector.
-pub fn parse(text: &str) -> Result<Selector, Error> {
+pub(crate) fn parse(text: &str) -> Result<Selector, Error> {
     let syntax = |why: String| Error::Syntax {
         text: text.to_string(),
         why,

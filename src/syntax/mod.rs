@@ -12,8 +12,8 @@
 //! honours the prefixes, refs (src/refs/) resolves references, exports
 //! (src/exports/) answers queries.
 
-pub mod path;
-pub mod prefix;
-pub mod query;
-pub mod root;
-pub mod template;
+pub(crate) mod path;
+pub(crate) mod prefix;
+pub(crate) mod query;
+pub(crate) mod root;
+pub(crate) mod template;

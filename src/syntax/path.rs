@@ -9,14 +9,14 @@ use std::fmt;
 
 /// One segment as written: `quoted` tells `"*"` (a literal star) from `*`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Segment {
+pub(crate) struct Segment {
     pub text: String,
     pub quoted: bool,
 }
 
 /// Why a path did not parse, with the byte offset in the text.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PathError {
+pub(crate) struct PathError {
     pub offset: usize,
     pub message: String,
 }
@@ -35,7 +35,7 @@ fn error(offset: usize, message: impl Into<String>) -> PathError {
 }
 
 /// Parses a dotted path into its segments.
-pub fn parse(text: &str) -> Result<Vec<Segment>, PathError> {
+pub(crate) fn parse(text: &str) -> Result<Vec<Segment>, PathError> {
     let mut segments = Vec::new();
     let mut chars = text.char_indices().peekable();
     loop {
@@ -115,12 +115,12 @@ pub fn parse(text: &str) -> Result<Vec<Segment>, PathError> {
 }
 
 /// True when a key must be quoted to be written as a path segment.
-pub fn needs_quotes(key: &str) -> bool {
+pub(crate) fn needs_quotes(key: &str) -> bool {
     key.is_empty() || key.starts_with('^') || key.contains(['.', '*', '"', '\\'])
 }
 
 /// Writes one key as a segment, quoting it when needed.
-pub fn segment(key: &str) -> String {
+pub(crate) fn segment(key: &str) -> String {
     if !needs_quotes(key) {
         return key.to_string();
     }
@@ -137,7 +137,7 @@ pub fn segment(key: &str) -> String {
 }
 
 /// Writes a path of keys in the dotted syntax that [`parse`] reads back.
-pub fn display<S: AsRef<str>>(keys: &[S]) -> String {
+pub(crate) fn display<S: AsRef<str>>(keys: &[S]) -> String {
     keys.iter()
         .map(|k| segment(k.as_ref()))
         .collect::<Vec<_>>()

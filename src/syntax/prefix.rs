@@ -5,14 +5,14 @@
 use crate::value::{Entry, Map};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Prefix {
+pub(crate) enum Prefix {
     Plain,
     Override,
     Constant,
 }
 
 /// Splits a written key into its name and prefix.
-pub fn split(raw: &str) -> (&str, Prefix) {
+pub(crate) fn split(raw: &str) -> (&str, Prefix) {
     if let Some(rest) = raw.strip_prefix('~') {
         (rest, Prefix::Override)
     } else if let Some(rest) = raw.strip_prefix('=') {
@@ -26,7 +26,7 @@ pub fn split(raw: &str) -> (&str, Prefix) {
 
 /// The entry of a mapping for `name`, however it is written (`name`, `~name`,
 /// `=name`).
-pub fn get<'a>(map: &'a Map, name: &str) -> Option<&'a Entry> {
+pub(crate) fn get<'a>(map: &'a Map, name: &str) -> Option<&'a Entry> {
     map.iter()
         .find(|(raw, _)| split(raw).0 == name)
         .map(|(_, e)| e)

@@ -17,7 +17,7 @@ use crate::value::{Node, Value};
 
 /// A parsed query.
 #[derive(Clone, Debug)]
-pub struct Query {
+pub(crate) struct Query {
     /// The value to collect (absent for the list form).
     pub value: Option<Vec<String>>,
     /// The tests, joined left to right (empty: every host).
@@ -27,14 +27,14 @@ pub struct Query {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Join {
+pub(crate) enum Join {
     First,
     And,
     Or,
 }
 
 #[derive(Clone, Debug)]
-pub struct Test {
+pub(crate) struct Test {
     pub path: Vec<String>,
     pub equal: bool,
     pub literal: Value,
@@ -42,7 +42,7 @@ pub struct Test {
 
 /// What a string holding `$[` is.
 #[derive(Debug, PartialEq)]
-pub enum Scan {
+pub(crate) enum Scan {
     /// Exactly one query: its text between `$[` and `]`.
     Query(String),
     /// Escaped (`\$[`): the literal text.
@@ -52,7 +52,7 @@ pub enum Scan {
 }
 
 /// Classifies a string that mentions `$[`.
-pub fn scan(s: &str) -> Scan {
+pub(crate) fn scan(s: &str) -> Scan {
     let unescaped = s.replace("\\$[", "");
     if !unescaped.contains("$[") {
         return Scan::Literal(s.replace("\\$[", "$["));
@@ -69,12 +69,12 @@ pub fn scan(s: &str) -> Scan {
 }
 
 /// Whether any string of the node holds `$[` (a query, or an escaped `\$[`).
-pub fn mentions_query(node: &Node) -> bool {
+pub(crate) fn mentions_query(node: &Node) -> bool {
     any_string(node, &|s| s.contains("$["))
 }
 
 /// Whether any string of the node is a query, which needs the fleet.
-pub fn asks(node: &Node) -> bool {
+pub(crate) fn asks(node: &Node) -> bool {
     any_string(node, &|s| {
         s.contains("$[") && matches!(scan(s), Scan::Query(_))
     })
@@ -90,7 +90,7 @@ fn any_string(node: &Node, test: &dyn Fn(&str) -> bool) -> bool {
 }
 
 /// Parses the text between `$[` and `]`.
-pub fn parse(text: &str) -> Result<Query, String> {
+pub(crate) fn parse(text: &str) -> Result<Query, String> {
     let mut words: Vec<&str> = text.split_whitespace().collect();
     let mut ignore_errors = false;
     while let Some(w) = words.first().copied().filter(|w| w.starts_with('+')) {
@@ -224,7 +224,7 @@ fn literal(word: &str) -> Result<Value, String> {
 
 impl Query {
     /// Whether a host's exports pass the tests.
-    pub fn passes(&self, exports: &Node) -> bool {
+    pub(crate) fn passes(&self, exports: &Node) -> bool {
         let mut result = true;
         for (join, test) in &self.tests {
             let here = test.passes(exports);
@@ -248,7 +248,7 @@ impl Test {
 }
 
 /// The node at a path of mapping keys.
-pub fn lookup<'n>(root: &'n Node, path: &[String]) -> Option<&'n Node> {
+pub(crate) fn lookup<'n>(root: &'n Node, path: &[String]) -> Option<&'n Node> {
     path.iter().try_fold(root, |n, k| n.get(k))
 }
 

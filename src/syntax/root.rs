@@ -3,20 +3,20 @@
 //! is surely a typo of these).
 
 /// The host's FreeBSD configuration, validated by src/schema/.
-pub const FREEBSD: &str = "freebsd";
+pub(crate) const FREEBSD: &str = "freebsd";
 /// A level's merge table (src/merge/policy.rs).
-pub const MERGE: &str = "merge";
+pub(crate) const MERGE: &str = "merge";
 /// A level's class list (src/classes/).
-pub const CLASSES: &str = "classes";
+pub(crate) const CLASSES: &str = "classes";
 /// A level's exports (src/exports/).
-pub const EXPORTS: &str = "exports";
+pub(crate) const EXPORTS: &str = "exports";
 /// The domain's SSH keys, in `_domain.yml` only (src/keys/).
-pub const SSH_KEYS: &str = "ssh_keys";
+pub(crate) const SSH_KEYS: &str = "ssh_keys";
 /// How apply reaches the host.
-pub const SSH: &str = "ssh";
+pub(crate) const SSH: &str = "ssh";
 /// What beryl computes for a host (fqdn, names, files, exports); never
 /// written by hand.
-pub const BERYL: &str = "_beryl_";
+pub(crate) const BERYL: &str = "_beryl_";
 
 /// Every reserved root key, in the order diagnostics list them.
-pub const RESERVED: &[&str] = &[FREEBSD, MERGE, CLASSES, EXPORTS, SSH_KEYS, SSH, BERYL];
+pub(crate) const RESERVED: &[&str] = &[FREEBSD, MERGE, CLASSES, EXPORTS, SSH_KEYS, SSH, BERYL];

@@ -7,11 +7,11 @@
 /// recursive, so the limit keeps a hostile string (200,000 nested `${` fit in
 /// a 600 kB file) from overflowing the stack. It is the default reference
 /// depth, a fixed cap: no real path is built from 64 nested references.
-pub const MAX_NESTING: usize = 64;
+pub(crate) const MAX_NESTING: usize = 64;
 
 /// One piece of a string.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Part {
+pub(crate) enum Part {
     Text(String),
     /// A reference; its path may itself hold references (`${a.${b}}`).
     Ref(Vec<Part>),
@@ -19,19 +19,19 @@ pub enum Part {
 
 /// A parse error, with the byte offset of the offending `${`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TemplateError {
+pub(crate) struct TemplateError {
     pub offset: usize,
     pub message: String,
 }
 
 /// True when the string may hold a reference (the cheap test before parsing).
-pub fn has_reference(s: &str) -> bool {
+pub(crate) fn has_reference(s: &str) -> bool {
     s.contains("${")
 }
 
 /// Parses a string into text and references. A string without `${` is one
 /// text part (escapes are only undone where a `${` follows).
-pub fn parse(s: &str) -> Result<Vec<Part>, TemplateError> {
+pub(crate) fn parse(s: &str) -> Result<Vec<Part>, TemplateError> {
     let mut p = Parser {
         s,
         bytes: s.as_bytes(),
@@ -43,12 +43,12 @@ pub fn parse(s: &str) -> Result<Vec<Part>, TemplateError> {
 }
 
 /// True when the parts are exactly one reference: the value keeps its type.
-pub fn is_whole(parts: &[Part]) -> bool {
+pub(crate) fn is_whole(parts: &[Part]) -> bool {
     matches!(parts, [Part::Ref(_)])
 }
 
 /// True when the string is exactly one reference (its value keeps its type).
-pub fn is_whole_reference(s: &str) -> bool {
+pub(crate) fn is_whole_reference(s: &str) -> bool {
     has_reference(s) && parse(s).is_ok_and(|p| is_whole(&p))
 }
 

@@ -39,30 +39,30 @@ impl Deref for Loc {
 
 impl Loc {
     /// The root of a tree.
-    pub fn root() -> Self {
+    pub(crate) fn root() -> Self {
         Loc(Vec::new())
     }
 
-    pub fn push(&mut self, step: Step) {
+    pub(crate) fn push(&mut self, step: Step) {
         self.0.push(step);
     }
 
-    pub fn pop(&mut self) -> Option<Step> {
+    pub(crate) fn pop(&mut self) -> Option<Step> {
         self.0.pop()
     }
 
     /// The place of the value holding this one; `None` at the root.
-    pub fn parent(&self) -> Option<Loc> {
+    pub(crate) fn parent(&self) -> Option<Loc> {
         self.0.split_last().map(|(_, up)| Loc(up.to_vec()))
     }
 
     /// Whether this place is `outer` or below it.
-    pub fn within(&self, outer: &Loc) -> bool {
+    pub(crate) fn within(&self, outer: &Loc) -> bool {
         self.0.starts_with(&outer.0)
     }
 
     /// The node at this place of a tree.
-    pub fn at<'n>(&self, root: &'n Node) -> Option<&'n Node> {
+    pub(crate) fn at<'n>(&self, root: &'n Node) -> Option<&'n Node> {
         let mut node = root;
         for step in &self.0 {
             node = match (step, &node.value) {
@@ -75,7 +75,7 @@ impl Loc {
     }
 
     /// The node at this place of a tree, to change in place.
-    pub fn at_mut<'n>(&self, root: &'n mut Node) -> Option<&'n mut Node> {
+    pub(crate) fn at_mut<'n>(&self, root: &'n mut Node) -> Option<&'n mut Node> {
         let mut node = root;
         for step in &self.0 {
             node = match (step, &mut node.value) {
@@ -90,7 +90,7 @@ impl Loc {
     /// The place a path of names leads to in a tree: a mapping's entry by
     /// its key, a list's item by `pick(list, items, name)`, which returns the
     /// item's index (`list` is the path of names up to the list).
-    pub fn follow(
+    pub(crate) fn follow(
         root: &Node,
         path: &[String],
         mut pick: impl FnMut(&[String], &[Node], &str) -> Option<usize>,
@@ -116,7 +116,7 @@ impl Loc {
     /// position (when that is an index of the list) or else by its key
     /// field: `key_field(list)` is the field that names the items of the
     /// list at that path, if any.
-    pub fn locate<'k>(
+    pub(crate) fn locate<'k>(
         root: &Node,
         path: &[String],
         key_field: impl Fn(&[String]) -> Option<&'k str>,
@@ -135,7 +135,7 @@ impl Loc {
     /// This place as a path of names: keys as they are, a list's item by
     /// its key field when it has a string there (`key_field` as for
     /// [`Loc::locate`]), else by its index.
-    pub fn names<'k>(
+    pub(crate) fn names<'k>(
         &self,
         root: &Node,
         key_field: impl Fn(&[String]) -> Option<&'k str>,
@@ -157,7 +157,7 @@ impl Loc {
 
     /// The steps as text, without reading a tree: keys as they are, list
     /// indexes as numbers (for messages about a place).
-    pub fn plain(&self) -> Vec<String> {
+    pub(crate) fn plain(&self) -> Vec<String> {
         self.0
             .iter()
             .map(|s| match s {
@@ -185,7 +185,7 @@ impl Node {
     /// Visits this node, at `at`, then (when `visit` returns true) every node
     /// below it, depth first in document order; `at` is each one's place.
     /// `at` is as it was on return.
-    pub fn walk(&self, at: &mut Loc, visit: &mut impl FnMut(&Loc, &Node) -> bool) {
+    pub(crate) fn walk(&self, at: &mut Loc, visit: &mut impl FnMut(&Loc, &Node) -> bool) {
         if !visit(at, self) {
             return;
         }

@@ -7,7 +7,7 @@
 //! `<<` are applied. Every node keeps its file, line, column and byte span.
 
 mod raw;
-pub mod spelling;
+pub(crate) mod spelling;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -22,7 +22,7 @@ pub use crate::limits::{DEFAULT_MAX_FILE_SIZE, Limits};
 
 crate::diag::codes! {
     /// The codes of YAML loading.
-    pub enum Code in "yaml" {
+    pub(crate) enum Code in "yaml" {
         /// A file is not valid UTF-8.
         Utf8 = "utf8";
         /// A document whose root is not a mapping where one is needed (a level, class or settings file).
@@ -47,14 +47,14 @@ pub fn load_file(path: &Path, name: &str, limits: &Limits) -> Result<Node, Diag>
 
 /// Reads a text file within a size cap (`--max-file-size`), refusing
 /// invalid UTF-8.
-pub fn read_text(path: &Path, name: &str, max: u64) -> Result<String, Diag> {
+pub(crate) fn read_text(path: &Path, name: &str, max: u64) -> Result<String, Diag> {
     read_capped_text(path, name, max, || Limit::FileSize.help())
 }
 
 /// Reads a file beryl wrote itself (a render directory's files, its
 /// manifest and journal, an `apply --state` snapshot), within the fixed
 /// [`crate::limits::MAX_OUTPUT_FILE_SIZE`].
-pub fn read_output(path: &Path, name: &str) -> Result<String, Diag> {
+pub(crate) fn read_output(path: &Path, name: &str) -> Result<String, Diag> {
     read_capped_text(path, name, crate::limits::MAX_OUTPUT_FILE_SIZE, || {
         "beryl reads back files of its own output up to this size; is this beryl's output? \
          (see docs/limits.md)"
@@ -89,7 +89,7 @@ fn read_capped_text(
 /// The text a node was read from, when its span covers it in a loaded file:
 /// a plain scalar as written, a quoted one with its quotes, `""` for an
 /// empty value (`key:` with nothing after it).
-pub fn written(node: &Node) -> Option<&str> {
+pub(crate) fn written(node: &Node) -> Option<&str> {
     let source = node.span.source.as_deref()?;
     source
         .text

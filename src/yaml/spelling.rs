@@ -11,21 +11,21 @@ use crate::value::{Node, Value};
 
 /// What a YAML 1.1 reader makes of a spelling.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Meant {
+pub(crate) enum Meant {
     Bool(bool),
     Int(i64),
 }
 
 impl Meant {
     /// Whether `value` is of the type this reading has.
-    pub fn same_type(self, value: &Value) -> bool {
+    pub(crate) fn same_type(self, value: &Value) -> bool {
         matches!(
             (self, value),
             (Meant::Bool(_), Value::Bool(_)) | (Meant::Int(_), Value::Int(_))
         )
     }
 
-    pub fn type_name(self) -> &'static str {
+    pub(crate) fn type_name(self) -> &'static str {
         match self {
             Meant::Bool(_) => "a boolean",
             Meant::Int(_) => "an integer",
@@ -35,18 +35,16 @@ impl Meant {
 
 /// One row: which plain scalars, what YAML 1.1 reads, and how to write the
 /// value in YAML 1.2.
-pub struct Spelling {
-    /// A name for the docs.
-    pub name: &'static str,
+pub(crate) struct Spelling {
     pub reads: fn(&str) -> Option<Meant>,
     /// How to write what was meant, given the reading.
     pub instead: fn(Meant, &str) -> String,
 }
 
 /// The spellings YAML 1.1 reads as another type and YAML 1.2 as a string.
-pub const SPELLINGS: &[Spelling] = &[
+pub(crate) const SPELLINGS: &[Spelling] = &[
     Spelling {
-        name: "y, yes, on, n, no, off (any case)",
+        // y, yes, on, n, no, off (any case)
         reads: boolean_word,
         instead: |meant, _| match meant {
             Meant::Bool(b) => format!("`{b}`"),
@@ -54,7 +52,7 @@ pub const SPELLINGS: &[Spelling] = &[
         },
     },
     Spelling {
-        name: "a number with a leading 0 and octal digits (0644)",
+        // a number with a leading 0 and octal digits (0644)
         reads: octal,
         instead: |meant, text| match meant {
             Meant::Int(n) => {
@@ -99,7 +97,7 @@ fn octal(s: &str) -> Option<Meant> {
 
 /// The YAML 1.1 reading of a string written plain (unquoted), and how to
 /// write it in YAML 1.2.
-pub fn reading(node: &Node) -> Option<(Meant, String)> {
+pub(crate) fn reading(node: &Node) -> Option<(Meant, String)> {
     let Value::Str(s) = &node.value else {
         return None;
     };
@@ -114,7 +112,7 @@ pub fn reading(node: &Node) -> Option<(Meant, String)> {
 
 /// A help for a string refused where a boolean (`boolean`) or an integer is
 /// needed, when a YAML 1.1 reader would have read it as one.
-pub fn hint(node: &Node, boolean: bool) -> Option<String> {
+pub(crate) fn hint(node: &Node, boolean: bool) -> Option<String> {
     let (meant, instead) = reading(node)?;
     if matches!(meant, Meant::Bool(_)) != boolean {
         return None;

@@ -4,16 +4,16 @@ use super::kinds::UserState;
 use super::{quote, show};
 
 /// The longest user or group name, in bytes (`MAXLOGNAME - 1`).
-pub const MAX_NAME: usize = 32;
+pub(crate) const MAX_NAME: usize = 32;
 /// The largest uid `pw` accepts (`u32::MAX` means "no uid").
-pub const MAX_UID: i64 = 4_294_967_294;
+pub(crate) const MAX_UID: i64 = 4_294_967_294;
 /// Characters `pw` refuses anywhere in a user or group name (`$` is handled apart).
 const NAME_BAD: &str = " ,\t:+&#%^()!@~*?<>=|\\/\"";
 
 /// A user name by FreeBSD `pw` rules (`pw_checkname`), except `.` and `..`:
 /// pw takes them, but the name is also a path component, and the home
 /// directory /home/NAME (and its .ssh) would be /home or the root itself.
-pub fn user_name(s: &str) -> Result<(), String> {
+pub(crate) fn user_name(s: &str) -> Result<(), String> {
     if s == "." || s == ".." {
         return Err(format!(
             "{} names a directory, not an account: the home directory would be /home/{s}",
@@ -25,7 +25,7 @@ pub fn user_name(s: &str) -> Result<(), String> {
 
 /// A group name: the same rules as a user name (`.` and `..` are refused
 /// too, though no path is made of them).
-pub fn group_name(s: &str) -> Result<(), String> {
+pub(crate) fn group_name(s: &str) -> Result<(), String> {
     if s == "." || s == ".." {
         return Err(format!(
             "{} names a directory; it is refused as a group name as it is as a user name",
@@ -69,7 +69,7 @@ fn name(s: &str) -> Result<(), String> {
 }
 
 /// A uid: 0 to 4294967294.
-pub fn uid(n: i64) -> Result<u32, String> {
+pub(crate) fn uid(n: i64) -> Result<u32, String> {
     match u32::try_from(n) {
         Ok(u) if i64::from(u) <= MAX_UID => Ok(u),
         _ => Err(format!(
@@ -79,7 +79,7 @@ pub fn uid(n: i64) -> Result<u32, String> {
 }
 
 /// A GECOS comment: no `:`, newline or other control character.
-pub fn comment(s: &str) -> Result<(), String> {
+pub(crate) fn comment(s: &str) -> Result<(), String> {
     match s.chars().find(|c| *c == ':' || c.is_control()) {
         Some(c) => Err(format!(
             "{} contains {}, which would break the passwd entry",
@@ -91,7 +91,7 @@ pub fn comment(s: &str) -> Result<(), String> {
 }
 
 /// A login shell: an absolute path without whitespace, control characters or `:`.
-pub fn shell(s: &str) -> Result<(), String> {
+pub(crate) fn shell(s: &str) -> Result<(), String> {
     if !s.starts_with('/') {
         return Err(format!("{} is not an absolute path", quote(s)));
     }
@@ -111,7 +111,7 @@ pub fn shell(s: &str) -> Result<(), String> {
 }
 
 /// `present` or `absent`.
-pub fn user_state(s: &str) -> Result<UserState, String> {
+pub(crate) fn user_state(s: &str) -> Result<UserState, String> {
     match s {
         "present" => Ok(UserState::Present),
         "absent" => Ok(UserState::Absent),

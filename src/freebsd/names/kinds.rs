@@ -66,7 +66,7 @@ pub enum Raid {
 
 impl Raid {
     /// Every layout, in order of the fewest disks needed.
-    pub const ALL: [Raid; 6] = [
+    pub(crate) const ALL: [Raid; 6] = [
         Raid::Stripe,
         Raid::Mirror,
         Raid::Raidz1,
@@ -76,7 +76,7 @@ impl Raid {
     ];
 
     /// The word used in YAML and in `ZFSBOOT_VDEV_TYPE`.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Raid::Stripe => "stripe",
             Raid::Mirror => "mirror",
@@ -88,12 +88,12 @@ impl Raid {
     }
 
     /// The layout spelled exactly `word`, if any.
-    pub fn parse(word: &str) -> Option<Raid> {
+    pub(crate) fn parse(word: &str) -> Option<Raid> {
         Raid::ALL.into_iter().find(|r| r.name() == word)
     }
 
     /// The fewest disks the layout accepts (zfsboot's `dialog_menu_layout`).
-    pub fn min_disks(self) -> usize {
+    pub(crate) fn min_disks(self) -> usize {
         match self {
             Raid::Stripe => 1,
             Raid::Mirror => 2,
@@ -104,7 +104,7 @@ impl Raid {
     }
 
     /// Whether the layout needs an even number of disks (raid10 mirrors pairs).
-    pub fn needs_even(self) -> bool {
+    pub(crate) fn needs_even(self) -> bool {
         self == Raid::Raid10
     }
 }

@@ -13,22 +13,23 @@ mod rc;
 mod storage;
 mod system;
 
-pub use account::{MAX_NAME, MAX_UID, comment, group_name, shell, uid, user_name, user_state};
-pub use kinds::{Install, Ipv4, Ipv6, Raid, UserState};
-pub use network::{
-    MAX_IFNAME, interface_name, ip_address, ipv4, ipv4_address, ipv4_cidr, ipv6, ipv6_address,
-    ipv6_cidr,
-};
-pub use rc::{MANAGED, MANAGED_PREFIX, rc_managed, rc_name, rc_value};
-pub use storage::{DISK_DRIVERS, MIN_SWAP, disk, pool, raid, swap};
-pub use system::{
-    CRYPT_PREFIXES, MAX_HOSTNAME, MAX_LABEL, PERMIT_ROOT_LOGIN, PERMIT_ROOT_LOGIN_ALIASES,
+pub(crate) use account::{MAX_UID, comment, group_name, shell, uid, user_name, user_state};
+pub(crate) use kinds::{Install, Ipv4, Ipv6, Raid, UserState};
+pub(crate) use network::{interface_name, ip_address, ipv4, ipv4_address, ipv6, ipv6_address};
+pub(crate) use rc::{rc_managed, rc_name, rc_value};
+pub(crate) use storage::{disk, pool, raid, swap};
+pub(crate) use system::{
     dist_site, hostname, install, package, password_hash, permit_root_login, sudoers_line,
     timezone, version, yes_no,
 };
+#[cfg(test)]
+pub(crate) use {
+    network::{ipv4_cidr, ipv6_cidr},
+    system::PERMIT_ROOT_LOGIN,
+};
 
 /// Quotes a value for a message: backticks, escapes, at most 60 characters.
-pub fn quote(s: &str) -> String {
+pub(crate) fn quote(s: &str) -> String {
     let mut out: String = s.chars().take(60).flat_map(char::escape_debug).collect();
     if s.chars().nth(60).is_some() {
         out.push('…');

@@ -9,11 +9,11 @@ use super::kinds::{Ipv4, Ipv6};
 use super::{all_digits, quote, show};
 
 /// The longest interface name (`IFNAMSIZ - 1`).
-pub const MAX_IFNAME: usize = 15;
+pub(crate) const MAX_IFNAME: usize = 15;
 
 /// An interface name as FreeBSD drivers make them: lowercase letters, then a
 /// unit number (`vtnet0`, `em0`, `igb1`, `lagg0`, `vlan10`).
-pub fn interface_name(s: &str) -> Result<(), String> {
+pub(crate) fn interface_name(s: &str) -> Result<(), String> {
     if s.is_empty() {
         return Err("the interface name is empty".into());
     }
@@ -61,7 +61,7 @@ pub fn interface_name(s: &str) -> Result<(), String> {
 }
 
 /// An IPv4 address (`192.0.2.1`), without a prefix length.
-pub fn ipv4_address(s: &str) -> Result<Ipv4Addr, String> {
+pub(crate) fn ipv4_address(s: &str) -> Result<Ipv4Addr, String> {
     if let Ok(a) = Ipv4Addr::from_str(s) {
         return Ok(a);
     }
@@ -91,7 +91,7 @@ pub fn ipv4_address(s: &str) -> Result<Ipv4Addr, String> {
 }
 
 /// An IPv6 address (`2001:db8::1`), without a prefix length or zone id.
-pub fn ipv6_address(s: &str) -> Result<Ipv6Addr, String> {
+pub(crate) fn ipv6_address(s: &str) -> Result<Ipv6Addr, String> {
     if let Ok(a) = Ipv6Addr::from_str(s) {
         return Ok(a);
     }
@@ -123,7 +123,7 @@ pub fn ipv6_address(s: &str) -> Result<Ipv6Addr, String> {
 }
 
 /// An IPv4 or IPv6 address, without a prefix length or zone id.
-pub fn ip_address(s: &str) -> Result<IpAddr, String> {
+pub(crate) fn ip_address(s: &str) -> Result<IpAddr, String> {
     if let Ok(a) = IpAddr::from_str(s) {
         return Ok(a);
     }
@@ -174,7 +174,7 @@ fn prefix(s: &str, p: &str, max: u8) -> Result<u8, String> {
 }
 
 /// An IPv4 address with its prefix length (`192.0.2.10/24`).
-pub fn ipv4_cidr(s: &str) -> Result<(Ipv4Addr, u8), String> {
+pub(crate) fn ipv4_cidr(s: &str) -> Result<(Ipv4Addr, u8), String> {
     let Some((addr, len)) = s.split_once('/') else {
         return match ipv4_address(s) {
             Ok(_) => Err(format!(
@@ -189,7 +189,7 @@ pub fn ipv4_cidr(s: &str) -> Result<(Ipv4Addr, u8), String> {
 }
 
 /// An IPv6 address with its prefix length (`2001:db8::10/64`).
-pub fn ipv6_cidr(s: &str) -> Result<(Ipv6Addr, u8), String> {
+pub(crate) fn ipv6_cidr(s: &str) -> Result<(Ipv6Addr, u8), String> {
     let Some((addr, len)) = s.split_once('/') else {
         return match ipv6_address(s) {
             Ok(_) => Err(format!(
@@ -204,7 +204,7 @@ pub fn ipv6_cidr(s: &str) -> Result<(Ipv6Addr, u8), String> {
 }
 
 /// An interface's IPv4 setting: `dhcp`, or an address with its prefix length.
-pub fn ipv4(s: &str) -> Result<Ipv4, String> {
+pub(crate) fn ipv4(s: &str) -> Result<Ipv4, String> {
     if s == "dhcp" {
         return Ok(Ipv4::Dhcp);
     }
@@ -218,7 +218,7 @@ pub fn ipv4(s: &str) -> Result<Ipv4, String> {
 }
 
 /// An interface's IPv6 setting: `slaac`, or an address with its prefix length.
-pub fn ipv6(s: &str) -> Result<Ipv6, String> {
+pub(crate) fn ipv6(s: &str) -> Result<Ipv6, String> {
     if s == "slaac" {
         return Ok(Ipv6::Slaac);
     }

@@ -10,7 +10,7 @@ use super::{quote, show};
 /// `network`). Letting `rc_conf` set them as well would give one setting two
 /// sources of truth whose winner depends on the order of sysrc calls, so
 /// `rc_conf` refuses them and points at the field.
-pub const MANAGED: &[(&str, &str)] = &[
+pub(crate) const MANAGED: &[(&str, &str)] = &[
     ("hostname", "set `freebsd.hostname` instead"),
     (
         "sshd_enable",
@@ -35,10 +35,10 @@ pub const MANAGED: &[(&str, &str)] = &[
 ];
 
 /// `ifconfig_IF`, `ifconfig_IF_ipv6`, `ifconfig_IF_alias0`, `ifconfig_DEFAULT`…
-pub const MANAGED_PREFIX: &str = "ifconfig_";
+pub(crate) const MANAGED_PREFIX: &str = "ifconfig_";
 
 /// A shell variable name, as rc.conf needs: `^[A-Za-z_][A-Za-z0-9_]*$`.
-pub fn rc_name(s: &str) -> Result<(), String> {
+pub(crate) fn rc_name(s: &str) -> Result<(), String> {
     if s.is_empty() {
         return Err("the variable name is empty".into());
     }
@@ -59,7 +59,7 @@ pub fn rc_name(s: &str) -> Result<(), String> {
 }
 
 /// For a variable that beryl sets itself, what to write instead.
-pub fn rc_managed(name: &str) -> Option<&'static str> {
+pub(crate) fn rc_managed(name: &str) -> Option<&'static str> {
     if name.starts_with(MANAGED_PREFIX) {
         return Some("configure the interface under `freebsd.network.interfaces` instead");
     }
@@ -72,7 +72,7 @@ pub fn rc_managed(name: &str) -> Option<&'static str> {
 /// A value safe inside rc.conf's double quotes: sh sources the file, so `"`,
 /// `\`, backquote and `$` would be interpreted; a newline or another control
 /// character would break the line.
-pub fn rc_value(s: &str) -> Result<(), String> {
+pub(crate) fn rc_value(s: &str) -> Result<(), String> {
     if let Some(c) = s.chars().find(|c| matches!(c, '"' | '\\' | '`' | '$')) {
         return Err(format!(
             "{} contains {}, which sh would interpret inside rc.conf's double quotes",

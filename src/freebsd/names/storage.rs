@@ -4,14 +4,14 @@ use super::kinds::Raid;
 use super::{all_digits, quote, show};
 
 /// The smallest non-zero swap size zfsboot accepts, in bytes (100 MiB).
-pub const MIN_SWAP: u64 = 100 << 20;
+pub(crate) const MIN_SWAP: u64 = 100 << 20;
 /// Drivers whose devices are whole disks (`ada0`, `nda1`, …).
-pub const DISK_DRIVERS: &[&str] = &[
+pub(crate) const DISK_DRIVERS: &[&str] = &[
     "ada", "da", "nvd", "nda", "vtbd", "xbd", "mmcsd", "mfid", "mfisyspd", "md",
 ];
 
 /// A ZFS layout word; common RAID spellings get a hint.
-pub fn raid(s: &str) -> Result<Raid, String> {
+pub(crate) fn raid(s: &str) -> Result<Raid, String> {
     if let Some(r) = Raid::parse(s) {
         return Ok(r);
     }
@@ -46,7 +46,7 @@ fn disk_parts(s: &str) -> Option<(&'static str, &str, &str)> {
 }
 
 /// A whole-disk device name such as `ada0` (no partition, slice or `/dev/`).
-pub fn disk(s: &str) -> Result<(), String> {
+pub(crate) fn disk(s: &str) -> Result<(), String> {
     if let Some((_, _, "")) = disk_parts(s) {
         return Ok(());
     }
@@ -74,7 +74,7 @@ pub fn disk(s: &str) -> Result<(), String> {
 }
 
 /// A ZFS pool name: a letter, then letters, digits and `_ . : -`; not a reserved word.
-pub fn pool(s: &str) -> Result<(), String> {
+pub(crate) fn pool(s: &str) -> Result<(), String> {
     if s.is_empty() {
         return Err("the pool name is empty".into());
     }
@@ -111,7 +111,7 @@ pub fn pool(s: &str) -> Result<(), String> {
 
 /// A size such as `4g` (suffix k, m, g or t, any case, powers of 1024; bare = bytes).
 /// Returns the bytes: 0 (no swap) or at least [`MIN_SWAP`].
-pub fn swap(s: &str) -> Result<u64, String> {
+pub(crate) fn swap(s: &str) -> Result<u64, String> {
     let (digits, shift) = match s.char_indices().last() {
         Some((i, c)) if "kmgtKMGT".contains(c) => {
             let shift = match c.to_ascii_lowercase() {

@@ -7,12 +7,12 @@ use super::kinds::Install;
 use super::{all_digits, quote, show};
 
 /// The longest host name (RFC 1123).
-pub const MAX_HOSTNAME: usize = 253;
+pub(crate) const MAX_HOSTNAME: usize = 253;
 /// The longest label of a host name.
-pub const MAX_LABEL: usize = 63;
+pub(crate) const MAX_LABEL: usize = 63;
 
 /// An RFC 1123 host name: dot-separated labels of letters, digits and `-`.
-pub fn hostname(s: &str) -> Result<(), String> {
+pub(crate) fn hostname(s: &str) -> Result<(), String> {
     if s.is_empty() {
         return Err("the host name is empty".into());
     }
@@ -60,7 +60,7 @@ pub fn hostname(s: &str) -> Result<(), String> {
 }
 
 /// A zone or link name of the tz database (as shipped in chrono-tz).
-pub fn timezone(s: &str) -> Result<(), String> {
+pub(crate) fn timezone(s: &str) -> Result<(), String> {
     if s.is_empty() {
         return Err("the time zone is empty".into());
     }
@@ -117,7 +117,7 @@ fn zone_like(s: &str) -> Option<&'static str> {
 }
 
 /// A package name (`sudo`) or origin (`security/sudo`, `devel/py-foo@py311`).
-pub fn package(s: &str) -> Result<(), String> {
+pub(crate) fn package(s: &str) -> Result<(), String> {
     let port_char = |c: char| c.is_ascii_alphanumeric() || "._+-".contains(c);
     if s.is_empty() {
         return Err("the package name is empty".into());
@@ -171,7 +171,7 @@ pub fn package(s: &str) -> Result<(), String> {
 }
 
 /// One sudoers line: not blank, no newline, carriage return or NUL.
-pub fn sudoers_line(s: &str) -> Result<(), String> {
+pub(crate) fn sudoers_line(s: &str) -> Result<(), String> {
     if s.trim().is_empty() {
         return Err("the line is empty".into());
     }
@@ -186,7 +186,7 @@ pub fn sudoers_line(s: &str) -> Result<(), String> {
 }
 
 /// How the base system is installed: `dists` or `pkgbase`.
-pub fn install(s: &str) -> Result<Install, String> {
+pub(crate) fn install(s: &str) -> Result<Install, String> {
     match s {
         "dists" => return Ok(Install::Dists),
         "pkgbase" => return Ok(Install::Pkgbase),
@@ -211,7 +211,7 @@ pub fn install(s: &str) -> Result<Install, String> {
 /// (`BSDINSTALL_DISTSITE`): an `http`, `https`, `ftp` or `file` URL of the
 /// release's directory, such as
 /// `https://download.freebsd.org/releases/amd64/15.0-RELEASE`.
-pub fn dist_site(s: &str) -> Result<(), String> {
+pub(crate) fn dist_site(s: &str) -> Result<(), String> {
     let Some((scheme, rest)) = s.split_once("://") else {
         return Err(format!("{} is not a URL", quote(s)));
     };
@@ -241,11 +241,11 @@ pub fn dist_site(s: &str) -> Result<(), String> {
 
 /// The crypt(3) schemes FreeBSD's libcrypt reads (`$1$` MD5, `$2b$`
 /// bcrypt, `$5$` SHA-256, `$6$` SHA-512), by their prefix.
-pub const CRYPT_PREFIXES: &[&str] = &["$1$", "$2a$", "$2b$", "$2y$", "$5$", "$6$"];
+pub(crate) const CRYPT_PREFIXES: &[&str] = &["$1$", "$2a$", "$2b$", "$2y$", "$5$", "$6$"];
 
 /// A precrypted password hash for root (`pw usermod -H 0`): a crypt(3)
 /// string of one of [`CRYPT_PREFIXES`], in the characters crypt uses.
-pub fn password_hash(s: &str) -> Result<(), String> {
+pub(crate) fn password_hash(s: &str) -> Result<(), String> {
     if !CRYPT_PREFIXES.iter().any(|p| s.starts_with(p)) {
         return Err(format!(
             "{} is not a crypt(3) hash ($6$…, $5$…, $2b$… or $1$…)",
@@ -267,7 +267,7 @@ pub fn password_hash(s: &str) -> Result<(), String> {
 
 /// A FreeBSD release as `MAJOR.MINOR` (`15.0`, `14.3`): a major of one or two
 /// digits without a leading zero, and a one-digit minor. Returns both numbers.
-pub fn version(s: &str) -> Result<(u8, u8), String> {
+pub(crate) fn version(s: &str) -> Result<(u8, u8), String> {
     if s.is_empty() {
         return Err("the version is empty".into());
     }
@@ -312,17 +312,19 @@ pub fn version(s: &str) -> Result<(u8, u8), String> {
 }
 
 /// The values of sshd's `PermitRootLogin` that beryl writes.
-pub const PERMIT_ROOT_LOGIN: [&str; 4] = ["no", "yes", "prohibit-password", "forced-commands-only"];
+pub(crate) const PERMIT_ROOT_LOGIN: [&str; 4] =
+    ["no", "yes", "prohibit-password", "forced-commands-only"];
 
 /// OpenSSH's deprecated spellings of a `PermitRootLogin` value, and the
 /// value each means (`servconf.c`: `without-password` is read as
 /// `prohibit-password`). beryl writes the current word.
-pub const PERMIT_ROOT_LOGIN_ALIASES: &[(&str, &str)] = &[("without-password", "prohibit-password")];
+pub(crate) const PERMIT_ROOT_LOGIN_ALIASES: &[(&str, &str)] =
+    &[("without-password", "prohibit-password")];
 
 /// A `PermitRootLogin` value: `no`, `yes`, `prohibit-password` or
 /// `forced-commands-only`, or an alias OpenSSH accepts for one; the value
 /// sshd means by it.
-pub fn permit_root_login(s: &str) -> Result<&'static str, String> {
+pub(crate) fn permit_root_login(s: &str) -> Result<&'static str, String> {
     if let Some(v) = PERMIT_ROOT_LOGIN.iter().find(|v| **v == s) {
         return Ok(v);
     }
@@ -354,7 +356,7 @@ pub fn permit_root_login(s: &str) -> Result<&'static str, String> {
 }
 
 /// `yes` or `no`, as sshd spells a boolean.
-pub fn yes_no(s: &str) -> Result<bool, String> {
+pub(crate) fn yes_no(s: &str) -> Result<bool, String> {
     match s {
         "yes" => return Ok(true),
         "no" => return Ok(false),

@@ -17,7 +17,9 @@ mod error;
 mod git;
 mod scratch;
 
-pub use error::{Code, RevisionError};
+#[cfg(test)]
+pub(crate) use error::Code;
+pub(crate) use error::RevisionError;
 
 use std::path::{Path, PathBuf};
 
@@ -25,7 +27,7 @@ use scratch::{Scratch, Writer};
 
 /// A directory to read: where it is on disk, and how diagnostics name it.
 #[derive(Debug, Clone)]
-pub struct Place {
+pub(crate) struct Place {
     pub dir: PathBuf,
     /// Relative to the repository (`inventory`, `fleet/ssh`), for a directory
     /// read from the revision; as given, for one outside the repository.
@@ -34,7 +36,7 @@ pub struct Place {
 
 /// The inventory and key directory at a revision, in a scratch tree.
 #[derive(Debug)]
-pub struct Snapshot {
+pub(crate) struct Snapshot {
     /// `None` when the revision has no inventory at that path (the commit
     /// before the inventory was added): an empty fleet.
     pub inventory: Option<Place>,
@@ -48,7 +50,7 @@ pub struct Snapshot {
 /// (both as given on the command line, within the work tree of a git
 /// repository) at the commit `rev`, capping each file at `max_file_size`
 /// bytes (plus one, so that an oversized file is still refused by its reader).
-pub fn checkout(
+pub(crate) fn checkout(
     inventory: &Path,
     ssh: &Path,
     rev: &str,

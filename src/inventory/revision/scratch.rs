@@ -17,7 +17,7 @@ pub(super) struct Writer<'a> {
 }
 
 impl Writer<'_> {
-    pub fn write(&mut self, entry: &Entry, bytes: &[u8]) -> Result<(), RevisionError> {
+    pub(super) fn write(&mut self, entry: &Entry, bytes: &[u8]) -> Result<(), RevisionError> {
         let path = self.confined(&entry.path)?;
         match entry.kind {
             Kind::Link => {
@@ -61,7 +61,7 @@ impl Writer<'_> {
     /// Makes the links, each of which must resolve inside the scratch tree:
     /// lexically first (a relative target that stays inside), then, once
     /// they all exist, through the file system (a chain of links).
-    pub fn finish(self) -> Result<(), RevisionError> {
+    pub(super) fn finish(self) -> Result<(), RevisionError> {
         let escapes = |rel: &str, target: &[u8]| RevisionError::LinkEscapes {
             rev: self.rev.into(),
             path: rel.into(),
@@ -120,7 +120,7 @@ pub(super) struct Scratch {
 }
 
 impl Scratch {
-    pub fn new() -> Result<Self, RevisionError> {
+    pub(super) fn new() -> Result<Self, RevisionError> {
         use std::os::unix::fs::DirBuilderExt;
         use std::sync::atomic::{AtomicU64, Ordering};
         static N: AtomicU64 = AtomicU64::new(0);

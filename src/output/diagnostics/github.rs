@@ -11,7 +11,7 @@ use crate::value::Span;
 /// line. Consequences are folded into the error they follow from, as for
 /// people. `path` turns a file as displayed into the path GitHub expects
 /// (see [`workspace_path`]).
-pub fn github(set: &Set, scope: &Scope<'_>, path: &dyn Fn(&str) -> String) -> String {
+pub(crate) fn github(set: &Set, scope: &Scope<'_>, path: &dyn Fn(&str) -> String) -> String {
     let mut out = String::new();
     for (i, item) in set.items.iter().enumerate() {
         if item.consequence_of.is_none() {
@@ -93,14 +93,14 @@ fn located(span: &Span, path: &dyn Fn(&str) -> String) -> String {
 // properties. `%` goes first, so that the escapes are not escaped again.
 
 /// Escapes the message of a workflow command.
-pub fn escape_data(s: &str) -> String {
+pub(crate) fn escape_data(s: &str) -> String {
     s.replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
 
 /// Escapes a property value of a workflow command.
-pub fn escape_property(s: &str) -> String {
+pub(crate) fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
@@ -108,7 +108,7 @@ pub fn escape_property(s: &str) -> String {
 /// (the repository's checkout, `$GITHUB_WORKSPACE`) when the file is in
 /// it, else relative to the working directory; `/`-separated, without `.`
 /// or `..` steps.
-pub fn workspace_path(shown: &str, cwd: &Path, workspace: Option<&Path>) -> String {
+pub(crate) fn workspace_path(shown: &str, cwd: &Path, workspace: Option<&Path>) -> String {
     let full = normal(&cwd.join(shown));
     let base = workspace.map(|w| normal(&cwd.join(w)));
     let rel = base

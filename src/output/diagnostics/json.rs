@@ -37,7 +37,7 @@ struct Related {
 }
 
 /// The JSON report (docs/inventory.md, "check --format json").
-pub fn json(set: &Set, scope: &Scope<'_>) -> Result<String, Diag> {
+pub(crate) fn json(set: &Set, scope: &Scope<'_>) -> Result<String, Diag> {
     let diagnostics = set
         .items
         .iter()

@@ -7,8 +7,8 @@
 mod github;
 mod json;
 
-pub use github::{escape_data, escape_property, github, workspace_path};
-pub use json::json;
+pub(crate) use github::{github, workspace_path};
+pub(crate) use json::json;
 
 use serde::Serialize;
 
@@ -18,10 +18,10 @@ use crate::value::Span;
 
 /// The version of the JSON document; it changes only when a field changes
 /// meaning or goes away (new fields may appear without a change).
-pub const FORMAT_VERSION: u32 = 1;
+pub(crate) const FORMAT_VERSION: u32 = 1;
 
 /// What was checked.
-pub struct Scope<'a> {
+pub(crate) struct Scope<'a> {
     /// The hosts checked, in the order checked.
     pub hosts: &'a [String],
     /// Whether they are every host of the inventory.
@@ -51,7 +51,7 @@ const SHOWN_HOSTS: usize = 5;
 /// note of the error it follows from, and a note naming the hosts of a
 /// diagnostic that more than one host found, or that sits outside the one
 /// host's own file.
-pub fn for_people(set: &Set, scope: &Scope<'_>) -> Vec<Diag> {
+pub(crate) fn for_people(set: &Set, scope: &Scope<'_>) -> Vec<Diag> {
     let mut out = Vec::new();
     for (i, item) in set.items.iter().enumerate() {
         if item.consequence_of.is_some() {
@@ -189,7 +189,7 @@ fn summary(set: &Set, scope: &Scope<'_>) -> Summary {
 
 /// The closing line of the text and GitHub forms: `checked 8 hosts: ok`,
 /// or the counts.
-pub fn summary_line(set: &Set, scope: &Scope<'_>) -> String {
+pub(crate) fn summary_line(set: &Set, scope: &Scope<'_>) -> String {
     let s = summary(set, scope);
     let mut parts = Vec::new();
     if s.errors > 0 {

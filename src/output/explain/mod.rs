@@ -25,11 +25,11 @@ mod outcome;
 mod target;
 mod text;
 
-pub use model::{
+pub(crate) use model::{
     Cause, CauseKind, Entry, Explanation, Item, LevelEntry, Query, Reference, StrategyInForce,
     Target,
 };
-pub use text::to_text;
+pub(crate) use text::to_text;
 
 use std::borrow::Cow;
 
@@ -43,7 +43,7 @@ use crate::value::{Loc, Node, Span, Value};
 use levels::Written;
 
 /// Explains `path` (a prefix explains its whole subtree) for a compiled host.
-pub fn explain(host: &str, c: &Compiled, path: &[String]) -> Result<Explanation, Diag> {
+pub(crate) fn explain(host: &str, c: &Compiled, path: &[String]) -> Result<Explanation, Diag> {
     let resolved = target::resolve(host, c, path)?;
     let mut entries = Vec::new();
     let mut at = resolved.path.clone();

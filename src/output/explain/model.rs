@@ -7,7 +7,7 @@ use serde::Serialize;
 /// The explanation of a path and its subtree. Its JSON form is documented in
 /// docs/references.md and stable.
 #[derive(Debug, Serialize)]
-pub struct Explanation {
+pub(crate) struct Explanation {
     pub host: String,
     /// The path explained, as `explain` reads it back (list items by name).
     pub path: String,
@@ -19,7 +19,7 @@ pub struct Explanation {
 }
 
 #[derive(Debug, Serialize)]
-pub struct Entry {
+pub(crate) struct Entry {
     pub path: String,
     /// The final value; absent when the key was deleted.
     pub value: Option<serde_json::Value>,
@@ -43,7 +43,7 @@ pub struct Entry {
 }
 
 #[derive(Debug, Serialize)]
-pub struct StrategyInForce {
+pub(crate) struct StrategyInForce {
     /// The spec, with its options (`append`, `deep (knockout_prefix: "--")`).
     pub name: String,
     /// `rule`, `built-in`, `inherited`, `whole` (taken whole by an ancestor)
@@ -61,7 +61,7 @@ pub struct StrategyInForce {
 }
 
 #[derive(Debug, Serialize)]
-pub struct LevelEntry {
+pub(crate) struct LevelEntry {
     pub file: String,
     /// `line:col` in that file of the key, the knockout, or the query that
     /// gathered the value; absent when not set.
@@ -75,7 +75,7 @@ pub struct LevelEntry {
 /// What removed a value: a knockout, a `~`/`=` key, or a value that replaced
 /// an ancestor.
 #[derive(Clone, Debug, Serialize)]
-pub struct Cause {
+pub(crate) struct Cause {
     pub kind: CauseKind,
     /// What was written there: `name: --bob`, `--vim`, `~freebsd`,
     /// `monitoring: false`.
@@ -87,7 +87,7 @@ pub struct Cause {
 /// The ways a value is removed (in JSON, the lowercase name).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum CauseKind {
+pub(crate) enum CauseKind {
     /// A knockout: `--vim`, `name: --bob`, a `deep` `key: --`.
     Knockout,
     /// A `patch` null.
@@ -104,7 +104,7 @@ pub enum CauseKind {
 
 /// The inventory query a value came from.
 #[derive(Clone, Debug, Serialize)]
-pub struct Query {
+pub(crate) struct Query {
     /// The query as written (`$[ … ]`).
     pub text: String,
     /// Where the query is written (`file:line:col`).
@@ -115,7 +115,7 @@ pub struct Query {
 }
 
 #[derive(Debug, Serialize)]
-pub struct Item {
+pub(crate) struct Item {
     pub value: serde_json::Value,
     pub at: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -123,7 +123,7 @@ pub struct Item {
 }
 
 #[derive(Debug, Serialize)]
-pub struct Reference {
+pub(crate) struct Reference {
     /// The string as written, and where.
     pub text: String,
     pub at: String,
@@ -131,7 +131,7 @@ pub struct Reference {
 }
 
 #[derive(Debug, Serialize)]
-pub struct Target {
+pub(crate) struct Target {
     pub path: String,
     /// Where the target's value was written.
     pub at: Option<String>,

@@ -38,7 +38,7 @@ pub(super) fn count(n: usize, what: &str) -> String {
 }
 
 /// The text form: the notes, then one block per path.
-pub fn to_text(e: &Explanation) -> String {
+pub(crate) fn to_text(e: &Explanation) -> String {
     let mut out = String::new();
     for note in &e.notes {
         out.push_str(&format!("note: {note}\n"));

@@ -12,7 +12,7 @@ use crate::merge::Policy;
 use crate::value::{Node, Source, Span, Value};
 
 /// One host's config, on one side.
-pub struct HostConfig {
+pub(crate) struct HostConfig {
     pub node: Node,
     /// The host's merge policy; `None` for a render directory, which keeps
     /// no policy (`compare` then takes the other side's, or the built-in
@@ -30,7 +30,7 @@ pub struct HostConfig {
 /// named with on this side (a temporary tree's, say) to the prefix shown.
 /// The longest matching prefix wins; a file under none is shown as it is.
 #[derive(Debug, Default)]
-pub struct Names {
+pub(crate) struct Names {
     rows: Vec<(String, String)>,
 }
 
@@ -38,7 +38,7 @@ impl Names {
     /// `inventory` is the root as the side's files are named (they are
     /// shown relative to it); `ssh` the key directory as named, shown as
     /// `ssh_shown` (the directory given on the command line).
-    pub fn new(inventory: &str, ssh: &str, ssh_shown: &str) -> Names {
+    pub(crate) fn new(inventory: &str, ssh: &str, ssh_shown: &str) -> Names {
         let dir = |s: &str| {
             let s = s.trim_end_matches('/');
             if s.is_empty() || s == "." {
@@ -53,7 +53,7 @@ impl Names {
         Names { rows }
     }
 
-    pub fn show(&self, file: &str) -> String {
+    pub(crate) fn show(&self, file: &str) -> String {
         for (from, to) in &self.rows {
             if let Some(rest) = file.strip_prefix(from.as_str()) {
                 return format!("{to}{rest}");
@@ -63,7 +63,7 @@ impl Names {
     }
 
     /// Where a span is, if it is in a file.
-    pub fn place(&self, span: &Span, side: &'static str) -> Option<Place> {
+    pub(crate) fn place(&self, span: &Span, side: &'static str) -> Option<Place> {
         let file = span.file_name()?;
         Some(Place {
             file: self.show(file),
@@ -78,7 +78,7 @@ impl HostConfig {
     /// Reads a compiled host. An injected key is located in its key file
     /// (`ssh/alice.pub:1`), not at the YAML entry that named it, so a key
     /// rotation names the file that changed.
-    pub fn from_compiled(c: Compiled, names: &Arc<Names>) -> HostConfig {
+    pub(crate) fn from_compiled(c: Compiled, names: &Arc<Names>) -> HostConfig {
         let levels = c
             .levels
             .iter()
@@ -114,7 +114,7 @@ impl HostConfig {
     /// The inputs of a compiled host, each with its content (shown name →
     /// content): the chain's level and class files, and the key files it
     /// read.
-    pub fn inputs(c: &Compiled, names: &Names) -> Vec<(Arc<str>, Content)> {
+    pub(crate) fn inputs(c: &Compiled, names: &Names) -> Vec<(Arc<str>, Content)> {
         let mut inputs: Vec<(Arc<str>, Content)> = c
             .levels
             .iter()
@@ -147,7 +147,7 @@ impl HostConfig {
 
 /// What an input file holds, to tell whether it changed between the sides.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Content {
+pub(crate) enum Content {
     /// A level or class file: its text.
     Text(Arc<str>),
     /// A key file: the keys read from it, by line. Each host sees the keys it
@@ -158,11 +158,11 @@ pub enum Content {
 
 /// Every input file of a side, with its content.
 #[derive(Debug, Default)]
-pub struct Files(pub HashMap<Arc<str>, Content>);
+pub(crate) struct Files(pub HashMap<Arc<str>, Content>);
 
 impl Files {
     /// Adds one host's inputs; returns their names.
-    pub fn add(&mut self, inputs: Vec<(Arc<str>, Content)>) -> Vec<Arc<str>> {
+    pub(crate) fn add(&mut self, inputs: Vec<(Arc<str>, Content)>) -> Vec<Arc<str>> {
         let mut names = Vec::with_capacity(inputs.len());
         for (name, content) in inputs {
             match (self.0.get_mut(&name), content) {

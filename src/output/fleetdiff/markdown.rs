@@ -12,7 +12,7 @@ use super::text::{footer, hosts, lines, why};
 use super::{ChangeKind, Group, Report, count};
 
 /// The most characters a GitHub comment holds; the comment stays under it.
-pub const MAX_COMMENT: usize = 65_536;
+pub(crate) const MAX_COMMENT: usize = 65_536;
 
 /// Room kept for the last line that tells what was left out.
 const NOTE_ROOM: usize = 1_024;
@@ -29,7 +29,7 @@ struct Section {
 
 /// The comment. `again` is the command that prints the whole diff, named
 /// in the last line when sections are left out.
-pub fn to_markdown(r: &Report, again: &str) -> String {
+pub(crate) fn to_markdown(r: &Report, again: &str) -> String {
     let mut out = format!("### beryl diff\n\n**{}**\n", footer(&r.summary));
     let mut sections = Vec::new();
     for (label, list) in [("Added", &r.added), ("Removed", &r.removed)] {
@@ -137,7 +137,7 @@ fn note(left: &[&Section], again: &str) -> String {
 
 /// A fenced code block longer than any run of backticks in `body` (which
 /// ends with a newline).
-pub fn fenced(lang: &str, body: &str) -> String {
+pub(super) fn fenced(lang: &str, body: &str) -> String {
     let fence = "`".repeat(longest_run(body).max(2) + 1);
     let mut body = body.to_string();
     if !body.ends_with('\n') {
@@ -150,7 +150,7 @@ pub fn fenced(lang: &str, body: &str) -> String {
 /// than any backtick run inside, padded when the content starts or ends
 /// with a backtick; line breaks and other control characters are written
 /// as escapes, so the span stays on its line.
-pub fn code(s: &str) -> String {
+pub(super) fn code(s: &str) -> String {
     let s: String = s
         .chars()
         .flat_map(|c| {
@@ -176,7 +176,7 @@ fn longest_run(s: &str) -> usize {
 
 /// Text outside code: HTML's special characters as entities, markdown's
 /// punctuation backslashed, control characters dropped.
-pub fn esc(s: &str) -> String {
+pub(super) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

@@ -21,9 +21,11 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value;
 
-pub use input::{Content, Files, HostConfig, Names};
-pub use markdown::{MAX_COMMENT, to_markdown};
-pub use text::{to_stat, to_text};
+pub(crate) use input::{Files, HostConfig, Names};
+#[cfg(test)]
+pub(crate) use markdown::MAX_COMMENT;
+pub(crate) use markdown::to_markdown;
+pub(crate) use text::{to_stat, to_text};
 
 use crate::diag::Diags;
 use crate::merge::Policy;
@@ -31,17 +33,17 @@ use rayon::prelude::*;
 
 /// The version of the JSON report (docs/diff.md). 2: changes by identity,
 /// with causes, changed inputs and groups.
-pub const FORMAT_VERSION: u32 = 2;
+pub(crate) const FORMAT_VERSION: u32 = 2;
 
 /// One side of a diff: each host's hash, and a way to get its config.
-pub struct Side {
+pub(crate) struct Side {
     pub hosts: BTreeMap<String, HostState>,
     /// The content of each input file, by name: known for an inventory, not
     /// for a render directory (`None`).
     pub files: Option<Files>,
 }
 
-pub struct HostState {
+pub(crate) struct HostState {
     pub hash: String,
     /// The config, loaded (or compiled again) only when the hashes differ,
     /// so that the configs of a fleet are never all in memory.
@@ -56,7 +58,7 @@ pub struct HostState {
 /// What happened at a path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum ChangeKind {
+pub(crate) enum ChangeKind {
     /// The path is new.
     Added,
     /// The path is gone.
@@ -71,7 +73,7 @@ pub enum ChangeKind {
 
 impl ChangeKind {
     /// Whether the change is located on the old side (the value is gone).
-    pub fn on_old_side(self) -> bool {
+    pub(crate) fn on_old_side(self) -> bool {
         matches!(self, ChangeKind::Removed | ChangeKind::ItemRemoved)
     }
 }
@@ -80,7 +82,7 @@ impl ChangeKind {
 /// removal or a changed value was). The file is named relative to the
 /// inventory (key files under the SSH key directory as given).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-pub struct Place {
+pub(crate) struct Place {
     pub file: String,
     pub line: u32,
     pub col: u32,
@@ -95,7 +97,7 @@ impl std::fmt::Display for Place {
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct Change {
+pub(crate) struct Change {
     /// The path, in the syntax `beryl explain HOST PATH` reads.
     pub path: String,
     pub change: ChangeKind,
@@ -121,7 +123,7 @@ pub struct Change {
 }
 
 #[derive(Debug, Serialize)]
-pub struct HostChange {
+pub(crate) struct HostChange {
     pub host: String,
     /// The input files of the host (either side) whose content differs
     /// between the sides; absent when a side is a render directory.
@@ -135,7 +137,7 @@ pub struct HostChange {
 
 /// One change made identically on several hosts.
 #[derive(Debug, Serialize)]
-pub struct Group {
+pub(crate) struct Group {
     #[serde(flatten)]
     pub change: Change,
     /// The hosts, sorted.
@@ -147,7 +149,7 @@ pub struct Group {
 }
 
 #[derive(Debug, Default, Serialize)]
-pub struct Summary {
+pub(crate) struct Summary {
     pub changed: usize,
     pub added: usize,
     pub removed: usize,
@@ -155,7 +157,7 @@ pub struct Summary {
 }
 
 #[derive(Debug, Serialize)]
-pub struct Report {
+pub(crate) struct Report {
     pub format_version: u32,
     pub summary: Summary,
     pub added: Vec<String>,
@@ -166,14 +168,14 @@ pub struct Report {
 }
 
 impl Report {
-    pub fn differs(&self) -> bool {
+    pub(crate) fn differs(&self) -> bool {
         self.summary.changed + self.summary.added + self.summary.removed > 0
     }
 }
 
 /// Compares two sides. With `plans`, hosts are compared by their install
 /// plans instead of their configs.
-pub fn compare(old: &Side, new: &Side, plans: bool) -> Result<Report, Diags> {
+pub(crate) fn compare(old: &Side, new: &Side, plans: bool) -> Result<Report, Diags> {
     let mut report = Report {
         format_version: FORMAT_VERSION,
         summary: Summary::default(),
@@ -334,14 +336,14 @@ fn groups(changed: &[HostChange]) -> Vec<Group> {
     out
 }
 
-pub fn to_json(r: &Report) -> String {
+pub(crate) fn to_json(r: &Report) -> String {
     let mut text = serde_json::to_string_pretty(r).unwrap_or_default();
     text.push('\n');
     text
 }
 
 /// `1 host`, `2 hosts`.
-pub fn count(n: usize, what: &str) -> String {
+pub(crate) fn count(n: usize, what: &str) -> String {
     if n == 1 {
         format!("1 {what}")
     } else {

@@ -8,7 +8,7 @@ use super::{Change, ChangeKind, Group, HostChange, Place, Report, Summary, count
 /// A value on one line, never folded. A string is written bare unless it
 /// could be misread (as another type, as blank, across lines, as the `→`
 /// of a change); then, like lists and mappings, as JSON.
-pub fn show(v: &Value) -> String {
+pub(super) fn show(v: &Value) -> String {
     match v {
         Value::String(s) if bare(s) => s.clone(),
         other => other.to_string(),
@@ -44,7 +44,7 @@ fn multiline(v: Option<&Value>) -> bool {
 /// The `-`/`+` lines of a change: the old then the new value, each on one
 /// line; a multi-line string line by line, as a unified diff when it
 /// changed.
-pub fn lines(c: &Change) -> Vec<String> {
+pub(super) fn lines(c: &Change) -> Vec<String> {
     if c.change == ChangeKind::Changed
         && let (Some(Value::String(a)), Some(Value::String(b))) = (&c.old, &c.new)
         && (a.contains('\n') || b.contains('\n'))
@@ -72,7 +72,7 @@ pub fn lines(c: &Change) -> Vec<String> {
 
 /// What happened, after the path: `UTC → Europe/Paris`, `removed`, `+ nginx`.
 /// The flag tells whether that shows the values in full (no lines needed).
-pub fn what(c: &Change) -> (String, bool) {
+pub(super) fn what(c: &Change) -> (String, bool) {
     let one_line = |v: &Option<Value>| !multiline(v.as_ref()) && !collection(v.as_ref());
     match c.change {
         ChangeKind::Changed if one_line(&c.old) && one_line(&c.new) => {
@@ -106,7 +106,7 @@ fn collection(v: Option<&Value>) -> bool {
 /// changed inputs the hosts share; then where the value is set (or was),
 /// when that is another place. `None` when nothing is known (render
 /// directories).
-pub fn why(g: &Group, file: &dyn Fn(&str) -> String) -> Option<String> {
+pub(super) fn why(g: &Group, file: &dyn Fn(&str) -> String) -> Option<String> {
     let c = &g.change;
     let mut parts: Vec<String> = Vec::new();
     match &c.cause {
@@ -142,7 +142,7 @@ fn place(p: &Place, file: &dyn Fn(&str) -> String) -> String {
 
 /// Which hosts: `on host01.example.org`, `on 412 hosts of example.org`,
 /// `on 9 hosts in 2 domains`, each name passed through `name`.
-pub fn hosts(hosts: &[String], name: &dyn Fn(&str) -> String) -> String {
+pub(super) fn hosts(hosts: &[String], name: &dyn Fn(&str) -> String) -> String {
     if let [one] = hosts {
         return format!("on {}", name(one));
     }
@@ -163,7 +163,7 @@ fn domain(fqdn: &str) -> &str {
     fqdn.split_once('.').map_or(fqdn, |(_, d)| d)
 }
 
-pub fn footer(s: &Summary) -> String {
+pub(super) fn footer(s: &Summary) -> String {
     format!(
         "{} changed, {} added, {} removed, {} unchanged",
         count(s.changed, "host"),
@@ -173,7 +173,7 @@ pub fn footer(s: &Summary) -> String {
     )
 }
 
-pub fn to_text(r: &Report) -> String {
+pub(crate) fn to_text(r: &Report) -> String {
     let mut out = String::new();
     for h in &r.added {
         out.push_str(&format!("+ {h} (added)\n"));
@@ -238,7 +238,7 @@ fn host_text(c: &HostChange, out: &mut String) {
     }
 }
 
-pub fn to_stat(r: &Report) -> String {
+pub(crate) fn to_stat(r: &Report) -> String {
     let mut rows: Vec<(String, String)> = Vec::new();
     for h in &r.added {
         rows.push((h.clone(), "added".into()));

@@ -12,7 +12,7 @@ use crate::syntax::prefix::split;
 
 /// What the generated documents may hold.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Shape {
+pub(super) struct Shape {
     /// `null` leaves.
     pub nulls: bool,
     /// Knockout markers (`--a`, a bare `--`) among the strings.
@@ -24,17 +24,17 @@ pub struct Shape {
 }
 
 impl Shape {
-    pub const PLAIN: Shape = Shape {
+    pub(super) const PLAIN: Shape = Shape {
         nulls: false,
         markers: false,
         overrides: false,
         constants: false,
     };
-    pub const NULLS: Shape = Shape {
+    pub(super) const NULLS: Shape = Shape {
         nulls: true,
         ..Shape::PLAIN
     };
-    pub const ALL: Shape = Shape {
+    pub(super) const ALL: Shape = Shape {
         nulls: true,
         markers: true,
         overrides: true,
@@ -71,7 +71,7 @@ fn key(s: Shape) -> BoxedStrategy<String> {
 
 /// A mapping of up to `max - 1` keys. A key whose name (prefix stripped) is
 /// already set is skipped: `a` and `~a` in one mapping is an error of its own.
-pub fn object(inner: BoxedStrategy<J>, s: Shape, max: usize) -> BoxedStrategy<J> {
+pub(super) fn object(inner: BoxedStrategy<J>, s: Shape, max: usize) -> BoxedStrategy<J> {
     prop::collection::vec((key(s), inner), 0..max)
         .prop_map(|pairs| {
             let mut m = Map::new();
@@ -86,7 +86,7 @@ pub fn object(inner: BoxedStrategy<J>, s: Shape, max: usize) -> BoxedStrategy<J>
 }
 
 /// Any value: leaves, lists, mappings and lists of mappings, three deep.
-pub fn value(s: Shape) -> BoxedStrategy<J> {
+pub(super) fn value(s: Shape) -> BoxedStrategy<J> {
     leaf(s)
         .prop_recursive(3, 32, 4, move |inner| {
             prop_oneof![
@@ -99,13 +99,13 @@ pub fn value(s: Shape) -> BoxedStrategy<J> {
 }
 
 /// A level: a mapping at the root, anything below.
-pub fn doc(s: Shape) -> BoxedStrategy<J> {
+pub(super) fn doc(s: Shape) -> BoxedStrategy<J> {
     object(value(s), s, 5)
 }
 
 /// A list of `by_key` items: mappings with a `name` (u1, u2, u3, or a
 /// knockout of one), and a field or two.
-pub fn items(s: Shape) -> BoxedStrategy<J> {
+pub(super) fn items(s: Shape) -> BoxedStrategy<J> {
     let mut names = vec!["u1", "u2", "u3"];
     if s.markers {
         names.push("--u1");
@@ -133,7 +133,7 @@ pub fn items(s: Shape) -> BoxedStrategy<J> {
 /// The document with its lists deduplicated (typed, as `deep` compares) and,
 /// with `sort`, sorted as `sort_merged_arrays` sorts: the form the deep_merge
 /// gem gives a value it merges with itself.
-pub fn normal(doc: &J, sort: bool) -> J {
+pub(super) fn normal(doc: &J, sort: bool) -> J {
     fn walk(n: &mut crate::value::Node, sort: bool) {
         match &mut n.value {
             crate::value::Value::Seq(items) => {
@@ -154,7 +154,7 @@ pub fn normal(doc: &J, sort: bool) -> J {
 
 /// The document without null members of mappings (inside lists, nulls are
 /// items and stay): what RFC 7396 makes of a patch applied to nothing.
-pub fn without_null_members(v: &J) -> Option<J> {
+pub(super) fn without_null_members(v: &J) -> Option<J> {
     match v {
         J::Null => None,
         J::Object(m) => Some(J::Object(
@@ -167,7 +167,7 @@ pub fn without_null_members(v: &J) -> Option<J> {
 }
 
 /// The document with `~` and `=` taken off its keys.
-pub fn plain_keys(v: &J) -> J {
+pub(super) fn plain_keys(v: &J) -> J {
     match v {
         J::Object(m) => {
             let mut out = Map::new();
@@ -183,7 +183,7 @@ pub fn plain_keys(v: &J) -> J {
 }
 
 /// Whether a mapping (not inside a list) holds a constant set to null.
-pub fn null_constant(v: &J) -> bool {
+pub(super) fn null_constant(v: &J) -> bool {
     v.as_object().is_some_and(|m| {
         m.iter().any(|(k, v)| {
             (split(k).1 == crate::syntax::prefix::Prefix::Constant && v.is_null())
@@ -193,7 +193,7 @@ pub fn null_constant(v: &J) -> bool {
 }
 
 /// Whether a string anywhere in the document starts with `--`.
-pub fn has_marker(v: &J) -> bool {
+pub(super) fn has_marker(v: &J) -> bool {
     match v {
         J::String(s) => s.starts_with("--"),
         J::Array(items) => items.iter().any(has_marker),
