@@ -6,7 +6,6 @@ mod check;
 mod completions;
 mod context;
 pub(crate) mod diff;
-mod diff_select;
 pub(crate) mod explain;
 mod facts;
 mod graph;

@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 
-use super::Failure;
+use crate::cli::Failure;
 use crate::output::fleetdiff::Side;
 use crate::select::{self, Candidate, Universe};
 use crate::value::Node;

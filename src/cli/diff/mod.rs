@@ -1,5 +1,7 @@
 //! `beryl diff`: which hosts change between two states of a fleet, and how.
 
+mod select;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -98,7 +100,7 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
             args.plan,
         )?,
     };
-    super::diff_select::filter(&args.select, &mut old.0, &mut new.0)?;
+    select::filter(&args.select, &mut old.0, &mut new.0)?;
     let report = fleetdiff::compare(&old.0, &new.0, args.plan)?;
     let text = match (args.format, args.stat) {
         (Format::Json, _) => fleetdiff::to_json(&report),
