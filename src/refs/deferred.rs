@@ -2,7 +2,6 @@
 //! reference met another value are resolved, then merged with the strategy
 //! in force there (`merge::Merged::finish`), and the result put in place.
 
-use super::Resolution;
 use super::resolver::{Fail, Frame, Resolver};
 use crate::syntax::template::has_reference;
 use crate::value::{Node, Step, Value};
@@ -44,13 +43,7 @@ impl Resolver<'_> {
             }
             let targets = self.targets.split_off(mark);
             if let Some((text, span)) = written {
-                self.resolutions.push(Resolution {
-                    loc: loc.clone(),
-                    path: Vec::new(),
-                    text,
-                    span,
-                    targets,
-                });
+                self.record(&loc, text, span, targets);
             }
         }
         self.stack.pop();

@@ -164,6 +164,19 @@ impl<'m> Resolver<'m> {
         if let Some(slot) = self.get_mut(loc) {
             *slot = value;
         }
+        self.record(loc, text, span, targets);
+        Ok(())
+    }
+
+    /// Records a resolved string at its place; its path of names is filled
+    /// in once the whole tree is resolved.
+    pub(super) fn record(
+        &mut self,
+        loc: &Loc,
+        text: String,
+        span: Span,
+        targets: Vec<(String, Span)>,
+    ) {
         self.resolutions.push(Resolution {
             loc: loc.clone(),
             path: Vec::new(),
@@ -171,7 +184,6 @@ impl<'m> Resolver<'m> {
             span,
             targets,
         });
-        Ok(())
     }
 
     /// The value of a string: typed for a whole reference, else text.

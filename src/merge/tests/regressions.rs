@@ -2,22 +2,6 @@
 //! (fuzz/, docs/fuzzing.md), each with the input that found it.
 
 use super::*;
-use crate::value::Source;
-
-/// Merges JSON documents (lowest first) with `spec` at the root: the result
-/// as JSON, or the first error's message.
-fn with(spec: &str, docs: &[&str]) -> String {
-    let parse = |i: usize, t: &str| {
-        crate::yaml::parse_any(&Source::new(format!("l{i}.json"), t), &Default::default()).unwrap()
-    };
-    let spec = Spec::parse(&parse(99, spec)).unwrap();
-    let nodes: Vec<Node> = docs.iter().enumerate().map(|(i, t)| parse(i, t)).collect();
-    let refs: Vec<&Node> = nodes.iter().collect();
-    match merge_documents(&refs, &Policy::default(), Some(&spec)) {
-        Ok(n) => serde_json::to_string(&n.node).unwrap(),
-        Err(e) => format!("error: {}", e[0].message),
-    }
-}
 
 /// Found by `merging_a_value_with_itself_is_a_no_op`: a constant repeated
 /// with the same value at a higher level is allowed, but when the merge
