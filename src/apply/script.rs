@@ -4,10 +4,53 @@
 use super::Step;
 use crate::shell::{QuoteError, word};
 
+/// The exit status of an apply script that found the host's facts changed
+/// since its saved plan was made: it changed nothing.
+pub(crate) const STALE_STATUS: i32 = 3;
+
+/// How a script is generated beyond its steps.
+#[derive(Debug, Default)]
+pub(crate) struct Options<'a> {
+    /// `--no-prune`: the script sets `BERYL_PRUNE=0`; the pruning of
+    /// recorded items that left the config reads `${BERYL_PRUNE:-1}`.
+    pub no_prune: bool,
+    /// A saved plan's guard: the facts script, run first, and the sha256 of
+    /// the snapshot the plan was computed from.
+    pub guard: Option<Guard<'a>>,
+}
+
+/// The facts a saved plan was computed from, re-taken on the host.
+#[derive(Debug)]
+pub(crate) struct Guard<'a> {
+    pub facts_script: &'a str,
+    pub facts_sha256: &'a str,
+}
+
 /// The script for a host's steps.
 pub fn script(host: &str, steps: &[Step]) -> Result<String, QuoteError> {
+    script_with(host, steps, &Options::default())
+}
+
+/// The script for a host's steps, with `options`.
+pub(crate) fn script_with(
+    host: &str,
+    steps: &[Step],
+    options: &Options<'_>,
+) -> Result<String, QuoteError> {
     let mut out = HEADER.replace("@PATH@", crate::freebsd::SCRIPT_PATH);
+    if options.no_prune {
+        // Read as `${BERYL_PRUNE:-1}`: a script without the line prunes.
+        out.push_str("BERYL_PRUNE=0\n");
+    }
     out.push_str(&format!("echo {}\n", word(&format!("apply {host}"))?));
+    if let Some(g) = &options.guard {
+        out.push_str(
+            &GUARD
+                .replace("@FACTS@", &word(g.facts_script)?)
+                .replace("@SHA256@", &word(g.facts_sha256)?)
+                .replace("@STALE@", &STALE_STATUS.to_string()),
+        );
+    }
     for (i, step) in steps.iter().enumerate() {
         out.push_str(&format!(
             "\ncheck_{i}() {{\n\t{}\n}}\nchange_{i}() {{\n\t{}\n}}\nstep {} check_{i} change_{i}\n",
@@ -101,3 +144,18 @@ step() {
 "#;
 
 const FOOTER: &str = "\nfinish\n";
+
+/// A saved plan's guard: the facts script runs first, its output (byte for
+/// byte, through a file: `$(…)` would drop trailing newlines) is hashed, and
+/// a snapshot other than the plan's stops the script before any step.
+const GUARD: &str = r#"
+# The saved plan's guard: the host must still be as the plan saw it.
+beryl_facts=$(mktemp -t beryl-facts) || fail guard "mktemp failed"
+/bin/sh -c @FACTS@ </dev/null >"$beryl_facts" 2>/dev/null
+beryl_sum=$(sha256 -q "$beryl_facts")
+rm -f "$beryl_facts"
+if [ "$beryl_sum" != @SHA256@ ]; then
+	echo "stale: the facts are not the plan's (sha256 $beryl_sum, planned "@SHA256@")"
+	exit @STALE@
+fi
+"#;

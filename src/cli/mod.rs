@@ -7,7 +7,7 @@ mod completions;
 mod context;
 pub(crate) mod diff;
 pub(crate) mod explain;
-mod facts;
+pub(crate) mod facts;
 mod graph;
 mod hosts;
 pub(crate) mod init;
@@ -139,7 +139,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Plan(a) => ctx(a.opts.uses()).and_then(|c| plan::run(&c, a, out)),
         Command::Diff(a) => ctx(a.opts.uses()).and_then(|c| diff::run(&c, a, out)),
         Command::Apply(a) => ctx(a.opts.uses()).and_then(|c| apply::run(&c, a, out)),
-        Command::Facts(a) => ctx(none).and_then(|c| facts::run(&c, a, out)),
+        Command::Facts(a) => ctx(a.opts.uses()).and_then(|c| facts::run(&c, a, out)),
         Command::Schema(a) => ctx(none).and_then(|c| schema::run(&c, a, out)),
         Command::Graph(a) => ctx(Uses {
             inventory: Some(&a.inventory),
