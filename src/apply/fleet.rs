@@ -1,7 +1,7 @@
 //! The dry run of several hosts: one report for the whole run, as text (each
 //! host's plan, then a fleet footer), as one JSON document, or as JSON
 //! Lines. docs/apply.md ("A fleet dry run") and
-//! tests/schemas/dry-run.schema.json document the data.
+//! docs/schemas/dry-run.schema.json document the data.
 
 use std::collections::BTreeMap;
 

@@ -1,7 +1,7 @@
 //! A real run's results: each host's outcome read from its apply script's
 //! lines (`= id`, `~ id`, `! id FAILED: reason`), the JSON Lines events of
 //! `--format json`, and the recap table that ends a text run. docs/apply.md
-//! ("Running it") and tests/schemas/events.schema.json document the events.
+//! ("Running it") and docs/schemas/events.schema.json document the events.
 
 use serde::Serialize;
 

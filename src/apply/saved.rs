@@ -2,7 +2,7 @@
 //! PLAN.json`): per host, the steps the dry run computed from a facts
 //! snapshot, stamped with the digests that make a stale plan refusable. The
 //! format is documented in docs/apply.md ("Saved plans") and
-//! tests/schemas/plan.schema.json.
+//! docs/schemas/plan.schema.json.
 //!
 //! A plan is applied only as it was made: beryl recompiles each host and
 //! refuses it when its effective config or its steps are no longer the

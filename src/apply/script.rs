@@ -150,7 +150,7 @@ const FOOTER: &str = "\nfinish\n";
 /// a snapshot other than the plan's stops the script before any step.
 const GUARD: &str = r#"
 # The saved plan's guard: the host must still be as the plan saw it.
-beryl_facts=$(mktemp -t beryl-facts) || fail guard "mktemp failed"
+beryl_facts=$(mktemp "${TMPDIR:-/tmp}/beryl-facts.XXXXXXXX") || fail guard "mktemp failed"
 /bin/sh -c @FACTS@ </dev/null >"$beryl_facts" 2>/dev/null
 beryl_sum=$(sha256 -q "$beryl_facts")
 rm -f "$beryl_facts"

@@ -144,8 +144,8 @@ fn one(args: &Args, j: &Job<'_>, json: bool, prefix: bool, emit: &mut dyn FnMut(
             &args.remote_env,
             text,
             &mut |line| {
-                if line.starts_with("stale: ") {
-                    stale = Some(line.to_string());
+                if let Some(why) = line.strip_prefix("stale: ") {
+                    stale = Some(why.to_string());
                 }
                 let event = r.read(line).map(|e| Event::Step(e).line());
                 match (json, event) {
@@ -162,7 +162,7 @@ fn one(args: &Args, j: &Job<'_>, json: bool, prefix: bool, emit: &mut dyn FnMut(
         None | Some(Ok(0)) => {}
         Some(Ok(script::STALE_STATUS)) => {
             r.status = Status::Stale;
-            r.message = Some(stale.unwrap_or_else(|| "stale: the facts changed".into()));
+            r.message = Some(stale.unwrap_or_else(|| "the facts changed".into()));
         }
         Some(Ok(code)) => {
             r.status = Status::Failed;
