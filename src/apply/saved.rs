@@ -135,7 +135,11 @@ pub(crate) enum Unreadable {
 pub(crate) fn parse(text: &str, version: &str) -> Result<SavedPlan, Unreadable> {
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| Unreadable::Shape(e.to_string()))?;
-    let format = value.get("format").and_then(|v| v.as_str()).unwrap_or("");
+    let Some(format) = value.get("format").and_then(|v| v.as_str()) else {
+        return Err(Unreadable::Shape(
+            "it has no \"format\" (a saved plan's is \"beryl-plan\")".into(),
+        ));
+    };
     let fv = value
         .get("format_version")
         .and_then(|v| v.as_u64())
@@ -235,7 +239,12 @@ mod tests {
             parse(&other, "1.0"),
             Err(Unreadable::Format { version: 9, .. })
         ));
-        assert!(matches!(parse("[]", "1.0"), Err(Unreadable::Format { .. })));
+        assert!(matches!(parse("[]", "1.0"), Err(Unreadable::Shape(_))));
+        let other = text.replace("beryl-plan", "terraform");
+        assert!(matches!(
+            parse(&other, "1.0"),
+            Err(Unreadable::Format { .. })
+        ));
         assert!(matches!(parse("{", "1.0"), Err(Unreadable::Shape(_))));
     }
 

@@ -224,7 +224,7 @@ fn dry_run_against_an_exact_snapshot_and_exit_codes() {
         );
         let report: Value = serde_json::from_str(&r.stdout).unwrap();
         assert_eq!(
-            report["summary"],
+            report["hosts"][0]["summary"],
             json!({"add": 0, "change": 0, "remove": 0, "unchanged": steps, "unknown": 0})
         );
         let status = |extra: &[&str]| {
@@ -413,7 +413,7 @@ fn apply_over_ssh_round_trip() {
     // One host: its lines unprefixed, then the recap.
     assert!(
         r.stdout
-            .ends_with("  host01.example.org        0         22       0  ok\n"),
+            .ends_with("  host01.example.org        0         28       0  ok\n"),
         "{}",
         r.stdout
     );

@@ -154,6 +154,156 @@ fn pending(doc: &Value) -> Vec<(String, u64)> {
         .collect()
 }
 
+// ---------------------------------------------------------------- offline
+
+/// tests/fixtures/apply/fleet/ (the `--state-dir` of docs/apply.md) holds
+/// copies of the state fixtures that live.rs keeps true.
+#[test]
+fn the_fleet_fixtures_are_copies_of_the_state_fixtures() {
+    let f = repo().join("tests/fixtures/apply");
+    for (copy, original) in [
+        ("fleet/host01.example.org.json", "host01-drift.json"),
+        ("fleet/db02.example.org.json", "db02.json"),
+    ] {
+        assert_eq!(
+            fs::read_to_string(f.join(copy)).unwrap(),
+            fs::read_to_string(f.join(original)).unwrap(),
+            "{copy}: cp tests/fixtures/apply/{original} tests/fixtures/apply/{copy}"
+        );
+    }
+}
+
+/// Offline: a fleet dry run is one document (or JSON Lines) of the schema;
+/// `--out` saves a plan of the schema, stamped with the snapshots' sha256,
+/// refused while a host's state is unknown; a plan whose host's config
+/// changed is refused as stale before anything is sent to it.
+#[test]
+fn a_fleet_dry_run_and_its_saved_plan_offline() {
+    let dir = example();
+    let d = dir.path();
+    let fleet = repo().join("tests/fixtures/apply/fleet");
+    let fleet = fleet.to_str().unwrap();
+    let r = plain(
+        d,
+        &[
+            "apply",
+            "host01",
+            "db02",
+            "mail",
+            "--dry-run",
+            "--state-dir",
+            fleet,
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(r.status, 0, "{}", r.stderr);
+    let doc: Value = serde_json::from_str(&r.stdout).expect("one JSON document");
+    let dry = schema("dry-run.schema.json");
+    valid(&dry, &doc, "dry run");
+    assert_eq!(
+        doc["summary"]["with_changes"],
+        json!(["host01.example.org"])
+    );
+    assert_eq!(doc["summary"]["unknown"], json!(["mail.example.org"]));
+    let r = plain(
+        d,
+        &[
+            "apply",
+            "host01",
+            "db02",
+            "mail",
+            "--dry-run",
+            "--state-dir",
+            fleet,
+            "--format",
+            "jsonl",
+        ],
+    );
+    assert_eq!(r.status, 0, "{}", r.stderr);
+    let line = json!({"$schema": dry["$schema"], "$defs": dry["$defs"], "$ref": "#/$defs/line"});
+    let types: Vec<String> = lines(&line, &r)
+        .iter()
+        .map(|l| l["type"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(types, ["host", "host", "host", "summary"]);
+
+    // --out: refused with mail (no snapshot), saved without it.
+    let r = plain(
+        d,
+        &[
+            "apply",
+            "host01",
+            "db02",
+            "mail",
+            "--dry-run",
+            "--state-dir",
+            fleet,
+            "--out",
+            "plan.json",
+        ],
+    );
+    assert_eq!(r.status, 2, "{}{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains("beryl::apply::unknown"), "{}", r.stderr);
+    assert!(!d.join("plan.json").exists());
+    let r = plain(
+        d,
+        &[
+            "apply",
+            "host01",
+            "db02",
+            "--dry-run",
+            "--state-dir",
+            fleet,
+            "--out",
+            "plan.json",
+        ],
+    );
+    assert_eq!(r.status, 0, "{}", r.stderr);
+    let plan: Value =
+        serde_json::from_str(&fs::read_to_string(d.join("plan.json")).unwrap()).unwrap();
+    valid(&schema("plan.schema.json"), &plan, "plan");
+    let snapshot = fs::read_to_string(format!("{fleet}/db02.example.org.json")).unwrap();
+    assert_eq!(
+        plan["hosts"][1]["facts_sha256"],
+        beryl::apply::sha256_hex(&snapshot).as_str()
+    );
+    let facts = plain(d, &["facts", "db02"]).stdout;
+    assert_eq!(
+        plan["hosts"][1]["facts_script_sha256"],
+        beryl::apply::sha256_hex(&facts).as_str()
+    );
+    let config = plain(d, &["render", "db02", "--format", "json"]).stdout;
+    assert_eq!(
+        plan["hosts"][1]["config_sha256"],
+        beryl::apply::sha256_hex(&config).as_str()
+    );
+    assert_eq!(plan["hosts"][0]["steps"][2]["id"], "pkg:tmux");
+    assert_eq!(plan["hosts"][0]["steps"][2]["action"], "create");
+
+    // host01's config changes: refused as stale, without ssh (its ssh:
+    // block names a host that does not resolve).
+    let level = d.join("inventory/example.org/web/host01.yml");
+    let text = fs::read_to_string(&level).unwrap();
+    fs::write(&level, format!("{text}\nsite:\n  rack: r2\n")).unwrap();
+    let r = plain(
+        d,
+        &["apply", "--plan", "plan.json", "host01", "--format", "json"],
+    );
+    assert_eq!(r.status, 2, "{}{}", r.stdout, r.stderr);
+    let events = lines(&schema("events.schema.json"), &r);
+    assert_eq!(events.len(), 2, "{}", r.stdout);
+    assert_eq!(events[0]["status"], "stale");
+    assert_eq!(events[1]["stale"], json!(["host01.example.org"]));
+    assert!(r.stderr.contains("beryl::apply::stale"), "{}", r.stderr);
+    // A host not in the plan is named.
+    let r = plain(d, &["apply", "--plan", "plan.json", "mail"]);
+    assert_eq!(r.status, 2);
+    assert!(r.stderr.contains("the plan has no host"), "{}", r.stderr);
+}
+
+// ---------------------------------------------------------------- live
+
 #[test]
 fn a_fleet_gathers_plans_applies_and_refuses_stale_hosts() {
     let test = "a_fleet_gathers_plans_applies_and_refuses_stale_hosts";
@@ -284,15 +434,20 @@ fn a_fleet_gathers_plans_applies_and_refuses_stale_hosts() {
         r.stdout
     );
     for (host, why) in [
-        ("host01", "another config than the plan's"),
-        ("host02", "stale: the facts are not the plan's"),
+        (
+            "host01",
+            "the inventory now compiles to another config than the plan's",
+        ),
+        ("host02", "the facts are not the plan's (sha256 "),
     ] {
-        let line = format!("{}: is stale, left as it was: ", fqdn(host));
-        assert!(
-            r.stderr.contains(&line) && r.stderr.contains(why),
-            "{}",
-            r.stderr
-        );
+        let event = events_of_run
+            .iter()
+            .find(|e| e["type"] == "host" && e["host"] == fqdn(host).as_str())
+            .unwrap();
+        let message = event["message"].as_str().unwrap();
+        assert!(message.starts_with(why), "{message}");
+        let line = format!("{}: is stale", fqdn(host));
+        assert!(r.stderr.contains(&line), "{}", r.stderr);
     }
     // The stale hosts were left as they were: their drift is still there.
     for w in &fleet[..2] {
