@@ -218,7 +218,7 @@ mod tests {
         ("plan", &[INVENTORY, KEYS, LIMITS]),
         ("diff", &[INVENTORY, KEYS, LIMITS]),
         ("apply", &[INVENTORY, KEYS, LIMITS]),
-        ("facts", &[]),
+        ("facts", &[INVENTORY, KEYS, LIMITS]),
         ("schema", &[]),
         ("graph", &[INVENTORY, LIMITS]),
         ("init", &[]),

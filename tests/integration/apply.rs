@@ -417,7 +417,7 @@ fn apply_over_ssh_round_trip() {
         "{}",
         r.stdout
     );
-    assert_eq!(fs::read_to_string(&commands).unwrap(), "sudo -n sh -s\n");
+    assert_eq!(fs::read_to_string(commands).unwrap(), "sudo -n sh -s\n");
 
     // A drift: checks only first (the host is untouched), then the apply
     // changes what the dry run against facts predicts; --exit-code says so.
@@ -446,16 +446,13 @@ fn apply_over_ssh_round_trip() {
     assert_eq!(r.status, 0, "{}\n{}", r.stdout, r.stderr);
     assert!(crate::live::pending(bsd, d, "host01").is_empty());
     assert_eq!(
-        fs::read_to_string(&commands).unwrap(),
+        fs::read_to_string(commands).unwrap(),
         "sudo -n sh -s\nsudo -n env 'BERYL_DRY_RUN=1' sh -s\nsudo -n sh -s\nsudo -n sh -s\n"
     );
 
     // A failing step: the zone's file is gone, tzsetup exits non-zero; the
     // script stops there and beryl exits 2.
-    crate::live::sh(
-        &bsd,
-        "tzsetup -s UTC && rm /usr/share/zoneinfo/Europe/Paris",
-    );
+    crate::live::sh(bsd, "tzsetup -s UTC && rm /usr/share/zoneinfo/Europe/Paris");
     let r = apply(&["host01"]);
     assert_eq!(r.status, 2, "{}\n{}", r.stdout, r.stderr);
     assert!(
