@@ -223,7 +223,7 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
                     listed.concat()
                 ),
             )
-            .help("name one host, for instance by its FQDN; for several, --state-dir DIR"),
+            .help("name one host, for instance by its FQDN"),
         ]);
     }
     if !args.dry_run && !args.script {
