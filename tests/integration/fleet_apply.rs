@@ -302,6 +302,45 @@ fn a_fleet_dry_run_and_its_saved_plan_offline() {
     assert!(r.stderr.contains("the plan has no host"), "{}", r.stderr);
 }
 
+/// On a terminal (util-linux `script` gives beryl one), a real apply shows
+/// each host's steps and asks on stderr; any answer but `yes` applies
+/// nothing and exits 2, before any ssh.
+#[test]
+fn a_real_apply_on_a_terminal_asks_for_yes() {
+    let test = "a_real_apply_on_a_terminal_asks_for_yes";
+    if !tools(&["script"], test) {
+        return;
+    }
+    let dir = example();
+    let command = format!(
+        "{} --color never apply host01 db02",
+        env!("CARGO_BIN_EXE_beryl")
+    );
+    let mut child = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write as _;
+    child.stdin.take().unwrap().write_all(b"no\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    for want in [
+        "apply host01.example.org\n? pkg\n",
+        "apply db02.example.org\n",
+        "Apply to 2 hosts? Only `yes` is accepted: ",
+        "not applied: the answer was \"no\", not `yes`",
+    ] {
+        assert!(text.contains(want), "{want:?} in\n{text}");
+    }
+    assert!(!text.contains("ssh to "), "{text}");
+}
+
 // ---------------------------------------------------------------- live
 
 #[test]
