@@ -179,7 +179,7 @@ mod tests {
             name: "sudo".into(),
         })
         .unwrap();
-        let mut o = compare(&[step], None);
+        let mut o = compare(&[step], None, true);
         o[0].action = action;
         o
     }

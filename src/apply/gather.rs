@@ -10,11 +10,10 @@ use super::ssh;
 use super::state::{FORMAT_VERSION, State};
 use crate::desired::Login;
 
-/// The facts script of a host with these steps. Until the host-specific
-/// script (`state::facts_script` over the steps' queries) lands, every host
-/// runs the generic one.
-pub(crate) fn facts_script(_steps: &[super::Step]) -> String {
-    super::state::FACTS_SCRIPT.to_string()
+/// The facts script of a host with these steps: what it looks at is what
+/// its steps query (`beryl facts HOST`).
+pub(crate) fn facts_script(steps: &[super::Step]) -> Result<String, crate::shell::QuoteError> {
+    super::state::facts_script(&super::queries(steps))
 }
 
 /// A host to gather from: how to reach it and its facts script.

@@ -107,6 +107,8 @@ pub(super) fn step(desired: Desired) -> Result<Step, QuoteError> {
         desired,
         check,
         change,
+        record: None,
+        query: None,
     })
 }
 

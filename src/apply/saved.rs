@@ -46,6 +46,12 @@ pub(crate) struct HostPlan {
     pub facts_script_sha256: String,
     /// The steps in run order.
     pub steps: Vec<PlannedStep>,
+    /// Whether the run removes the recorded items that left the config
+    /// (false: the plan was made with `--no-prune`).
+    pub prune: bool,
+    /// The recorded items that left the config, which the run removes
+    /// (action `delete`; empty without `prune`).
+    pub removals: Vec<PlannedStep>,
 }
 
 /// One step of a saved plan: what it wants, what the dry run found, and the
@@ -78,14 +84,31 @@ fn text<T: Serialize>(v: &T) -> String {
     }
 }
 
-/// A host's plan from its steps and the dry run's outcomes (same order).
+/// A host's plan from its steps and the dry run's outcomes: one per step in
+/// the same order, then the removals of pruning.
 pub(crate) fn host_plan(
     host: &str,
     steps: &[Step],
     outcomes: &[Outcome],
+    prune: bool,
     stamp: &Stamp<'_>,
 ) -> HostPlan {
+    let removals = outcomes
+        .get(steps.len()..)
+        .unwrap_or_default()
+        .iter()
+        .map(|o| PlannedStep {
+            id: o.id.clone(),
+            kind: text(&o.kind),
+            action: text(&o.action),
+            desired: serde_json::json!({ "type": "removed" }),
+            check: o.check.clone(),
+            change: o.change.clone(),
+        })
+        .collect();
     HostPlan {
+        prune,
+        removals,
         host: host.to_string(),
         config_sha256: stamp.config_sha256.to_string(),
         facts_sha256: stamp.facts_sha256.to_string(),
@@ -214,7 +237,7 @@ mod tests {
 
     fn saved() -> HostPlan {
         let s = steps();
-        host_plan("h", &s, &diff::compare(&s, None), &stamp())
+        host_plan("h", &s, &diff::compare(&s, None, true), true, &stamp())
     }
 
     #[test]

@@ -26,16 +26,17 @@ crate::diag::codes! {
 /// Run the script as root on the host (it reads /etc/master.passwd) and save
 /// its output; `beryl apply HOST --dry-run --state FILE` then compares the
 /// host's desired state with it, offline. It is read-only and uses FreeBSD
-/// base tools only. With a host, the script is that host's (what `--gather`
-/// and a saved plan's guard run there). --gather runs it on each selected
+/// base tools only. With a host, the script also looks at what that host's
+/// config manages (its files, …), and is what `--gather` and a saved plan's
+/// guard run there; without one, it looks at the files beryl always manages
+/// and at what beryl's record on the host holds. --gather runs it on each selected
 /// host over one ssh connection each, --parallel at a time, and writes
 /// DIR/FQDN.json atomically, byte for byte as the host printed it; a host
 /// that fails gets DIR/FQDN.error, and the others go on (exit 2 at the
 /// end). docs/apply.md documents the snapshot.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
-    beryl facts | ssh beryl@host01.example.org sudo -n sh -s > host01.json\n  \
-    beryl facts host01\n  \
+    beryl facts host01 | ssh beryl@host01.example.org sudo -n sh -s > host01.json\n  \
     beryl facts --gather --all --out facts/ --parallel 8\n  \
     beryl apply --all --dry-run --state-dir facts/")]
 pub(crate) struct Args {
@@ -72,7 +73,12 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
         return gather(ctx, args, out);
     }
     match args.hosts.as_slice() {
-        [] => write_out(out, crate::apply::state::FACTS_SCRIPT)?,
+        [] => {
+            // No host: the queries of none, the generic script.
+            let script = crate::apply::state::facts_script(&Default::default())
+                .map_err(|e| vec![crate::apply::quote_error("facts", e)])?;
+            write_out(out, &script)?;
+        }
         [one] => {
             let inventory = ctx.inventory()?;
             let compiler = ctx.compiler(&inventory);

@@ -35,7 +35,7 @@ pub(super) fn run(
     let outcomes: Vec<Vec<StepOutcome>> = plans
         .iter()
         .zip(&snapshots)
-        .map(|(p, s)| diff::compare(&p.steps, s.as_ref().map(|s| &s.state)))
+        .map(|(p, s)| diff::compare(&p.steps, s.as_ref().map(|s| &s.state), !args.no_prune))
         .collect();
     if let Some(path) = &args.out {
         save(args, path, plans, &snapshots, &outcomes)?;
@@ -129,7 +129,13 @@ fn save(
                 facts_sha256: &s.sha256,
                 facts_script_sha256: &script_sha,
             };
-            Some(saved::host_plan(&p.host.fqdn, &p.steps, o, &stamp))
+            Some(saved::host_plan(
+                &p.host.fqdn,
+                &p.steps,
+                o,
+                !args.no_prune,
+                &stamp,
+            ))
         })
         .collect();
     let plan = saved::plan(env!("BERYL_VERSION"), hosts);

@@ -96,7 +96,7 @@ pub(crate) struct Args {
     pub out: Option<PathBuf>,
 
     /// Apply a saved plan exactly, refusing each host that changed since.
-    #[arg(long, value_name = "PLAN.json", conflicts_with_all = ["dry_run", "script", "all"])]
+    #[arg(long, value_name = "PLAN.json", conflicts_with_all = ["dry_run", "script", "all", "no_prune"])]
     pub plan: Option<PathBuf>,
 
     /// The output format: a dry run's report (json: one document, jsonl: JSON
@@ -116,7 +116,7 @@ pub(crate) struct Args {
     #[arg(long)]
     pub exit_code: bool,
 
-    /// Keep the recorded items that left the config (the script sets BERYL_PRUNE=0).
+    /// Keep recorded items that left the config instead of removing them.
     #[arg(long)]
     pub no_prune: bool,
 
@@ -178,10 +178,11 @@ pub(super) fn compile<'a>(
         let h = desired::build(&host.fqdn, &c)?;
         let steps = apply::steps(&h).map_err(|e| quoting(&host.fqdn, e))?;
         // The script must be writable: a value no word can hold fails here.
-        script::script(&host.fqdn, &steps).map_err(|e| quoting(&host.fqdn, e))?;
+        script::script(&host.fqdn, &steps, script::Options::default())
+            .map_err(|e| quoting(&host.fqdn, e))?;
         let config = crate::output::to_string(&c.config, crate::output::Format::Json)
             .map_err(|d| vec![d])?;
-        let facts_script = gather::facts_script(&steps);
+        let facts_script = gather::facts_script(&steps).map_err(|e| quoting(&host.fqdn, e))?;
         Ok((steps, h.login, apply::sha256_hex(&config), facts_script))
     });
     let mut plans = Vec::with_capacity(hosts.len());
@@ -233,7 +234,7 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
     let plans = compile(ctx, &compiler, &hosts)?;
     if args.script {
         let p = &plans[0];
-        let text = script_of(args, p, None)?;
+        let text = script_of(!args.no_prune, p, None)?;
         write_out(out, &text)?;
         return Ok(Outcome::Ok);
     }
@@ -242,7 +243,7 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
     }
     let scripts = plans
         .iter()
-        .map(|p| script_of(args, p, None))
+        .map(|p| script_of(!args.no_prune, p, None))
         .collect::<Result<Vec<_>, _>>()?;
     let jobs: Vec<run::Job<'_>> = plans
         .iter()
@@ -258,17 +259,15 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
     run::run(args, &jobs, out)
 }
 
-/// The apply script of a host, with `--no-prune` and a saved plan's guard.
+/// The apply script of a host, pruning or not, with a saved plan's guard.
 pub(super) fn script_of(
-    args: &Args,
+    prune: bool,
     p: &Planned<'_>,
     guard: Option<script::Guard<'_>>,
 ) -> Result<String, Failure> {
-    let options = script::Options {
-        no_prune: args.no_prune,
-        guard,
-    };
-    script::script_with(&p.host.fqdn, &p.steps, &options).map_err(|e| quoting(&p.host.fqdn, e))
+    let options = script::Options { prune };
+    script::script_guarded(&p.host.fqdn, &p.steps, options, guard)
+        .map_err(|e| quoting(&p.host.fqdn, e))
 }
 
 fn quoting(fqdn: &str, e: crate::shell::QuoteError) -> Failure {

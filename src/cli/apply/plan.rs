@@ -79,7 +79,8 @@ pub(super) fn apply(
                     facts_script: &p.facts_script,
                     facts_sha256: &saved.facts_sha256,
                 };
-                (Some(script_of(args, p, Some(guard))?), None)
+                // The plan's own choice: pruning as when it was made.
+                (Some(script_of(saved.prune, p, Some(guard))?), None)
             }
             Err(why) => (None, Some((Status::Stale, stale_reason(&why)))),
         };
