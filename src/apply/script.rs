@@ -248,12 +248,15 @@ const FOOTER: &str = "\nprune_all\nsave_record\nfinish\n";
 /// a snapshot other than the plan's stops the script before any step.
 const GUARD: &str = r#"
 # The saved plan's guard: the host must still be as the plan saw it.
+beryl_planned=@SHA256@
 beryl_facts=$(mktemp "${TMPDIR:-/tmp}/beryl-facts.XXXXXXXX") || fail guard "mktemp failed"
+# The facts script is one quoted word: its own quotes are data here.
+# shellcheck disable=SC1078,SC1079
 /bin/sh -c @FACTS@ </dev/null >"$beryl_facts" 2>/dev/null
 beryl_sum=$(sha256 -q "$beryl_facts")
 rm -f "$beryl_facts"
-if [ "$beryl_sum" != @SHA256@ ]; then
-	echo "stale: the facts are not the plan's (sha256 $beryl_sum, planned "@SHA256@")"
+if [ "$beryl_sum" != "$beryl_planned" ]; then
+	echo "stale: the facts are not the plan's (sha256 $beryl_sum, planned $beryl_planned)"
 	exit @STALE@
 fi
 "#;

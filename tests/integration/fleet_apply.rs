@@ -281,6 +281,41 @@ fn a_fleet_dry_run_and_its_saved_plan_offline() {
     assert_eq!(plan["hosts"][0]["steps"][2]["id"], "pkg:tmux");
     assert_eq!(plan["hosts"][0]["steps"][2]["action"], "create");
 
+    // The script a plan runs: its guard first, and it passes shellcheck and
+    // dash -n.
+    let r = plain(d, &["apply", "--plan", "plan.json", "db02", "--script"]);
+    assert_eq!(r.status, 0, "{}", r.stderr);
+    assert!(
+        r.stdout
+            .contains("\n# The saved plan's guard: the host must still be as the plan saw it.\n"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains("\texit 3\n"), "{}", r.stdout);
+    let guard = r.stdout.find("saved plan's guard").unwrap();
+    assert!(
+        guard < r.stdout.find("\nstep ").unwrap(),
+        "the guard runs first"
+    );
+    let script = d.join("planned.sh");
+    fs::write(&script, &r.stdout).unwrap();
+    for (tool, a) in [("shellcheck", &["-s", "sh"][..]), ("dash", &["-n"][..])] {
+        if !tools(&[tool], "a_fleet_dry_run_and_its_saved_plan_offline") {
+            continue;
+        }
+        let out = std::process::Command::new(tool)
+            .args(a)
+            .arg(&script)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{tool}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
     // host01's config changes: refused as stale, without ssh (its ssh:
     // block names a host that does not resolve).
     let level = d.join("inventory/example.org/web/host01.yml");

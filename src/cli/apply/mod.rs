@@ -96,7 +96,7 @@ pub(crate) struct Args {
     pub out: Option<PathBuf>,
 
     /// Apply a saved plan exactly, refusing each host that changed since.
-    #[arg(long, value_name = "PLAN.json", conflicts_with_all = ["dry_run", "script", "all", "no_prune"])]
+    #[arg(long, value_name = "PLAN.json", conflicts_with_all = ["dry_run", "all", "no_prune"])]
     pub plan: Option<PathBuf>,
 
     /// The output format: a dry run's report (json: one document, jsonl: JSON
@@ -104,7 +104,7 @@ pub(crate) struct Args {
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
 
-    /// Print the POSIX sh apply script (one host).
+    /// Print the POSIX sh apply script (one host; with --plan, the plan's script with its guard).
     #[arg(long, conflicts_with_all = ["dry_run", "format"])]
     pub script: bool,
 

@@ -96,7 +96,41 @@ pub(super) fn apply(
             refused,
         })
         .collect();
+    if args.script {
+        return print_script(&jobs, out);
+    }
     run::run(args, &jobs, out)
+}
+
+/// `--plan PLAN --script HOST`: the script a saved plan runs on one host,
+/// its guard first.
+fn print_script(jobs: &[Job<'_>], out: &mut dyn Write) -> Result<Outcome, Failure> {
+    let [job] = jobs else {
+        return Err(vec![
+            Diag::new(
+                Code::OneHost,
+                format!(
+                    "--script takes exactly one host; the selection holds {}",
+                    jobs.len()
+                ),
+            )
+            .help("name one host of the plan"),
+        ]);
+    };
+    match (&job.script, &job.refused) {
+        (Some(text), _) => {
+            crate::cli::write_out(out, text)?;
+            Ok(Outcome::Ok)
+        }
+        (None, why) => Err(vec![Diag::new(
+            Code::Stale,
+            format!(
+                "{}: is stale: {}",
+                job.fqdn,
+                why.as_ref().map_or("", |(_, w)| w.as_str())
+            ),
+        )]),
+    }
 }
 
 fn stale_reason(why: &Stale) -> String {
