@@ -10,7 +10,7 @@
 //! - `apply.rs`: `beryl apply` and `beryl facts` offline: dry-run snapshots
 //!   against state fixtures, the scripts under shellcheck and dash, and a
 //!   round trip through a private sshd.
-//! - `fleet_apply.rs`: `beryl apply` for a fleet of three fake FreeBSD hosts,
+//! - `fleet_apply/`: `beryl apply` for a fleet of three fake FreeBSD hosts,
 //!   each behind its own sshd: gathering, saved plans, stale refusal, an
 //!   unreachable host, the JSON outputs against docs/schemas/.
 //! - `live.rs`: `beryl apply` on the fake FreeBSD: every example host and

@@ -9,7 +9,7 @@
 //!
 //! [`wire`] makes a whole host of the example inventory reachable: installed
 //! on its own fake FreeBSD, its own sshd, and an `ssh:` block in its level
-//! file; several of them make a fleet (tests/integration/fleet_apply.rs).
+//! file; several of them make a fleet (tests/integration/fleet_apply/).
 
 use std::fs;
 use std::net::{TcpListener, TcpStream};

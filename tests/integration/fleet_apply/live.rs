@@ -1,0 +1,218 @@
+//! The fleet over ssh: three fake FreeBSD hosts, each behind its own sshd.
+
+use std::fs;
+use std::path::Path;
+use std::time::Instant;
+
+use serde_json::json;
+
+use super::{HOSTS, fqdn, gather, lines, outcomes, pending, plain, plan, recap_row, run, schema};
+use crate::apply::sshd::{self, Wired};
+use crate::support::{example, skip, tools};
+
+#[test]
+fn a_fleet_gathers_plans_applies_and_refuses_stale_hosts() {
+    let test = "a_fleet_gathers_plans_applies_and_refuses_stale_hosts";
+    if !tools(&["ssh", "ssh-keygen", "unshare"], test) {
+        return;
+    }
+    if !Path::new("/usr/sbin/sshd").is_file() {
+        skip(test, "/usr/sbin/sshd (openssh-server) is missing");
+        return;
+    }
+    let dir = example();
+    let d = dir.path();
+    let mut fleet: Vec<Wired> = Vec::new();
+    for (host, level) in HOSTS {
+        let Some(w) = sshd::wire(d, host, level, test) else {
+            return;
+        };
+        fleet.push(w);
+    }
+    let events = schema("events.schema.json");
+
+    // Gathering: three snapshots, each the bytes the host printed (the sha
+    // reported is the file's), exit 0.
+    let r = gather(d, "facts");
+    assert_eq!(r.status, 0, "{}{}", r.stdout, r.stderr);
+    for (host, _) in HOSTS {
+        let file = d.join("facts").join(format!("{}.json", fqdn(host)));
+        let bytes = fs::read(&file).unwrap();
+        let sha = beryl::apply::sha256_hex(std::str::from_utf8(&bytes).unwrap());
+        assert!(
+            r.stdout.contains(&format!("ok      {} ", fqdn(host)))
+                && r.stdout.contains(&format!("sha256:{sha}\n")),
+            "{}",
+            r.stdout
+        );
+    }
+    assert!(
+        r.stdout
+            .ends_with("facts: 3 gathered, 0 failed, into facts\n"),
+        "{}",
+        r.stdout
+    );
+    // As installed, nothing is pending anywhere.
+    let doc = plan(d, "facts", "plan0.json");
+    assert!(pending(&doc).iter().all(|(_, n)| *n == 0), "{doc:#}");
+    assert_eq!(doc["summary"]["with_changes"], json!([]));
+
+    // A drift on every host; gather, plan, apply the plan: each host changes
+    // what its plan said; then nothing is left, and a re-apply is a no-op.
+    for w in &fleet {
+        crate::live::sh(&w.bsd, crate::live::DRIFT);
+    }
+    assert_eq!(gather(d, "facts").status, 0);
+    let doc = plan(d, "facts", "plan1.json");
+    let want = pending(&doc);
+    assert!(want.iter().all(|(_, n)| *n == 6), "{want:?}");
+    let r = run(d, &["apply", "--plan", "plan1.json", "--format", "json"]);
+    assert_eq!(r.status, 0, "{}{}", r.stdout, r.stderr);
+    let got: Vec<(String, u64)> = outcomes(&lines(&events, &r))
+        .into_iter()
+        .map(|(h, s, c)| {
+            assert_eq!(s, "ok", "{h}: {}", r.stdout);
+            (h, c)
+        })
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(gather(d, "facts").status, 0);
+    let doc = plan(d, "facts", "plan2.json");
+    assert!(pending(&doc).iter().all(|(_, n)| *n == 0), "{doc:#}");
+    let r = run(d, &["apply", "--plan", "plan2.json", "--exit-code"]);
+    assert_eq!(r.status, 0, "{}{}", r.stdout, r.stderr);
+    for (host, _) in HOSTS {
+        let row = recap_row(&r, host);
+        assert_eq!(
+            (row[0].as_str(), row[3].as_str()),
+            ("0", "ok"),
+            "{}",
+            r.stdout
+        );
+        // Several hosts: every line of the scripts names its host.
+        assert!(
+            r.stdout
+                .contains(&format!("\n{}: apply: 0 changed,", fqdn(host))),
+            "{}",
+            r.stdout
+        );
+    }
+    // The time of a no-op re-apply, host by host (reported, not asserted).
+    for (host, _) in HOSTS {
+        let start = Instant::now();
+        let r = run(d, &["apply", host, "--yes", "--exit-code"]);
+        let took = start.elapsed();
+        assert_eq!(r.status, 0, "{}{}", r.stdout, r.stderr);
+        eprintln!("fleet_apply: no-op re-apply of {}: {took:.2?}", fqdn(host));
+    }
+
+    // Stale: after the plan, host02's state drifts (facts differ) and
+    // host01's config changes (the inventory compiles to another config).
+    for w in &fleet {
+        crate::live::sh(&w.bsd, crate::live::DRIFT);
+    }
+    assert_eq!(gather(d, "facts").status, 0);
+    let doc = plan(d, "facts", "plan3.json");
+    assert!(pending(&doc).iter().all(|(_, n)| *n == 6), "{doc:#}");
+    crate::live::sh(&fleet[1].bsd, "pw groupadd latecomer");
+    let host01 = d.join("inventory/example.org/web/host01.yml");
+    let text = fs::read_to_string(&host01).unwrap();
+    fs::write(
+        &host01,
+        text.replace(
+            "# The test's own sshd.",
+            "site:\n  rack: r2\n# The test's own sshd.",
+        ),
+    )
+    .unwrap();
+    let r = run(d, &["apply", "--plan", "plan3.json", "--format", "json"]);
+    assert_eq!(r.status, 2, "{}{}", r.stdout, r.stderr);
+    let events_of_run = lines(&events, &r);
+    let got = outcomes(&events_of_run);
+    assert_eq!(
+        got,
+        [
+            (fqdn("host01"), "stale".to_string(), 0),
+            (fqdn("host02"), "stale".to_string(), 0),
+            (fqdn("db01"), "ok".to_string(), 6),
+        ],
+        "{}",
+        r.stdout
+    );
+    for (host, why) in [
+        (
+            "host01",
+            "the inventory now compiles to another config than the plan's",
+        ),
+        ("host02", "the facts are not the plan's (sha256 "),
+    ] {
+        let event = events_of_run
+            .iter()
+            .find(|e| e["type"] == "host" && e["host"] == fqdn(host).as_str())
+            .unwrap();
+        let message = event["message"].as_str().unwrap();
+        assert!(message.starts_with(why), "{message}");
+        let line = format!("{}: is stale", fqdn(host));
+        assert!(r.stderr.contains(&line), "{}", r.stderr);
+    }
+    // The stale hosts were left as they were: their drift is still there.
+    for w in &fleet[..2] {
+        let sum = crate::live::sh(&w.bsd, "cat /var/db/zoneinfo");
+        assert_eq!(sum.trim(), "UTC");
+    }
+    assert_eq!(
+        crate::live::sh(&fleet[2].bsd, "cat /var/db/zoneinfo").trim(),
+        "Europe/Paris"
+    );
+
+    // A plan of another beryl is refused by name.
+    let other = fs::read_to_string(d.join("plan3.json")).unwrap().replacen(
+        "\"beryl_version\": \"",
+        "\"beryl_version\": \"0.0.0-other ",
+        1,
+    );
+    fs::write(d.join("other.json"), other).unwrap();
+    let r = plain(d, &["apply", "--plan", "other.json"]);
+    assert_eq!(r.status, 2, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.contains("a plan made by beryl 0.0.0-other "),
+        "{}",
+        r.stderr
+    );
+
+    // Unreachable: db01's sshd stops. Gathering goes on for the others and
+    // says which failed; so does an apply, with its recap.
+    let port_gone = fleet[2].server.take();
+    drop(port_gone);
+    let r = gather(d, "facts");
+    assert_eq!(r.status, 2, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout
+            .contains("facts: 2 gathered, 1 failed, into facts\n"),
+        "{}",
+        r.stdout
+    );
+    let error = d.join("facts/db01.example.org.error");
+    assert!(
+        fs::read_to_string(&error)
+            .unwrap()
+            .contains("ssh to beryl@127.0.0.1:")
+    );
+    assert!(!d.join("facts/db01.example.org.json").exists());
+    assert!(r.stderr.contains("beryl::facts::gather"), "{}", r.stderr);
+    let r = run(d, &["apply", "host01", "host02", "db01", "--yes"]);
+    assert_eq!(r.status, 2, "{}{}", r.stdout, r.stderr);
+    for (host, status) in [("host01", "ok"), ("host02", "ok"), ("db01", "unreachable")] {
+        assert_eq!(recap_row(&r, host)[3], status, "{}", r.stdout);
+    }
+    assert!(
+        r.stderr
+            .contains("db01.example.org: is unreachable: ssh to beryl@127.0.0.1:"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(
+        crate::live::sh(&fleet[1].bsd, "cat /var/db/zoneinfo").trim(),
+        "Europe/Paris"
+    );
+}
