@@ -48,6 +48,9 @@ pub(crate) struct Outcome {
     pub diff: Option<String>,
     pub check: String,
     pub change: String,
+    /// The services this step's change reloads or restarts (handlers).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notify: Vec<crate::desired::Notify>,
 }
 
 /// Compares each step with the snapshot (`None`: state unknown).
@@ -67,6 +70,7 @@ pub(crate) fn compare(steps: &[Step], state: Option<&State>) -> Vec<Outcome> {
                 diff,
                 check: step.check.clone(),
                 change: step.change.clone(),
+                notify: step.notify.clone(),
             }
         })
         .collect()
@@ -236,6 +240,30 @@ fn judge(d: &Desired, s: &State) -> (Action, Vec<Change>, Option<String>) {
             Some(have) => (Action::Update, vec![change(&v.name, &have, &v.value)], None),
             None => (Action::Create, vec![change(&v.name, "", &v.value)], None),
         },
+        Desired::Service(svc) => {
+            let want = if svc.enable { "YES" } else { "NO" };
+            let have = s.rc_value(&svc.rcvar, &svc.owners);
+            let mut changes = Vec::new();
+            if have.as_deref() != Some(want) {
+                changes.push(change(&svc.rcvar, have.as_deref().unwrap_or(""), want));
+            }
+            // Unknown when the snapshot did not look (an older facts
+            // script): judged by the variable alone.
+            if let Some(running) = s.services.get(&svc.name).map(|x| x.running)
+                && running != svc.enable
+            {
+                changes.push(change(
+                    "running",
+                    &running.to_string(),
+                    &svc.enable.to_string(),
+                ));
+            }
+            match (changes.is_empty(), have.is_none()) {
+                (true, _) => noop,
+                (false, true) => (Action::Create, changes, None),
+                (false, false) => (Action::Update, changes, None),
+            }
+        }
         Desired::Timezone { zone } => {
             if &s.timezone == zone {
                 noop
@@ -347,6 +375,11 @@ pub(crate) fn to_text(host: &str, outcomes: &[Outcome], known: bool) -> String {
         if let Some(d) = &o.diff {
             for line in d.lines() {
                 out.push_str(&format!("    {line}\n"));
+            }
+        }
+        if o.action != Action::Noop {
+            for n in &o.notify {
+                out.push_str(&format!("    notify: {} {}\n", n.service, n.action));
             }
         }
     }

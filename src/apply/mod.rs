@@ -29,7 +29,7 @@ crate::diag::codes! {
     }
 }
 
-use crate::desired::{Account, File, Host, RcVar, Resource};
+use crate::desired::{Account, File, Host, Notify, RcVar, Resource, Service};
 use crate::shell::QuoteError;
 
 /// The kinds of step.
@@ -46,6 +46,7 @@ pub enum StepKind {
     Sshd,
     Rc,
     Timezone,
+    Service,
 }
 
 /// What a step wants.
@@ -84,18 +85,23 @@ pub enum Desired {
     Timezone {
         zone: String,
     },
+    Service(Service),
 }
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Step {
     /// Stable: `pkg`, `pkg:NAME`, `group:NAME`, `user:NAME`, `root`,
-    /// `keys:USER`, `file:PATH`, `sshd`, `rc:NAME`, `tz`.
+    /// `keys:USER`, `file:PATH`, `sshd`, `rc:NAME`, `tz`, `service:NAME`.
     pub id: String,
     pub kind: StepKind,
     pub desired: Desired,
     /// Read-only; exit status 0 means nothing to do.
     pub check: String,
     pub change: String,
+    /// Services to reload or restart once, after every step, when this
+    /// step's change ran (handlers).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notify: Vec<Notify>,
 }
 
 /// The steps of a host, in run order. Fails only on a value no shell word
@@ -129,6 +135,7 @@ pub fn steps(host: &Host) -> Result<Vec<Step>, QuoteError> {
             }),
             Resource::Rc(v) => out.push(Desired::Rc(v.clone())),
             Resource::Timezone { zone } => out.push(Desired::Timezone { zone: zone.clone() }),
+            Resource::Service(svc) => out.push(Desired::Service(svc.clone())),
         }
     }
     out.into_iter().map(render::step).collect()

@@ -15,6 +15,16 @@ pub fn script(host: &str, steps: &[Step]) -> Result<String, QuoteError> {
             step.change,
             word(&step.id)?
         ));
+        for n in &step.notify {
+            out.push_str(&format!(
+                "[ \"$stepped\" = 0 ] || notify {} {}\n",
+                word(&n.service)?,
+                word(&n.action)?
+            ));
+        }
+    }
+    if steps.iter().any(|s| !s.notify.is_empty()) {
+        out.push_str("\nhandlers\n");
     }
     out.push_str(FOOTER);
     Ok(out)
@@ -74,13 +84,47 @@ rcvalue() {
 	printf '%s' "$_val"
 }
 
-# step ID CHECK CHANGE
+# notify SERVICE ACTION: after every step, `service SERVICE ACTION` runs
+# once (handlers); a restart covers a reload. Service names are rc.d
+# script names (letters, digits, `_`), so they can name a variable.
+notified=''
+notify() {
+	eval "_had=\${notify_$1:-}"
+	case " $notified " in *" $1 "*) ;; *) notified="$notified $1" ;; esac
+	if [ "$_had" != restart ]; then
+		eval "notify_$1=\$2"
+	fi
+}
+
+# handlers: the notified services, in the order first notified.
+handlers() {
+	for _s in $notified; do
+		eval "_a=\$notify_$_s"
+		if [ "${BERYL_DRY_RUN:-}" = 1 ]; then
+			echo "~ notify:$_s would $_a"
+			changed=$((changed + 1))
+			continue
+		fi
+		out=$(service "$_s" "$_a" </dev/null 2>&1)
+		status=$?
+		if [ "$status" -ne 0 ]; then
+			fail "notify:$_s" "service $_s $_a exited $status" "$out"
+		fi
+		echo "~ notify:$_s $_a"
+		changed=$((changed + 1))
+	done
+}
+
+# step ID CHECK CHANGE; sets stepped=1 when the change ran (or would).
+stepped=0
 step() {
+	stepped=0
 	if "$2" </dev/null >/dev/null 2>&1; then
 		echo "= $1"
 		unchanged=$((unchanged + 1))
 		return 0
 	fi
+	stepped=1
 	if [ "${BERYL_DRY_RUN:-}" = 1 ]; then
 		echo "~ $1 would change"
 		changed=$((changed + 1))
