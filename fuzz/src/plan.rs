@@ -564,6 +564,14 @@ fn installerconfig(text: &str, plan: &plan::Plan) {
             Resource::RootPassword { hash: Some(h) } => {
                 has(words(&["printf", "%s\\n"], std::slice::from_ref(h)))
             }
+            Resource::Service(svc) => has(words(
+                &["sysrc", "-f", "/etc/rc.conf"],
+                &[format!(
+                    "{}={}",
+                    svc.rcvar,
+                    if svc.enable { "YES" } else { "NO" }
+                )],
+            )),
             Resource::Absent { .. } => panic!("a user removed during an install:\n{text}"),
         }
     }

@@ -63,8 +63,9 @@ fn machine(dir: &Path, host: &str) -> Options {
     Options::for_plan(&json)
 }
 
-/// A fresh machine with `beryl plan HOST` installed, or `None` after a
-/// notice (see [`FakeBsd::new`]).
+/// A fresh machine with `beryl plan HOST` installed and booted (its
+/// enabled services started), or `None` after a notice (see
+/// [`FakeBsd::new`]).
 pub fn installed(dir: &Path, host: &str, test: &str) -> Option<FakeBsd> {
     let bsd = FakeBsd::new(&machine(dir, host), test)?;
     let run = bsd.install(&ok(dir, &["plan", host]));
@@ -73,6 +74,8 @@ pub fn installed(dir: &Path, host: &str, test: &str) -> Option<FakeBsd> {
         "{host} does not install:\n{}",
         run.all()
     );
+    let boot = bsd.boot();
+    assert!(boot.hang.is_none(), "{host} does not boot:\n{}", boot.all());
     Some(bsd)
 }
 
