@@ -106,9 +106,9 @@ pub struct File {
     /// content, template, source).
     #[schemars(with = "String")]
     pub source: Option<String>,
-    /// Octal permissions as a string, such as "0644" (the default 644).
-    #[schemars(with = "String")]
-    pub mode: Option<String>,
+    /// Octal permissions, such as "0644" (the default 644).
+    #[schemars(with = "Mode")]
+    pub mode: Option<Mode>,
     /// The owning user (the default root).
     #[schemars(with = "String")]
     pub owner: Option<String>,
@@ -123,6 +123,17 @@ pub struct File {
     /// {nginx: reload}.
     #[schemars(with = "Ref<BTreeMap<String, NotifyAction>>")]
     pub notify: Option<Ref<BTreeMap<String, NotifyAction>>>,
+}
+
+/// A file mode.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+#[schemars(inline)]
+pub enum Mode {
+    /// Three or four octal digits, such as "0644".
+    Text(String),
+    /// Unquoted digits, read as written (644).
+    Digits(u32),
 }
 
 /// What a notified service gets.

@@ -36,7 +36,7 @@ pub(crate) const FILE: &[Field<ManagedFile>] = &[
     },
     Field {
         key: "mode",
-        doc: "octal permissions as a string, such as \"0644\" (the default 644)",
+        doc: "octal permissions, such as \"0644\" (the default 644)",
         aliases: &["perm", "perms", "permissions", "chmod"],
         check: mode,
     },
@@ -137,8 +137,14 @@ fn one_source(cx: &mut Ctx, path: &str, fields: &Map, file: &ManagedFile) -> boo
         .into_iter()
         .filter(|k| fields.get(*k).is_some())
         .collect();
+    // A misspelt key (`contnet`) is reported as unknown, with its
+    // suggestion; "no content" would only repeat it.
+    let misspelt = fields
+        .keys()
+        .any(|k| !FILE.iter().any(|f| f.key == k.as_str()));
     match given.as_slice() {
         [_] => file.source.is_some(),
+        [] if misspelt => false,
         [] => {
             cx.push(
                 Diag::new(Code::FileSource, format!("{path} has no content"))
@@ -209,12 +215,16 @@ fn source(cx: &mut Ctx, at: &At<'_>, file: &mut ManagedFile) {
 }
 
 fn mode(cx: &mut Ctx, at: &At<'_>, file: &mut ManagedFile) {
-    let help = "quote the mode, such as \"0644\" or \"0600\": YAML reads an unquoted 0644 as the number 420";
-    let Value::Str(s) = &at.node.value else {
-        cx.push(cx.type_error(&at.path, "a string", at.node).help(help));
-        return;
+    let help = "write the mode in octal, such as \"0644\" or \"0600\"";
+    let text = match &at.node.value {
+        Value::Str(s) => s.clone(),
+        Value::Int(n) => n.to_string(),
+        _ => {
+            cx.push(cx.type_error(&at.path, "a string", at.node).help(help));
+            return;
+        }
     };
-    match names::file_mode(s) {
+    match names::file_mode(&text) {
         Ok(m) => file.mode = Some(Located::new(m, at.node.span.clone())),
         Err(reason) => cx.push(
             Diag::new(Code::FileMode, format!("invalid {}: {reason}", at.path))
