@@ -383,6 +383,11 @@ pub(crate) fn to_text(host: &str, outcomes: &[Outcome], known: bool) -> String {
             }
         }
     }
+    if known {
+        for (service, action) in handlers(outcomes) {
+            out.push_str(&format!("~ notify:{service} {action}\n"));
+        }
+    }
     let s = summary(outcomes);
     if known {
         out.push_str(&format!(
@@ -391,6 +396,24 @@ pub(crate) fn to_text(host: &str, outcomes: &[Outcome], known: bool) -> String {
         ));
     } else {
         out.push_str(&format!("Plan: {} steps, state unknown.\n", outcomes.len()));
+    }
+    out
+}
+
+/// The services the changing steps notify, as the apply script runs them
+/// after its last step: each once, in the order first notified, a restart
+/// covering a reload.
+pub(crate) fn handlers(outcomes: &[Outcome]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let changing = outcomes
+        .iter()
+        .filter(|o| !matches!(o.action, Action::Noop | Action::Unknown));
+    for n in changing.flat_map(|o| &o.notify) {
+        match out.iter_mut().find(|(s, _)| *s == n.service) {
+            Some((_, action)) if n.action == "restart" => *action = n.action.clone(),
+            Some(_) => {}
+            None => out.push((n.service.clone(), n.action.clone())),
+        }
     }
     out
 }
