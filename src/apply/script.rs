@@ -9,8 +9,15 @@ pub fn script(host: &str, steps: &[Step]) -> Result<String, QuoteError> {
     let mut out = HEADER.replace("@PATH@", crate::freebsd::SCRIPT_PATH);
     out.push_str(&format!("echo {}\n", word(&format!("apply {host}"))?));
     for (i, step) in steps.iter().enumerate() {
+        // A file's content is literal text: a `$` in its single quotes is
+        // meant (shellcheck's SC2016 says otherwise).
+        let literal = if step.kind == super::StepKind::File {
+            "# shellcheck disable=SC2016\n"
+        } else {
+            ""
+        };
         out.push_str(&format!(
-            "\ncheck_{i}() {{\n\t{}\n}}\nchange_{i}() {{\n\t{}\n}}\nstep {} check_{i} change_{i}\n",
+            "\ncheck_{i}() {{\n\t{}\n}}\n{literal}change_{i}() {{\n\t{}\n}}\nstep {} check_{i} change_{i}\n",
             step.check,
             step.change,
             word(&step.id)?
@@ -89,6 +96,7 @@ rcvalue() {
 # script names (letters, digits, `_`), so they can name a variable.
 notified=''
 notify() {
+	_had=
 	eval "_had=\${notify_$1:-}"
 	case " $notified " in *" $1 "*) ;; *) notified="$notified $1" ;; esac
 	if [ "$_had" != restart ]; then
@@ -99,6 +107,7 @@ notify() {
 # handlers: the notified services, in the order first notified.
 handlers() {
 	for _s in $notified; do
+		_a=
 		eval "_a=\$notify_$_s"
 		if [ "${BERYL_DRY_RUN:-}" = 1 ]; then
 			echo "~ notify:$_s would $_a"
