@@ -118,6 +118,8 @@ pub(super) fn step(desired: Desired) -> Result<Step, QuoteError> {
         check,
         change,
         notify,
+        record: None,
+        query: None,
     })
 }
 
