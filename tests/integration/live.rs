@@ -79,9 +79,10 @@ pub fn installed(dir: &Path, host: &str, test: &str) -> Option<FakeBsd> {
     Some(bsd)
 }
 
-/// `beryl facts` run as root on the live host: the snapshot.
-pub fn facts(bsd: &FakeBsd, dir: &Path) -> Value {
-    let run = bsd.run_in_target(&ok(dir, &["facts"]), &[], "root");
+/// `beryl facts HOST` run as root on the live host: the snapshot, with what
+/// the host's config names (its files, its services) looked at.
+pub fn facts(bsd: &FakeBsd, dir: &Path, host: &str) -> Value {
+    let run = bsd.run_in_target(&ok(dir, &["facts", host]), &[], "root");
     assert!(
         run.status == 0 && run.hang.is_none(),
         "facts failed:\n{}",
@@ -111,7 +112,7 @@ fn dry_run(dir: &Path, host: &str, state: &Value) -> (i32, String) {
 /// The steps the dry run finds pending (`+`, `~`, `-` lines and what they
 /// show), empty when the host is as its config says.
 pub fn pending(bsd: &FakeBsd, dir: &Path, host: &str) -> Vec<String> {
-    let (status, report) = dry_run(dir, host, &facts(bsd, dir));
+    let (status, report) = dry_run(dir, host, &facts(bsd, dir, host));
     let mut out = Vec::new();
     let mut keep = false;
     for line in report.lines() {
@@ -574,7 +575,7 @@ fn state_fixtures_are_what_facts_reports_on_the_installed_host() {
         let Some(bsd) = installed(d, host, test) else {
             return;
         };
-        let got = facts(&bsd, d);
+        let got = facts(&bsd, d, host);
         let path = fixtures().join(format!("apply/{host}.json"));
         if std::env::var_os("BERYL_UPDATE_FIXTURES").is_some() {
             let mut text = serde_json::to_string_pretty(&got).unwrap();
