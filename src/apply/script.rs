@@ -227,8 +227,10 @@ handlers() {
 
 # step ID CHECK CHANGE [KIND RID]: with KIND and RID, an item that did not
 # exist before the change is recorded as `KIND RID`.
-# It sets stepped=1 when the change ran (or would).
+# It sets stepped=1 when the change ran (or would), for the notify lines
+# that follow a step whose file has `notify`.
 stepped=0
+# shellcheck disable=SC2034
 step() {
 	stepped=0
 	if "$2" </dev/null >/dev/null 2>&1; then
