@@ -288,7 +288,7 @@ fn a_service_is_enabled_and_running() {
     assert_eq!(action(&on, &running), Action::Noop);
     let stopped =
         state(r#"{"rc_conf": {"nginx_enable": "YES"}, "services": {"nginx": {"running": false}}}"#);
-    let out = compare(std::slice::from_ref(&on), Some(&stopped));
+    let out = compare(std::slice::from_ref(&on), Some(&stopped), true);
     assert_eq!(out[0].action, Action::Update);
     assert_eq!(out[0].changes[0].field, "running");
     let unset = state(r#"{"services": {"nginx": {"running": false}}}"#);
@@ -333,7 +333,7 @@ fn notify_handlers_run_once_after_the_steps() {
         &serde_json::json!({"files": {"/a.conf": have("old\n"), "/b.conf": have("old\n"), "/c.conf": have("c\n")}})
             .to_string(),
     );
-    let out = compare(&[a.clone(), b.clone(), c.clone()], Some(&s));
+    let out = compare(&[a.clone(), b.clone(), c.clone()], Some(&s), true);
     assert_eq!(
         super::diff::handlers(&out),
         [
@@ -349,10 +349,10 @@ fn notify_handlers_run_once_after_the_steps() {
     );
     assert!(!text.contains("sshd"), "{text}");
 
-    let script = super::script::script("h", &[a, b, c]).unwrap();
+    let script = super::script::script("h", &[a, b, c], Default::default()).unwrap();
     assert!(
         script.contains("step file:/a.conf check_0 change_0\n[ \"$stepped\" = 0 ] || notify nginx reload\n[ \"$stepped\" = 0 ] || notify pf reload\n"),
         "{script}"
     );
-    assert!(script.ends_with("\nhandlers\n\nfinish\n"), "{script}");
+    assert!(script.contains("\nhandlers\n\nprune_all\n"), "{script}");
 }
