@@ -616,6 +616,12 @@ const APPLY_PARAMS: &[&str] = &[
     "why",
     "_old",
     "_new",
+    // The notify handlers (src/apply/script.rs).
+    "stepped",
+    "_had",
+    "notified",
+    "_s",
+    "_a",
 ];
 const APPLY_SUBS: &[&str] = &[
     "cat",
@@ -631,6 +637,8 @@ const APPLY_SUBS: &[&str] = &[
     "pkg",
     "keep_$kind",
     "remove_$kind",
+    // A handler's `service NAME ACTION`.
+    "service",
 ];
 
 fn apply_script(text: &str, steps: &[beryl::apply::Step]) {
