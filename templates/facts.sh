@@ -150,6 +150,18 @@ sep=''
 done
 printf '}'
 
+# The services of freebsd.services: whether `service NAME status` exits 0
+# (rc.subr's run_rc_command: "is running as pid", else "is not running." and
+# 1). Names are rc.d script names (letters, digits, `_`).
+printf ',"services":{'
+sep=''
+ids service | while IFS= read -r s; do
+	if service "$s" status </dev/null >/dev/null 2>&1; then r=true; else r=false; fi
+	printf '%s%s:{"running":%s}' "$sep" "$(json "$s")" "$r"
+	sep=','
+done
+printf '}'
+
 # The defaults and rc.conf's files together, as sysrc reads them.
 printf ',"rc_conf":%s' "$(sysrc -A 2>/dev/null | vars)"
 

@@ -565,6 +565,14 @@ fn installerconfig(text: &str, plan: &plan::Plan) {
             Resource::RootPassword { hash: Some(h) } => {
                 has(words(&["printf", "%s\\n"], std::slice::from_ref(h)))
             }
+            Resource::Service(svc) => has(words(
+                &["sysrc", "-f", "/etc/rc.conf"],
+                &[format!(
+                    "{}={}",
+                    svc.rcvar,
+                    if svc.enable { "YES" } else { "NO" }
+                )],
+            )),
             Resource::Absent { .. } => panic!("a user removed during an install:\n{text}"),
         }
     }
@@ -608,6 +616,12 @@ const APPLY_PARAMS: &[&str] = &[
     "why",
     "_old",
     "_new",
+    // The notify handlers (src/apply/script.rs).
+    "stepped",
+    "_had",
+    "notified",
+    "_s",
+    "_a",
 ];
 const APPLY_SUBS: &[&str] = &[
     "cat",
@@ -623,6 +637,8 @@ const APPLY_SUBS: &[&str] = &[
     "pkg",
     "keep_$kind",
     "remove_$kind",
+    // A handler's `service NAME ACTION`.
+    "service",
 ];
 
 fn apply_script(text: &str, steps: &[beryl::apply::Step]) {

@@ -49,6 +49,9 @@ pub(crate) struct Outcome {
     pub diff: Option<String>,
     pub check: String,
     pub change: String,
+    /// The services this step's change reloads or restarts (handlers).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notify: Vec<crate::desired::Notify>,
 }
 
 /// Compares each step with the snapshot (`None`: state unknown); with
@@ -69,6 +72,7 @@ pub(crate) fn compare(steps: &[Step], state: Option<&State>, prune: bool) -> Vec
                 diff,
                 check: step.check.clone(),
                 change: step.change.clone(),
+                notify: step.notify.clone(),
             }
         })
         .collect();
@@ -105,6 +109,7 @@ fn removals(steps: &[Step], s: &State) -> Vec<Outcome> {
                 diff: None,
                 check: format!("! exists_{} {id}", kind.kind),
                 change: format!("remove_{} {id}", kind.kind),
+                notify: Vec::new(),
             })
         })
         .collect()
@@ -274,6 +279,30 @@ fn judge(d: &Desired, s: &State) -> (Action, Vec<Change>, Option<String>) {
             Some(have) => (Action::Update, vec![change(&v.name, &have, &v.value)], None),
             None => (Action::Create, vec![change(&v.name, "", &v.value)], None),
         },
+        Desired::Service(svc) => {
+            let want = if svc.enable { "YES" } else { "NO" };
+            let have = s.rc_value(&svc.rcvar, &svc.owners);
+            let mut changes = Vec::new();
+            if have.as_deref() != Some(want) {
+                changes.push(change(&svc.rcvar, have.as_deref().unwrap_or(""), want));
+            }
+            // Unknown when the snapshot did not look (an older facts
+            // script): judged by the variable alone.
+            if let Some(running) = s.services.get(&svc.name).map(|x| x.running)
+                && running != svc.enable
+            {
+                changes.push(change(
+                    "running",
+                    &running.to_string(),
+                    &svc.enable.to_string(),
+                ));
+            }
+            match (changes.is_empty(), have.is_none()) {
+                (true, _) => noop,
+                (false, true) => (Action::Create, changes, None),
+                (false, false) => (Action::Update, changes, None),
+            }
+        }
         Desired::Timezone { zone } => {
             if &s.timezone == zone {
                 noop
@@ -387,6 +416,16 @@ pub(crate) fn to_text(host: &str, outcomes: &[Outcome], known: bool) -> String {
                 out.push_str(&format!("    {line}\n"));
             }
         }
+        if o.action != Action::Noop {
+            for n in &o.notify {
+                out.push_str(&format!("    notify: {} {}\n", n.service, n.action));
+            }
+        }
+    }
+    if known {
+        for (service, action) in handlers(outcomes) {
+            out.push_str(&format!("~ notify:{service} {action}\n"));
+        }
     }
     let s = summary(outcomes);
     if known {
@@ -396,6 +435,24 @@ pub(crate) fn to_text(host: &str, outcomes: &[Outcome], known: bool) -> String {
         ));
     } else {
         out.push_str(&format!("Plan: {} steps, state unknown.\n", outcomes.len()));
+    }
+    out
+}
+
+/// The services the changing steps notify, as the apply script runs them
+/// after its last step: each once, in the order first notified, a restart
+/// covering a reload.
+pub(crate) fn handlers(outcomes: &[Outcome]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let changing = outcomes
+        .iter()
+        .filter(|o| !matches!(o.action, Action::Noop | Action::Unknown));
+    for n in changing.flat_map(|o| &o.notify) {
+        match out.iter_mut().find(|(s, _)| *s == n.service) {
+            Some((_, action)) if n.action == "restart" => *action = n.action.clone(),
+            Some(_) => {}
+            None => out.push((n.service.clone(), n.action.clone())),
+        }
     }
     out
 }

@@ -37,7 +37,7 @@ crate::diag::codes! {
     }
 }
 
-use crate::desired::{Account, File, Host, RcVar, Record, Resource};
+use crate::desired::{Account, File, Host, Notify, RcVar, Record, Resource, Service};
 use crate::shell::QuoteError;
 
 /// The kinds of step.
@@ -54,6 +54,7 @@ pub enum StepKind {
     Sshd,
     Rc,
     Timezone,
+    Service,
 }
 
 /// What a step wants.
@@ -92,18 +93,23 @@ pub enum Desired {
     Timezone {
         zone: String,
     },
+    Service(Service),
 }
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Step {
     /// Stable: `pkg`, `pkg:NAME`, `group:NAME`, `user:NAME`, `root`,
-    /// `keys:USER`, `file:PATH`, `sshd`, `rc:NAME`, `tz`.
+    /// `keys:USER`, `file:PATH`, `sshd`, `rc:NAME`, `tz`, `service:NAME`.
     pub id: String,
     pub kind: StepKind,
     pub desired: Desired,
     /// Read-only; exit status 0 means nothing to do.
     pub check: String,
     pub change: String,
+    /// Services to reload or restart once, after every step, when this
+    /// step's change ran (handlers).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notify: Vec<Notify>,
     /// The item the step creates, recorded on the host when it did not
     /// exist before the change, and pruned once it leaves the config.
     pub record: Option<Record>,
@@ -145,6 +151,7 @@ pub fn steps(host: &Host) -> Result<Vec<Step>, QuoteError> {
             }),
             Resource::Rc(v) => out.push(Desired::Rc(v.clone())),
             Resource::Timezone { zone } => out.push(Desired::Timezone { zone: zone.clone() }),
+            Resource::Service(svc) => out.push(Desired::Service(svc.clone())),
         }
         // A resource's records belong to its last items, one each (the
         // packages after pkg's bootstrap).
@@ -160,6 +167,8 @@ pub fn steps(host: &Host) -> Result<Vec<Step>, QuoteError> {
         .map(|(d, record)| {
             let query = match &d {
                 Desired::File(f) => Some(Record::new("file", f.path.clone())),
+                // Whether it runs (facts' `services`).
+                Desired::Service(s) => Some(Record::new("service", s.name.clone())),
                 _ => None,
             };
             render::step(d).map(|s| Step {

@@ -1,7 +1,7 @@
 //! Each desired value as a step: a read-only check and a change, every value
 //! quoted by [`crate::shell`].
 
-use crate::desired::{Account, File, RcVar, sshd};
+use crate::desired::{Account, File, RcVar, Service, sshd};
 use crate::shell::{QuoteError, word as w, words};
 
 use super::{Desired, Step, StepKind, sha256_hex};
@@ -100,6 +100,16 @@ pub(super) fn step(desired: Desired) -> Result<Step, QuoteError> {
             format!("[ \"$(cat /var/db/zoneinfo 2>/dev/null)\" = {} ]", w(zone)?),
             format!("tzsetup -s {}", w(zone)?),
         ),
+        Desired::Service(s) => (
+            format!("service:{}", s.name),
+            StepKind::Service,
+            service_check(s)?,
+            service_change(s)?,
+        ),
+    };
+    let notify = match &desired {
+        Desired::File(f) => f.notify.clone(),
+        _ => Vec::new(),
     };
     Ok(Step {
         id,
@@ -107,6 +117,7 @@ pub(super) fn step(desired: Desired) -> Result<Step, QuoteError> {
         desired,
         check,
         change,
+        notify,
         record: None,
         query: None,
     })
@@ -244,8 +255,8 @@ fn file_change(f: &File) -> Result<String, QuoteError> {
         format!("mkdir -p {}", w(dir)?),
         format!("printf '%s' {} > {tmp}", w(&f.content)?),
     ];
-    if let Some(v) = &f.validate {
-        change.push(format!("{} {tmp}", words(v)?));
+    if let Some(v) = f.validate_words() {
+        change.push(words(&v)?);
     }
     change.push(format!(
         "install -m {} -o {} -g {} {tmp} {}",
@@ -291,4 +302,42 @@ fn rc_change(v: &RcVar) -> Result<String, QuoteError> {
         change.push(format!("service {} restart", w(script)?));
     }
     Ok(change.join(" && "))
+}
+
+/// An enabled service: its rcvar YES as rc(8) reads it, and running
+/// (`service NAME status` exits 0: rc.subr's status prints "is running as
+/// pid" and returns 0, else "is not running." and 1; rc.subr e4452d45). A
+/// disabled one: NO, and not running.
+fn service_check(s: &Service) -> Result<String, QuoteError> {
+    let (value, running) = if s.enable { ("YES", "") } else { ("NO", "! ") };
+    Ok(format!(
+        "[ \"$(rcvalue {})\" = {value} ] && {running}service {} status >/dev/null 2>&1",
+        words(
+            &std::iter::once(&s.rcvar)
+                .chain(&s.owners)
+                .collect::<Vec<_>>()
+        )?,
+        w(&s.name)?
+    ))
+}
+
+/// The rcvar set as the rc steps set variables, then `start` when it is
+/// not running (rc.subr refuses to start a running one: "already
+/// running?"), or `stop` when a disabled one runs (`onestop`: the gate
+/// lets `stop` through only with the rcvar set, so the `one` prefix says
+/// it anyway).
+fn service_change(s: &Service) -> Result<String, QuoteError> {
+    let var = RcVar {
+        name: s.rcvar.clone(),
+        value: if s.enable { "YES" } else { "NO" }.into(),
+        owners: s.owners.clone(),
+        restart: None,
+    };
+    let name = w(&s.name)?;
+    let act = if s.enable {
+        format!("{{ service {name} status >/dev/null 2>&1 || service {name} start; }}")
+    } else {
+        format!("{{ ! service {name} status >/dev/null 2>&1 || service {name} onestop; }}")
+    };
+    Ok(format!("{} && {act}", rc_change(&var)?))
 }

@@ -66,12 +66,32 @@ pub(crate) fn script_guarded(
             Some(r) => format!(" {} {}", word(r.kind)?, word(&r.id)?),
             None => String::new(),
         };
+        // A file's content is literal text: a `$` in its single quotes is
+        // meant (shellcheck's SC2016 says otherwise).
+        let literal = if step.kind == super::StepKind::File {
+            "# shellcheck disable=SC2016\n"
+        } else {
+            ""
+        };
         out.push_str(&format!(
-            "\ncheck_{i}() {{\n\t{}\n}}\nchange_{i}() {{\n\t{}\n}}\nstep {} check_{i} change_{i}{record}\n",
+            "\ncheck_{i}() {{\n\t{}\n}}\n{literal}change_{i}() {{\n\t{}\n}}\nstep {} check_{i} change_{i}{record}\n",
             step.check,
             step.change,
             word(&step.id)?
         ));
+        for n in &step.notify {
+            out.push_str(&format!(
+                "[ \"$stepped\" = 0 ] || notify {} {}\n",
+                word(&n.service)?,
+                word(&n.action)?
+            ));
+        }
+    }
+    // Removals first, then the handlers: a service reloads once, after
+    // everything it reads is in place.
+    out.push_str("\nprune_all\n");
+    if steps.iter().any(|s| !s.notify.is_empty()) {
+        out.push_str("handlers\n");
     }
     out.push_str(FOOTER);
     Ok(out)
@@ -206,14 +226,53 @@ rcvalue() {
 	printf '%s' "$_val"
 }
 
+# notify SERVICE ACTION: after every step, `service SERVICE ACTION` runs
+# once (handlers); a restart covers a reload. Service names are rc.d
+# script names (letters, digits, `_`), so they can name a variable.
+notified=''
+notify() {
+	_had=
+	eval "_had=\${notify_$1:-}"
+	case " $notified " in *" $1 "*) ;; *) notified="$notified $1" ;; esac
+	if [ "$_had" != restart ]; then
+		eval "notify_$1=\$2"
+	fi
+}
+
+# handlers: the notified services, in the order first notified.
+handlers() {
+	for _s in $notified; do
+		_a=
+		eval "_a=\$notify_$_s"
+		if [ "${BERYL_DRY_RUN:-}" = 1 ]; then
+			echo "~ notify:$_s would $_a"
+			changed=$((changed + 1))
+			continue
+		fi
+		out=$(service "$_s" "$_a" </dev/null 2>&1)
+		status=$?
+		if [ "$status" -ne 0 ]; then
+			fail "notify:$_s" "service $_s $_a exited $status" "$out"
+		fi
+		echo "~ notify:$_s $_a"
+		changed=$((changed + 1))
+	done
+}
+
 # step ID CHECK CHANGE [KIND RID]: with KIND and RID, an item that did not
 # exist before the change is recorded as `KIND RID`.
+# It sets stepped=1 when the change ran (or would), for the notify lines
+# that follow a step whose file has `notify`.
+stepped=0
+# shellcheck disable=SC2034
 step() {
+	stepped=0
 	if "$2" </dev/null >/dev/null 2>&1; then
 		echo "= $1"
 		unchanged=$((unchanged + 1))
 		return 0
 	fi
+	stepped=1
 	if [ "${BERYL_DRY_RUN:-}" = 1 ]; then
 		echo "~ $1 would change"
 		changed=$((changed + 1))
@@ -241,7 +300,7 @@ step() {
 
 "#;
 
-const FOOTER: &str = "\nprune_all\nsave_record\nfinish\n";
+const FOOTER: &str = "save_record\nfinish\n";
 
 /// A saved plan's guard: the facts script runs first, its output (byte for
 /// byte, through a file: `$(…)` would drop trailing newlines) is hashed, and

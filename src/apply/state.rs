@@ -64,6 +64,15 @@ pub(crate) struct State {
     /// digest of the field (never the hash itself).
     #[serde(default)]
     pub root_password: String,
+    /// The services of `freebsd.services`, by rc.d script name: whether
+    /// `service NAME status` exits 0.
+    #[serde(default)]
+    pub services: BTreeMap<String, ServiceState>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct ServiceState {
+    pub running: bool,
 }
 
 #[derive(Debug, Default, Deserialize)]

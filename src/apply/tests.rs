@@ -238,3 +238,121 @@ fn sshd_keeps_match_blocks() {
         "sha256": sha256_hex(have), "mode": "644", "owner": "root", "group": "wheel", "content": have}}});
     assert_eq!(action(&s, &state(&snap.to_string())), Action::Noop);
 }
+
+fn nginx(enable: bool) -> Step {
+    step(Desired::Service(crate::desired::Service {
+        name: "nginx".into(),
+        rcvar: "nginx_enable".into(),
+        owners: vec!["nginx".into()],
+        enable,
+    }))
+}
+
+/// A service is judged by its rcvar as rc(8) sees it and by whether it
+/// runs; the step starts it only when `status` says it does not run.
+#[test]
+fn a_service_is_enabled_and_running() {
+    let on = nginx(true);
+    assert_eq!(on.id, "service:nginx");
+    assert!(
+        on.check
+            .contains("[ \"$(rcvalue nginx_enable nginx)\" = YES ] && service nginx status"),
+        "{}",
+        on.check
+    );
+    assert!(
+        on.change.starts_with("sysrc 'nginx_enable=YES'"),
+        "{}",
+        on.change
+    );
+    assert!(
+        on.change
+            .ends_with("{ service nginx status >/dev/null 2>&1 || service nginx start; }"),
+        "{}",
+        on.change
+    );
+    let off = nginx(false);
+    assert!(
+        off.check.contains("= NO ] && ! service nginx status"),
+        "{}",
+        off.check
+    );
+    assert!(
+        off.change.ends_with("|| service nginx onestop; }"),
+        "{}",
+        off.change
+    );
+
+    let running =
+        state(r#"{"rc_conf": {"nginx_enable": "YES"}, "services": {"nginx": {"running": true}}}"#);
+    assert_eq!(action(&on, &running), Action::Noop);
+    let stopped =
+        state(r#"{"rc_conf": {"nginx_enable": "YES"}, "services": {"nginx": {"running": false}}}"#);
+    let out = compare(std::slice::from_ref(&on), Some(&stopped), true);
+    assert_eq!(out[0].action, Action::Update);
+    assert_eq!(out[0].changes[0].field, "running");
+    let unset = state(r#"{"services": {"nginx": {"running": false}}}"#);
+    assert_eq!(action(&on, &unset), Action::Create);
+    assert_eq!(action(&off, &running), Action::Update);
+}
+
+fn file(path: &str, content: &str, notify: &[(&str, &str)]) -> Step {
+    step(Desired::File(crate::desired::File {
+        path: path.into(),
+        content: content.into(),
+        mode: "644".into(),
+        owner: "root".into(),
+        group: "wheel".into(),
+        validate: Some(vec!["nginx".into(), "-t".into(), "-c".into(), "%s".into()]),
+        notify: notify
+            .iter()
+            .map(|(s, a)| crate::desired::Notify {
+                service: s.to_string(),
+                action: a.to_string(),
+            })
+            .collect(),
+        listed: true,
+    }))
+}
+
+/// The validator gets the staged file in place of `%s`; a changing file's
+/// services are notified once each, a restart covering a reload, in the
+/// order first notified, and only for steps that change.
+#[test]
+fn notify_handlers_run_once_after_the_steps() {
+    let a = file("/a.conf", "a\n", &[("nginx", "reload"), ("pf", "reload")]);
+    let b = file("/b.conf", "b\n", &[("nginx", "restart")]);
+    let c = file("/c.conf", "c\n", &[("sshd", "restart")]);
+    assert!(
+        a.change.contains(" && nginx -t -c /a.conf.beryl-tmp && "),
+        "{}",
+        a.change
+    );
+    let have = |content: &str| serde_json::json!({"sha256": sha256_hex(content), "mode": "644", "owner": "root", "group": "wheel", "content": content});
+    let s = state(
+        &serde_json::json!({"files": {"/a.conf": have("old\n"), "/b.conf": have("old\n"), "/c.conf": have("c\n")}})
+            .to_string(),
+    );
+    let out = compare(&[a.clone(), b.clone(), c.clone()], Some(&s), true);
+    assert_eq!(
+        super::diff::handlers(&out),
+        [
+            ("nginx".to_string(), "restart".to_string()),
+            ("pf".to_string(), "reload".to_string())
+        ]
+    );
+    let text = super::diff::to_text("h", &out, true);
+    assert!(text.contains("    notify: nginx reload\n"), "{text}");
+    assert!(
+        text.contains("\n~ notify:nginx restart\n~ notify:pf reload\nPlan:"),
+        "{text}"
+    );
+    assert!(!text.contains("sshd"), "{text}");
+
+    let script = super::script::script("h", &[a, b, c], Default::default()).unwrap();
+    assert!(
+        script.contains("step file:/a.conf check_0 change_0\n[ \"$stepped\" = 0 ] || notify nginx reload\n[ \"$stepped\" = 0 ] || notify pf reload\n"),
+        "{script}"
+    );
+    assert!(script.contains("\nhandlers\n\nprune_all\n"), "{script}");
+}

@@ -25,6 +25,7 @@
 //!   outside its parallel loops), and each document's answers;
 //! - `warn.rs`: the YAML 1.1 spellings a chain shows.
 
+pub(crate) mod files;
 mod pipeline;
 mod queries;
 pub(crate) mod warn;
@@ -228,7 +229,10 @@ pub fn complete(
     };
     let users = inject_keys(store, &mut config, &domain_keys, &mut errors);
     let freebsd = match schema::validate(config.get("freebsd")) {
-        Ok(f) => Some(f),
+        Ok(mut f) => {
+            files::inline(&mut f);
+            Some(f)
+        }
         Err(mut e) => {
             // Reading order: by file, then by position in the file.
             e.sort_by_key(location);

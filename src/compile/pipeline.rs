@@ -152,6 +152,16 @@ impl Compiler<'_> {
         diags.extend(self.spelled.warnings(&levels));
         match complete(merged, references, levels, policy, self.keys) {
             Ok(mut c) => {
+                let default = &self.inventory.default.display;
+                let dirs = super::files::Dirs {
+                    root: &self.inventory.root,
+                    display: default.rsplit_once('/').map_or(".", |(root, _)| root),
+                    max_file_size: self.limits.max_file_size,
+                };
+                if let Err(mut errors) = super::files::resolve(&mut c.freebsd, &c.config, &dirs) {
+                    errors.extend(diags);
+                    return Err(errors);
+                }
                 c.diags = diags;
                 c.rules_used = rules_used;
                 Ok(c)

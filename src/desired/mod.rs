@@ -125,6 +125,8 @@ pub enum Resource {
     Rc(RcVar),
     /// The time zone.
     Timezone { zone: String },
+    /// An rc.d service, enabled and started or disabled and stopped.
+    Service(Service),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -146,9 +148,37 @@ pub struct File {
     pub mode: String,
     pub owner: String,
     pub group: String,
-    /// A command that must accept the new content before it is installed;
-    /// the file's path is appended.
+    /// A command that must accept the new content before it is installed:
+    /// its words, the staged file in place of the `%s` word.
     pub validate: Option<Vec<String>>,
+    /// Services to reload or restart once per run after the file changed.
+    pub notify: Vec<Notify>,
+    /// Listed in `freebsd.files`: recorded when apply creates it, and
+    /// removed once it leaves the config. The files beryl writes from
+    /// other fields (sudoers, resolver) are not.
+    pub listed: bool,
+}
+
+/// A service to act on after a change (`freebsd.files.*.notify`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Notify {
+    /// The rc.d script name.
+    pub service: String,
+    /// `reload` or `restart`.
+    pub action: String,
+}
+
+/// An rc.d service (`freebsd.services`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Service {
+    /// The script's file name: `service NAME …`.
+    pub name: String,
+    /// The variable that enables it (`nginx_enable`, `firewall_enable`).
+    pub rcvar: String,
+    /// The `rc.conf.d` names whose file can override the variable.
+    pub owners: Vec<String>,
+    /// Enabled and running (true), or disabled and stopped.
+    pub enable: bool,
 }
 
 impl File {
@@ -156,6 +186,22 @@ impl File {
     /// sudoers drop-in; `/` for a file at the root).
     pub(crate) fn dir(&self) -> &str {
         dirname(&self.path)
+    }
+
+    /// The staged copy the validator checks, beside the file.
+    pub(crate) fn staged(&self) -> String {
+        format!("{}.beryl-tmp", self.path)
+    }
+
+    /// The validate command's words, the staged file in place of `%s`.
+    pub(crate) fn validate_words(&self) -> Option<Vec<String>> {
+        let staged = self.staged();
+        self.validate.as_ref().map(|words| {
+            words
+                .iter()
+                .map(|w| if w == "%s" { staged.clone() } else { w.clone() })
+                .collect()
+        })
     }
 }
 
@@ -196,6 +242,7 @@ impl Resource {
             Resource::Sshd { .. } => "sshd",
             Resource::Rc(_) => "rc",
             Resource::Timezone { .. } => "timezone",
+            Resource::Service(_) => "service",
         }
     }
 
@@ -206,12 +253,15 @@ impl Resource {
             Resource::Packages { packages } => {
                 packages.iter().map(|p| Record::new("pkg", p)).collect()
             }
+            // The files of `freebsd.files`, not those beryl writes from
+            // other fields.
+            Resource::File(f) if f.listed => vec![Record::new("file", f.path.clone())],
             _ => Vec::new(),
         }
     }
 
     /// A stable id: `pkg`, `group:NAME`, `user:NAME`, `root`, `keys:USER`,
-    /// `file:PATH`, `sshd`, `rc:NAME`, `tz`.
+    /// `file:PATH`, `sshd`, `rc:NAME`, `tz`, `service:NAME`.
     pub(crate) fn id(&self) -> String {
         match self {
             Resource::Packages { .. } => "packages".into(),
@@ -224,6 +274,7 @@ impl Resource {
             Resource::Sshd { .. } => "sshd".into(),
             Resource::Rc(v) => format!("rc:{}", v.name),
             Resource::Timezone { .. } => "tz".into(),
+            Resource::Service(s) => format!("service:{}", s.name),
         }
     }
 }
@@ -375,7 +426,9 @@ fn layout(fqdn: &str, c: &Compiled, login: Login) -> Host {
             mode: "440".into(),
             owner: "root".into(),
             group: "wheel".into(),
-            validate: Some(vec![VISUDO.into(), "-cf".into()]),
+            validate: Some(vec![VISUDO.into(), "-cf".into(), "%s".into()]),
+            notify: Vec::new(),
+            listed: false,
         }));
     }
     if !nameservers.is_empty() {
@@ -389,6 +442,8 @@ fn layout(fqdn: &str, c: &Compiled, login: Login) -> Host {
             owner: "root".into(),
             group: "wheel".into(),
             validate: None,
+            notify: Vec::new(),
+            listed: false,
         }));
         if !dynamic && !slaac {
             resources.push(Resource::File(File {
@@ -398,6 +453,8 @@ fn layout(fqdn: &str, c: &Compiled, login: Login) -> Host {
                 owner: "root".into(),
                 group: "wheel".into(),
                 validate: None,
+                notify: Vec::new(),
+                listed: false,
             }));
         }
     }
@@ -429,6 +486,18 @@ fn layout(fqdn: &str, c: &Compiled, login: Login) -> Host {
     if let Some(zone) = text(&f.timezone) {
         resources.push(Resource::Timezone { zone });
     }
+    // After the packages and accounts they need; files before the services
+    // that read them.
+    resources.extend(f.files.iter().map(|m| Resource::File(listed_file(m))));
+    resources.extend(f.services.iter().filter_map(|s| {
+        let script = rcd::service(&s.name.value).ok()?;
+        Some(Resource::Service(Service {
+            owners: vec![script.name],
+            name: script.script,
+            rcvar: script.rcvar,
+            enable: s.enable.value,
+        }))
+    }));
     Host {
         fqdn: fqdn.to_string(),
         version: text(&f.version),
@@ -447,6 +516,30 @@ fn layout(fqdn: &str, c: &Compiled, login: Login) -> Host {
         defaultrouter: network.defaultrouter.as_ref().map(|g| g.value.clone()),
         nameservers,
         resources,
+    }
+}
+
+/// A file of `freebsd.files`, with its defaults: mode 644, root:wheel.
+fn listed_file(m: &crate::schema::ManagedFile) -> File {
+    let text = |l: &Option<crate::schema::Located<String>>, default: &str| {
+        l.as_ref().map_or(default.to_string(), |v| v.value.clone())
+    };
+    File {
+        path: m.path.value.clone(),
+        content: m.content.clone().unwrap_or_default(),
+        mode: text(&m.mode, "644"),
+        owner: text(&m.owner, "root"),
+        group: text(&m.group, "wheel"),
+        validate: m.validate.as_ref().map(|v| v.value.clone()),
+        notify: m
+            .notify
+            .iter()
+            .map(|n| Notify {
+                service: n.service.value.clone(),
+                action: n.action.value.clone(),
+            })
+            .collect(),
+        listed: true,
     }
 }
 

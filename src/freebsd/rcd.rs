@@ -17,10 +17,6 @@
 #[derive(Debug)]
 pub(crate) struct Script {
     /// The file name under `/etc/rc.d`.
-    #[cfg_attr(
-        not(test),
-        expect(dead_code, reason = "the row's citation; tests read it")
-    )]
     pub file: &'static str,
     /// Its `name=` (empty: none).
     pub name: &'static str,
@@ -470,6 +466,43 @@ pub(crate) fn owners(var: &str) -> Vec<String> {
     }
 }
 
+/// A service as `freebsd.services` and `notify` name it: the rc.d script
+/// service(8) runs, the variable that enables it, and the `rc.conf.d` name
+/// its `load_rc_config` reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Service {
+    /// The script's file name (`service NAME …`).
+    pub script: String,
+    /// Its `rcvar`.
+    pub rcvar: String,
+    /// Its `name=`, for `rc.conf.d/NAME`.
+    pub name: String,
+}
+
+/// The service of a script file name: a base script's row (which may name
+/// another variable: `ipfw` is enabled by `firewall_enable`), else a
+/// package's script, whose `name` is its file name and whose rcvar is
+/// `NAME_enable` (the ports convention; ports are not FreeBSD src and were
+/// not read). A base script without an rcvar runs at every boot and cannot
+/// be enabled.
+pub(crate) fn service(file: &str) -> Result<Service, &'static str> {
+    match SCRIPTS.iter().find(|s| s.file == file) {
+        Some(s) if s.rcvar.is_empty() => {
+            Err("its base rc.d script has no rcvar: it runs at every boot")
+        }
+        Some(s) => Ok(Service {
+            script: file.to_string(),
+            rcvar: s.rcvar.to_string(),
+            name: if s.name.is_empty() { file } else { s.name }.to_string(),
+        }),
+        None => Ok(Service {
+            script: file.to_string(),
+            rcvar: format!("{file}_enable"),
+            name: file.to_string(),
+        }),
+    }
+}
+
 /// Whether the base system has a script of this file name.
 #[cfg(test)]
 pub(crate) fn exists(file: &str) -> bool {
@@ -510,5 +543,21 @@ mod tests {
         assert_eq!(owners("gateway_enable"), ["gateway"]);
         assert!(owners("hostname").is_empty());
         assert!(exists("ipfw") && !exists("gateway") && !exists("firewall"));
+    }
+
+    #[test]
+    fn services_are_enabled_by_their_rcvar() {
+        let ipfw = service("ipfw").unwrap();
+        assert_eq!(
+            (ipfw.rcvar.as_str(), ipfw.name.as_str()),
+            ("firewall_enable", "ipfw")
+        );
+        assert_eq!(service("pf").unwrap().rcvar, "pf_enable");
+        let nginx = service("nginx").unwrap();
+        assert_eq!(
+            (nginx.rcvar.as_str(), nginx.name.as_str()),
+            ("nginx_enable", "nginx")
+        );
+        assert!(service("abi").is_err());
     }
 }

@@ -228,6 +228,8 @@ impl Walk {
                 Kind::Dir if item.name == super::CLASSES_DIR => {
                     classes_dir = Some(self.file(&item.rel));
                 }
+                // `freebsd.files`' templates and sources (src/compile/files.rs).
+                Kind::Dir if super::DATA_DIRS.contains(&item.name.as_str()) => {}
                 Kind::Dir => {
                     if let Err(why) = crate::freebsd::names::hostname(&item.name) {
                         let shown = self.display_of(&item.rel);

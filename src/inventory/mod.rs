@@ -66,6 +66,11 @@ crate::diag::codes! {
 /// The folder of class files, at the inventory root (src/classes/).
 pub(crate) const CLASSES_DIR: &str = "_classes";
 
+/// The folders of `freebsd.files`' templates and sources at the inventory
+/// root (src/compile/files.rs): not domains, even though `files` and
+/// `templates` are valid DNS names.
+pub(crate) const DATA_DIRS: &[&str] = &["templates", "files"];
+
 use std::path::PathBuf;
 
 /// A file of the inventory: where it is and how it is named.

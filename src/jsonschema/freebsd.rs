@@ -77,6 +77,85 @@ pub struct FreeBsd {
     /// kbd_interactive_authentication.
     #[schemars(with = "Ref<Sshd>")]
     pub sshd: Option<Ref<Sshd>>,
+    /// Whole files keyed by absolute path, each with one of content,
+    /// template or source, and mode, owner, group, validate, notify. Merged
+    /// key by key; docs/resources.md.
+    #[schemars(with = "Ref<BTreeMap<String, File>>")]
+    pub files: Option<Ref<BTreeMap<String, File>>>,
+    /// rc.d services keyed by name, such as nginx: {enable: true}: enabled
+    /// through their rcvar and started.
+    #[schemars(with = "Ref<BTreeMap<String, Service>>")]
+    pub services: Option<Ref<BTreeMap<String, Service>>>,
+}
+
+/// One managed file: exactly one of `content`, `template` and `source`.
+// Its keys are the rows of the FILE table (src/schema/files.rs).
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+#[schemars(transform = prefixed_keys)]
+pub struct File {
+    /// The file's text, as written (one of content, template, source).
+    #[schemars(with = "String")]
+    pub content: Option<String>,
+    /// A minijinja template under the inventory's templates/ directory,
+    /// rendered with the host's effective config (one of content, template,
+    /// source).
+    #[schemars(with = "String")]
+    pub template: Option<String>,
+    /// A file under the inventory's files/ directory, copied as is (one of
+    /// content, template, source).
+    #[schemars(with = "String")]
+    pub source: Option<String>,
+    /// Octal permissions, such as "0644" (the default 644).
+    #[schemars(with = "Mode")]
+    pub mode: Option<Mode>,
+    /// The owning user (the default root).
+    #[schemars(with = "String")]
+    pub owner: Option<String>,
+    /// The owning group (the default wheel).
+    #[schemars(with = "String")]
+    pub group: Option<String>,
+    /// A command that checks the staged file before it replaces the old
+    /// one, `%s` standing for it, such as "pfctl -nf %s".
+    #[schemars(with = "String")]
+    pub validate: Option<String>,
+    /// Services to reload or restart once per run after a change, such as
+    /// {nginx: reload}.
+    #[schemars(with = "Ref<BTreeMap<String, NotifyAction>>")]
+    pub notify: Option<Ref<BTreeMap<String, NotifyAction>>>,
+}
+
+/// A file mode.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+#[schemars(inline)]
+pub enum Mode {
+    /// Three or four octal digits, such as "0644".
+    Text(String),
+    /// Unquoted digits, read as written (644).
+    Digits(u32),
+}
+
+/// What a notified service gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum NotifyAction {
+    /// `service NAME reload`: rc.subr sends SIGHUP.
+    Reload,
+    /// `service NAME restart`: stop, then start.
+    Restart,
+}
+
+/// One rc.d service.
+// Its keys are the rows of the SERVICE table (src/schema/files.rs).
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+#[schemars(transform = prefixed_keys)]
+pub struct Service {
+    /// True (the default): enabled through its rcvar and started; false:
+    /// disabled and stopped.
+    #[schemars(with = "bool")]
+    pub enable: Option<bool>,
 }
 
 /// A swap size.

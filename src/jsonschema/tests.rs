@@ -53,6 +53,8 @@ fn the_input_types_have_the_keys_of_the_validation_tables() {
         "an interface",
     );
     same_as_table(def(&s, "Sshd"), &schema::sshd_keys(), "freebsd.sshd");
+    same_as_table(def(&s, "File"), &schema::file_keys(), "a file");
+    same_as_table(def(&s, "Service"), &schema::service_keys(), "a service");
 }
 
 /// The `const`s of an enum's `oneOf`, or its `enum` values.
@@ -93,6 +95,10 @@ fn the_enums_have_the_words_of_validation() {
     for word in words(def(&s, "UserState")) {
         assert!(crate::freebsd::names::user_state(word).is_ok(), "{word}");
     }
+    assert_eq!(
+        words(def(&s, "NotifyAction")),
+        crate::freebsd::names::NOTIFY_ACTIONS
+    );
     for word in words(def(&s, "YesNoWord")) {
         assert!(crate::freebsd::names::yes_no(word).is_ok(), "{word}");
     }

@@ -58,6 +58,10 @@ pub(crate) const TEMPLATES: &[(&str, &str)] = &[
         "steps/timezone.sh.j2",
         include_str!("../../templates/steps/timezone.sh.j2"),
     ),
+    (
+        "steps/service.sh.j2",
+        include_str!("../../templates/steps/service.sh.j2"),
+    ),
 ];
 
 /// Where the templates come from.

@@ -9,7 +9,7 @@ use crate::value::Value;
 use super::Code;
 use super::ctx::{self, At, Ctx, Field, Rule};
 use super::model::{FreeBsd, Located, Raid};
-use super::{network, services, users};
+use super::{files, network, services, users};
 use crate::freebsd::names;
 
 /// The keys of `freebsd`, in the order the docs list them.
@@ -114,6 +114,18 @@ pub(crate) const FREEBSD: &[Field<FreeBsd>] = &[
         doc: "sshd settings: permit_root_login, password_authentication, kbd_interactive_authentication",
         aliases: &["sshd_config", "openssh"],
         check: services::sshd,
+    },
+    Field {
+        key: "files",
+        doc: "whole files keyed by absolute path, each with one of content, template or source, and mode, owner, group, validate, notify",
+        aliases: &["file", "managed_files", "templates", "configs"],
+        check: files::files,
+    },
+    Field {
+        key: "services",
+        doc: "rc.d services keyed by name, such as nginx: {enable: true}: enabled through their rcvar and started",
+        aliases: &["service", "daemons", "rc_d", "rcd"],
+        check: files::services,
     },
 ];
 

@@ -13,6 +13,7 @@
 
 mod ctx;
 mod fields;
+mod files;
 mod model;
 mod network;
 mod services;
@@ -26,7 +27,9 @@ use crate::value::Node;
 
 #[cfg(test)]
 pub(crate) use model::Raid;
-pub(crate) use model::{FreeBsd, Install, Ipv4, Ipv6, Located, User, UserState};
+pub(crate) use model::{
+    FileSource, FreeBsd, Install, Ipv4, Ipv6, Located, ManagedFile, User, UserState,
+};
 
 crate::diag::codes! {
     /// The error codes of this stage.
@@ -97,6 +100,20 @@ crate::diag::codes! {
         RcValue = "rc_value";
         /// An sshd setting that is not one of its words.
         Sshd = "sshd";
+        /// A `freebsd.files` key that is not an absolute, normalized path.
+        FilePath = "file_path";
+        /// A `freebsd.files` path that beryl writes itself (sudoers drop-in, resolv.conf, sshd_config, rc.conf…).
+        FileManaged = "file_managed";
+        /// A file with none, or more than one, of `content`, `template` and `source` (or a bad template or source path).
+        FileSource = "file_source";
+        /// A file mode that is not three or four octal digits.
+        FileMode = "file_mode";
+        /// A `validate` command without exactly one `%s` word.
+        FileValidate = "file_validate";
+        /// A `notify` action other than `reload` or `restart`.
+        Notify = "notify";
+        /// A service name that is not an rc.d script name, or a script without an rcvar.
+        ServiceName = "service_name";
     }
 }
 
@@ -114,7 +131,10 @@ pub(crate) fn validate(freebsd: Option<&Node>) -> Result<FreeBsd, Vec<Diag>> {
     out.span = node.span.clone();
     let mut cx = ctx::Ctx::default();
     match node.as_map() {
-        Some(map) => cx.walk("freebsd", map, fields::FREEBSD, &mut out),
+        Some(map) => {
+            cx.walk("freebsd", map, fields::FREEBSD, &mut out);
+            files::conflicts(&mut cx, &out);
+        }
         None => {
             let diag = cx.type_error("freebsd", "a mapping", node);
             let help = match node.value {
@@ -160,6 +180,18 @@ pub(crate) fn network_keys() -> Vec<(&'static str, &'static str)> {
 #[cfg(test)]
 pub(crate) fn interface_keys() -> Vec<(&'static str, &'static str)> {
     ctx::docs(network::INTERFACE)
+}
+
+/// The keys of a `freebsd.files` entry with their one-line docs, in table order.
+#[cfg(test)]
+pub(crate) fn file_keys() -> Vec<(&'static str, &'static str)> {
+    ctx::docs(files::FILE)
+}
+
+/// The keys of a `freebsd.services` entry with their one-line docs, in table order.
+#[cfg(test)]
+pub(crate) fn service_keys() -> Vec<(&'static str, &'static str)> {
+    ctx::docs(files::SERVICE)
 }
 
 /// The keys of `freebsd.sshd` with their one-line docs, in table order.

@@ -67,6 +67,10 @@ pub struct FreeBsd {
     pub rc_conf: Vec<RcVar>,
     /// sshd settings; every field defaults to `no`.
     pub sshd: Sshd,
+    /// Whole files keyed by absolute path, in the order given.
+    pub files: Vec<ManagedFile>,
+    /// rc.d services keyed by script name, in the order given.
+    pub services: Vec<Service>,
     /// Where the `freebsd` mapping was written (synthetic when it was absent).
     #[serde(skip)]
     pub span: Span,
@@ -170,4 +174,79 @@ impl User {
             span,
         }
     }
+}
+
+/// One file of `freebsd.files`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ManagedFile {
+    /// The absolute path on the host (located at its key).
+    pub path: Located<String>,
+    /// Where the content comes from.
+    pub source: Option<FileSource>,
+    /// Octal mode without a leading zero; 644 when absent.
+    pub mode: Option<Located<String>>,
+    /// root when absent.
+    pub owner: Option<Located<String>>,
+    /// wheel when absent.
+    pub group: Option<Located<String>>,
+    /// The validate command's words, `%s` standing for the staged file.
+    pub validate: Option<Located<Vec<String>>>,
+    /// Services to reload or restart after a change.
+    pub notify: Vec<Notify>,
+    /// The content: a `content` as written, or, once the compile read the
+    /// inventory, a rendered template or a copied source.
+    pub content: Option<String>,
+    /// Where the file's mapping was written.
+    #[serde(skip)]
+    pub span: Span,
+}
+
+impl ManagedFile {
+    /// A file with no fields set yet.
+    pub(crate) fn blank(path: Located<String>, span: Span) -> Self {
+        Self {
+            path,
+            source: None,
+            mode: None,
+            owner: None,
+            group: None,
+            validate: None,
+            notify: Vec::new(),
+            content: None,
+            span,
+        }
+    }
+}
+
+/// Where a managed file's content comes from.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FileSource {
+    /// The text as written.
+    Content(Located<String>),
+    /// A template under the inventory's `templates/`.
+    Template(Located<String>),
+    /// A file under the inventory's `files/`.
+    Source(Located<String>),
+}
+
+/// One `notify` entry: a service and what to do to it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Notify {
+    /// The rc.d script name.
+    pub service: Located<String>,
+    /// `reload` or `restart`.
+    pub action: Located<String>,
+}
+
+/// One service of `freebsd.services`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Service {
+    /// The rc.d script name (located at its key).
+    pub name: Located<String>,
+    /// Enabled and started (true, the default), or disabled and stopped.
+    pub enable: Located<bool>,
+    /// Where the service's mapping was written.
+    #[serde(skip)]
+    pub span: Span,
 }

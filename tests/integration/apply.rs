@@ -106,6 +106,14 @@ fn host01_drift() -> Value {
     s["rc_conf"]["hostname"] = json!("generic");
     // sshd not enabled.
     s["rc_conf"]["sshd_enable"] = json!("NO");
+    // nginx.conf edited by hand (its notify reloads nginx), nginx stopped.
+    let conf = &mut s["files"]["/usr/local/etc/nginx/nginx.conf"];
+    let content = conf["content"]
+        .as_str()
+        .unwrap()
+        .replace("worker_processes auto;", "worker_processes 1;");
+    set_content(conf, &content);
+    s["services"]["nginx"]["running"] = json!(false);
     s
 }
 
@@ -186,14 +194,14 @@ fn dry_run_against_a_drifted_snapshot() {
 #[test]
 fn dry_run_against_an_exact_snapshot_and_exit_codes() {
     let cases: [(&str, tempfile::TempDir, Value, Value, usize); 3] = [
-        ("host01", example(), fixture("host01"), host01_drift(), 28),
-        ("db02", example(), fixture("db02"), db02_drift(), 25),
+        ("host01", example(), fixture("host01"), host01_drift(), 31),
+        ("db02", example(), fixture("db02"), db02_drift(), 26),
         (
             "host01",
             with_rc_conf(),
             host01_rc_exact(),
             host01_rc_drift(),
-            31,
+            34,
         ),
     ];
     for (host, dir, exact, drift, steps) in cases {
@@ -413,7 +421,7 @@ fn apply_over_ssh_round_trip() {
     // One host: its lines unprefixed, then the recap.
     assert!(
         r.stdout
-            .ends_with("  host01.example.org        0         28       0  ok\n"),
+            .ends_with("  host01.example.org        0         31       0  ok\n"),
         "{}",
         r.stdout
     );

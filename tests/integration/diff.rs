@@ -37,7 +37,7 @@ fn a_knockout_in_a_group_is_one_removal() {
     assert!(!run.stdout.contains("carol"), "{}", run.stdout);
     assert!(
         run.stdout.contains(
-            "  freebsd.users.bob: removed  ← example.org/web/_group.yml:27:7; was at _default.yml:"
+            "  freebsd.users.bob: removed  ← example.org/web/_group.yml:32:7; was at _default.yml:"
         ),
         "{}",
         run.stdout

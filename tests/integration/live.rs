@@ -36,13 +36,13 @@ pub const SSH_PATH: &str = "/sbin:/bin:/usr/sbin:/usr/bin:/usr/local/sbin:/usr/l
 /// The example inventory plus a host `live.example.org` whose level file is
 /// `yaml` (it inherits `_default.yml` and example.org's `_domain.yml`: the
 /// login user `beryl` under sudo, two disks, DHCP).
-fn fixture(yaml: &str) -> tempfile::TempDir {
+pub fn fixture(yaml: &str) -> tempfile::TempDir {
     let dir = example();
     fs::write(dir.path().join("inventory/example.org/live.yml"), yaml).unwrap();
     dir
 }
 
-fn ok(dir: &Path, a: &[&str]) -> String {
+pub fn ok(dir: &Path, a: &[&str]) -> String {
     let a = args(a);
     let r = beryl(dir, &a);
     assert_eq!(
@@ -58,13 +58,14 @@ fn ok(dir: &Path, a: &[&str]) -> String {
 
 /// The machine `beryl plan HOST` installs onto: its disks (as the kernel
 /// probes them) and release.
-fn machine(dir: &Path, host: &str) -> Options {
+pub fn machine(dir: &Path, host: &str) -> Options {
     let json: Value = serde_json::from_str(&ok(dir, &["plan", host, "--format", "json"])).unwrap();
     Options::for_plan(&json)
 }
 
-/// A fresh machine with `beryl plan HOST` installed, or `None` after a
-/// notice (see [`FakeBsd::new`]).
+/// A fresh machine with `beryl plan HOST` installed and booted (its
+/// enabled services started), or `None` after a notice (see
+/// [`FakeBsd::new`]).
 pub fn installed(dir: &Path, host: &str, test: &str) -> Option<FakeBsd> {
     let bsd = FakeBsd::new(&machine(dir, host), test)?;
     let run = bsd.install(&ok(dir, &["plan", host]));
@@ -73,12 +74,15 @@ pub fn installed(dir: &Path, host: &str, test: &str) -> Option<FakeBsd> {
         "{host} does not install:\n{}",
         run.all()
     );
+    let boot = bsd.boot();
+    assert!(boot.hang.is_none(), "{host} does not boot:\n{}", boot.all());
     Some(bsd)
 }
 
-/// `beryl facts` run as root on the live host: the snapshot.
-pub fn facts(bsd: &FakeBsd, dir: &Path) -> Value {
-    let run = bsd.run_in_target(&ok(dir, &["facts"]), &[], "root");
+/// `beryl facts HOST` run as root on the live host: the snapshot, with what
+/// the host's config names (its files, its services) looked at.
+pub fn facts(bsd: &FakeBsd, dir: &Path, host: &str) -> Value {
+    let run = bsd.run_in_target(&ok(dir, &["facts", host]), &[], "root");
     assert!(
         run.status == 0 && run.hang.is_none(),
         "facts failed:\n{}",
@@ -108,7 +112,7 @@ fn dry_run(dir: &Path, host: &str, state: &Value) -> (i32, String) {
 /// The steps the dry run finds pending (`+`, `~`, `-` lines and what they
 /// show), empty when the host is as its config says.
 pub fn pending(bsd: &FakeBsd, dir: &Path, host: &str) -> Vec<String> {
-    let (status, report) = dry_run(dir, host, &facts(bsd, dir));
+    let (status, report) = dry_run(dir, host, &facts(bsd, dir, host));
     let mut out = Vec::new();
     let mut keep = false;
     for line in report.lines() {
@@ -166,7 +170,7 @@ fn login(dir: &Path, host: &str) -> (String, String) {
 
 /// The apply script, run on the live host as ssh would run it: the remote
 /// command line as the login user, the script on its standard input.
-fn apply(bsd: &FakeBsd, dir: &Path, host: &str) -> Run {
+pub fn apply(bsd: &FakeBsd, dir: &Path, host: &str) -> Run {
     apply_with(bsd, dir, host, &[])
 }
 
@@ -204,7 +208,7 @@ pub fn pending_ids(bsd: &FakeBsd, dir: &Path, host: &str) -> Vec<String> {
 /// `- id`); the apply (as the login user, elevated as ssh would) must then
 /// change exactly those steps, a second apply nothing, and facts must then
 /// find nothing pending.
-fn agree(bsd: &FakeBsd, dir: &Path, host: &str, want: &[&str]) {
+pub fn agree(bsd: &FakeBsd, dir: &Path, host: &str, want: &[&str]) {
     let predicted = pending_ids(bsd, dir, host);
     assert_eq!(
         predicted,
@@ -264,7 +268,7 @@ pub fn sh(bsd: &FakeBsd, script: &str) -> String {
 
 /// The fixture host `live` (see [`fixture`]) installed from its plan: nothing
 /// is pending and an apply changes nothing.
-fn live(yaml: &str, test: &str) -> Option<(tempfile::TempDir, FakeBsd)> {
+pub fn live(yaml: &str, test: &str) -> Option<(tempfile::TempDir, FakeBsd)> {
     let dir = fixture(yaml);
     let bsd = installed(dir.path(), "live", test)?;
     agree(&bsd, dir.path(), "live", &[]);
@@ -571,7 +575,7 @@ fn state_fixtures_are_what_facts_reports_on_the_installed_host() {
         let Some(bsd) = installed(d, host, test) else {
             return;
         };
-        let got = facts(&bsd, d);
+        let got = facts(&bsd, d, host);
         let path = fixtures().join(format!("apply/{host}.json"));
         if std::env::var_os("BERYL_UPDATE_FIXTURES").is_some() {
             let mut text = serde_json::to_string_pretty(&got).unwrap();

@@ -59,6 +59,7 @@ fn all() -> (Vec<Entry>, usize) {
         crate::keys::Code,
         crate::schema::Code,
         crate::compile::warn::Code,
+        crate::compile::files::Code,
         crate::desired::access::Code,
         crate::desired::require::Code,
         crate::plan::Code,

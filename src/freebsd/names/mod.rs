@@ -4,9 +4,10 @@
 //! completes `invalid freebsd.FIELD: `, quoting the offending part.
 //! `system` has the host-wide settings, `storage` the ZFS boot pool,
 //! `account` users and groups, `network` interfaces and addresses, and `rc`
-//! rc.conf variables.
+//! rc.conf variables, `files` managed files and services.
 
 mod account;
+mod files;
 mod kinds;
 mod network;
 mod rc;
@@ -14,6 +15,10 @@ mod storage;
 mod system;
 
 pub(crate) use account::{MAX_UID, comment, group_name, shell, uid, user_name, user_state};
+pub(crate) use files::{
+    NOTIFY_ACTIONS, file_mode, file_path, inventory_path, managed_file, notify_action,
+    service_name, validate_command,
+};
 pub(crate) use kinds::{Install, Ipv4, Ipv6, Raid, UserState};
 pub(crate) use network::{interface_name, ip_address, ipv4, ipv4_address, ipv6, ipv6_address};
 pub(crate) use rc::{rc_managed, rc_name, rc_value};

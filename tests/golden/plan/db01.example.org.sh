@@ -109,6 +109,7 @@ chmod 0600 "$home/.ssh/authorized_keys"
 
 # A whole file, checked before it is installed.
 mkdir -p /usr/local/etc/sudoers.d
+# shellcheck disable=SC2016 # the content is literal text
 printf '%s' '%wheel ALL=(ALL:ALL) NOPASSWD: ALL
 beryl ALL=(ALL:ALL) NOPASSWD: ALL
 Defaults env_keep += "SSH_AUTH_SOCK"
@@ -154,8 +155,30 @@ sysrc -f /etc/rc.conf 'zfs_enable=YES'
 # Time zone.
 tzsetup -s Europe/Paris
 
+# A whole file, checked before it is installed.
+mkdir -p /etc
+# shellcheck disable=SC2016 # the content is literal text
+printf '%s' "# /etc/pf.conf of db01.example.org: rendered by beryl from the inventory's
+# templates/pf.conf.j2 with the host's effective config. Edit the template.
+ext_if = \"vtnet0\"
+tcp_in = \"{ ssh }\"
+
+set skip on lo0
+set block-policy return
+scrub in all
+
+block in all
+pass out all keep state
+pass in on "'$ext_if proto tcp to port $tcp_in keep state
+pass in inet proto icmp icmp-type echoreq keep state
+pass in inet6 proto icmp6 keep state
+' > /etc/pf.conf.beryl-tmp
+pfctl -nf /etc/pf.conf.beryl-tmp
+install -m 0600 -o root -g wheel /etc/pf.conf.beryl-tmp /etc/pf.conf
+rm -f /etc/pf.conf.beryl-tmp
+
 # What the install created, for apply to prune once it leaves the config.
 mkdir -p /var/db/beryl
-printf '%s\n' 'pkg bash' 'pkg databases/postgresql16-server' 'pkg node_exporter' 'pkg sudo' 'pkg tmux' 'pkg vim' > /var/db/beryl/managed
+printf '%s\n' 'file /etc/pf.conf' 'pkg bash' 'pkg databases/postgresql16-server' 'pkg node_exporter' 'pkg sudo' 'pkg tmux' 'pkg vim' > /var/db/beryl/managed
 
 echo 'beryl: db01.example.org installed: 4 users, 6 packages'

@@ -106,6 +106,7 @@ chmod 0600 "$home/.ssh/authorized_keys"
 
 # A whole file, checked before it is installed.
 mkdir -p /usr/local/etc/sudoers.d
+# shellcheck disable=SC2016 # the content is literal text
 printf '%s' '%wheel ALL=(ALL:ALL) NOPASSWD: ALL
 beryl ALL=(ALL:ALL) NOPASSWD: ALL
 Defaults env_keep += "SSH_AUTH_SOCK"
@@ -150,8 +151,68 @@ sysrc -f /etc/rc.conf 'zfs_enable=YES'
 # Time zone.
 tzsetup -s Europe/Paris
 
+# A whole file, checked before it is installed.
+mkdir -p /etc
+# shellcheck disable=SC2016 # the content is literal text
+printf '%s' "# /etc/pf.conf of host02.example.org: rendered by beryl from the inventory's
+# templates/pf.conf.j2 with the host's effective config. Edit the template.
+ext_if = \"vtnet0\"
+tcp_in = \"{ ssh, http }\"
+
+set skip on lo0
+set block-policy return
+scrub in all
+
+block in all
+pass out all keep state
+pass in on "'$ext_if proto tcp to port $tcp_in keep state
+pass in inet proto icmp icmp-type echoreq keep state
+pass in inet6 proto icmp6 keep state
+' > /etc/pf.conf.beryl-tmp
+pfctl -nf /etc/pf.conf.beryl-tmp
+install -m 0600 -o root -g wheel /etc/pf.conf.beryl-tmp /etc/pf.conf
+rm -f /etc/pf.conf.beryl-tmp
+
+# A whole file, checked before it is installed.
+mkdir -p /usr/local/etc/nginx
+# shellcheck disable=SC2016 # the content is literal text
+printf '%s' "# /usr/local/etc/nginx/nginx.conf on the web servers: copied as is by beryl
+# from the inventory's files/nginx/nginx.conf (freebsd.files in
+# example.org/web/_group.yml). Edit it here; "'`nginx -t` checks it before it is
+# installed, and nginx is reloaded after it changed.
+worker_processes auto;
+
+events {
+    worker_connections 1024;
+}
+
+http {
+    include mime.types;
+    default_type application/octet-stream;
+    sendfile on;
+    keepalive_timeout 65;
+
+    server {
+        listen 80;
+        listen [::]:80;
+        server_name _;
+        root /usr/local/www/nginx;
+
+        location / {
+            index index.html;
+        }
+    }
+}
+' > /usr/local/etc/nginx/nginx.conf.beryl-tmp
+nginx -t -c /usr/local/etc/nginx/nginx.conf.beryl-tmp
+install -m 0644 -o root -g wheel /usr/local/etc/nginx/nginx.conf.beryl-tmp /usr/local/etc/nginx/nginx.conf
+rm -f /usr/local/etc/nginx/nginx.conf.beryl-tmp
+
+# An rc.d service, enabled: it starts at boot (never in the installer's chroot).
+sysrc -f /etc/rc.conf 'nginx_enable=YES'
+
 # What the install created, for apply to prune once it leaves the config.
 mkdir -p /var/db/beryl
-printf '%s\n' 'pkg bash' 'pkg nginx' 'pkg node_exporter' 'pkg sudo' 'pkg tmux' > /var/db/beryl/managed
+printf '%s\n' 'file /etc/pf.conf' 'file /usr/local/etc/nginx/nginx.conf' 'pkg bash' 'pkg nginx' 'pkg node_exporter' 'pkg sudo' 'pkg tmux' > /var/db/beryl/managed
 
 echo 'beryl: host02.example.org installed: 4 users, 5 packages'

@@ -175,7 +175,7 @@ pub fn check(repo: &Path, doc: &Doc, update: bool) -> (Vec<String>, Vec<(usize, 
 #[test]
 fn citations_are_links_with_the_text_of_the_line() {
     let repo = crate::support::repo();
-    let text = "See [`inventory/_default.yml:18:3`](../inventory/_default.yml#L18 \"owner: platform team\").\nStale [`inventory/_default.yml:3:3`](../inventory/_default.yml#L3 \"contact: ops@example.org\").\nBare inventory/_default.yml:17 here.\nTwice [`inventory/_default.yml:17`](../inventory/_default.yml#L17 \"site:\").\n";
+    let text = "See [`inventory/_default.yml:19:3`](../inventory/_default.yml#L19 \"owner: platform team\").\nStale [`inventory/_default.yml:3:3`](../inventory/_default.yml#L3 \"contact: ops@example.org\").\nBare inventory/_default.yml:18 here.\nTwice [`inventory/_default.yml:18`](../inventory/_default.yml#L18 \"site:\").\n";
     let doc = Doc::new("docs/x.md", &repo.join("docs/x.md"), text);
     let (errors, rewrites) = check(&repo, &doc, false);
     assert_eq!(errors.len(), 3, "{errors:?}");
@@ -189,7 +189,7 @@ fn citations_are_links_with_the_text_of_the_line() {
         rewrites,
         [(
             2,
-            "Stale [`inventory/_default.yml:19:3`](../inventory/_default.yml#L19 \"contact: ops@example.org\").".to_string()
+            "Stale [`inventory/_default.yml:20:3`](../inventory/_default.yml#L20 \"contact: ops@example.org\").".to_string()
         )]
     );
 }

@@ -731,6 +731,23 @@ impl FakeBsd {
         self.exec_in_target("/bin/sh -s", script, env, user)
     }
 
+    /// The first boot of the installed system, as far as services go: rc(8)
+    /// on autoboot runs every rc.d script, the base ones then those of
+    /// `local_startup`, with `faststart` (libexec/rc/rc @b14e76ec:
+    /// `_boot="faststart"`, `run_rc_scripts`), so each enabled service
+    /// starts (rc.subr's gate skips the others, quietly with `fast`). The
+    /// order is the directory's, not rcorder's.
+    pub fn boot(&self) -> Run {
+        self.run_in_target(
+            "for f in /etc/rc.d/* /usr/local/etc/rc.d/*; do\n\
+             \t[ -f \"$f\" ] && [ -x \"$f\" ] || continue\n\
+             \t\"$f\" faststart\n\
+             done\n",
+            &[],
+            "root",
+        )
+    }
+
     /// Runs the command line `command` in the installed system as the live
     /// host, as sshd runs a remote command: `/bin/sh -c COMMAND` as `user`
     /// (modelled by FAKEBSD_USER), `stdin` on its standard input, under
