@@ -354,5 +354,8 @@ fn notify_handlers_run_once_after_the_steps() {
         script.contains("step file:/a.conf check_0 change_0\n[ \"$stepped\" = 0 ] || notify nginx reload\n[ \"$stepped\" = 0 ] || notify pf reload\n"),
         "{script}"
     );
-    assert!(script.contains("\nhandlers\n\nprune_all\n"), "{script}");
+    assert!(
+        script.contains("\nprune_all\nhandlers\nsave_record\n"),
+        "{script}"
+    );
 }
