@@ -7,7 +7,7 @@
 //! `freebsd.files."/etc/pf.conf"`.
 
 use crate::diag::Diag;
-use crate::value::{Map, Value};
+use crate::value::{Map, Span, Value};
 
 use super::Code;
 use super::ctx::{At, Ctx, Field, Rule};
@@ -270,6 +270,23 @@ fn validate(cx: &mut Ctx, at: &At<'_>, file: &mut ManagedFile) {
     }
 }
 
+/// Whether `name`, a key of the mapping at `path`, is an rc.d script name;
+/// a located error otherwise.
+fn service_name(cx: &mut Ctx, path: &str, name: &str, key: &Span, such_as: &str) -> bool {
+    let Err(reason) = names::service_name(name) else {
+        return true;
+    };
+    cx.push(
+        Diag::new(
+            Code::ServiceName,
+            format!("invalid service in {path}: {reason}"),
+        )
+        .label(key, "not an rc.d script name")
+        .help(format!("name the rc.d script, such as {such_as}")),
+    );
+    false
+}
+
 /// `notify: {SERVICE: reload|restart}`.
 fn notify(cx: &mut Ctx, at: &At<'_>, file: &mut ManagedFile) {
     let help = "write a mapping of service to action, such as {nginx: reload} or {pf: reload, sshd: restart}";
@@ -279,18 +296,7 @@ fn notify(cx: &mut Ctx, at: &At<'_>, file: &mut ManagedFile) {
     };
     for (name, entry) in map {
         let path = format!("{}.{name}", at.path);
-        let mut good = true;
-        if let Err(reason) = names::service_name(name) {
-            good = false;
-            cx.push(
-                Diag::new(
-                    Code::ServiceName,
-                    format!("invalid service in {}: {reason}", at.path),
-                )
-                .label(&entry.key_span, "not an rc.d script name")
-                .help("name the rc.d script, such as nginx or pf"),
-            );
-        }
+        let good = service_name(cx, &at.path, name, &entry.key_span, "nginx or pf");
         let Some(action) = cx.string(&path, &entry.node) else {
             continue;
         };
@@ -318,18 +324,8 @@ pub(crate) fn services(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
     };
     for (name, entry) in map {
         let here = format!("{}.{name}", at.path);
-        let mut good = true;
-        if let Err(reason) = names::service_name(name) {
-            good = false;
-            cx.push(
-                Diag::new(
-                    Code::ServiceName,
-                    format!("invalid service in {}: {reason}", at.path),
-                )
-                .label(&entry.key_span, "not an rc.d script name")
-                .help("name the rc.d script, such as nginx or ntpd"),
-            );
-        } else {
+        let mut good = service_name(cx, &at.path, name, &entry.key_span, "nginx or ntpd");
+        if good {
             match rcd::service(name) {
                 Err(why) => {
                     good = false;
