@@ -689,3 +689,63 @@ fn packages_that_left_the_config_are_pruned_when_beryl_created_them() {
     agree(&bsd, d, "live", &[]);
     assert!(!record(&bsd).contains("pkg fish"));
 }
+
+/// A listed file that left the config is removed when beryl created it (at
+/// install or by an apply), never when it was there before beryl wrote it;
+/// the files beryl writes from other fields are never recorded.
+#[test]
+fn listed_files_that_left_the_config_are_pruned_when_beryl_created_them() {
+    let Some((dir, bsd)) = live(
+        "freebsd:\n  files:\n    /usr/local/etc/motd.d/beryl:\n      content: \"Managed by beryl.\\n\"\n",
+        "listed_files_that_left_the_config_are_pruned_when_beryl_created_them",
+    ) else {
+        return;
+    };
+    let d = dir.path();
+    let host_file = d.join("inventory/example.org/live.yml");
+    let rec = record(&bsd);
+    assert!(rec.contains("file /usr/local/etc/motd.d/beryl\n"), "{rec}");
+    assert!(rec.contains("file /etc/pf.conf\n"), "{rec}");
+    assert!(
+        !rec.contains("sudoers.d"),
+        "a built-in file is recorded:\n{rec}"
+    );
+
+    // The operator's own file, then listed with other content: changed in
+    // place, but beryl did not create it.
+    sh(&bsd, "printf 'mine\\n' > /usr/local/etc/ops.conf");
+    fs::write(
+        &host_file,
+        "freebsd:\n  files:\n    /usr/local/etc/motd.d/beryl:\n      content: \"Managed by beryl.\\n\"\n    /usr/local/etc/ops.conf:\n      content: \"ours\\n\"\n    /usr/local/etc/new.conf:\n      content: \"new\\n\"\n",
+    )
+    .unwrap();
+    agree(
+        &bsd,
+        d,
+        "live",
+        &[
+            "~ file:/usr/local/etc/ops.conf",
+            "+ file:/usr/local/etc/new.conf",
+        ],
+    );
+    let rec = record(&bsd);
+    assert!(rec.contains("file /usr/local/etc/new.conf\n"), "{rec}");
+    assert!(!rec.contains("ops.conf"), "{rec}");
+
+    // All three leave the config: beryl's two go, the operator's stays.
+    fs::write(&host_file, "freebsd: {}\n").unwrap();
+    agree(
+        &bsd,
+        d,
+        "live",
+        &[
+            "- file:/usr/local/etc/motd.d/beryl",
+            "- file:/usr/local/etc/new.conf",
+        ],
+    );
+    let left = sh(
+        &bsd,
+        "for f in motd.d/beryl new.conf ops.conf; do [ -e /usr/local/etc/$f ] && echo $f; done; true",
+    );
+    assert_eq!(left, "ops.conf\n");
+}
