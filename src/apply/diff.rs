@@ -72,7 +72,7 @@ pub(crate) fn compare(steps: &[Step], state: Option<&State>) -> Vec<Outcome> {
         .collect()
 }
 
-fn change(field: &str, before: &str, after: &str) -> Change {
+pub(super) fn change(field: &str, before: &str, after: &str) -> Change {
     Change {
         field: field.into(),
         before: before.into(),
@@ -236,6 +236,8 @@ fn judge(d: &Desired, s: &State) -> (Action, Vec<Change>, Option<String>) {
             Some(have) => (Action::Update, vec![change(&v.name, &have, &v.value)], None),
             None => (Action::Create, vec![change(&v.name, "", &v.value)], None),
         },
+        Desired::Zpool(p) => super::zfs::judge_pool(p, s),
+        Desired::Dataset(d) => super::zfs::judge_dataset(d, s),
         Desired::Timezone { zone } => {
             if &s.timezone == zone {
                 noop
@@ -250,7 +252,7 @@ fn judge(d: &Desired, s: &State) -> (Action, Vec<Change>, Option<String>) {
     }
 }
 
-fn verdict(changes: Vec<Change>, diff: Option<String>) -> (Action, Vec<Change>, Option<String>) {
+pub(super) fn verdict(changes: Vec<Change>, diff: Option<String>) -> (Action, Vec<Change>, Option<String>) {
     if changes.is_empty() {
         (Action::Noop, Vec::new(), None)
     } else {

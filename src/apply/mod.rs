@@ -11,6 +11,7 @@
 
 pub(crate) mod diff;
 mod render;
+mod zfs;
 pub mod script;
 pub mod ssh;
 pub(crate) mod state;
@@ -46,6 +47,8 @@ pub enum StepKind {
     Sshd,
     Rc,
     Timezone,
+    Zpool,
+    Zfs,
 }
 
 /// What a step wants.
@@ -84,12 +87,17 @@ pub enum Desired {
     Timezone {
         zone: String,
     },
+    /// A data pool that must be imported (never created on a live host).
+    Zpool(crate::desired::Pool),
+    /// A dataset with properties, or one to destroy.
+    Dataset(crate::desired::Dataset),
 }
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Step {
     /// Stable: `pkg`, `pkg:NAME`, `group:NAME`, `user:NAME`, `root`,
-    /// `keys:USER`, `file:PATH`, `sshd`, `rc:NAME`, `tz`.
+    /// `keys:USER`, `file:PATH`, `sshd`, `rc:NAME`, `tz`, `zpool:NAME`,
+    /// `zfs:DATASET`.
     pub id: String,
     pub kind: StepKind,
     pub desired: Desired,
@@ -129,6 +137,10 @@ pub fn steps(host: &Host) -> Result<Vec<Step>, QuoteError> {
             }),
             Resource::Rc(v) => out.push(Desired::Rc(v.clone())),
             Resource::Timezone { zone } => out.push(Desired::Timezone { zone: zone.clone() }),
+            Resource::Zpool(p) => out.push(Desired::Zpool(p.clone())),
+            Resource::Dataset(d) => out.push(Desired::Dataset(d.clone())),
+            // Install only: a live host's pools are mounted where they belong.
+            Resource::ZfsUnmount { .. } => {}
         }
     }
     out.into_iter().map(render::step).collect()

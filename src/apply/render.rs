@@ -100,6 +100,8 @@ pub(super) fn step(desired: Desired) -> Result<Step, QuoteError> {
             format!("[ \"$(cat /var/db/zoneinfo 2>/dev/null)\" = {} ]", w(zone)?),
             format!("tzsetup -s {}", w(zone)?),
         ),
+        Desired::Zpool(p) => super::zfs::pool(p)?,
+        Desired::Dataset(d) => super::zfs::dataset(d)?,
     };
     Ok(Step {
         id,

@@ -45,6 +45,28 @@ pub(crate) struct State {
     /// digest of the field (never the hash itself).
     #[serde(default)]
     pub root_password: String,
+    /// The imported pools (`zpool list -H -o name`); `None` when the
+    /// snapshot does not say.
+    #[serde(default)]
+    pub zpools: Option<Vec<String>>,
+    /// Datasets by name, with the properties beryl manages; `null` when
+    /// absent.
+    #[serde(default)]
+    pub zfs: BTreeMap<String, Option<Dataset>>,
+}
+
+/// A dataset: each property's value (as `zfs get -H -p` prints it) and
+/// source (`local`, `default`, `inherited from X`).
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct Dataset {
+    #[serde(default)]
+    pub props: BTreeMap<String, ZfsValue>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct ZfsValue {
+    pub value: String,
+    pub source: String,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -10,6 +10,7 @@
 pub(crate) mod access;
 pub(crate) mod require;
 pub(crate) mod sshd;
+pub(crate) mod zfs;
 
 use serde::Serialize;
 
@@ -20,6 +21,7 @@ use crate::freebsd::{base, rcd};
 use crate::schema::{Install, Ipv4, Ipv6, UserState};
 
 pub use access::{Become, Login};
+pub use zfs::{Dataset, Pool, Prop};
 
 /// The sudoers drop-in beryl owns. A name with a dot is ignored by sudo's
 /// `@includedir`, so it has none.
@@ -97,6 +99,14 @@ pub enum Resource {
     Rc(RcVar),
     /// The time zone.
     Timezone { zone: String },
+    /// A data pool: created by the install, only checked by apply.
+    Zpool(Pool),
+    /// A dataset with the properties beryl sets, or one to destroy.
+    #[serde(rename = "zfs")]
+    Dataset(Dataset),
+    /// Last in the install: the data pools' file systems unmounted, so that
+    /// the installer can export the boot pool they are mounted in.
+    ZfsUnmount { pools: Vec<String> },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -168,11 +178,15 @@ impl Resource {
             Resource::Sshd { .. } => "sshd",
             Resource::Rc(_) => "rc",
             Resource::Timezone { .. } => "timezone",
+            Resource::Zpool(_) => "zpool",
+            Resource::Dataset(_) => "zfs",
+            Resource::ZfsUnmount { .. } => "zfs_unmount",
         }
     }
 
     /// A stable id: `pkg`, `group:NAME`, `user:NAME`, `root`, `keys:USER`,
-    /// `file:PATH`, `sshd`, `rc:NAME`, `tz`.
+    /// `file:PATH`, `sshd`, `rc:NAME`, `tz`, `zpool:NAME`, `zfs:DATASET`,
+    /// `zfs_unmount`.
     pub(crate) fn id(&self) -> String {
         match self {
             Resource::Packages { .. } => "packages".into(),
@@ -185,6 +199,9 @@ impl Resource {
             Resource::Sshd { .. } => "sshd".into(),
             Resource::Rc(v) => format!("rc:{}", v.name),
             Resource::Timezone { .. } => "tz".into(),
+            Resource::Zpool(p) => format!("zpool:{}", p.name),
+            Resource::Dataset(d) => format!("zfs:{}", d.name),
+            Resource::ZfsUnmount { .. } => "zfs_unmount".into(),
         }
     }
 }
@@ -274,7 +291,7 @@ fn layout(fqdn: &str, c: &Compiled, login: Login) -> Host {
         .map(|n| n.value.clone())
         .collect();
 
-    let mut resources = Vec::new();
+    let mut resources = zfs::resources(f, text(&f.pool).as_deref().unwrap_or(DEFAULT_POOL));
     let packages: Vec<String> = f.packages.iter().map(|p| p.value.clone()).collect();
     if !packages.is_empty() {
         resources.push(Resource::Packages { packages });
@@ -382,6 +399,11 @@ fn layout(fqdn: &str, c: &Compiled, login: Login) -> Host {
     }
     if let Some(zone) = text(&f.timezone) {
         resources.push(Resource::Timezone { zone });
+    }
+    if !f.zfs.pools.is_empty() {
+        resources.push(Resource::ZfsUnmount {
+            pools: f.zfs.pools.iter().map(|p| p.name.value.clone()).collect(),
+        });
     }
     Host {
         fqdn: fqdn.to_string(),

@@ -222,11 +222,24 @@ pub(crate) fn layout(h: Host) -> Plan {
         .filter(|r| matches!(r, Resource::User(_)))
         .count();
     let network = packages > 0 || h.dist_site.is_some();
+    // The data pools' disks are cleared like the boot pool's: the install
+    // makes new pools of them.
+    let mut disks = h.disks.clone();
+    for r in &h.resources {
+        if let Resource::Zpool(p) = r {
+            disks.extend(p.disks.iter().cloned());
+        }
+    }
     let steps = h
         .resources
         .into_iter()
-        // A fresh system has no user to remove.
-        .filter(|r| !matches!(r, Resource::Absent { .. }))
+        // A fresh system has no user to remove, nor a dataset to destroy.
+        .filter(|r| {
+            !matches!(
+                r,
+                Resource::Absent { .. } | Resource::Dataset(desired::Dataset { destroy: true, .. })
+            )
+        })
         .map(|resource| Step {
             id: resource.id(),
             awk_keys: match &resource {
@@ -254,7 +267,7 @@ pub(crate) fn layout(h: Host) -> Plan {
         media,
         fetch_sets: h.dist_site.is_some(),
         preamble,
-        disks: h.disks,
+        disks,
         network,
         links: if network { h.links } else { Vec::new() },
         defaultrouter: h.defaultrouter.filter(|_| network),

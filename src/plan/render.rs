@@ -58,6 +58,18 @@ pub(crate) const TEMPLATES: &[(&str, &str)] = &[
         "steps/timezone.sh.j2",
         include_str!("../../templates/steps/timezone.sh.j2"),
     ),
+    (
+        "steps/zpool.sh.j2",
+        include_str!("../../templates/steps/zpool.sh.j2"),
+    ),
+    (
+        "steps/zfs.sh.j2",
+        include_str!("../../templates/steps/zfs.sh.j2"),
+    ),
+    (
+        "steps/zfs_unmount.sh.j2",
+        include_str!("../../templates/steps/zfs_unmount.sh.j2"),
+    ),
 ];
 
 /// Where the templates come from.

@@ -36,7 +36,7 @@ pub const SSH_PATH: &str = "/sbin:/bin:/usr/sbin:/usr/bin:/usr/local/sbin:/usr/l
 /// The example inventory plus a host `live.example.org` whose level file is
 /// `yaml` (it inherits `_default.yml` and example.org's `_domain.yml`: the
 /// login user `beryl` under sudo, two disks, DHCP).
-fn fixture(yaml: &str) -> tempfile::TempDir {
+pub fn fixture(yaml: &str) -> tempfile::TempDir {
     let dir = example();
     fs::write(dir.path().join("inventory/example.org/live.yml"), yaml).unwrap();
     dir
@@ -166,7 +166,7 @@ fn login(dir: &Path, host: &str) -> (String, String) {
 
 /// The apply script, run on the live host as ssh would run it: the remote
 /// command line as the login user, the script on its standard input.
-fn apply(bsd: &FakeBsd, dir: &Path, host: &str) -> Run {
+pub fn apply(bsd: &FakeBsd, dir: &Path, host: &str) -> Run {
     let script = ok(dir, &["apply", host, "--script"]);
     let (user, command) = login(dir, host);
     bsd.exec_in_target(&command, &script, &[("PATH", SSH_PATH)], &user)
@@ -197,7 +197,7 @@ pub fn pending_ids(bsd: &FakeBsd, dir: &Path, host: &str) -> Vec<String> {
 /// `- id`); the apply (as the login user, elevated as ssh would) must then
 /// change exactly those steps, a second apply nothing, and facts must then
 /// find nothing pending.
-fn agree(bsd: &FakeBsd, dir: &Path, host: &str, want: &[&str]) {
+pub fn agree(bsd: &FakeBsd, dir: &Path, host: &str, want: &[&str]) {
     let predicted = pending_ids(bsd, dir, host);
     assert_eq!(
         predicted,
@@ -244,7 +244,7 @@ pub fn sh(bsd: &FakeBsd, script: &str) -> String {
 
 /// The fixture host `live` (see [`fixture`]) installed from its plan: nothing
 /// is pending and an apply changes nothing.
-fn live(yaml: &str, test: &str) -> Option<(tempfile::TempDir, FakeBsd)> {
+pub fn live(yaml: &str, test: &str) -> Option<(tempfile::TempDir, FakeBsd)> {
     let dir = fixture(yaml);
     let bsd = installed(dir.path(), "live", test)?;
     agree(&bsd, dir.path(), "live", &[]);

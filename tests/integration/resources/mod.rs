@@ -1,0 +1,4 @@
+//! The resources of `freebsd` beyond the base system, each through the
+//! real-installer harness and the live-host idempotence test.
+
+mod zfs;
