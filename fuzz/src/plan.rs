@@ -590,7 +590,16 @@ fn installerconfig(text: &str, plan: &plan::Plan) {
             Resource::ZfsUnmount { pools } => {
                 for pool in pools {
                     has(words(
-                        &["zfs", "list", "-H", "-o", "name,mounted", "-r", "-t", "filesystem"],
+                        &[
+                            "zfs",
+                            "list",
+                            "-H",
+                            "-o",
+                            "name,mounted",
+                            "-r",
+                            "-t",
+                            "filesystem",
+                        ],
                         std::slice::from_ref(pool),
                     ))
                 }

@@ -252,7 +252,10 @@ fn judge(d: &Desired, s: &State) -> (Action, Vec<Change>, Option<String>) {
     }
 }
 
-pub(super) fn verdict(changes: Vec<Change>, diff: Option<String>) -> (Action, Vec<Change>, Option<String>) {
+pub(super) fn verdict(
+    changes: Vec<Change>,
+    diff: Option<String>,
+) -> (Action, Vec<Change>, Option<String>) {
     if changes.is_empty() {
         (Action::Noop, Vec::new(), None)
     } else {

@@ -11,10 +11,10 @@
 
 pub(crate) mod diff;
 mod render;
-mod zfs;
 pub mod script;
 pub mod ssh;
 pub(crate) mod state;
+mod zfs;
 
 use serde::Serialize;
 

@@ -26,11 +26,7 @@ type Parts = (String, StepKind, String, String);
 /// A data pool: imported, or a failure that says how to make it.
 pub(super) fn pool(p: &Pool) -> Result<Parts, QuoteError> {
     let name = w(&p.name)?;
-    let by_hand = format!(
-        "zpool create {} {}",
-        p.name,
-        p.vdevs.join(" ")
-    );
+    let by_hand = format!("zpool create {} {}", p.name, p.vdevs.join(" "));
     let reason = format!(
         "data pool {} is not imported: beryl creates data pools only at install, from their disks; \
          import it (zpool import {}) or create it by hand ({by_hand})",
@@ -178,8 +174,14 @@ mod tests {
             check,
             "zfs list -H -o name tank/pgdata >/dev/null 2>&1 && [ \"$(zfs get -H -p -o value,source recordsize tank/pgdata 2>/dev/null)\" = '16384\tlocal' ]"
         );
-        assert!(change.contains("|| zfs set recordsize=16K tank/pgdata;"), "{change}");
-        assert!(change.ends_with("else zfs create -p -o recordsize=16K tank/pgdata; fi"), "{change}");
+        assert!(
+            change.contains("|| zfs set 'recordsize=16K' tank/pgdata;"),
+            "{change}"
+        );
+        assert!(
+            change.ends_with("else zfs create -p -o 'recordsize=16K' tank/pgdata; fi"),
+            "{change}"
+        );
     }
 
     #[test]
@@ -189,7 +191,10 @@ mod tests {
         d.destroy = true;
         let (_, _, check, change) = dataset(&d).unwrap();
         assert_eq!(check, "! zfs list -H -o name tank/pgdata >/dev/null 2>&1");
-        assert!(change.starts_with("if grep -qxF 'zfs tank/pgdata' /var/db/beryl/managed"), "{change}");
+        assert!(
+            change.starts_with("if grep -qxF 'zfs tank/pgdata' /var/db/beryl/managed"),
+            "{change}"
+        );
         assert!(change.contains("then zfs destroy tank/pgdata;"), "{change}");
         assert!(!change.contains("-r"), "{change}");
     }

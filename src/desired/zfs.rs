@@ -120,6 +120,9 @@ mod tests {
             vdevs("raid10", &d(&["a", "b", "c", "d"])),
             d(&["mirror", "a", "b", "mirror", "c", "d"])
         );
-        assert_eq!(vdevs("raidz2", &d(&["a", "b", "c", "d"])), d(&["raidz2", "a", "b", "c", "d"]));
+        assert_eq!(
+            vdevs("raidz2", &d(&["a", "b", "c", "d"])),
+            d(&["raidz2", "a", "b", "c", "d"])
+        );
     }
 }

@@ -482,7 +482,39 @@ mod tests {
     #[test]
     fn the_facts_script_asks_for_every_property() {
         let facts = crate::apply::state::FACTS_SCRIPT;
-        assert!(facts.contains(&format!("zfs_props={}\n", names())), "{}", names());
+        assert!(
+            facts.contains(&format!("zfs_props={}\n", names())),
+            "{}",
+            names()
+        );
+    }
+
+    /// The fake FreeBSD's zfs(8) model (tests/fakebsd/) has the same
+    /// table: names, defaults, inheritance and words.
+    #[test]
+    fn the_zfs_model_has_this_table() {
+        let subr = include_str!("../../tests/fakebsd/common/usr/share/fakebsd/zfs.subr");
+        let start = subr.find("FAKEBSD_ZFS_PROPS='").unwrap() + "FAKEBSD_ZFS_PROPS='".len();
+        let end = start + subr[start..].find('\'').unwrap();
+        let rows: Vec<Vec<&str>> = subr[start..end]
+            .lines()
+            .map(|l| l.split(' ').collect())
+            .collect();
+        assert_eq!(rows.len(), PROPS.len());
+        for (row, p) in rows.iter().zip(PROPS) {
+            assert_eq!(row[0], p.name);
+            let default = if p.default.is_empty() { "-" } else { p.default };
+            assert_eq!(row[1], default, "{}", p.name);
+            assert_eq!(row[2], if p.inherit { "1" } else { "0" }, "{}", p.name);
+            let values: Vec<&str> = row[3].split(',').collect();
+            match p.kind {
+                Kind::Words(words) => assert_eq!(values, words, "{}", p.name),
+                Kind::Compression => assert_eq!(values, COMPRESSION, "{}", p.name),
+                Kind::Block { .. } => assert_eq!(values, ["block"]),
+                Kind::Quota => assert_eq!(values, ["quota"]),
+                Kind::Mountpoint => assert_eq!(values, ["path"]),
+            }
+        }
     }
 
     /// Every default is a value the row accepts as printed (mountpoint's is

@@ -50,7 +50,13 @@ pub(crate) const POOL: &[Field<DataPool>] = &[
 /// The key of a dataset besides its properties.
 pub(crate) const DESTROY: &str = "destroy";
 
+/// `base.key`, the key quoted when it holds a `/` (a dataset, as the docs
+/// and `explain` write it: `freebsd.zfs.datasets."tank/data"`) or anything
+/// the path syntax needs quoted.
 fn path_of(base: &str, key: &str) -> String {
+    if key.contains('/') && !crate::syntax::path::needs_quotes(key) {
+        return format!("{base}.\"{key}\"");
+    }
     format!("{base}.{}", crate::syntax::path::segment(key))
 }
 
@@ -73,9 +79,12 @@ fn pools(cx: &mut Ctx, at: &At<'_>, z: &mut Zfs) {
         if let Err(reason) = names::pool(name) {
             good = false;
             cx.push(
-                Diag::new(Code::Pool, format!("invalid pool name in {}: {reason}", at.path))
-                    .label(&entry.key_span, "not a pool name")
-                    .help("start with a letter, then use letters, digits and `_ . : -`, such as tank"),
+                Diag::new(
+                    Code::Pool,
+                    format!("invalid pool name in {}: {reason}", at.path),
+                )
+                .label(&entry.key_span, "not a pool name")
+                .help("start with a letter, then use letters, digits and `_ . : -`, such as tank"),
             );
         }
         let Some(pmap) = entry.node.as_map() else {
@@ -94,7 +103,9 @@ fn pools(cx: &mut Ctx, at: &At<'_>, z: &mut Zfs) {
             cx.push(
                 Diag::new(Code::MissingKey, format!("{path} has no `disks`"))
                     .label(&entry.node.span, "this pool needs its disks")
-                    .help("list the whole disks the install makes the pool from: disks: [ada2, ada3]"),
+                    .help(
+                        "list the whole disks the install makes the pool from: disks: [ada2, ada3]",
+                    ),
             );
             good = false;
         }
@@ -135,10 +146,9 @@ fn datasets(cx: &mut Ctx, at: &At<'_>, z: &mut Zfs) {
             );
         }
         let Some(dmap) = entry.node.as_map() else {
-            cx.push(
-                cx.type_error(&path, "a mapping", &entry.node)
-                    .help("give the dataset's properties, such as `{compression: lz4}`, or `{}` for none"),
-            );
+            cx.push(cx.type_error(&path, "a mapping", &entry.node).help(
+                "give the dataset's properties, such as `{compression: lz4}`, or `{}` for none",
+            ));
             continue;
         };
         let d = dataset(cx, &path, name, &entry.key_span, dmap);
@@ -237,10 +247,9 @@ fn prop_text(cx: &mut Ctx, path: &str, node: &Node) -> Option<String> {
         Value::Int(n) if *n >= 0 => Some(n.to_string()),
         Value::Bool(b) => Some(if *b { "on" } else { "off" }.into()),
         _ => {
-            cx.push(
-                cx.type_error(path, "a string", node)
-                    .help("write the value as zfs(8) takes it, such as lz4, 16K, off or /var/db/postgres"),
-            );
+            cx.push(cx.type_error(path, "a string", node).help(
+                "write the value as zfs(8) takes it, such as lz4, 16K, off or /var/db/postgres",
+            ));
             None
         }
     }
@@ -248,11 +257,7 @@ fn prop_text(cx: &mut Ctx, path: &str, node: &Node) -> Option<String> {
 
 fn unknown_property(cx: &mut Ctx, path: &str, key: &str, entry: &crate::value::Entry) {
     let lower = key.to_ascii_lowercase();
-    let known: Vec<&str> = zfs::PROPS
-        .iter()
-        .map(|p| p.name)
-        .chain([DESTROY])
-        .collect();
+    let known: Vec<&str> = zfs::PROPS.iter().map(|p| p.name).chain([DESTROY]).collect();
     let hint = known
         .iter()
         .map(|k| (strsim::jaro_winkler(&lower, k), *k))
@@ -263,10 +268,7 @@ fn unknown_property(cx: &mut Ctx, path: &str, key: &str, entry: &crate::value::E
     cx.push(
         Diag::new(
             Code::UnknownKey,
-            format!(
-                "unknown ZFS property {} in {path}{hint}",
-                names::quote(key)
-            ),
+            format!("unknown ZFS property {} in {path}{hint}", names::quote(key)),
         )
         .label(&entry.key_span, "not a property beryl manages")
         .help(format!(
@@ -295,7 +297,11 @@ fn across(cx: &mut Ctx, at: &At<'_>, z: &Zfs) {
     {
         for (i, item) in items.iter().enumerate() {
             if let Some(s) = item.as_str() {
-                taken.push((s.to_string(), format!("freebsd.disks[{i}]"), item.span.clone()));
+                taken.push((
+                    s.to_string(),
+                    format!("freebsd.disks[{i}]"),
+                    item.span.clone(),
+                ));
             }
         }
     }
@@ -304,10 +310,7 @@ fn across(cx: &mut Ctx, at: &At<'_>, z: &Zfs) {
         if pool.name.value == boot {
             let mut d = Diag::new(
                 Code::Pool,
-                format!(
-                    "{path}: {} is the boot pool's name",
-                    names::quote(boot)
-                ),
+                format!("{path}: {} is the boot pool's name", names::quote(boot)),
             )
             .label(&pool.name.span, "named like the boot pool");
             if let Some((_, span)) = boot_written {
@@ -332,7 +335,11 @@ fn across(cx: &mut Ctx, at: &At<'_>, z: &Zfs) {
                     .help("each disk belongs to one pool: give the data pool disks of its own"),
                 );
             } else {
-                taken.push((disk.value.clone(), format!("{path}.disks[{i}]"), disk.span.clone()));
+                taken.push((
+                    disk.value.clone(),
+                    format!("{path}.disks[{i}]"),
+                    disk.span.clone(),
+                ));
             }
         }
     }

@@ -109,16 +109,15 @@ fn destroy_true_destroys_only_what_beryl_created() {
         &bsd,
         "zfs create tank/old && zfs create tank/theirs && mkdir -p /var/db/beryl && echo 'zfs tank/old' >> /var/db/beryl/managed\n",
     );
-    let yaml = format!(
-        "{HOST}      tank/old:\n        destroy: true\n"
-    );
+    let yaml = format!("{HOST}      tank/old:\n        destroy: true\n");
     std::fs::write(d.join("inventory/example.org/live.yml"), yaml).unwrap();
     agree(&bsd, d, "live", &["- zfs:tank/old"]);
-    assert_eq!(sh(&bsd, "zfs list -H -o name -r tank\n"), "tank\ntank/backup\ntank/backup/daily\ntank/pgdata\ntank/theirs\n");
-
-    let yaml = format!(
-        "{HOST}      tank/theirs:\n        destroy: true\n"
+    assert_eq!(
+        sh(&bsd, "zfs list -H -o name -r tank\n"),
+        "tank\ntank/backup\ntank/backup/daily\ntank/pgdata\ntank/theirs\n"
     );
+
+    let yaml = format!("{HOST}      tank/theirs:\n        destroy: true\n");
     std::fs::write(d.join("inventory/example.org/live.yml"), yaml).unwrap();
     assert_eq!(pending_ids(&bsd, d, "live"), vec!["- zfs:tank/theirs"]);
     let run = apply(&bsd, d, "live");
@@ -128,8 +127,15 @@ fn destroy_true_destroys_only_what_beryl_created() {
         "{}",
         run.all()
     );
-    assert!(run.stdout.contains("! zfs:tank/theirs FAILED"), "{}", run.all());
-    assert_eq!(sh(&bsd, "zfs list -H -o name tank/theirs\n"), "tank/theirs\n");
+    assert!(
+        run.stdout.contains("! zfs:tank/theirs FAILED"),
+        "{}",
+        run.all()
+    );
+    assert_eq!(
+        sh(&bsd, "zfs list -H -o name tank/theirs\n"),
+        "tank/theirs\n"
+    );
 }
 
 #[test]
@@ -148,9 +154,14 @@ fn a_data_pool_is_never_created_on_a_live_host() {
     let run = apply(&bsd, d, "live");
     assert_eq!(run.status, 1, "{}", run.all());
     assert!(
-        run.stdout.contains("data pool tank is not imported: beryl creates data pools only at install"),
+        run.stdout
+            .contains("data pool tank is not imported: beryl creates data pools only at install"),
         "{}",
         run.all()
     );
-    assert!(run.stdout.contains("zpool create tank ada2"), "{}", run.all());
+    assert!(
+        run.stdout.contains("zpool create tank ada2"),
+        "{}",
+        run.all()
+    );
 }
