@@ -9,6 +9,19 @@ PATH=/sbin:/bin:/usr/sbin:/usr/bin:/usr/local/sbin:/usr/local/bin
 export PATH
 LC_ALL=C
 export LC_ALL
+record=/var/db/beryl/managed
+@QUERIES@
+
+# ids KIND: the ids of KIND that this host's config names (q_KIND) and that
+# beryl's record holds, sorted, once each.
+ids() {
+	{
+		eval "printf '%s' \"\${q_$1:-}\""
+		if [ -f "$record" ]; then
+			sed -n "s/^$1 //p" "$record"
+		fi
+	} | sed '/^$/d' | sort -u
+}
 
 # A JSON string: backslash, quote and control characters escaped, character
 # by character (awks differ on backslashes in gsub replacements). awk does
@@ -76,7 +89,7 @@ vars() {
 	printf '}'
 }
 
-printf '{"format_version":2'
+printf '{"format_version":3'
 printf ',"timezone":%s' "$(json "$(cat /var/db/zoneinfo 2>/dev/null || true)")"
 
 # pkg(7) in /usr/sbin only bootstraps the real pkg, and would ask on this
@@ -128,7 +141,10 @@ printf '}'
 
 printf ',"files":{'
 sep=''
-for f in /usr/local/etc/sudoers.d/beryl /etc/resolvconf.conf /etc/resolv.conf /etc/ssh/sshd_config; do
+{
+	printf '%s\n' /usr/local/etc/sudoers.d/beryl /etc/resolvconf.conf /etc/resolv.conf /etc/ssh/sshd_config
+	ids file
+} | sort -u | while IFS= read -r f; do
 	printf '%s%s:%s' "$sep" "$(json "$f")" "$(file "$f")"
 	sep=','
 done
@@ -147,9 +163,10 @@ for f in /etc/rc.conf.d/* /usr/local/etc/rc.conf.d/*; do
 done
 printf '}'
 
-# Pools and datasets: the imported pools, and each dataset with the
-# properties beryl manages (`zfs get -H -p`: values in bytes, the source
-# `local` when set on the dataset itself), or null when absent.
+# Pools and datasets: the imported pools, and each dataset the config names
+# or the record holds (ids zfs) with the properties beryl manages (`zfs get
+# -H -p`: values in bytes, the source `local` when set on the dataset
+# itself), or null when absent.
 zfs_props=compression,recordsize,atime,relatime,mountpoint,canmount,quota,refquota,reservation,refreservation,exec,setuid,readonly,sync,logbias,primarycache,secondarycache,copies,snapdir
 printf ',"zpools":['
 sep=''
@@ -160,17 +177,34 @@ done
 printf ']'
 printf ',"zfs":{'
 sep=''
-for ds in $(zfs list -H -o name -t filesystem 2>/dev/null); do
-	printf '%s%s:{"props":{' "$sep" "$(json "$ds")"
+for ds in $(ids zfs); do
+	printf '%s%s:' "$sep" "$(json "$ds")"
+	sep=','
+	if ! zfs list -H -o name "$ds" >/dev/null 2>&1; then
+		printf 'null'
+		continue
+	fi
+	printf '{"props":{'
 	psep=''
 	zfs get -H -p -o property,value,source "$zfs_props" "$ds" 2>/dev/null | while IFS='	' read -r prop value source; do
 		printf '%s%s:{"value":%s,"source":%s}' "$psep" "$(json "$prop")" "$(json "$value")" "$(json "$source")"
 		psep=','
 	done
 	printf '}}'
-	sep=','
 done
 printf '}'
+
+# What beryl created on this host: its record, `KIND ID` lines.
+printf ',"managed":['
+sep=''
+if [ -f "$record" ]; then
+	while IFS= read -r line; do
+		[ -n "$line" ] || continue
+		printf '%s[%s,%s]' "$sep" "$(json "${line%% *}")" "$(json "${line#* }")"
+		sep=','
+	done < "$record"
+fi
+printf ']'
 
 # root's password field: `*` when locked; otherwise only a digest of it.
 pw=$(awk -F: '$1 == "root" { print $2 }' /etc/master.passwd 2>/dev/null)

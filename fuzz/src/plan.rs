@@ -465,7 +465,8 @@ fn check(doc: Node) {
     };
     let steps = beryl::apply::steps(&host).expect("validated values quote");
     apply_script(
-        &beryl::apply::script::script("h1.example.org", &steps).expect("the script quotes"),
+        &beryl::apply::script::script("h1.example.org", &steps, Default::default())
+            .expect("the script quotes"),
         &steps,
     );
     let Ok(plan) = plan::build("h1.example.org", &compiled) else {
@@ -628,9 +629,39 @@ const APPLY_PARAMS: &[&str] = &[
     "out",
     "status",
     "?",
+    // The record and pruning (src/apply/prune.rs).
+    "#",
+    "4",
+    "5",
+    "record",
+    "created",
+    "pruned",
+    "desired",
+    "prune",
+    "new",
+    "line",
+    "line%% *",
+    "line#* ",
+    "kind",
+    "id",
+    "why",
+    "_old",
+    "_new",
 ];
 const APPLY_SUBS: &[&str] = &[
-    "cat", "pw", "sha256", "stat", "$3", "awk", "sysrc", "rcvalue", ".",
+    "cat",
+    "pw",
+    "sha256",
+    "stat",
+    "$3",
+    "awk",
+    "sysrc",
+    "rcvalue",
+    ".",
+    "printf",
+    "pkg",
+    "keep_$kind",
+    "remove_$kind",
 ];
 
 fn apply_script(text: &str, steps: &[beryl::apply::Step]) {

@@ -19,7 +19,7 @@ use super::state::State;
 type Judged = (Action, Vec<Change>, Option<String>);
 
 /// The record of what beryl created on the host, one `KIND ID` per line.
-pub(crate) const MANAGED: &str = "/var/db/beryl/managed";
+const MANAGED: &str = crate::desired::RECORD;
 
 type Parts = (String, StepKind, String, String);
 

@@ -59,6 +59,11 @@ pub struct Plan {
     pub sshd_awk: &'static str,
     /// The setup script's steps, in order.
     pub steps: Vec<Step>,
+    /// Where the setup script records what it created (`desired::RECORD`).
+    pub record: &'static str,
+    /// The record's lines (`KIND ID`, sorted): everything the install
+    /// creates that apply may prune once it leaves the config.
+    pub records: Vec<String>,
     /// The final line the script prints.
     pub summary: String,
 }
@@ -230,6 +235,17 @@ pub(crate) fn layout(h: Host) -> Plan {
             disks.extend(p.disks.iter().cloned());
         }
     }
+    // A dataset is recorded by its own step, only when the install created
+    // it: zfsboot's datasets and a pool's root exist already.
+    let mut records: Vec<String> = h
+        .resources
+        .iter()
+        .filter(|r| !matches!(r, Resource::Dataset(_)))
+        .flat_map(Resource::records)
+        .map(|r| r.line())
+        .collect();
+    records.sort();
+    records.dedup();
     let steps = h
         .resources
         .into_iter()
@@ -268,6 +284,8 @@ pub(crate) fn layout(h: Host) -> Plan {
         fetch_sets: h.dist_site.is_some(),
         preamble,
         disks,
+        record: desired::RECORD,
+        records,
         network,
         links: if network { h.links } else { Vec::new() },
         defaultrouter: h.defaultrouter.filter(|_| network),

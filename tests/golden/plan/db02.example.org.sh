@@ -141,4 +141,8 @@ sysrc -f /etc/rc.conf 'zfs_enable=YES'
 # Time zone.
 tzsetup -s Europe/Paris
 
+# What the install created, for apply to prune once it leaves the config.
+mkdir -p /var/db/beryl
+printf '%s\n' 'pkg bash' 'pkg databases/postgresql16-server' 'pkg node_exporter' 'pkg sudo' 'pkg tmux' 'pkg vim' > /var/db/beryl/managed
+
 echo 'beryl: db02.example.org installed: 3 users, 6 packages'

@@ -104,21 +104,65 @@ fn destroy_true_destroys_only_what_beryl_created() {
         return;
     };
     let d = dir.path();
-    // beryl created tank/old (the record says so); tank/theirs is not beryl's.
-    sh(
-        &bsd,
-        "zfs create tank/old && zfs create tank/theirs && mkdir -p /var/db/beryl && echo 'zfs tank/old' >> /var/db/beryl/managed\n",
+    let config = |extra: &str| {
+        std::fs::write(
+            d.join("inventory/example.org/live.yml"),
+            format!("{HOST}{extra}"),
+        )
+        .unwrap();
+    };
+    // The install recorded the datasets it created, not zfsboot's.
+    let record = sh(&bsd, "cat /var/db/beryl/managed\n");
+    for line in [
+        "zfs tank/pgdata",
+        "zfs tank/backup/daily",
+        "zfs zroot/var/cache",
+    ] {
+        assert!(record.lines().any(|l| l == line), "{record}");
+    }
+    assert!(!record.contains("zfs zroot/var\n"), "{record}");
+
+    // Created by apply, so recorded; then destroyed on request.
+    config("      tank/old: {}\n");
+    agree(&bsd, d, "live", &["+ zfs:tank/old"]);
+    // The destroy is a step (the script prints `~` for a step it ran).
+    config("      tank/old: {destroy: true}\n");
+    assert_eq!(pending_ids(&bsd, d, "live"), vec!["- zfs:tank/old"]);
+    let run = apply(&bsd, d, "live");
+    assert!(
+        run.status == 0 && run.stdout.contains("\n~ zfs:tank/old\n"),
+        "{}",
+        run.all()
     );
-    let yaml = format!("{HOST}      tank/old:\n        destroy: true\n");
-    std::fs::write(d.join("inventory/example.org/live.yml"), yaml).unwrap();
-    agree(&bsd, d, "live", &["- zfs:tank/old"]);
+    agree(&bsd, d, "live", &[]);
     assert_eq!(
         sh(&bsd, "zfs list -H -o name -r tank\n"),
-        "tank\ntank/backup\ntank/backup/daily\ntank/pgdata\ntank/theirs\n"
+        "tank\ntank/backup\ntank/backup/daily\ntank/pgdata\n"
+    );
+    assert!(!sh(&bsd, "cat /var/db/beryl/managed\n").contains("zfs tank/old"));
+
+    // Removed from the config: left alone, and said so.
+    std::fs::write(
+        d.join("inventory/example.org/live.yml"),
+        HOST.replace("      tank/backup/daily:\n        quota: 10G\n", ""),
+    )
+    .unwrap();
+    assert_eq!(pending_ids(&bsd, d, "live"), Vec::<String>::new());
+    let run = apply(&bsd, d, "live");
+    assert_eq!(run.status, 0, "{}", run.all());
+    assert!(
+        run.stdout.contains("= zfs:tank/backup/daily kept: left alone: a dataset is destroyed only by `destroy: true`"),
+        "{}",
+        run.all()
+    );
+    assert_eq!(
+        sh(&bsd, "zfs list -H -o name tank/backup/daily\n"),
+        "tank/backup/daily\n"
     );
 
-    let yaml = format!("{HOST}      tank/theirs:\n        destroy: true\n");
-    std::fs::write(d.join("inventory/example.org/live.yml"), yaml).unwrap();
+    // Not beryl's: refused, and kept.
+    sh(&bsd, "zfs create tank/theirs\n");
+    config("      tank/theirs: {destroy: true}\n");
     assert_eq!(pending_ids(&bsd, d, "live"), vec!["- zfs:tank/theirs"]);
     let run = apply(&bsd, d, "live");
     assert_eq!(run.status, 1, "{}", run.all());
