@@ -152,6 +152,6 @@ tzsetup -s Europe/Paris
 
 # What the install created, for apply to prune once it leaves the config.
 mkdir -p /var/db/beryl
-printf '%s\n' 'pkg bash' 'pkg nginx' 'pkg node_exporter' 'pkg sudo' 'pkg tmux' > /var/db/beryl/managed
+printf '%s\n' 'pkg bash' 'pkg nginx' 'pkg node_exporter' 'pkg sudo' 'pkg tmux' >> /var/db/beryl/managed
 
 echo 'beryl: host02.example.org installed: 4 users, 5 packages'

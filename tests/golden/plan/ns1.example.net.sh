@@ -132,6 +132,6 @@ tzsetup -s America/New_York
 
 # What the install created, for apply to prune once it leaves the config.
 mkdir -p /var/db/beryl
-printf '%s\n' 'pkg nsd' 'pkg sudo' 'pkg tmux' 'pkg vim' > /var/db/beryl/managed
+printf '%s\n' 'pkg nsd' 'pkg sudo' 'pkg tmux' 'pkg vim' >> /var/db/beryl/managed
 
 echo 'beryl: ns1.example.net installed: 3 users, 4 packages'
