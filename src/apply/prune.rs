@@ -35,7 +35,7 @@ pub(crate) struct Kind {
 }
 
 /// Why a dataset that left the config stays.
-const DATASET_KEPT: &str = "left alone: a dataset is destroyed only by `destroy: true`";
+const DATASET_KEPT: &str = "left alone: a dataset is destroyed only by destroy: true";
 
 /// The kinds of item beryl records and prunes.
 pub(crate) const KINDS: &[Kind] = &[
@@ -65,7 +65,7 @@ pub(crate) const KINDS: &[Kind] = &[
         exists: "zfs list -H -o name \"$1\" >/dev/null 2>&1",
         // Never pruned: a dataset holds data; `destroy: true` destroys one
         // (src/apply/zfs.rs), guarded by this record.
-        keep: "echo 'left alone: a dataset is destroyed only by `destroy: true`'",
+        keep: "echo 'left alone: a dataset is destroyed only by destroy: true'",
         remove: "false",
         source: "openzfs/zfs cmd/zfs/zfs_main.c @be7657e3 (zfs list -H -o name: exit 1 and \"dataset does not exist\" when absent)",
         kept: Some(DATASET_KEPT),

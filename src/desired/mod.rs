@@ -475,7 +475,7 @@ fn layout(fqdn: &str, c: &Compiled, login: Login) -> Host {
 
 /// zfsboot's defaults (`usr.sbin/bsdinstall/scripts/zfsboot` 00a35910:
 /// `ZFSBOOT_POOL_NAME`, `ZFSBOOT_SWAP_SIZE`).
-pub(crate) const DEFAULT_POOL: &str = "zroot";
+pub(crate) const DEFAULT_POOL: &str = crate::freebsd::zfs::DEFAULT_BOOT_POOL;
 pub(crate) const DEFAULT_SWAP: &str = "2g";
 
 /// Lines, each ended by a newline.

@@ -20,6 +20,10 @@ use super::names::quote;
 /// The source file the table was read from, for messages and docs.
 pub(crate) const SOURCE: &str = "openzfs/zfs module/zcommon/zfs_prop.c @be7657e3";
 
+/// zfsboot's boot pool name (`ZFSBOOT_POOL_NAME`,
+/// usr.sbin/bsdinstall/scripts/zfsboot 00a35910).
+pub(crate) const DEFAULT_BOOT_POOL: &str = "zroot";
+
 /// The longest dataset name (`ZFS_MAX_DATASET_NAME_LEN` is 256, with the NUL).
 pub(crate) const MAX_NAME: usize = 255;
 

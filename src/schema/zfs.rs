@@ -288,7 +288,7 @@ fn sibling_str<'a>(siblings: &'a Map, key: &str) -> Option<(&'a str, &'a crate::
 /// The rules across fields.
 fn across(cx: &mut Ctx, at: &At<'_>, z: &Zfs) {
     let boot_written = sibling_str(at.siblings, "pool");
-    let boot = boot_written.map_or(crate::desired::DEFAULT_POOL, |(s, _)| s);
+    let boot = boot_written.map_or(zfs::DEFAULT_BOOT_POOL, |(s, _)| s);
     let pools_path = format!("{}.pools", at.path);
     // Disks already taken: (disk, where, span).
     let mut taken: Vec<(String, String, crate::value::Span)> = Vec::new();
