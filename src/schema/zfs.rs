@@ -343,9 +343,10 @@ fn across(cx: &mut Ctx, at: &At<'_>, z: &Zfs) {
             }
         }
     }
-    let known: Vec<&str> = std::iter::once(boot)
+    let mut known: Vec<&str> = std::iter::once(boot)
         .chain(z.pools.iter().map(|p| p.name.value.as_str()))
         .collect();
+    known.dedup();
     let datasets_path = format!("{}.datasets", at.path);
     for d in &z.datasets {
         let pool = d.name.value.split('/').next().unwrap_or_default();
