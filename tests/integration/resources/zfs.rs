@@ -151,7 +151,9 @@ fn destroy_true_destroys_only_what_beryl_created() {
     let run = apply(&bsd, d, "live");
     assert_eq!(run.status, 0, "{}", run.all());
     assert!(
-        run.stdout.contains("= zfs:tank/backup/daily kept: left alone: a dataset is destroyed only by destroy: true"),
+        run.stdout.contains(
+            "= zfs:tank/backup/daily kept: left alone: a dataset is destroyed only by destroy: true"
+        ),
         "{}",
         run.all()
     );
