@@ -175,6 +175,37 @@ for f in /etc/rc.conf.d/* /usr/local/etc/rc.conf.d/*; do
 done
 printf '}'
 
+# Pools and datasets: the imported pools, and each dataset the config names
+# or the record holds (ids zfs) with the properties beryl manages (`zfs get
+# -H -p`: values in bytes, the source `local` when set on the dataset
+# itself), or null when absent.
+zfs_props=compression,recordsize,atime,relatime,mountpoint,canmount,quota,refquota,reservation,refreservation,exec,setuid,readonly,sync,logbias,primarycache,secondarycache,copies,snapdir
+printf ',"zpools":['
+sep=''
+for p in $(zpool list -H -o name 2>/dev/null); do
+	printf '%s%s' "$sep" "$(json "$p")"
+	sep=','
+done
+printf ']'
+printf ',"zfs":{'
+sep=''
+for ds in $(ids zfs); do
+	printf '%s%s:' "$sep" "$(json "$ds")"
+	sep=','
+	if ! zfs list -H -o name "$ds" >/dev/null 2>&1; then
+		printf 'null'
+		continue
+	fi
+	printf '{"props":{'
+	psep=''
+	zfs get -H -p -o property,value,source "$zfs_props" "$ds" 2>/dev/null | while IFS='	' read -r prop value source; do
+		printf '%s%s:{"value":%s,"source":%s}' "$psep" "$(json "$prop")" "$(json "$value")" "$(json "$source")"
+		psep=','
+	done
+	printf '}}'
+done
+printf '}'
+
 # What beryl created on this host: its record, `KIND ID` lines.
 printf ',"managed":['
 sep=''

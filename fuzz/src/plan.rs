@@ -574,6 +574,45 @@ fn installerconfig(text: &str, plan: &plan::Plan) {
                 )],
             )),
             Resource::Absent { .. } => panic!("a user removed during an install:\n{text}"),
+            Resource::Zpool(p) => {
+                let head = [
+                    "zpool".to_string(),
+                    "create".into(),
+                    "-f".into(),
+                    "-o".into(),
+                    format!("cachefile={}", p.cachefile),
+                    p.name.clone(),
+                ];
+                has(words(&[], &[&head[..], &p.vdevs[..]].concat()))
+            }
+            Resource::Dataset(d) if d.destroy => {
+                panic!("a dataset destroyed during an install:\n{text}")
+            }
+            Resource::Dataset(d) => {
+                let mut argv = Vec::new();
+                for p in &d.props {
+                    argv.extend(["-o".to_string(), format!("{}={}", p.name, p.value)]);
+                }
+                argv.push(d.name.clone());
+                has(words(&["zfs", "create", "-p"], &argv))
+            }
+            Resource::ZfsUnmount { pools } => {
+                for pool in pools {
+                    has(words(
+                        &[
+                            "zfs",
+                            "list",
+                            "-H",
+                            "-o",
+                            "name,mounted",
+                            "-r",
+                            "-t",
+                            "filesystem",
+                        ],
+                        std::slice::from_ref(pool),
+                    ))
+                }
+            }
         }
     }
 }

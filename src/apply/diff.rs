@@ -96,11 +96,28 @@ fn removals(steps: &[Step], s: &State) -> Vec<Outcome> {
         .filter_map(|(kind, id)| {
             let kind = super::prune::kind(kind)?;
             let r = Record::new(kind.kind, id.clone());
-            // Kept while desired; forgotten by the script once gone.
-            if desired.contains(&r.line()) || !s.has(r.kind, &r.id) {
+            // Kept while desired; forgotten by the script once gone; a
+            // step of the same id (a dataset to destroy) says it itself.
+            let step_id = super::prune::step_id(&r);
+            if desired.contains(&r.line())
+                || !s.has(r.kind, &r.id)
+                || steps.iter().any(|st| st.id == step_id)
+            {
                 return None;
             }
             let id = crate::shell::word(&r.id).ok()?;
+            if let Some(why) = kind.kept {
+                return Some(Outcome {
+                    id: step_id,
+                    kind: kind.step,
+                    action: Action::Noop,
+                    changes: vec![change("pruning", "recorded", why)],
+                    diff: None,
+                    check: format!("exists_{} {id}", kind.kind),
+                    change: format!("keep_{} {id}", kind.kind),
+                    notify: Vec::new(),
+                });
+            }
             Some(Outcome {
                 id: super::prune::step_id(&r),
                 kind: kind.step,
@@ -115,7 +132,7 @@ fn removals(steps: &[Step], s: &State) -> Vec<Outcome> {
         .collect()
 }
 
-fn change(field: &str, before: &str, after: &str) -> Change {
+pub(super) fn change(field: &str, before: &str, after: &str) -> Change {
     Change {
         field: field.into(),
         before: before.into(),
@@ -303,6 +320,8 @@ fn judge(d: &Desired, s: &State) -> (Action, Vec<Change>, Option<String>) {
                 (false, false) => (Action::Update, changes, None),
             }
         }
+        Desired::Zpool(p) => super::zfs::judge_pool(p, s),
+        Desired::Dataset(d) => super::zfs::judge_dataset(d, s),
         Desired::Timezone { zone } => {
             if &s.timezone == zone {
                 noop
@@ -317,7 +336,10 @@ fn judge(d: &Desired, s: &State) -> (Action, Vec<Change>, Option<String>) {
     }
 }
 
-fn verdict(changes: Vec<Change>, diff: Option<String>) -> (Action, Vec<Change>, Option<String>) {
+pub(super) fn verdict(
+    changes: Vec<Change>,
+    diff: Option<String>,
+) -> (Action, Vec<Change>, Option<String>) {
     if changes.is_empty() {
         (Action::Noop, Vec::new(), None)
     } else {

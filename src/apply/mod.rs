@@ -22,6 +22,7 @@ pub(crate) mod saved;
 pub mod script;
 pub mod ssh;
 pub(crate) mod state;
+mod zfs;
 
 use serde::Serialize;
 
@@ -55,6 +56,8 @@ pub enum StepKind {
     Rc,
     Timezone,
     Service,
+    Zpool,
+    Zfs,
 }
 
 /// What a step wants.
@@ -94,12 +97,17 @@ pub enum Desired {
         zone: String,
     },
     Service(Service),
+    /// A data pool that must be imported (never created on a live host).
+    Zpool(crate::desired::Pool),
+    /// A dataset with properties, or one to destroy.
+    Dataset(crate::desired::Dataset),
 }
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Step {
     /// Stable: `pkg`, `pkg:NAME`, `group:NAME`, `user:NAME`, `root`,
-    /// `keys:USER`, `file:PATH`, `sshd`, `rc:NAME`, `tz`, `service:NAME`.
+    /// `keys:USER`, `file:PATH`, `sshd`, `rc:NAME`, `tz`, `zpool:NAME`,
+    /// `zfs:DATASET`, `service:NAME`.
     pub id: String,
     pub kind: StepKind,
     pub desired: Desired,
@@ -152,6 +160,10 @@ pub fn steps(host: &Host) -> Result<Vec<Step>, QuoteError> {
             Resource::Rc(v) => out.push(Desired::Rc(v.clone())),
             Resource::Timezone { zone } => out.push(Desired::Timezone { zone: zone.clone() }),
             Resource::Service(svc) => out.push(Desired::Service(svc.clone())),
+            Resource::Zpool(p) => out.push(Desired::Zpool(p.clone())),
+            Resource::Dataset(d) => out.push(Desired::Dataset(d.clone())),
+            // Install only: a live host's pools are mounted where they belong.
+            Resource::ZfsUnmount { .. } => {}
         }
         // A resource's records belong to its last items, one each (the
         // packages after pkg's bootstrap).
@@ -169,6 +181,8 @@ pub fn steps(host: &Host) -> Result<Vec<Step>, QuoteError> {
                 Desired::File(f) => Some(Record::new("file", f.path.clone())),
                 // Whether it runs (facts' `services`).
                 Desired::Service(s) => Some(Record::new("service", s.name.clone())),
+                // A dataset to destroy is looked at, never recorded.
+                Desired::Dataset(d) => Some(Record::new("zfs", d.name.clone())),
                 _ => None,
             };
             render::step(d).map(|s| Step {

@@ -29,7 +29,13 @@ pub(crate) struct Kind {
     pub remove: &'static str,
     /// Where the behaviour the row relies on is written.
     pub source: &'static str,
+    /// Set for a kind never pruned: why a recorded item that left the
+    /// config stays (`keep` prints it too); the dry run shows it.
+    pub kept: Option<&'static str>,
 }
+
+/// Why a dataset that left the config stays.
+const DATASET_KEPT: &str = "left alone: a dataset is destroyed only by destroy: true";
 
 /// The kinds of item beryl records and prunes.
 pub(crate) const KINDS: &[Kind] = &[
@@ -42,6 +48,7 @@ pub(crate) const KINDS: &[Kind] = &[
         keep: "pkg query '%rn' \"$1\" 2>/dev/null | awk '{ r = r \" \" $0 } END { if (r == \"\") exit 1; print \"required by\" r }'",
         remove: "env ASSUME_ALWAYS_YES=yes pkg delete -y \"$1\"",
         source: "freebsd/pkg src/delete.c @068171d5 (recursive unless -f; -y answers the question); docs/pkg-query.8 @0206549d (%rn: the reverse dependencies)",
+        kept: None,
     },
     Kind {
         kind: "file",
@@ -50,6 +57,18 @@ pub(crate) const KINDS: &[Kind] = &[
         keep: "false",
         remove: "rm -f \"$1\"",
         source: "POSIX rm(1)",
+        kept: None,
+    },
+    Kind {
+        kind: "zfs",
+        step: StepKind::Zfs,
+        exists: "zfs list -H -o name \"$1\" >/dev/null 2>&1",
+        // Never pruned: a dataset holds data; `destroy: true` destroys one
+        // (src/apply/zfs.rs), guarded by this record.
+        keep: "echo 'left alone: a dataset is destroyed only by destroy: true'",
+        remove: "false",
+        source: "openzfs/zfs cmd/zfs/zfs_main.c @be7657e3 (zfs list -H -o name: exit 1 and \"dataset does not exist\" when absent)",
+        kept: Some(DATASET_KEPT),
     },
 ];
 

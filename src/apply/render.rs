@@ -106,6 +106,8 @@ pub(super) fn step(desired: Desired) -> Result<Step, QuoteError> {
             service_check(s)?,
             service_change(s)?,
         ),
+        Desired::Zpool(p) => super::zfs::pool(p)?,
+        Desired::Dataset(d) => super::zfs::dataset(d)?,
     };
     let notify = match &desired {
         Desired::File(f) => f.notify.clone(),

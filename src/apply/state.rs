@@ -68,11 +68,33 @@ pub(crate) struct State {
     /// `service NAME status` exits 0.
     #[serde(default)]
     pub services: BTreeMap<String, ServiceState>,
+    /// The imported pools (`zpool list -H -o name`); `None` when the
+    /// snapshot does not say.
+    #[serde(default)]
+    pub zpools: Option<Vec<String>>,
+    /// Datasets by name, with the properties beryl manages; `null` when
+    /// absent.
+    #[serde(default)]
+    pub zfs: BTreeMap<String, Option<Dataset>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct ServiceState {
     pub running: bool,
+}
+
+/// A dataset: each property's value (as `zfs get -H -p` prints it) and
+/// source (`local`, `default`, `inherited from X`).
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct Dataset {
+    #[serde(default)]
+    pub props: BTreeMap<String, ZfsValue>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct ZfsValue {
+    pub value: String,
+    pub source: String,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -136,6 +158,7 @@ impl State {
         match kind {
             "pkg" => self.has_package(id),
             "file" => self.files.get(id).is_some_and(Option::is_some),
+            "zfs" => self.zfs.get(id).is_some_and(Option::is_some),
             _ => true,
         }
     }

@@ -10,6 +10,7 @@
 pub(crate) mod access;
 pub(crate) mod require;
 pub(crate) mod sshd;
+pub(crate) mod zfs;
 
 use serde::Serialize;
 
@@ -20,6 +21,7 @@ use crate::freebsd::{base, rcd};
 use crate::schema::{Install, Ipv4, Ipv6, UserState};
 
 pub use access::{Become, Login};
+pub use zfs::{Dataset, Pool, Prop};
 
 /// The sudoers drop-in beryl owns. A name with a dot is ignored by sudo's
 /// `@includedir`, so it has none.
@@ -127,6 +129,14 @@ pub enum Resource {
     Timezone { zone: String },
     /// An rc.d service, enabled and started or disabled and stopped.
     Service(Service),
+    /// A data pool: created by the install, only checked by apply.
+    Zpool(Pool),
+    /// A dataset with the properties beryl sets, or one to destroy.
+    #[serde(rename = "zfs")]
+    Dataset(Dataset),
+    /// Last in the install: the data pools' file systems unmounted, so that
+    /// the installer can export the boot pool they are mounted in.
+    ZfsUnmount { pools: Vec<String> },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -243,6 +253,9 @@ impl Resource {
             Resource::Rc(_) => "rc",
             Resource::Timezone { .. } => "timezone",
             Resource::Service(_) => "service",
+            Resource::Zpool(_) => "zpool",
+            Resource::Dataset(_) => "zfs",
+            Resource::ZfsUnmount { .. } => "zfs_unmount",
         }
     }
 
@@ -256,12 +269,14 @@ impl Resource {
             // The files of `freebsd.files`, not those beryl writes from
             // other fields.
             Resource::File(f) if f.listed => vec![Record::new("file", f.path.clone())],
+            Resource::Dataset(d) if !d.destroy => vec![Record::new("zfs", d.name.clone())],
             _ => Vec::new(),
         }
     }
 
     /// A stable id: `pkg`, `group:NAME`, `user:NAME`, `root`, `keys:USER`,
-    /// `file:PATH`, `sshd`, `rc:NAME`, `tz`, `service:NAME`.
+    /// `file:PATH`, `sshd`, `rc:NAME`, `tz`, `zpool:NAME`, `zfs:DATASET`,
+    /// `zfs_unmount`, `service:NAME`.
     pub(crate) fn id(&self) -> String {
         match self {
             Resource::Packages { .. } => "packages".into(),
@@ -275,6 +290,9 @@ impl Resource {
             Resource::Rc(v) => format!("rc:{}", v.name),
             Resource::Timezone { .. } => "tz".into(),
             Resource::Service(s) => format!("service:{}", s.name),
+            Resource::Zpool(p) => format!("zpool:{}", p.name),
+            Resource::Dataset(d) => format!("zfs:{}", d.name),
+            Resource::ZfsUnmount { .. } => "zfs_unmount".into(),
         }
     }
 }
@@ -371,7 +389,7 @@ fn layout(fqdn: &str, c: &Compiled, login: Login) -> Host {
         .map(|n| n.value.clone())
         .collect();
 
-    let mut resources = Vec::new();
+    let mut resources = zfs::resources(f, text(&f.pool).as_deref().unwrap_or(DEFAULT_POOL));
     let packages: Vec<String> = f.packages.iter().map(|p| p.value.clone()).collect();
     if !packages.is_empty() {
         resources.push(Resource::Packages { packages });
@@ -498,6 +516,11 @@ fn layout(fqdn: &str, c: &Compiled, login: Login) -> Host {
             enable: s.enable.value,
         }))
     }));
+    if !f.zfs.pools.is_empty() {
+        resources.push(Resource::ZfsUnmount {
+            pools: f.zfs.pools.iter().map(|p| p.name.value.clone()).collect(),
+        });
+    }
     Host {
         fqdn: fqdn.to_string(),
         version: text(&f.version),
@@ -545,7 +568,7 @@ fn listed_file(m: &crate::schema::ManagedFile) -> File {
 
 /// zfsboot's defaults (`usr.sbin/bsdinstall/scripts/zfsboot` 00a35910:
 /// `ZFSBOOT_POOL_NAME`, `ZFSBOOT_SWAP_SIZE`).
-pub(crate) const DEFAULT_POOL: &str = "zroot";
+pub(crate) const DEFAULT_POOL: &str = crate::freebsd::zfs::DEFAULT_BOOT_POOL;
 pub(crate) const DEFAULT_SWAP: &str = "2g";
 
 /// Lines, each ended by a newline.

@@ -10,6 +10,7 @@
 //!   every stage.
 //! - [`rcd`]: the rc.d scripts of the base system, with their `name` and
 //!   `rcvar`.
+//! - [`zfs`]: dataset names and the ZFS properties beryl manages (OpenZFS).
 //!
 //! A rule about FreeBSD is a row here, never an if-branch elsewhere.
 //!
@@ -23,6 +24,7 @@ pub(crate) mod base;
 pub(crate) mod names;
 pub(crate) mod rcd;
 pub(crate) mod release;
+pub(crate) mod zfs;
 
 /// The PATH the generated scripts set for themselves: the boot-time PATH
 /// (`/sbin:/bin:/usr/sbin:/usr/bin`, which `libexec/rc/rc` b14e76ec sets for

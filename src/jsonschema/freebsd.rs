@@ -86,6 +86,11 @@ pub struct FreeBsd {
     /// through their rcvar and started.
     #[schemars(with = "Ref<BTreeMap<String, Service>>")]
     pub services: Option<Ref<BTreeMap<String, Service>>>,
+    /// Data pools made at install (pools) and datasets with ZFS properties
+    /// (datasets). A dataset removed from the config is left alone; only
+    /// `destroy: true` destroys one, and only one beryl created.
+    #[schemars(with = "Ref<Zfs>")]
+    pub zfs: Option<Ref<Zfs>>,
 }
 
 /// One managed file: exactly one of `content`, `template` and `source`.
@@ -156,6 +161,85 @@ pub struct Service {
     /// disabled and stopped.
     #[schemars(with = "bool")]
     pub enable: Option<bool>,
+}
+
+/// The `zfs` mapping.
+// Its keys are the rows of the ZFS table (src/schema/zfs.rs).
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+#[schemars(transform = prefixed_keys)]
+pub struct Zfs {
+    /// Data pools the install creates, by name, each with its disks and raid;
+    /// never created on a live host. Not the boot pool, none of its disks.
+    #[schemars(with = "Ref<BTreeMap<String, DataPool>>")]
+    pub pools: Option<Ref<BTreeMap<String, DataPool>>>,
+    /// Datasets by name (POOL/NAME), each with ZFS properties, or destroy:
+    /// true; POOL is the boot pool or a data pool.
+    #[schemars(with = "Ref<BTreeMap<String, Dataset>>")]
+    pub datasets: Option<Ref<BTreeMap<String, Dataset>>>,
+}
+
+/// A data pool.
+// Its keys are the rows of the POOL table (src/schema/zfs.rs).
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+#[schemars(transform = prefixed_keys, extend("required" = ["disks"]))]
+pub struct DataPool {
+    /// Whole disks of the pool, such as [ada2, ada3]; the install wipes them.
+    #[schemars(with = "Ref<Vec<String>>")]
+    pub disks: Option<Ref<Vec<String>>>,
+    /// Layout: stripe (the default), mirror, raid10, raidz1, raidz2 or
+    /// raidz3, with zfsboot's minimum disk counts.
+    #[schemars(with = "Ref<Raid>")]
+    pub raid: Option<Ref<Raid>>,
+}
+
+/// A dataset: the ZFS properties beryl sets (the table of
+/// src/freebsd/zfs.rs, added by [`dataset_keys`]) and `destroy`.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[schemars(transform = dataset_keys)]
+pub struct Dataset {
+    /// true: destroyed if beryl created it (never recursively); properties
+    /// are then refused.
+    pub destroy: Option<bool>,
+}
+
+/// The properties of a dataset, from the table validation uses.
+fn dataset_keys(schema: &mut schemars::Schema) {
+    use crate::freebsd::zfs::{Kind, PROPS};
+    use serde_json::json;
+    let size = json!({"type": "string", "pattern": "^[0-9]+([KMGTPEkmgtpe][Bb]?)?$"});
+    let mut props = serde_json::Map::new();
+    for p in PROPS {
+        let mut sub = match p.kind {
+            Kind::Words(words) => json!({"anyOf": [
+                {"type": "string", "enum": words},
+                {"type": "boolean"},
+                {"type": "integer", "minimum": 1, "maximum": 3},
+            ]}),
+            Kind::Compression => json!({"type": "string"}),
+            Kind::Block { .. } => json!({"anyOf": [size, {"type": "integer", "minimum": 512}]}),
+            Kind::Quota => {
+                json!({"anyOf": [{"const": "none"}, size, {"type": "integer", "minimum": 1}]})
+            }
+            Kind::Mountpoint => json!({"type": "string"}),
+        };
+        sub["description"] = json!(p.doc);
+        props.insert(p.name.to_string(), sub);
+    }
+    if let Some(destroy) = schema
+        .get("properties")
+        .and_then(|p| p.get("destroy"))
+        .cloned()
+    {
+        props.insert("destroy".into(), destroy);
+    }
+    schema.insert("properties".into(), serde_json::Value::Object(props));
+    schema.insert(
+        "additionalProperties".into(),
+        serde_json::Value::Bool(false),
+    );
+    prefixed_keys(schema);
 }
 
 /// A swap size.

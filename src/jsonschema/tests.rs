@@ -55,6 +55,14 @@ fn the_input_types_have_the_keys_of_the_validation_tables() {
     same_as_table(def(&s, "Sshd"), &schema::sshd_keys(), "freebsd.sshd");
     same_as_table(def(&s, "File"), &schema::file_keys(), "a file");
     same_as_table(def(&s, "Service"), &schema::service_keys(), "a service");
+    same_as_table(def(&s, "Zfs"), &schema::zfs_keys(), "freebsd.zfs");
+    same_as_table(def(&s, "DataPool"), &schema::zfs_pool_keys(), "a data pool");
+    let props: Vec<(&str, &str)> = crate::freebsd::zfs::PROPS
+        .iter()
+        .map(|p| (p.name, p.doc))
+        .chain([("destroy", "true: destroyed if beryl created it")])
+        .collect();
+    same_as_table(def(&s, "Dataset"), &props, "a dataset");
 }
 
 /// The `const`s of an enum's `oneOf`, or its `enum` values.

@@ -227,14 +227,35 @@ pub(crate) fn layout(h: Host) -> Plan {
         .filter(|r| matches!(r, Resource::User(_)))
         .count();
     let network = packages > 0 || h.dist_site.is_some();
-    let mut records: Vec<String> = h.records().iter().map(|r| r.line()).collect();
+    // The data pools' disks are cleared like the boot pool's: the install
+    // makes new pools of them.
+    let mut disks = h.disks.clone();
+    for r in &h.resources {
+        if let Resource::Zpool(p) = r {
+            disks.extend(p.disks.iter().cloned());
+        }
+    }
+    // A dataset is recorded by its own step, only when the install created
+    // it: zfsboot's datasets and a pool's root exist already.
+    let mut records: Vec<String> = h
+        .resources
+        .iter()
+        .filter(|r| !matches!(r, Resource::Dataset(_)))
+        .flat_map(Resource::records)
+        .map(|r| r.line())
+        .collect();
     records.sort();
     records.dedup();
     let steps = h
         .resources
         .into_iter()
-        // A fresh system has no user to remove.
-        .filter(|r| !matches!(r, Resource::Absent { .. }))
+        // A fresh system has no user to remove, nor a dataset to destroy.
+        .filter(|r| {
+            !matches!(
+                r,
+                Resource::Absent { .. } | Resource::Dataset(desired::Dataset { destroy: true, .. })
+            )
+        })
         .map(|resource| Step {
             id: resource.id(),
             awk_keys: match &resource {
@@ -262,7 +283,7 @@ pub(crate) fn layout(h: Host) -> Plan {
         media,
         fetch_sets: h.dist_site.is_some(),
         preamble,
-        disks: h.disks,
+        disks,
         record: desired::RECORD,
         records,
         network,

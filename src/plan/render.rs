@@ -62,6 +62,18 @@ pub(crate) const TEMPLATES: &[(&str, &str)] = &[
         "steps/service.sh.j2",
         include_str!("../../templates/steps/service.sh.j2"),
     ),
+    (
+        "steps/zpool.sh.j2",
+        include_str!("../../templates/steps/zpool.sh.j2"),
+    ),
+    (
+        "steps/zfs.sh.j2",
+        include_str!("../../templates/steps/zfs.sh.j2"),
+    ),
+    (
+        "steps/zfs_unmount.sh.j2",
+        include_str!("../../templates/steps/zfs_unmount.sh.j2"),
+    ),
 ];
 
 /// Where the templates come from.

@@ -9,7 +9,7 @@ use crate::value::Value;
 use super::Code;
 use super::ctx::{self, At, Ctx, Field, Rule};
 use super::model::{FreeBsd, Located, Raid};
-use super::{files, network, services, users};
+use super::{files, network, services, users, zfs};
 use crate::freebsd::names;
 
 /// The keys of `freebsd`, in the order the docs list them.
@@ -127,6 +127,12 @@ pub(crate) const FREEBSD: &[Field<FreeBsd>] = &[
         aliases: &["service", "daemons", "rc_d", "rcd"],
         check: files::services,
     },
+    Field {
+        key: "zfs",
+        doc: "data pools made at install (pools) and datasets with ZFS properties (datasets)",
+        aliases: &["zfs_datasets", "zpools", "storage"],
+        check: zfs::zfs,
+    },
 ];
 
 const HOSTNAME: Rule = Rule {
@@ -237,7 +243,7 @@ fn sudoers(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
 const LAYOUTS: &str =
     "stripe (1+ disks), mirror (2+), raidz1 (3+), raid10 (4+, even), raidz2 (4+), raidz3 (5+)";
 
-fn raid(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
+pub(super) fn raid(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
     if let Value::Int(_) = at.node.value {
         let help = format!("write a ZFS layout word, not a RAID level number: {LAYOUTS}");
         cx.push(cx.type_error(&at.path, "a string", at.node).help(help));
@@ -276,7 +282,7 @@ fn swap(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
 }
 
 /// Whole disks, without duplicates, and enough of them for `raid`.
-fn disks(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
+pub(super) fn disks(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
     let Some(items) = cx.list(&at.path, at.node, "a list of disk names") else {
         return;
     };

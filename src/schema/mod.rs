@@ -18,6 +18,7 @@ mod model;
 mod network;
 mod services;
 mod users;
+pub(crate) mod zfs;
 
 #[cfg(test)]
 mod tests;
@@ -114,6 +115,12 @@ crate::diag::codes! {
         Notify = "notify";
         /// A service name that is not an rc.d script name, or a script without an rcvar.
         ServiceName = "service_name";
+        /// A dataset name that is not `POOL/NAME`, or whose pool is not the boot pool or a data pool.
+        Dataset = "dataset";
+        /// A ZFS property value that zfs(8) would refuse.
+        ZfsProperty = "zfs_property";
+        /// A `destroy: true` that cannot hold (with properties, or on a pool).
+        Destroy = "destroy";
     }
 }
 
@@ -198,4 +205,16 @@ pub(crate) fn service_keys() -> Vec<(&'static str, &'static str)> {
 #[cfg(test)]
 pub(crate) fn sshd_keys() -> Vec<(&'static str, &'static str)> {
     ctx::docs(services::SSHD)
+}
+
+/// The keys of `freebsd.zfs` with their one-line docs, in table order.
+#[cfg(test)]
+pub(crate) fn zfs_keys() -> Vec<(&'static str, &'static str)> {
+    ctx::docs(zfs::ZFS)
+}
+
+/// The keys of a data pool with their one-line docs, in table order.
+#[cfg(test)]
+pub(crate) fn zfs_pool_keys() -> Vec<(&'static str, &'static str)> {
+    ctx::docs(zfs::POOL)
 }

@@ -71,6 +71,8 @@ pub struct FreeBsd {
     pub files: Vec<ManagedFile>,
     /// rc.d services keyed by script name, in the order given.
     pub services: Vec<Service>,
+    /// Data pools and datasets (`freebsd.zfs`); empty when not set.
+    pub zfs: Zfs,
     /// Where the `freebsd` mapping was written (synthetic when it was absent).
     #[serde(skip)]
     pub span: Span,
@@ -249,4 +251,45 @@ pub struct Service {
     /// Where the service's mapping was written.
     #[serde(skip)]
     pub span: Span,
+}
+
+/// `freebsd.zfs`: data pools made at install, and datasets.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Zfs {
+    /// Data pools by name, in the order given.
+    pub pools: Vec<DataPool>,
+    /// Datasets by name, in the order given.
+    pub datasets: Vec<Dataset>,
+}
+
+/// A data pool the install creates from its own disks.
+#[derive(Debug, Clone, Serialize)]
+pub struct DataPool {
+    /// The pool name (located at its key); not the boot pool's.
+    pub name: Located<String>,
+    /// Whole disks, none of the boot pool's or another pool's.
+    pub disks: Vec<Located<String>>,
+    /// The layout (`stripe` when absent).
+    pub raid: Option<Located<Raid>>,
+}
+
+/// A dataset and the properties beryl sets on it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Dataset {
+    /// `POOL/a/b` (located at its key); POOL is the boot pool or a data pool.
+    pub name: Located<String>,
+    /// Properties in the order given: (name, value as `zfs set` takes it,
+    /// value as `zfs get -p` prints it).
+    pub props: Vec<ZfsProp>,
+    /// `destroy: true`: destroyed if beryl created it.
+    pub destroy: bool,
+}
+
+/// One property of a dataset.
+#[derive(Debug, Clone, Serialize)]
+pub struct ZfsProp {
+    pub name: Located<String>,
+    pub value: Located<String>,
+    /// As `zfs get -H -p` prints it (`16384` for `16K`).
+    pub printed: String,
 }

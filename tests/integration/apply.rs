@@ -118,9 +118,12 @@ fn host01_drift() -> Value {
 }
 
 /// db02's snapshot: bob, marked `state: absent`, still exists; the package
-/// named by origin is missing; alice's .ssh directory is open to all.
+/// named by origin is missing; alice's .ssh directory is open to all; the
+/// database's dataset has lost its record size (only the default).
 fn db02_drift() -> Value {
     let mut s = fixture("db02");
+    s["zfs"]["tank/pgdata"]["props"]["recordsize"] =
+        json!({"value": "131072", "source": "default"});
     s["users"]["bob"] = json!({
         "uid": "1002", "gid": "20", "comment": "Bob Durand (contractor)",
         "home": "/home/bob", "shell": "/bin/csh", "authorized_keys": null, "ssh_dir": null
@@ -195,7 +198,7 @@ fn dry_run_against_a_drifted_snapshot() {
 fn dry_run_against_an_exact_snapshot_and_exit_codes() {
     let cases: [(&str, tempfile::TempDir, Value, Value, usize); 3] = [
         ("host01", example(), fixture("host01"), host01_drift(), 31),
-        ("db02", example(), fixture("db02"), db02_drift(), 26),
+        ("db02", example(), fixture("db02"), db02_drift(), 28),
         (
             "host01",
             with_rc_conf(),

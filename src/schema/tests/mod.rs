@@ -9,6 +9,7 @@ mod network;
 mod services;
 mod storage;
 mod users;
+mod zfs;
 
 /// Parses `text` as `t.yml` and validates its `freebsd` key.
 fn run(text: &str) -> Result<FreeBsd, Vec<Diag>> {
@@ -441,7 +442,7 @@ fn unknown_key_suggests_the_new_keys() {
             "t.yml:2:3",
         );
         assert!(d.help.unwrap_or_default().ends_with(
-            "users, install, version, dist_site, root_password, network, rc_conf, sshd, files, services"
+            "users, install, version, dist_site, root_password, network, rc_conf, sshd, files, services, zfs"
         ));
     }
     // The users' key list is not taken for sshd.
@@ -477,7 +478,8 @@ fn freebsd_key_docs_come_from_the_table() {
             "rc_conf",
             "sshd",
             "files",
-            "services"
+            "services",
+            "zfs"
         ]
     );
 }

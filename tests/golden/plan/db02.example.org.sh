@@ -24,6 +24,12 @@ zpool labelclear -f /dev/da1 2>/dev/null || :
 for p in /dev/da2p*; do if [ -e "$p" ]; then zpool labelclear -f "$p" 2>/dev/null || :; fi; done
 gpart destroy -F da2 2>/dev/null || :
 zpool labelclear -f /dev/da2 2>/dev/null || :
+for p in /dev/da3p*; do if [ -e "$p" ]; then zpool labelclear -f "$p" 2>/dev/null || :; fi; done
+gpart destroy -F da3 2>/dev/null || :
+zpool labelclear -f /dev/da3 2>/dev/null || :
+for p in /dev/da4p*; do if [ -e "$p" ]; then zpool labelclear -f "$p" 2>/dev/null || :; fi; done
+gpart destroy -F da4 2>/dev/null || :
+zpool labelclear -f /dev/da4 2>/dev/null || :
 
 # Network for the installer, which fetches what the install needs.
 dhclient vtnet0
@@ -43,6 +49,22 @@ fi
 set -eu
 PATH=/sbin:/bin:/usr/sbin:/usr/bin:/usr/local/sbin:/usr/local/bin
 export PATH
+
+# A data pool from its own disks, which the preamble cleared (-f: a layout
+# zpool finds inconsistent is the one asked for). It shares the boot pool's
+# cache file, which rc.d/zpool imports from at boot.
+zpool set cachefile=/boot/zfs/zpool.cache zroot
+zpool create -f -o cachefile=/boot/zfs/zpool.cache tank mirror da3 da4
+
+# A dataset with its properties (-p: its missing parents too, inheriting),
+# recorded when the install created it.
+if zfs list -H -o name tank/pgdata >/dev/null 2>&1; then
+	zfs set 'mountpoint=/var/db/postgres' 'recordsize=16K' 'compression=lz4' 'atime=off' tank/pgdata
+else
+	zfs create -p -o 'mountpoint=/var/db/postgres' -o 'recordsize=16K' -o 'compression=lz4' -o 'atime=off' tank/pgdata
+	mkdir -p /var/db/beryl
+	printf '%s\n' 'zfs tank/pgdata' >> /var/db/beryl/managed
+fi
 
 # Packages, in one transaction. pkg(7) bootstraps pkg itself first, and asks
 # before it does unless ASSUME_ALWAYS_YES is set.
@@ -164,8 +186,16 @@ pfctl -nf /etc/pf.conf.beryl-tmp
 install -m 0600 -o root -g wheel /etc/pf.conf.beryl-tmp /etc/pf.conf
 rm -f /etc/pf.conf.beryl-tmp
 
+# The data pools' file systems are mounted inside the new system, which the
+# installer unmounts when it exports the boot pool: unmount them first,
+# deepest first. The pools stay imported; rc.d/zpool imports them at boot
+# and rc.d/zfs mounts them.
+zfs list -H -o name,mounted -r -t filesystem tank | sort -r | while IFS='	' read -r ds mounted; do
+	if [ "$mounted" = yes ]; then zfs unmount "$ds"; fi
+done
+
 # What the install created, for apply to prune once it leaves the config.
 mkdir -p /var/db/beryl
-printf '%s\n' 'file /etc/pf.conf' 'pkg bash' 'pkg databases/postgresql16-server' 'pkg node_exporter' 'pkg sudo' 'pkg tmux' 'pkg vim' > /var/db/beryl/managed
+printf '%s\n' 'file /etc/pf.conf' 'pkg bash' 'pkg databases/postgresql16-server' 'pkg node_exporter' 'pkg sudo' 'pkg tmux' 'pkg vim' >> /var/db/beryl/managed
 
 echo 'beryl: db02.example.org installed: 3 users, 6 packages'

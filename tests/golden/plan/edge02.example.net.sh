@@ -142,6 +142,6 @@ rm -f /etc/pf.conf.beryl-tmp
 
 # What the install created, for apply to prune once it leaves the config.
 mkdir -p /var/db/beryl
-printf '%s\n' 'file /etc/pf.conf' 'pkg haproxy' 'pkg sudo' 'pkg tmux' 'pkg vim' > /var/db/beryl/managed
+printf '%s\n' 'file /etc/pf.conf' 'pkg haproxy' 'pkg sudo' 'pkg tmux' 'pkg vim' >> /var/db/beryl/managed
 
 echo 'beryl: edge02.example.net installed: 2 users, 4 packages'

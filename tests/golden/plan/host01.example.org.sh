@@ -232,6 +232,6 @@ sysrc -f /etc/rc.conf 'nginx_enable=YES'
 
 # What the install created, for apply to prune once it leaves the config.
 mkdir -p /var/db/beryl
-printf '%s\n' 'file /etc/pf.conf' 'file /usr/local/etc/nginx/nginx.conf' 'pkg bash' 'pkg nginx' 'pkg node_exporter' 'pkg py311-certbot' 'pkg sudo' 'pkg tmux' > /var/db/beryl/managed
+printf '%s\n' 'file /etc/pf.conf' 'file /usr/local/etc/nginx/nginx.conf' 'pkg bash' 'pkg nginx' 'pkg node_exporter' 'pkg py311-certbot' 'pkg sudo' 'pkg tmux' >> /var/db/beryl/managed
 
 echo 'beryl: host01.example.org installed: 5 users, 6 packages'

@@ -175,6 +175,6 @@ rm -f /etc/pf.conf.beryl-tmp
 
 # What the install created, for apply to prune once it leaves the config.
 mkdir -p /var/db/beryl
-printf '%s\n' 'file /etc/pf.conf' 'pkg dovecot' 'pkg node_exporter' 'pkg postfix' 'pkg sudo' 'pkg tmux' 'pkg vim' > /var/db/beryl/managed
+printf '%s\n' 'file /etc/pf.conf' 'pkg dovecot' 'pkg node_exporter' 'pkg postfix' 'pkg sudo' 'pkg tmux' 'pkg vim' >> /var/db/beryl/managed
 
 echo 'beryl: mail.example.org installed: 4 users, 6 packages'

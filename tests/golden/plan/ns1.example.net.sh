@@ -155,6 +155,6 @@ rm -f /etc/pf.conf.beryl-tmp
 
 # What the install created, for apply to prune once it leaves the config.
 mkdir -p /var/db/beryl
-printf '%s\n' 'file /etc/pf.conf' 'pkg nsd' 'pkg sudo' 'pkg tmux' 'pkg vim' > /var/db/beryl/managed
+printf '%s\n' 'file /etc/pf.conf' 'pkg nsd' 'pkg sudo' 'pkg tmux' 'pkg vim' >> /var/db/beryl/managed
 
 echo 'beryl: ns1.example.net installed: 3 users, 4 packages'

@@ -714,12 +714,38 @@ impl FakeBsd {
         let hang = fs::read_to_string(self.media.join("dev/fakebsd/hang"))
             .ok()
             .filter(|s| !s.is_empty());
+        if status == 0 && hang.is_none() {
+            self.boot_storage();
+        }
         Run {
             status,
             stdout,
             stderr,
             log,
             hang,
+        }
+    }
+
+    /// The first boot after an install, as far as ZFS goes: the disks keep
+    /// what the install wrote on them (the device nodes that hold a pool
+    /// label are copied to the live host's /dev), then
+    /// `/usr/share/fakebsd/boot` imports the root pool and what rc.d/zpool
+    /// imports, and mounts as rc.d/zfs does.
+    fn boot_storage(&self) {
+        for entry in fs::read_dir(self.media.join("dev")).unwrap().flatten() {
+            let path = entry.path();
+            if !path.is_file() {
+                continue;
+            }
+            let text = fs::read_to_string(&path).unwrap_or_default();
+            if text.starts_with("zfs-label ") {
+                let to = self.livedev.join(entry.file_name());
+                fs::write(&to, text).unwrap();
+            }
+        }
+        if self.target().join("usr/share/fakebsd/boot").is_file() {
+            let run = self.run_in_target("/bin/sh /usr/share/fakebsd/boot\n", &[], "root");
+            assert!(run.status == 0, "the boot model failed:\n{}", run.all());
         }
     }
 

@@ -144,7 +144,7 @@ fn json_and_script_are_the_same_plan() {
             .collect();
         if !records.is_empty() {
             body.push_str(&format!(
-                "\n# What the install created, for apply to prune once it leaves the config.\nmkdir -p /var/db/beryl\nprintf '%s\\n' {} > /var/db/beryl/managed\n",
+                "\n# What the install created, for apply to prune once it leaves the config.\nmkdir -p /var/db/beryl\nprintf '%s\\n' {} >> /var/db/beryl/managed\n",
                 records.join(" ")
             ));
         }

@@ -4,3 +4,4 @@
 //! (install, nothing pending; drift; apply; a second apply changes nothing).
 
 mod files;
+mod zfs;

@@ -1,0 +1,153 @@
+//! `validate` on `freebsd.zfs`: data pools and datasets.
+
+use super::*;
+use super::{fails, ok};
+
+#[test]
+fn a_data_pool_and_datasets() {
+    let f = ok("freebsd:
+  disks: [ada0]
+  zfs:
+    pools:
+      tank: {raid: mirror, disks: [ada1, ada2]}
+    datasets:
+      tank/pgdata: {recordsize: 16K, compression: lz4, atime: off}
+      zroot/var/db: {quota: none}
+      tank/old: {destroy: true}
+");
+    assert_eq!(f.zfs.pools[0].name.value, "tank");
+    assert_eq!(f.zfs.pools[0].disks.len(), 2);
+    let pg = &f.zfs.datasets[0];
+    assert_eq!(pg.name.value, "tank/pgdata");
+    let props: Vec<(&str, &str, &str)> = pg
+        .props
+        .iter()
+        .map(|p| {
+            (
+                p.name.value.as_str(),
+                p.value.value.as_str(),
+                p.printed.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        props,
+        [
+            ("recordsize", "16K", "16384"),
+            ("compression", "lz4", "lz4"),
+            ("atime", "off", "off")
+        ]
+    );
+    assert!(f.zfs.datasets[2].destroy);
+}
+
+#[test]
+fn pools() {
+    fails(
+        "freebsd:\n  zfs:\n    pools:\n      zroot: {disks: [ada1]}\n",
+        Code::Pool,
+        "is the boot pool's name",
+        "t.yml:4:7",
+    );
+    fails(
+        "freebsd:\n  pool: data\n  zfs:\n    pools:\n      data: {disks: [ada1]}\n",
+        Code::Pool,
+        "`data` is the boot pool's name",
+        "t.yml:5:7",
+    );
+    fails(
+        "freebsd:\n  disks: [ada0]\n  zfs:\n    pools:\n      tank: {disks: [ada0]}\n",
+        Code::DuplicateDisk,
+        "freebsd.zfs.pools.tank.disks[0] `ada0` is already listed as freebsd.disks[0]",
+        "t.yml:5:22",
+    );
+    fails(
+        "freebsd:\n  zfs:\n    pools:\n      a: {disks: [ada1]}\n      b: {disks: [ada1]}\n",
+        Code::DuplicateDisk,
+        "already listed as freebsd.zfs.pools.a.disks[0]",
+        "t.yml:5:19",
+    );
+    fails(
+        "freebsd:\n  zfs:\n    pools:\n      tank: {raid: raidz2, disks: [ada1, ada2]}\n",
+        Code::DiskCount,
+        "needs at least 4 disks",
+        "t.yml:4:35",
+    );
+    fails(
+        "freebsd:\n  zfs:\n    pools:\n      tank: {raid: mirror}\n",
+        Code::MissingKey,
+        "freebsd.zfs.pools.tank has no `disks`",
+        "t.yml:4:13",
+    );
+    fails(
+        "freebsd:\n  zfs:\n    pools:\n      mirror: {disks: [ada1]}\n",
+        Code::Pool,
+        "reserved",
+        "t.yml:4:7",
+    );
+    fails(
+        "freebsd:\n  zfs:\n    pools:\n      tank: {disks: [ada1], vdev: mirror}\n",
+        Code::UnknownKey,
+        "unknown key `vdev`",
+        "t.yml:4:29",
+    );
+}
+
+#[test]
+fn datasets() {
+    let d = fails(
+        "freebsd:\n  zfs:\n    datasets:\n      tank/a: {recordsize: 24K}\n",
+        Code::ZfsProperty,
+        "invalid freebsd.zfs.datasets.\"tank/a\".recordsize: `24K` is not a power of two",
+        "t.yml:4:28",
+    );
+    assert!(d.help.unwrap_or_default().starts_with("recordsize: "));
+    fails(
+        "freebsd:\n  zfs:\n    datasets:\n      zroot/a: {compresion: lz4}\n",
+        Code::UnknownKey,
+        "unknown ZFS property `compresion` in freebsd.zfs.datasets.\"zroot/a\"; did you mean `compression`?",
+        "t.yml:4:17",
+    );
+    fails(
+        "freebsd:\n  zfs:\n    datasets:\n      tnak/a: {}\n",
+        Code::Dataset,
+        "freebsd.zfs.datasets.\"tnak/a\": no pool `tnak`",
+        "t.yml:4:7",
+    );
+    fails(
+        "freebsd:\n  zfs:\n    pools:\n      tank: {disks: [ada1]}\n    datasets:\n      tnak/a: {}\n",
+        Code::Dataset,
+        "no pool `tnak`; did you mean `tank`?",
+        "t.yml:6:7",
+    );
+    fails(
+        "freebsd:\n  zfs:\n    datasets:\n      zroot/a@snap: {}\n",
+        Code::Dataset,
+        "a snapshot",
+        "t.yml:4:7",
+    );
+    fails(
+        "freebsd:\n  zfs:\n    datasets:\n      zroot/a: {destroy: true, quota: 1G}\n",
+        Code::Destroy,
+        "has `destroy: true` and properties",
+        "t.yml:4:32",
+    );
+    fails(
+        "freebsd:\n  zfs:\n    datasets:\n      zroot: {destroy: true}\n",
+        Code::Destroy,
+        "a pool's root dataset cannot be destroyed",
+        "t.yml:4:7",
+    );
+    fails(
+        "freebsd:\n  zfs:\n    datasets:\n      zroot/a: {destroy: yes please}\n",
+        Code::Type,
+        "must be a boolean",
+        "t.yml:4:26",
+    );
+    fails(
+        "freebsd:\n  zfs:\n    datasets:\n      zroot/a: {mountpoint: var/db}\n",
+        Code::ZfsProperty,
+        "not an absolute path",
+        "t.yml:4:29",
+    );
+}
