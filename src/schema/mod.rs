@@ -16,6 +16,7 @@ mod fields;
 mod model;
 mod network;
 mod services;
+mod system;
 mod users;
 
 #[cfg(test)]
@@ -26,7 +27,7 @@ use crate::value::Node;
 
 #[cfg(test)]
 pub(crate) use model::Raid;
-pub(crate) use model::{FreeBsd, Install, Ipv4, Ipv6, Located, User, UserState};
+pub(crate) use model::{CronJob, FreeBsd, Install, Ipv4, Ipv6, Located, Tunable, User, UserState};
 
 crate::diag::codes! {
     /// The error codes of this stage.
@@ -97,6 +98,24 @@ crate::diag::codes! {
         RcValue = "rc_value";
         /// An sshd setting that is not one of its words.
         Sshd = "sshd";
+        /// A sysctl name that is not a dotted MIB name.
+        SysctlName = "sysctl_name";
+        /// A sysctl value that is not one safe word.
+        SysctlValue = "sysctl_value";
+        /// A loader.conf variable sysrc cannot write (not a shell name).
+        LoaderName = "loader_name";
+        /// A loader.conf variable the installer writes itself.
+        LoaderManaged = "loader_managed";
+        /// A loader.conf value that is unsafe inside double quotes.
+        LoaderValue = "loader_value";
+        /// A cron entry name that cannot name a file.
+        CronName = "cron_name";
+        /// A cron schedule that is not five time fields or an `@` word.
+        CronSchedule = "cron_schedule";
+        /// A cron user that is not a user name.
+        CronUser = "cron_user";
+        /// A cron command on several lines, starting with `-`, or with an unescaped `%`.
+        CronCommand = "cron_command";
     }
 }
 
@@ -160,6 +179,12 @@ pub(crate) fn network_keys() -> Vec<(&'static str, &'static str)> {
 #[cfg(test)]
 pub(crate) fn interface_keys() -> Vec<(&'static str, &'static str)> {
     ctx::docs(network::INTERFACE)
+}
+
+/// The keys of a cron entry with their one-line docs, in table order.
+#[cfg(test)]
+pub(crate) fn cron_keys() -> Vec<(&'static str, &'static str)> {
+    ctx::docs(system::CRON)
 }
 
 /// The keys of `freebsd.sshd` with their one-line docs, in table order.
