@@ -46,6 +46,10 @@ pub(crate) struct Outcome {
     pub changes: Vec<Change>,
     /// A unified diff of a file's content, when it changes.
     pub diff: Option<String>,
+    /// What the change leaves to be done (a loader.conf change needs a
+    /// reboot), when it changes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<&'static str>,
     pub check: String,
     pub change: String,
 }
@@ -59,12 +63,18 @@ pub(crate) fn compare(steps: &[Step], state: Option<&State>) -> Vec<Outcome> {
                 None => (Action::Unknown, Vec::new(), None),
                 Some(s) => judge(&step.desired, s),
             };
+            let note = match (&step.desired, action) {
+                (_, Action::Noop) => None,
+                (Desired::Loader { .. }, _) => Some(super::system::REBOOT),
+                _ => None,
+            };
             Outcome {
                 id: step.id.clone(),
                 kind: step.kind,
                 action,
                 changes,
                 diff,
+                note,
                 check: step.check.clone(),
                 change: step.change.clone(),
             }
@@ -72,7 +82,7 @@ pub(crate) fn compare(steps: &[Step], state: Option<&State>) -> Vec<Outcome> {
         .collect()
 }
 
-fn change(field: &str, before: &str, after: &str) -> Change {
+pub(super) fn change(field: &str, before: &str, after: &str) -> Change {
     Change {
         field: field.into(),
         before: before.into(),
@@ -247,6 +257,9 @@ fn judge(d: &Desired, s: &State) -> (Action, Vec<Change>, Option<String>) {
                 )
             }
         }
+        Desired::Sysctl { name, value } => super::system::judge_sysctl(s, name, value),
+        Desired::Loader { name, value } => super::system::judge_loader(s, name, value),
+        Desired::Cron(e) => super::system::judge_cron(s, e),
     }
 }
 
@@ -260,7 +273,7 @@ fn verdict(changes: Vec<Change>, diff: Option<String>) -> (Action, Vec<Change>, 
 
 /// Mode, owner and content of a file; the unified diff when the content
 /// differs.
-fn compare_file(
+pub(super) fn compare_file(
     have: &super::state::File,
     content: &str,
     mode: &str,
@@ -286,7 +299,7 @@ fn compare_file(
     Some(unified(&have.content, content))
 }
 
-fn unified(have: &str, want: &str) -> String {
+pub(super) fn unified(have: &str, want: &str) -> String {
     similar::TextDiff::from_lines(have, want)
         .unified_diff()
         .header("current", "desired")
@@ -348,6 +361,9 @@ pub(crate) fn to_text(host: &str, outcomes: &[Outcome], known: bool) -> String {
             for line in d.lines() {
                 out.push_str(&format!("    {line}\n"));
             }
+        }
+        if let Some(note) = o.note {
+            out.push_str(&format!("    note: {note}\n"));
         }
     }
     let s = summary(outcomes);

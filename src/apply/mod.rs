@@ -14,6 +14,7 @@ mod render;
 pub mod script;
 pub mod ssh;
 pub(crate) mod state;
+mod system;
 
 use serde::Serialize;
 
@@ -29,7 +30,7 @@ crate::diag::codes! {
     }
 }
 
-use crate::desired::{Account, File, Host, RcVar, Resource};
+use crate::desired::{Account, CronEntry, File, Host, RcVar, Resource};
 use crate::shell::QuoteError;
 
 /// The kinds of step.
@@ -46,6 +47,9 @@ pub enum StepKind {
     Sshd,
     Rc,
     Timezone,
+    Sysctl,
+    Loader,
+    Cron,
 }
 
 /// What a step wants.
@@ -84,12 +88,25 @@ pub enum Desired {
     Timezone {
         zone: String,
     },
+    /// A sysctl: its sysctl.conf line and its live value.
+    Sysctl {
+        name: String,
+        value: String,
+    },
+    /// A /boot/loader.conf variable.
+    Loader {
+        name: String,
+        value: String,
+    },
+    /// A cron entry's file.
+    Cron(CronEntry),
 }
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Step {
     /// Stable: `pkg`, `pkg:NAME`, `group:NAME`, `user:NAME`, `root`,
-    /// `keys:USER`, `file:PATH`, `sshd`, `rc:NAME`, `tz`.
+    /// `keys:USER`, `file:PATH`, `sshd`, `rc:NAME`, `tz`, `sysctl:NAME`,
+    /// `loader:NAME`, `cron:NAME`.
     pub id: String,
     pub kind: StepKind,
     pub desired: Desired,
@@ -129,6 +146,15 @@ pub fn steps(host: &Host) -> Result<Vec<Step>, QuoteError> {
             }),
             Resource::Rc(v) => out.push(Desired::Rc(v.clone())),
             Resource::Timezone { zone } => out.push(Desired::Timezone { zone: zone.clone() }),
+            Resource::Sysctl { name, value } => out.push(Desired::Sysctl {
+                name: name.clone(),
+                value: value.clone(),
+            }),
+            Resource::Loader { name, value } => out.push(Desired::Loader {
+                name: name.clone(),
+                value: value.clone(),
+            }),
+            Resource::Cron(e) => out.push(Desired::Cron(e.clone())),
         }
     }
     out.into_iter().map(render::step).collect()

@@ -100,6 +100,9 @@ pub(super) fn step(desired: Desired) -> Result<Step, QuoteError> {
             format!("[ \"$(cat /var/db/zoneinfo 2>/dev/null)\" = {} ]", w(zone)?),
             format!("tzsetup -s {}", w(zone)?),
         ),
+        Desired::Sysctl { name, value } => super::system::sysctl(name, value)?,
+        Desired::Loader { name, value } => super::system::loader(name, value)?,
+        Desired::Cron(e) => super::system::cron(e)?,
     };
     Ok(Step {
         id,

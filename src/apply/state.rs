@@ -45,6 +45,19 @@ pub(crate) struct State {
     /// digest of the field (never the hash itself).
     #[serde(default)]
     pub root_password: String,
+    /// The live value of each sysctl asked about (`ids sysctl`); `null` for
+    /// a name the kernel does not know.
+    #[serde(default)]
+    pub sysctl: BTreeMap<String, Option<String>>,
+    /// /etc/sysctl.conf; `null` when absent.
+    #[serde(default)]
+    pub sysctl_conf: Option<File>,
+    /// The variables /boot/loader.conf sets (`sysrc -f /boot/loader.conf -a`).
+    #[serde(default)]
+    pub loader_conf: BTreeMap<String, String>,
+    /// beryl's cron files, by entry name (`ids cron`); `null` when absent.
+    #[serde(default)]
+    pub cron: BTreeMap<String, Option<File>>,
 }
 
 #[derive(Debug, Default, Deserialize)]

@@ -10,6 +10,7 @@
 pub(crate) mod access;
 pub(crate) mod require;
 pub(crate) mod sshd;
+pub(crate) mod system;
 
 use serde::Serialize;
 
@@ -20,6 +21,7 @@ use crate::freebsd::{base, rcd};
 use crate::schema::{Install, Ipv4, Ipv6, UserState};
 
 pub use access::{Become, Login};
+pub use system::CronEntry;
 
 /// The sudoers drop-in beryl owns. A name with a dot is ignored by sudo's
 /// `@includedir`, so it has none.
@@ -97,6 +99,12 @@ pub enum Resource {
     Rc(RcVar),
     /// The time zone.
     Timezone { zone: String },
+    /// A sysctl: its line in /etc/sysctl.conf, and its live value (apply).
+    Sysctl { name: String, value: String },
+    /// A /boot/loader.conf variable; read at the next boot.
+    Loader { name: String, value: String },
+    /// A cron entry, one file of the release's drop-in directory.
+    Cron(CronEntry),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -168,11 +176,15 @@ impl Resource {
             Resource::Sshd { .. } => "sshd",
             Resource::Rc(_) => "rc",
             Resource::Timezone { .. } => "timezone",
+            Resource::Sysctl { .. } => "sysctl",
+            Resource::Loader { .. } => "loader",
+            Resource::Cron(_) => "cron",
         }
     }
 
     /// A stable id: `pkg`, `group:NAME`, `user:NAME`, `root`, `keys:USER`,
-    /// `file:PATH`, `sshd`, `rc:NAME`, `tz`.
+    /// `file:PATH`, `sshd`, `rc:NAME`, `tz`, `sysctl:NAME`, `loader:NAME`,
+    /// `cron:NAME`.
     pub(crate) fn id(&self) -> String {
         match self {
             Resource::Packages { .. } => "packages".into(),
@@ -185,6 +197,9 @@ impl Resource {
             Resource::Sshd { .. } => "sshd".into(),
             Resource::Rc(v) => format!("rc:{}", v.name),
             Resource::Timezone { .. } => "tz".into(),
+            Resource::Sysctl { name, .. } => format!("sysctl:{name}"),
+            Resource::Loader { name, .. } => format!("loader:{name}"),
+            Resource::Cron(e) => format!("cron:{}", e.name),
         }
     }
 }
@@ -196,6 +211,7 @@ pub fn build(fqdn: &str, c: &Compiled) -> Result<Host, Diags> {
     let mut errors = require::release(c);
     errors.extend(require::accounts(c));
     errors.extend(require::shells(c));
+    errors.extend(require::cron(c));
     errors.extend(access::check(&login, c));
     if !errors.is_empty() {
         return Err(errors);
@@ -383,6 +399,7 @@ fn layout(fqdn: &str, c: &Compiled, login: Login) -> Host {
     if let Some(zone) = text(&f.timezone) {
         resources.push(Resource::Timezone { zone });
     }
+    resources.extend(system::resources(c));
     Host {
         fqdn: fqdn.to_string(),
         version: text(&f.version),

@@ -53,6 +53,7 @@ fn the_input_types_have_the_keys_of_the_validation_tables() {
         "an interface",
     );
     same_as_table(def(&s, "Sshd"), &schema::sshd_keys(), "freebsd.sshd");
+    same_as_table(def(&s, "Cron"), &schema::cron_keys(), "a cron entry");
 }
 
 /// The `const`s of an enum's `oneOf`, or its `enum` values.

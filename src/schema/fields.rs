@@ -124,13 +124,26 @@ pub(crate) const FREEBSD: &[Field<FreeBsd>] = &[
     Field {
         key: "loader",
         doc: "/boot/loader.conf variables, such as accf_http_load: true (written YES); a change needs a reboot",
-        aliases: &["loader_conf", "loader.conf", "boot_loader", "tunables", "boot"],
+        aliases: &[
+            "loader_conf",
+            "loader.conf",
+            "boot_loader",
+            "tunables",
+            "boot",
+        ],
         check: system::loader,
     },
     Field {
         key: "cron",
         doc: "scheduled jobs: entry name to {schedule, user, command}, one file each in the release's cron drop-in directory",
-        aliases: &["crontab", "crontabs", "cron_jobs", "cronjobs", "jobs", "cron.d"],
+        aliases: &[
+            "crontab",
+            "crontabs",
+            "cron_jobs",
+            "cronjobs",
+            "jobs",
+            "cron.d",
+        ],
         check: system::cron,
     },
 ];

@@ -27,7 +27,7 @@ use crate::value::Node;
 
 #[cfg(test)]
 pub(crate) use model::Raid;
-pub(crate) use model::{CronJob, FreeBsd, Install, Ipv4, Ipv6, Located, Tunable, User, UserState};
+pub(crate) use model::{FreeBsd, Install, Ipv4, Ipv6, Located, User, UserState};
 
 crate::diag::codes! {
     /// The error codes of this stage.

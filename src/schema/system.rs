@@ -192,16 +192,16 @@ pub(crate) fn cron(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
         cx.walk(&path, fields, CRON, &mut job);
         for (field, help) in [
             ("schedule", "add `schedule: \"15 3 * * *\"` (or @daily)"),
-            ("command", "add the command line to run, such as `command: /usr/local/bin/backup`"),
+            (
+                "command",
+                "add the command line to run, such as `command: /usr/local/bin/backup`",
+            ),
         ] {
             if !fields.contains_key(field) {
                 cx.push(
-                    Diag::new(
-                        Code::MissingKey,
-                        format!("{path} has no `{field}`"),
-                    )
-                    .label(&entry.key_span, format!("no `{field}` here"))
-                    .help(help),
+                    Diag::new(Code::MissingKey, format!("{path} has no `{field}`"))
+                        .label(&entry.key_span, format!("no `{field}` here"))
+                        .help(help),
                 );
             }
         }
