@@ -118,7 +118,7 @@ pub(crate) const FREEBSD: &[Field<FreeBsd>] = &[
     Field {
         key: "sysctl",
         doc: "kernel state: MIB name to value, kept in /etc/sysctl.conf and set live, such as kern.ipc.somaxconn: 1024",
-        aliases: &["sysctls", "sysctl_conf", "sysctl.conf", "kernel", "kern"],
+        aliases: &["sysctls", "sysctl_conf", "sysctl.conf", "sysctl_vars"],
         check: system::sysctl,
     },
     Field {

@@ -8,6 +8,7 @@ use crate::value::Source;
 mod network;
 mod services;
 mod storage;
+mod system;
 mod users;
 
 /// Parses `text` as `t.yml` and validates its `freebsd` key.
@@ -441,7 +442,7 @@ fn unknown_key_suggests_the_new_keys() {
             "t.yml:2:3",
         );
         assert!(d.help.unwrap_or_default().ends_with(
-            "users, install, version, dist_site, root_password, network, rc_conf, sshd"
+            "users, install, version, dist_site, root_password, network, rc_conf, sshd, sysctl, loader, cron"
         ));
     }
     // The users' key list is not taken for sshd.
@@ -475,7 +476,10 @@ fn freebsd_key_docs_come_from_the_table() {
             "root_password",
             "network",
             "rc_conf",
-            "sshd"
+            "sshd",
+            "sysctl",
+            "loader",
+            "cron"
         ]
     );
 }
