@@ -63,10 +63,9 @@ pub(crate) fn compare(steps: &[Step], state: Option<&State>) -> Vec<Outcome> {
                 None => (Action::Unknown, Vec::new(), None),
                 Some(s) => judge(&step.desired, s),
             };
-            let note = match (&step.desired, action) {
-                (_, Action::Noop) => None,
-                (Desired::Loader { .. }, _) => Some(super::system::REBOOT),
-                _ => None,
+            let note = match action {
+                Action::Noop => None,
+                _ => super::system::note(step.kind),
             };
             Outcome {
                 id: step.id.clone(),

@@ -10,10 +10,14 @@ pub fn script(host: &str, steps: &[Step]) -> Result<String, QuoteError> {
     out.push_str(&format!("echo {}\n", word(&format!("apply {host}"))?));
     for (i, step) in steps.iter().enumerate() {
         out.push_str(&format!(
-            "\ncheck_{i}() {{\n\t{}\n}}\nchange_{i}() {{\n\t{}\n}}\nstep {} check_{i} change_{i}\n",
+            "\ncheck_{i}() {{\n\t{}\n}}\nchange_{i}() {{\n\t{}\n}}\nstep {} check_{i} change_{i}{}\n",
             step.check,
             step.change,
-            word(&step.id)?
+            word(&step.id)?,
+            match super::system::note(step.kind) {
+                Some(note) => format!(" {}", word(note)?),
+                None => String::new(),
+            }
         ));
     }
     out.push_str(FOOTER);
@@ -74,7 +78,7 @@ rcvalue() {
 	printf '%s' "$_val"
 }
 
-# step ID CHECK CHANGE
+# step ID CHECK CHANGE [NOTE]: NOTE is printed under a step that changed.
 step() {
 	if "$2" </dev/null >/dev/null 2>&1; then
 		echo "= $1"
@@ -95,6 +99,9 @@ step() {
 		fail "$1" "still differs after the change" "$out"
 	fi
 	echo "~ $1"
+	if [ -n "${4:-}" ]; then
+		echo "    note: $4"
+	fi
 	changed=$((changed + 1))
 }
 

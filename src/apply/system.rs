@@ -22,6 +22,14 @@ use super::{StepKind, sha256_hex};
 /// The note a changed loader variable carries, in the dry run and the apply.
 pub(crate) const REBOOT: &str = "the loader reads /boot/loader.conf at boot: reboot for this to take effect (beryl never reboots)";
 
+/// What a change of a kind of step leaves to be done, shown under it.
+const NOTES: &[(StepKind, &str)] = &[(StepKind::Loader, REBOOT)];
+
+/// The note of a kind of step, if any.
+pub(super) fn note(kind: StepKind) -> Option<&'static str> {
+    NOTES.iter().find(|(k, _)| *k == kind).map(|(_, n)| *n)
+}
+
 /// The same edit, for the dry run.
 pub(crate) fn sysctl_edit(text: &str, name: &str, value: &str) -> String {
     let mut out = String::new();

@@ -63,8 +63,8 @@ fn machine(dir: &Path, host: &str) -> Options {
     Options::for_plan(&json)
 }
 
-/// A fresh machine with `beryl plan HOST` installed, or `None` after a
-/// notice (see [`FakeBsd::new`]).
+/// A fresh machine with `beryl plan HOST` installed and booted (see
+/// [`FakeBsd::boot`]), or `None` after a notice (see [`FakeBsd::new`]).
 pub fn installed(dir: &Path, host: &str, test: &str) -> Option<FakeBsd> {
     let bsd = FakeBsd::new(&machine(dir, host), test)?;
     let run = bsd.install(&ok(dir, &["plan", host]));
@@ -73,6 +73,9 @@ pub fn installed(dir: &Path, host: &str, test: &str) -> Option<FakeBsd> {
         "{host} does not install:\n{}",
         run.all()
     );
+    // The first boot sets the sysctls of /etc/sysctl.conf (rc.d/sysctl).
+    let boot = bsd.boot();
+    assert!(boot.status == 0, "{host} does not boot:\n{}", boot.all());
     Some(bsd)
 }
 
