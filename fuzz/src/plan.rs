@@ -565,6 +565,17 @@ fn installerconfig(text: &str, plan: &plan::Plan) {
                 has(words(&["printf", "%s\\n"], std::slice::from_ref(h)))
             }
             Resource::Absent { .. } => panic!("a user removed during an install:\n{text}"),
+            Resource::Sysctl { name, value } => {
+                let (n, v) = (format!("name={name}"), format!("value={value}"));
+                let head = ["awk", "-v", n.as_str(), "-v", v.as_str()];
+                let found = commands.iter().any(|c| sh::argv(c).starts_with(&head));
+                assert!(found, "no sysctl.conf edit for {name} in:\n{text}");
+            }
+            Resource::Loader { name, value } => has(words(
+                &["sysrc", "-f", "/boot/loader.conf"],
+                &[format!("{name}={value}")],
+            )),
+            Resource::Cron(e) => has(words(&["printf", "%s"], std::slice::from_ref(&e.content))),
         }
     }
 }
@@ -583,6 +594,7 @@ const APPLY_PARAMS: &[&str] = &[
     "1",
     "2",
     "3",
+    "4",
     "changed",
     "unchanged",
     "failed",
@@ -591,7 +603,7 @@ const APPLY_PARAMS: &[&str] = &[
     "?",
 ];
 const APPLY_SUBS: &[&str] = &[
-    "cat", "pw", "sha256", "stat", "$3", "awk", "sysrc", "rcvalue", ".",
+    "cat", "pw", "sha256", "stat", "$3", "awk", "sysrc", "rcvalue", ".", "sysctl",
 ];
 
 fn apply_script(text: &str, steps: &[beryl::apply::Step]) {

@@ -146,6 +146,7 @@ pub(crate) fn loader(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
             continue;
         };
         if let Err(reason) = names::rc_value(&value) {
+            let reason = reason.replace("rc.conf", "loader.conf");
             cx.push(
                 Diag::new(Code::LoaderValue, format!("invalid {path}: {reason}"))
                     .label(&entry.node.span, "not safe in loader.conf")

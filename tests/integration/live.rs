@@ -36,7 +36,7 @@ pub const SSH_PATH: &str = "/sbin:/bin:/usr/sbin:/usr/bin:/usr/local/sbin:/usr/l
 /// The example inventory plus a host `live.example.org` whose level file is
 /// `yaml` (it inherits `_default.yml` and example.org's `_domain.yml`: the
 /// login user `beryl` under sudo, two disks, DHCP).
-fn fixture(yaml: &str) -> tempfile::TempDir {
+pub fn fixture(yaml: &str) -> tempfile::TempDir {
     let dir = example();
     fs::write(dir.path().join("inventory/example.org/live.yml"), yaml).unwrap();
     dir
@@ -169,14 +169,14 @@ fn login(dir: &Path, host: &str) -> (String, String) {
 
 /// The apply script, run on the live host as ssh would run it: the remote
 /// command line as the login user, the script on its standard input.
-fn apply(bsd: &FakeBsd, dir: &Path, host: &str) -> Run {
+pub fn apply(bsd: &FakeBsd, dir: &Path, host: &str) -> Run {
     let script = ok(dir, &["apply", host, "--script"]);
     let (user, command) = login(dir, host);
     bsd.exec_in_target(&command, &script, &[("PATH", SSH_PATH)], &user)
 }
 
 /// The `~ id` lines of a run.
-fn changed(run: &Run) -> Vec<&str> {
+pub fn changed(run: &Run) -> Vec<&str> {
     run.stdout
         .lines()
         .filter_map(|l| l.strip_prefix("~ "))
@@ -200,7 +200,7 @@ pub fn pending_ids(bsd: &FakeBsd, dir: &Path, host: &str) -> Vec<String> {
 /// `- id`); the apply (as the login user, elevated as ssh would) must then
 /// change exactly those steps, a second apply nothing, and facts must then
 /// find nothing pending.
-fn agree(bsd: &FakeBsd, dir: &Path, host: &str, want: &[&str]) {
+pub fn agree(bsd: &FakeBsd, dir: &Path, host: &str, want: &[&str]) {
     let predicted = pending_ids(bsd, dir, host);
     assert_eq!(
         predicted,

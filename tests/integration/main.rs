@@ -90,6 +90,7 @@ mod keys;
 mod live;
 mod plan;
 mod props;
+mod resources;
 mod schema;
 mod shell;
 mod support;

@@ -726,11 +726,12 @@ impl FakeBsd {
     /// What the installed system's first boot does to the kernel state that
     /// beryl manages: libexec/rc/rc.d/sysctl (023fc80e) runs `sysctl -i -f`
     /// on /etc/sysctl.conf, then on /etc/sysctl.conf.local when readable.
-    /// Nothing else of a boot is modelled.
+    /// rc(8) goes on whatever the script's status. Nothing else of a boot
+    /// is modelled.
     pub fn boot(&self) -> Run {
         self.run_in_target(
             "for f in /etc/sysctl.conf /etc/sysctl.conf.local; do\n\
-             \tif [ -r \"$f\" ]; then sysctl -i -f \"$f\" >/dev/null; fi\n\
+             \tif [ -r \"$f\" ]; then sysctl -i -f \"$f\" >/dev/null || :; fi\n\
              done\n",
             &[],
             "root",
