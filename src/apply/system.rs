@@ -207,6 +207,31 @@ mod tests {
     use super::*;
 
     #[test]
+    fn facts_read_the_cron_directory_of_every_release() {
+        for c in crate::freebsd::cron::CRONS {
+            let dir = c.dir.unwrap_or_else(|| panic!("{}", c.version));
+            assert!(
+                super::super::state::FACTS_SCRIPT.contains(&format!("\"{dir}/beryl-$n\"")),
+                "facts.sh does not read {dir} ({})",
+                c.version
+            );
+        }
+    }
+
+    #[test]
+    fn only_loader_steps_carry_a_note() {
+        assert_eq!(note(StepKind::Loader), Some(REBOOT));
+        for k in [
+            StepKind::Sysctl,
+            StepKind::Cron,
+            StepKind::File,
+            StepKind::Rc,
+        ] {
+            assert_eq!(note(k), None, "{k:?}");
+        }
+    }
+
+    #[test]
     fn sysctl_edit_replaces_the_names_lines_and_keeps_the_rest() {
         let conf = "# tuning\nvfs.zfs.min_auto_ashift=12\n  kern.ipc.somaxconn = 128 # old\nkern.ipc.somaxconn=256\n#kern.ipc.somaxconn=1\n";
         assert_eq!(

@@ -277,3 +277,39 @@ fn cron_needs_a_release() {
         r.stderr
     );
 }
+
+/// explain and annotate reach the new paths of the example inventory, keyed
+/// by name.
+#[test]
+fn explain_and_annotate_reach_the_entries() {
+    let dir = crate::support::example();
+    let d = dir.path();
+    let a = args(&["explain", "host01", "freebsd.sysctl.\"kern.ipc.somaxconn\""]);
+    let r = beryl(d, &a);
+    assert_eq!(r.status, 0, "{}", r.stderr);
+    assert!(
+        r.stdout
+            .starts_with("freebsd.sysctl.\"kern.ipc.somaxconn\" = 1024\n  from:     inventory/example.org/web/_group.yml:"),
+        "{}",
+        r.stdout
+    );
+    let a = args(&["explain", "db01", "freebsd.cron.nightly-vacuum.schedule"]);
+    let r = beryl(d, &a);
+    assert_eq!(r.status, 0, "{}", r.stderr);
+    assert!(
+        r.stdout.starts_with(
+            "freebsd.cron.nightly-vacuum.schedule = \"30 2 * * *\"\n  from:     inventory/example.org/db/_group.yml:"
+        ),
+        "{}",
+        r.stdout
+    );
+    let a = args(&["render", "host01", "--annotate"]);
+    let r = beryl(d, &a);
+    assert!(
+        r.stdout.contains(
+            "  loader:\n    accf_http_load: true  # inventory/example.org/web/_group.yml:"
+        ),
+        "{}",
+        r.stdout
+    );
+}
