@@ -154,4 +154,13 @@ sysrc -f /etc/rc.conf 'zfs_enable=YES'
 # Time zone.
 tzsetup -s Europe/Paris
 
+# A cron entry: staged under a name starting with `.`, which cron skips.
+mkdir -p /usr/local/etc/cron.d
+printf '%s' '# Written by beryl: freebsd.cron.nightly-vacuum
+30 2 * * * postgres /usr/local/bin/vacuumdb --all --analyze --quiet
+' > /usr/local/etc/cron.d/.beryl-nightly-vacuum
+chown root:wheel /usr/local/etc/cron.d/.beryl-nightly-vacuum
+chmod 0644 /usr/local/etc/cron.d/.beryl-nightly-vacuum
+mv -f /usr/local/etc/cron.d/.beryl-nightly-vacuum /usr/local/etc/cron.d/beryl-nightly-vacuum
+
 echo 'beryl: db01.example.org installed: 4 users, 6 packages'

@@ -169,4 +169,29 @@ sysrc -f /etc/rc.conf 'zfs_enable=YES'
 # Time zone.
 tzsetup -s Europe/Paris
 
+# A sysctl line in /etc/sysctl.conf, read at boot (rc.d/sysctl): a line for
+# the same name is replaced, the others (zfsboot's included) are kept.
+touch /etc/sysctl.conf
+awk -v name=kern.ipc.somaxconn -v value=1024 '{
+	line = $0
+	sub(/^[ \t]+/, "", line)
+	k = ""
+	i = index(line, "=")
+	if (substr(line, 1, 1) != "#" && i > 1) {
+		k = substr(line, 1, i - 1)
+		sub(/[ \t]+$/, "", k)
+	}
+	if (k == name) {
+		if (value != "" && !done) print name "=" value
+		done = 1
+		next
+	}
+	print
+}
+END { if (value != "" && !done) print name "=" value }' /etc/sysctl.conf > /etc/sysctl.conf.beryl-tmp
+mv /etc/sysctl.conf.beryl-tmp /etc/sysctl.conf
+
+# A loader.conf variable, read by the loader at the first boot.
+sysrc -f /boot/loader.conf 'accf_http_load=YES'
+
 echo 'beryl: host01.example.org installed: 5 users, 6 packages'
