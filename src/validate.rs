@@ -31,7 +31,7 @@ pub(crate) fn host(fqdn: &str, c: &Compiled) -> Result<(), Diags> {
         return Err(errors);
     }
     apply::steps(&desired)
-        .and_then(|steps| apply::script::script(fqdn, &steps))
+        .and_then(|steps| apply::script::script(fqdn, &steps, Default::default()))
         .map_err(|e| vec![apply::quote_error(fqdn, e)])?;
     plan::layout(desired);
     Ok(())

@@ -9,6 +9,19 @@ PATH=/sbin:/bin:/usr/sbin:/usr/bin:/usr/local/sbin:/usr/local/bin
 export PATH
 LC_ALL=C
 export LC_ALL
+record=/var/db/beryl/managed
+@QUERIES@
+
+# ids KIND: the ids of KIND that this host's config names (q_KIND) and that
+# beryl's record holds, sorted, once each.
+ids() {
+	{
+		eval "printf '%s' \"\${q_$1:-}\""
+		if [ -f "$record" ]; then
+			sed -n "s/^$1 //p" "$record"
+		fi
+	} | sed '/^$/d' | sort -u
+}
 
 # A JSON string: backslash, quote and control characters escaped, character
 # by character (awks differ on backslashes in gsub replacements). awk does
@@ -76,7 +89,7 @@ vars() {
 	printf '}'
 }
 
-printf '{"format_version":2'
+printf '{"format_version":3'
 printf ',"timezone":%s' "$(json "$(cat /var/db/zoneinfo 2>/dev/null || true)")"
 
 # pkg(7) in /usr/sbin only bootstraps the real pkg, and would ask on this
@@ -128,7 +141,10 @@ printf '}'
 
 printf ',"files":{'
 sep=''
-for f in /usr/local/etc/sudoers.d/beryl /etc/resolvconf.conf /etc/resolv.conf /etc/ssh/sshd_config; do
+{
+	printf '%s\n' /usr/local/etc/sudoers.d/beryl /etc/resolvconf.conf /etc/resolv.conf /etc/ssh/sshd_config
+	ids file
+} | sort -u | while IFS= read -r f; do
 	printf '%s%s:%s' "$sep" "$(json "$f")" "$(file "$f")"
 	sep=','
 done
@@ -179,6 +195,18 @@ for n in $(ids cron); do
 	sep=','
 done
 printf '}'
+
+# What beryl created on this host: its record, `KIND ID` lines.
+printf ',"managed":['
+sep=''
+if [ -f "$record" ]; then
+	while IFS= read -r line; do
+		[ -n "$line" ] || continue
+		printf '%s[%s,%s]' "$sep" "$(json "${line%% *}")" "$(json "${line#* }")"
+		sep=','
+	done < "$record"
+fi
+printf ']'
 
 # root's password field: `*` when locked; otherwise only a digest of it.
 pw=$(awk -F: '$1 == "root" { print $2 }' /etc/master.passwd 2>/dev/null)

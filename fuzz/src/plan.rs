@@ -465,7 +465,8 @@ fn check(doc: Node) {
     };
     let steps = beryl::apply::steps(&host).expect("validated values quote");
     apply_script(
-        &beryl::apply::script::script("h1.example.org", &steps).expect("the script quotes"),
+        &beryl::apply::script::script("h1.example.org", &steps, Default::default())
+            .expect("the script quotes"),
         &steps,
     );
     let Ok(plan) = plan::build("h1.example.org", &compiled) else {
@@ -601,9 +602,40 @@ const APPLY_PARAMS: &[&str] = &[
     "out",
     "status",
     "?",
+    // The record and pruning (src/apply/prune.rs).
+    "#",
+    "5",
+    "6",
+    "record",
+    "created",
+    "pruned",
+    "desired",
+    "prune",
+    "new",
+    "line",
+    "line%% *",
+    "line#* ",
+    "kind",
+    "id",
+    "why",
+    "_old",
+    "_new",
 ];
 const APPLY_SUBS: &[&str] = &[
-    "cat", "pw", "sha256", "stat", "$3", "awk", "sysrc", "rcvalue", ".", "sysctl",
+    "cat",
+    "pw",
+    "sha256",
+    "stat",
+    "$3",
+    "awk",
+    "sysrc",
+    "rcvalue",
+    ".",
+    "printf",
+    "pkg",
+    "keep_$kind",
+    "remove_$kind",
+    "sysctl",
 ];
 
 fn apply_script(text: &str, steps: &[beryl::apply::Step]) {

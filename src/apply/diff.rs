@@ -4,6 +4,7 @@ use serde::Serialize;
 
 use super::state::State;
 use super::{Desired, Step};
+use crate::desired::Record;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -54,9 +55,10 @@ pub(crate) struct Outcome {
     pub change: String,
 }
 
-/// Compares each step with the snapshot (`None`: state unknown).
-pub(crate) fn compare(steps: &[Step], state: Option<&State>) -> Vec<Outcome> {
-    steps
+/// Compares each step with the snapshot (`None`: state unknown); with
+/// `prune`, each recorded item that left the config is a removal.
+pub(crate) fn compare(steps: &[Step], state: Option<&State>, prune: bool) -> Vec<Outcome> {
+    let mut out: Vec<Outcome> = steps
         .iter()
         .map(|step| {
             let (action, changes, diff) = match state {
@@ -77,6 +79,43 @@ pub(crate) fn compare(steps: &[Step], state: Option<&State>) -> Vec<Outcome> {
                 check: step.check.clone(),
                 change: step.change.clone(),
             }
+        })
+        .collect();
+    if let Some(s) = state
+        && prune
+    {
+        out.extend(removals(steps, s));
+    }
+    out
+}
+
+/// The recorded items the steps no longer hold, as removals (an item of a
+/// kind this beryl does not know is kept by the script, and left out here).
+fn removals(steps: &[Step], s: &State) -> Vec<Outcome> {
+    let desired: std::collections::BTreeSet<String> = steps
+        .iter()
+        .filter_map(|st| st.record.as_ref().map(|r| r.line()))
+        .collect();
+    s.managed
+        .iter()
+        .filter_map(|(kind, id)| {
+            let kind = super::prune::kind(kind)?;
+            let r = Record::new(kind.kind, id.clone());
+            // Kept while desired; forgotten by the script once gone.
+            if desired.contains(&r.line()) || !s.has(r.kind, &r.id) {
+                return None;
+            }
+            let id = crate::shell::word(&r.id).ok()?;
+            Some(Outcome {
+                id: super::prune::step_id(&r),
+                kind: kind.step,
+                action: Action::Delete,
+                changes: Vec::new(),
+                diff: None,
+                note: super::system::removal_note(kind.step),
+                check: format!("! exists_{} {id}", kind.kind),
+                change: format!("remove_{} {id}", kind.kind),
+            })
         })
         .collect()
 }

@@ -10,6 +10,7 @@
 //! `state: absent`. Every value in a command is quoted by [`crate::shell`].
 
 pub(crate) mod diff;
+pub(crate) mod prune;
 mod render;
 pub mod script;
 pub mod ssh;
@@ -30,7 +31,7 @@ crate::diag::codes! {
     }
 }
 
-use crate::desired::{Account, CronEntry, File, Host, RcVar, Resource};
+use crate::desired::{Account, CronEntry, File, Host, RcVar, Record, Resource};
 use crate::shell::QuoteError;
 
 /// The kinds of step.
@@ -113,13 +114,21 @@ pub struct Step {
     /// Read-only; exit status 0 means nothing to do.
     pub check: String,
     pub change: String,
+    /// The item the step creates, recorded on the host when it did not
+    /// exist before the change, and pruned once it leaves the config.
+    pub record: Option<Record>,
+    /// An item the facts script looks at for the dry run that is not
+    /// recorded (a file beryl always manages).
+    #[serde(skip)]
+    pub query: Option<Record>,
 }
 
 /// The steps of a host, in run order. Fails only on a value no shell word
 /// can hold (a NUL byte, which validation refuses first).
 pub fn steps(host: &Host) -> Result<Vec<Step>, QuoteError> {
-    let mut out = Vec::new();
+    let mut all: Vec<(Desired, Option<Record>)> = Vec::new();
     for r in &host.resources {
+        let mut out = Vec::new();
         match r {
             Resource::Packages { packages } => {
                 out.push(Desired::Bootstrap);
@@ -156,8 +165,43 @@ pub fn steps(host: &Host) -> Result<Vec<Step>, QuoteError> {
             }),
             Resource::Cron(e) => out.push(Desired::Cron(e.clone())),
         }
+        // A resource's records belong to its last items, one each (the
+        // packages after pkg's bootstrap).
+        let records = r.records();
+        let first = out.len().saturating_sub(records.len());
+        let mut records = records.into_iter();
+        for (i, d) in out.into_iter().enumerate() {
+            let record = if i >= first { records.next() } else { None };
+            all.push((d, record));
+        }
     }
-    out.into_iter().map(render::step).collect()
+    all.into_iter()
+        .map(|(d, record)| {
+            let query = match &d {
+                Desired::File(f) => Some(Record::new("file", f.path.clone())),
+                _ => None,
+            };
+            render::step(d).map(|s| Step {
+                query: if record.is_some() { None } else { query },
+                record,
+                ..s
+            })
+        })
+        .collect()
+}
+
+/// What the facts script must look at on the host, by kind: the ids of
+/// the steps' records and queries (contract of [`state::facts_script`]).
+pub(crate) fn queries(steps: &[Step]) -> std::collections::BTreeMap<&'static str, Vec<String>> {
+    let mut out: std::collections::BTreeMap<&'static str, Vec<String>> = Default::default();
+    for r in steps.iter().flat_map(|s| s.record.iter().chain(&s.query)) {
+        out.entry(r.kind).or_default().push(r.id.clone());
+    }
+    for ids in out.values_mut() {
+        ids.sort();
+        ids.dedup();
+    }
+    out
 }
 
 pub use crate::fsutil::sha256_hex;

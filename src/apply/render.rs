@@ -110,6 +110,8 @@ pub(super) fn step(desired: Desired) -> Result<Step, QuoteError> {
         desired,
         check,
         change,
+        record: None,
+        query: None,
     })
 }
 

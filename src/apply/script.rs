@@ -4,19 +4,46 @@
 use super::Step;
 use crate::shell::{QuoteError, word};
 
+/// How the script is generated.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// Remove recorded items that left the config (`--no-prune`: false).
+    pub prune: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { prune: true }
+    }
+}
+
 /// The script for a host's steps.
-pub fn script(host: &str, steps: &[Step]) -> Result<String, QuoteError> {
-    let mut out = HEADER.replace("@PATH@", crate::freebsd::SCRIPT_PATH);
+pub fn script(host: &str, steps: &[Step], opts: Options) -> Result<String, QuoteError> {
+    let mut out = HEADER
+        .replace("@PATH@", crate::freebsd::SCRIPT_PATH)
+        .replace("@RECORD@", &word(crate::desired::RECORD)?)
+        .replace(
+            "@RECORD_DIR@",
+            &word(crate::desired::dirname(crate::desired::RECORD))?,
+        )
+        .replace("@KINDS@", &super::prune::functions());
+    let records: Vec<_> = steps.iter().filter_map(|s| s.record.as_ref()).collect();
+    out.push_str(&super::prune::desired(&records, opts.prune)?);
     out.push_str(&format!("echo {}\n", word(&format!("apply {host}"))?));
     for (i, step) in steps.iter().enumerate() {
+        let record = match &step.record {
+            Some(r) => format!(" {} {}", word(r.kind)?, word(&r.id)?),
+            None => String::new(),
+        };
         out.push_str(&format!(
-            "\ncheck_{i}() {{\n\t{}\n}}\nchange_{i}() {{\n\t{}\n}}\nstep {} check_{i} change_{i}{}\n",
+            "\ncheck_{i}() {{\n\t{}\n}}\nchange_{i}() {{\n\t{}\n}}\nstep {} check_{i} change_{i}{record}{}\n",
             step.check,
             step.change,
             word(&step.id)?,
-            match super::system::note(step.kind) {
-                Some(note) => format!(" {}", word(note)?),
-                None => String::new(),
+            match (super::system::note(step.kind), &step.record) {
+                (Some(note), Some(_)) => format!(" {}", word(note)?),
+                (Some(note), None) => format!(" '' '' {}", word(note)?),
+                (None, _) => String::new(),
             }
         ));
     }
@@ -38,9 +65,30 @@ export LC_ALL
 changed=0
 unchanged=0
 failed=0
+# What beryl created on this host (docs/apply.md, pruning): `KIND ID` lines.
+record=@RECORD@
+# The record lines this run created, and those it removed.
+created=''
+pruned=''
 
 finish() {
 	echo "apply: $changed changed, $unchanged unchanged, $failed failed"
+}
+
+# save_record: the record less what was pruned, plus what was created,
+# written atomically when it changed. Never on a dry run.
+save_record() {
+	[ "${BERYL_DRY_RUN:-}" = 1 ] && return 0
+	_old=$(cat "$record" 2>/dev/null) || _old=''
+	_new=$(printf '%s\n%s' "$_old" "$created" | pruned="$pruned" awk '
+		BEGIN { n = split(ENVIRON["pruned"], d, "\n"); for (i = 1; i <= n; i++) gone[d[i]] = 1 }
+		$0 != "" && !($0 in gone) && !seen[$0]++' | sort)
+	[ "$_new" = "$_old" ] && return 0
+	mkdir -p @RECORD_DIR@ &&
+		printf '%s' "$_new" > "$record.beryl-tmp" &&
+		{ [ -z "$_new" ] || echo >> "$record.beryl-tmp"; } &&
+		mv -f "$record.beryl-tmp" "$record" ||
+		echo "! record FAILED: cannot write $record"
 }
 
 # fail ID REASON [OUTPUT]: report, sum up and stop.
@@ -50,8 +98,62 @@ fail() {
 	fi
 	echo "! $1 FAILED: $2"
 	failed=$((failed + 1))
+	save_record
 	finish
 	exit 1
+}
+
+# The recorded kinds (src/apply/prune.rs): exists_KIND ID exits 0 when the
+# item is there; keep_KIND ID says why it must stay; remove_KIND ID.
+@KINDS@
+# prune_all: remove each recorded item the config no longer holds
+# ($desired), unless pruning is off; an item already gone is forgotten.
+prune_all() {
+	[ -f "$record" ] || return 0
+	while IFS= read -r line; do
+		[ -n "$line" ] || continue
+		if printf '%s' "$desired" | grep -Fqx -e "$line"; then
+			continue
+		fi
+		kind=${line%% *}
+		id=${line#* }
+		if ! command -v "exists_$kind" >/dev/null 2>&1; then
+			echo "= $kind:$id kept: a kind this beryl does not know"
+			continue
+		fi
+		if ! "exists_$kind" "$id" </dev/null >/dev/null 2>&1; then
+			pruned="$pruned$line
+"
+			continue
+		fi
+		if [ "$prune" != 1 ]; then
+			echo "= $kind:$id kept: --no-prune"
+			unchanged=$((unchanged + 1))
+			continue
+		fi
+		if why=$("keep_$kind" "$id" </dev/null 2>/dev/null); then
+			echo "= $kind:$id kept: $why"
+			unchanged=$((unchanged + 1))
+			continue
+		fi
+		if [ "${BERYL_DRY_RUN:-}" = 1 ]; then
+			echo "- $kind:$id would remove"
+			changed=$((changed + 1))
+			continue
+		fi
+		out=$("remove_$kind" "$id" </dev/null 2>&1)
+		status=$?
+		if [ "$status" -ne 0 ]; then
+			fail "$kind:$id" "the removal exited $status" "$out"
+		fi
+		if "exists_$kind" "$id" </dev/null >/dev/null 2>&1; then
+			fail "$kind:$id" "still there after the removal" "$out"
+		fi
+		pruned="$pruned$line
+"
+		echo "- $kind:$id"
+		changed=$((changed + 1))
+	done < "$record"
 }
 
 # rcdefines FILE VAR: FILE exists and sets VAR.
@@ -78,7 +180,9 @@ rcvalue() {
 	printf '%s' "$_val"
 }
 
-# step ID CHECK CHANGE [NOTE]: NOTE is printed under a step that changed.
+# step ID CHECK CHANGE [KIND RID [NOTE]]: with KIND and RID, an item that
+# did not exist before the change is recorded as `KIND RID`; NOTE is printed
+# under a step that changed.
 step() {
 	if "$2" </dev/null >/dev/null 2>&1; then
 		echo "= $1"
@@ -90,6 +194,10 @@ step() {
 		changed=$((changed + 1))
 		return 0
 	fi
+	new=''
+	if [ -n "${5:-}" ] && ! "exists_$4" "$5" </dev/null >/dev/null 2>&1; then
+		new="$4 $5"
+	fi
 	out=$("$3" </dev/null 2>&1)
 	status=$?
 	if [ "$status" -ne 0 ]; then
@@ -98,13 +206,17 @@ step() {
 	if ! "$2" </dev/null >/dev/null 2>&1; then
 		fail "$1" "still differs after the change" "$out"
 	fi
+	if [ -n "$new" ]; then
+		created="$created$new
+"
+	fi
 	echo "~ $1"
-	if [ -n "${4:-}" ]; then
-		echo "    note: $4"
+	if [ -n "${6:-}" ]; then
+		echo "    note: $6"
 	fi
 	changed=$((changed + 1))
 }
 
 "#;
 
-const FOOTER: &str = "\nfinish\n";
+const FOOTER: &str = "\nprune_all\nsave_record\nfinish\n";

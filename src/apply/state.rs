@@ -7,8 +7,24 @@ use serde::Deserialize;
 /// The facts script, shipped with beryl.
 pub(crate) const FACTS_SCRIPT: &str = include_str!("../../templates/facts.sh");
 
-/// The snapshot format this beryl writes and reads.
-pub(crate) const FORMAT_VERSION: u32 = 2;
+/// The snapshot format this beryl writes and reads (3: host-specific
+/// queries and the record of what beryl created).
+pub(crate) const FORMAT_VERSION: u32 = 3;
+
+/// The facts script of a host: [`FACTS_SCRIPT`] with its queries, the
+/// ids of each kind to look at (`q_KIND`, newline-separated), in place of
+/// the `@QUERIES@` line. No queries: the generic script.
+pub(crate) fn facts_script(
+    queries: &BTreeMap<&'static str, Vec<String>>,
+) -> Result<String, crate::shell::QuoteError> {
+    let mut lines =
+        String::from("# What this host's config manages, by kind (beryl facts HOST).\n");
+    for (kind, ids) in queries {
+        let ids: String = ids.iter().map(|id| format!("{id}\n")).collect();
+        lines.push_str(&format!("q_{kind}={}\n", crate::shell::word(&ids)?));
+    }
+    Ok(FACTS_SCRIPT.replace("@QUERIES@\n", &lines))
+}
 
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct State {
@@ -41,6 +57,9 @@ pub(crate) struct State {
     /// (`/etc/rc.conf.d/sshd`).
     #[serde(default)]
     pub rc_conf_d: BTreeMap<String, BTreeMap<String, String>>,
+    /// The host's record of what beryl created there, as `[KIND, ID]`.
+    #[serde(default)]
+    pub managed: Vec<(String, String)>,
     /// root's password field: `*` when locked, else `sha256:` and the
     /// digest of the field (never the hash itself).
     #[serde(default)]
@@ -113,6 +132,22 @@ impl State {
             .collect();
         out.sort();
         out
+    }
+
+    /// Whether a recorded item is still on the host, as far as the
+    /// snapshot tells (a kind it does not look at counts as there).
+    pub(crate) fn has(&self, kind: &str, id: &str) -> bool {
+        match kind {
+            "pkg" => self.has_package(id),
+            "file" => self.files.get(id).is_some_and(Option::is_some),
+            "sysctl" => self
+                .sysctl_conf
+                .as_ref()
+                .is_some_and(|f| super::system::sysctl_edit(&f.content, id, "") != f.content),
+            "loader" => self.loader_conf.contains_key(id),
+            "cron" => self.cron.get(id).is_some_and(Option::is_some),
+            _ => true,
+        }
     }
 
     /// Whether pkg is bootstrapped; a snapshot that does not say counts as

@@ -25,6 +25,23 @@ pub(crate) const REBOOT: &str = "the loader reads /boot/loader.conf at boot: reb
 /// What a change of a kind of step leaves to be done, shown under it.
 const NOTES: &[(StepKind, &str)] = &[(StepKind::Loader, REBOOT)];
 
+/// What removing an item of a kind leaves to be done, shown under it.
+const REMOVAL_NOTES: &[(StepKind, &str)] = &[
+    (
+        StepKind::Sysctl,
+        "the line is removed; the live value stays until the next boot (the kernel keeps no earlier value)",
+    ),
+    (StepKind::Loader, REBOOT),
+];
+
+/// The note of the removal of an item of a kind, if any.
+pub(super) fn removal_note(kind: StepKind) -> Option<&'static str> {
+    REMOVAL_NOTES
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map(|(_, n)| *n)
+}
+
 /// The note of a kind of step, if any.
 pub(super) fn note(kind: StepKind) -> Option<&'static str> {
     NOTES.iter().find(|(k, _)| *k == kind).map(|(_, n)| *n)

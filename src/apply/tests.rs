@@ -37,7 +37,7 @@ fn alice(ssh_dir: &str, content: &str) -> State {
 }
 
 fn action(step: &Step, s: &State) -> Action {
-    compare(std::slice::from_ref(step), Some(s))[0].action
+    compare(std::slice::from_ref(step), Some(s), true)[0].action
 }
 
 /// `pkg info -e -O ORIGIN` exits 0 whether or not the package is installed
@@ -83,7 +83,7 @@ fn the_ssh_directory_of_authorized_keys_is_compared() {
     let s = alice(r#"{"mode": "700", "owner": "alice"}"#, content);
     assert_eq!(action(&keys(content), &s), Action::Noop);
     let s = alice(r#"{"mode": "755", "owner": "root"}"#, content);
-    let out = compare(&[keys(content)], Some(&s));
+    let out = compare(&[keys(content)], Some(&s), true);
     assert_eq!(out[0].action, Action::Update);
     assert_eq!(out[0].changes.len(), 1);
     let c = &out[0].changes[0];
@@ -99,7 +99,7 @@ fn a_file_diff_keeps_final_newlines() {
     let have = "ssh-ed25519 AAAA old@example.org\n";
     let want = "ssh-ed25519 AAAA alice@example.org\n";
     let s = alice(r#"{"mode": "700", "owner": "alice"}"#, have);
-    let out = compare(&[keys(want)], Some(&s));
+    let out = compare(&[keys(want)], Some(&s), true);
     let diff = out[0].diff.as_deref().unwrap();
     assert!(!diff.contains("No newline"), "{diff}");
     assert!(
@@ -111,7 +111,12 @@ fn a_file_diff_keeps_final_newlines() {
 fn the_script_feeds_no_standard_input_to_checks_and_changes() {
     // The script is itself standard input under `ssh HOST sh -s`: a command
     // that read it (pkg asking to bootstrap itself) would eat the next steps.
-    let s = super::script::script("h", &[step(Desired::Timezone { zone: "UTC".into() })]).unwrap();
+    let s = super::script::script(
+        "h",
+        &[step(Desired::Timezone { zone: "UTC".into() })],
+        Default::default(),
+    )
+    .unwrap();
     for call in ["\"$2\" </dev/null", "\"$3\" </dev/null"] {
         assert!(s.contains(call), "{call} in\n{s}");
     }
@@ -133,7 +138,7 @@ fn a_users_groups_change_as_lists() {
         r#"{"users": {"carol": {"uid": "1003"}},
             "groups": {"wheel": {"gid": "0", "members": "root,carol"}, "dba": {"gid": "1000", "members": ""}}}"#,
     );
-    let out = compare(&[want], Some(&s));
+    let out = compare(&[want], Some(&s), true);
     let c = &out[0].changes[0];
     assert_eq!(c.field, "groups");
     assert_eq!(c.before, serde_json::json!(["wheel"]));
@@ -191,7 +196,7 @@ fn rc_values_are_judged_as_rc_sees_them() {
     );
     assert_eq!(action(&rc("syslogd_flags", "-s"), &s), Action::Noop);
     assert_eq!(action(&rc("ntpd_enable", "YES"), &s), Action::Noop);
-    let out = compare(&[rc("sshd_enable", "YES")], Some(&s));
+    let out = compare(&[rc("sshd_enable", "YES")], Some(&s), true);
     assert_eq!(out[0].action, Action::Update);
     assert_eq!(out[0].changes[0].before, "NO");
     assert_eq!(action(&rc("gateway_enable", "YES"), &s), Action::Create);
@@ -206,7 +211,7 @@ fn roots_password_is_locked_unless_a_hash_is_given() {
         Action::Noop
     );
     let empty = format!(r#"{{"root_password": "sha256:{}"}}"#, sha256_hex(""));
-    let out = compare(&[locked], Some(&state(&empty)));
+    let out = compare(&[locked], Some(&state(&empty)), true);
     assert_eq!(out[0].action, Action::Update);
     assert_eq!(out[0].changes[0].before, "empty");
     let hash = "$6$salt$abc";

@@ -77,6 +77,10 @@ pub(crate) struct Args {
     #[arg(long, value_name = "NAME=VALUE", value_parser = parse_env)]
     pub remote_env: Vec<(String, String)>,
 
+    /// Keep recorded items that left the config instead of removing them.
+    #[arg(long)]
+    pub no_prune: bool,
+
     /// How many hosts to apply at once.
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub parallel: usize,
@@ -129,7 +133,10 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
     let results = ctx.compile_many(&compiler, &hosts, |host, c| {
         let h = desired::build(&host.fqdn, &c)?;
         let steps = apply::steps(&h).map_err(|e| quoting(&host.fqdn, e))?;
-        let text = script::script(&host.fqdn, &steps).map_err(|e| quoting(&host.fqdn, e))?;
+        let opts = script::Options {
+            prune: !args.no_prune,
+        };
+        let text = script::script(&host.fqdn, &steps, opts).map_err(|e| quoting(&host.fqdn, e))?;
         Ok((steps, text, h.login))
     });
     let mut plans = Vec::with_capacity(hosts.len());
@@ -150,7 +157,7 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
     if args.dry_run {
         let mut pending = 0;
         for (host, steps, _, _) in &plans {
-            let outcomes = diff::compare(steps, state.as_ref());
+            let outcomes = diff::compare(steps, state.as_ref(), !args.no_prune);
             let s = diff::summary(&outcomes);
             pending += s.add + s.change + s.remove + s.unknown;
             let text = match args.format {

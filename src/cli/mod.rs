@@ -139,7 +139,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Plan(a) => ctx(a.opts.uses()).and_then(|c| plan::run(&c, a, out)),
         Command::Diff(a) => ctx(a.opts.uses()).and_then(|c| diff::run(&c, a, out)),
         Command::Apply(a) => ctx(a.opts.uses()).and_then(|c| apply::run(&c, a, out)),
-        Command::Facts(a) => ctx(none).and_then(|c| facts::run(&c, a, out)),
+        Command::Facts(a) => ctx(a.opts.uses()).and_then(|c| facts::run(&c, a, out)),
         Command::Schema(a) => ctx(none).and_then(|c| schema::run(&c, a, out)),
         Command::Graph(a) => ctx(Uses {
             inventory: Some(&a.inventory),
@@ -218,7 +218,7 @@ mod tests {
         ("plan", &[INVENTORY, KEYS, LIMITS]),
         ("diff", &[INVENTORY, KEYS, LIMITS]),
         ("apply", &[INVENTORY, KEYS, LIMITS]),
-        ("facts", &[]),
+        ("facts", &[INVENTORY, KEYS, LIMITS]),
         ("schema", &[]),
         ("graph", &[INVENTORY, LIMITS]),
         ("init", &[]),

@@ -36,6 +36,34 @@ pub(crate) const SSHD_CONFIG: &str = "/etc/ssh/sshd_config";
 /// visudo, by its full path: a package installs it under /usr/local/sbin,
 /// which is on no boot-time PATH.
 pub(crate) const VISUDO: &str = "/usr/local/sbin/visudo";
+/// The host's record of what beryl created there (docs/apply.md, pruning):
+/// one `KIND ID` line per item, written by the install and by apply.
+pub(crate) const RECORD: &str = "/var/db/beryl/managed";
+
+/// An item beryl creates on a host and may remove once it has left the
+/// config: a line `KIND ID` of [`RECORD`]. Only what beryl created is
+/// recorded, so nothing else is ever removed.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Record {
+    /// `pkg`, `file`, … (a row of `apply::prune::KINDS`).
+    pub kind: &'static str,
+    /// The package pattern, the path, …: no newline.
+    pub id: String,
+}
+
+impl Record {
+    pub(crate) fn new(kind: &'static str, id: impl Into<String>) -> Record {
+        Record {
+            kind,
+            id: id.into(),
+        }
+    }
+
+    /// The record's line, without its newline.
+    pub fn line(&self) -> String {
+        format!("{} {}", self.kind, self.id)
+    }
+}
 
 /// What a host should be.
 #[derive(Debug, Serialize)]
@@ -182,6 +210,20 @@ impl Resource {
         }
     }
 
+    /// The items of this resource that beryl records when it creates them
+    /// (see [`Record`]), in order.
+    pub(crate) fn records(&self) -> Vec<Record> {
+        match self {
+            Resource::Packages { packages } => {
+                packages.iter().map(|p| Record::new("pkg", p)).collect()
+            }
+            Resource::Sysctl { name, .. } => vec![Record::new("sysctl", name)],
+            Resource::Loader { name, .. } => vec![Record::new("loader", name)],
+            Resource::Cron(e) => vec![Record::new("cron", &e.name)],
+            _ => Vec::new(),
+        }
+    }
+
     /// A stable id: `pkg`, `group:NAME`, `user:NAME`, `root`, `keys:USER`,
     /// `file:PATH`, `sshd`, `rc:NAME`, `tz`, `sysctl:NAME`, `loader:NAME`,
     /// `cron:NAME`.
@@ -217,6 +259,13 @@ pub fn build(fqdn: &str, c: &Compiled) -> Result<Host, Diags> {
         return Err(errors);
     }
     Ok(layout(fqdn, c, login))
+}
+
+impl Host {
+    /// Every item the host's resources record, in order.
+    pub fn records(&self) -> Vec<Record> {
+        self.resources.iter().flat_map(Resource::records).collect()
+    }
 }
 
 /// Whether the host's config has a `freebsd` section at all: hosts without

@@ -16,7 +16,10 @@ pub(crate) const SYSCTL_CONF: &str = "/etc/sysctl.conf";
 /// text before the first `=`, blanks trimmed; `#` lines are comments,
 /// sysctl.conf(5)) is `name` is dropped, and `name=value` takes the place of
 /// the first, or is appended. An empty `value` only drops (pruning).
-pub(crate) const SYSCTL_AWK: &str = r##"{
+/// [`SYSCTL_AWK`] as a literal, for the pruning rows that embed it.
+macro_rules! sysctl_awk {
+    () => {
+        r##"{
 	line = $0
 	sub(/^[ \t]+/, "", line)
 	k = ""
@@ -32,7 +35,11 @@ pub(crate) const SYSCTL_AWK: &str = r##"{
 	}
 	print
 }
-END { if (value != "" && !done) print name "=" value }"##;
+END { if (value != "" && !done) print name "=" value }"##
+    };
+}
+pub(crate) use sysctl_awk;
+pub(crate) const SYSCTL_AWK: &str = sysctl_awk!();
 
 /// The loader's configuration, written with `sysrc -f`.
 pub(crate) const LOADER_CONF: &str = "/boot/loader.conf";

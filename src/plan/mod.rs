@@ -59,6 +59,11 @@ pub struct Plan {
     pub sshd_awk: &'static str,
     /// The setup script's steps, in order.
     pub steps: Vec<Step>,
+    /// Where the setup script records what it created (`desired::RECORD`).
+    pub record: &'static str,
+    /// The record's lines (`KIND ID`, sorted): everything the install
+    /// creates that apply may prune once it leaves the config.
+    pub records: Vec<String>,
     /// The final line the script prints.
     pub summary: String,
 }
@@ -222,6 +227,9 @@ pub(crate) fn layout(h: Host) -> Plan {
         .filter(|r| matches!(r, Resource::User(_)))
         .count();
     let network = packages > 0 || h.dist_site.is_some();
+    let mut records: Vec<String> = h.records().iter().map(|r| r.line()).collect();
+    records.sort();
+    records.dedup();
     let steps = h
         .resources
         .into_iter()
@@ -255,6 +263,8 @@ pub(crate) fn layout(h: Host) -> Plan {
         fetch_sets: h.dist_site.is_some(),
         preamble,
         disks: h.disks,
+        record: desired::RECORD,
+        records,
         network,
         links: if network { h.links } else { Vec::new() },
         defaultrouter: h.defaultrouter.filter(|_| network),

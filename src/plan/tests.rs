@@ -44,6 +44,8 @@ pub(super) fn sample_plan() -> Plan {
                 awk_keys: None,
             },
         ],
+        record: crate::desired::RECORD,
+        records: vec!["pkg it's".into(), "pkg sudo".into()],
         summary: "beryl: done".into(),
     }
 }

@@ -100,6 +100,8 @@ crate::diag::codes! {
         Sshd = "sshd";
         /// A sysctl name that is not a dotted MIB name.
         SysctlName = "sysctl_name";
+        /// A sysctl the installer writes itself.
+        SysctlManaged = "sysctl_managed";
         /// A sysctl value that is not one safe word.
         SysctlValue = "sysctl_value";
         /// A loader.conf variable sysrc cannot write (not a shell name).

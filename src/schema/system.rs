@@ -41,6 +41,21 @@ pub(crate) fn sysctl(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
     for (name, entry) in map {
         let path = format!("{}.{}", at.path, key(name));
         let good = match names::sysctl_name(name) {
+            Ok(()) if names::sysctl_managed(name).is_some() => {
+                cx.push(
+                    Diag::new(
+                        Code::SysctlManaged,
+                        format!(
+                            "{} is written by the installer; it cannot be set in {}",
+                            names::quote(name),
+                            at.path
+                        ),
+                    )
+                    .label(&entry.key_span, "written by the installer")
+                    .help(names::sysctl_managed(name).unwrap_or_default()),
+                );
+                false
+            }
             Ok(()) => true,
             Err(reason) => {
                 cx.push(

@@ -170,7 +170,14 @@ fn login(dir: &Path, host: &str) -> (String, String) {
 /// The apply script, run on the live host as ssh would run it: the remote
 /// command line as the login user, the script on its standard input.
 pub fn apply(bsd: &FakeBsd, dir: &Path, host: &str) -> Run {
-    let script = ok(dir, &["apply", host, "--script"]);
+    apply_with(bsd, dir, host, &[])
+}
+
+/// [`apply`] with more options for `beryl apply HOST --script`.
+pub fn apply_with(bsd: &FakeBsd, dir: &Path, host: &str, extra: &[&str]) -> Run {
+    let mut a = vec!["apply", host, "--script"];
+    a.extend(extra);
+    let script = ok(dir, &a);
     let (user, command) = login(dir, host);
     bsd.exec_in_target(&command, &script, &[("PATH", SSH_PATH)], &user)
 }
@@ -214,9 +221,22 @@ pub fn agree(bsd: &FakeBsd, dir: &Path, host: &str, want: &[&str]) {
         "{host}: the apply failed:\n{}",
         first.all()
     );
-    let want_ids: Vec<&str> = want.iter().map(|w| &w[2..]).collect();
+    // The script prints `~` for what it created or changed, `-` for what
+    // it removed.
+    let want_ids: Vec<String> = want
+        .iter()
+        .map(|w| match w.strip_prefix("- ") {
+            Some(_) => w.to_string(),
+            None => format!("~ {}", &w[2..]),
+        })
+        .collect();
+    let done: Vec<&str> = first
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("~ ") || l.starts_with("- "))
+        .collect();
     assert_eq!(
-        changed(&first),
+        done,
         want_ids,
         "{host}: the apply did not change what the dry run predicted:\n{}",
         first.all()
@@ -570,4 +590,101 @@ fn state_fixtures_are_what_facts_reports_on_the_installed_host() {
             serde_json::to_string_pretty(&got).unwrap()
         );
     }
+}
+
+// ---------------------------------------------------------------- pruning
+
+/// The record of what beryl created on the host (docs/apply.md §12).
+fn record(bsd: &FakeBsd) -> String {
+    sh(bsd, "cat /var/db/beryl/managed")
+}
+
+/// A package that left the config is removed when beryl created it (by the
+/// install or by an apply), kept with --no-prune, and never removed when
+/// someone else installed it first; the record follows.
+#[test]
+fn packages_that_left_the_config_are_pruned_when_beryl_created_them() {
+    let Some((dir, bsd)) = live(
+        "freebsd:\n  packages: [zsh, fish]\n",
+        "packages_that_left_the_config_are_pruned_when_beryl_created_them",
+    ) else {
+        return;
+    };
+    let d = dir.path();
+    let host_file = d.join("inventory/example.org/live.yml");
+    let rec = record(&bsd);
+    assert!(
+        rec.contains("pkg zsh\n") && rec.contains("pkg fish\n"),
+        "{rec}"
+    );
+
+    // nsd installed by hand, then named by the config: already there, so
+    // apply does not record it.
+    sh(
+        &bsd,
+        "env ASSUME_ALWAYS_YES=yes pkg install -y nsd >/dev/null",
+    );
+    fs::write(
+        &host_file,
+        "freebsd:\n  packages: [zsh, fish, nsd, haproxy]\n",
+    )
+    .unwrap();
+    agree(&bsd, d, "live", &["+ pkg:haproxy"]);
+    let rec = record(&bsd);
+    assert!(rec.contains("pkg haproxy\n"), "{rec}");
+    assert!(!rec.contains("pkg nsd"), "{rec}");
+
+    // zsh (the install's), haproxy (an apply's) and nsd (the operator's)
+    // leave the config.
+    fs::write(&host_file, "freebsd:\n  packages: [fish]\n").unwrap();
+    assert_eq!(
+        pending_ids(&bsd, d, "live"),
+        ["- pkg:haproxy", "- pkg:zsh"],
+        "the dry run against facts"
+    );
+    // --no-prune keeps them, and says so.
+    let kept = apply_with(&bsd, d, "live", &["--no-prune"]);
+    assert_eq!(kept.status, 0, "{}", kept.all());
+    assert!(
+        kept.stdout.contains("\n= pkg:haproxy kept: --no-prune\n")
+            && kept.stdout.contains("\n= pkg:zsh kept: --no-prune\n"),
+        "{}",
+        kept.stdout
+    );
+    assert!(sh(&bsd, "pkg query %n").contains("zsh\n"));
+    // The dry run run on the host changes nothing either.
+    let (user, command) = login(d, "live");
+    let script = ok(d, &["apply", "live", "--script"]);
+    let dry = bsd.exec_in_target(
+        &command,
+        &script,
+        &[("PATH", SSH_PATH), ("BERYL_DRY_RUN", "1")],
+        &user,
+    );
+    assert!(
+        dry.stdout.contains("\n- pkg:haproxy would remove\n"),
+        "{}",
+        dry.all()
+    );
+    assert_eq!(record(&bsd), rec, "a dry run wrote the record");
+
+    agree(&bsd, d, "live", &["- pkg:haproxy", "- pkg:zsh"]);
+    let installed = sh(&bsd, "pkg query %n");
+    assert!(!installed.contains("zsh\n") && !installed.contains("haproxy\n"));
+    assert!(
+        installed.contains("nsd\n"),
+        "the operator's nsd was removed"
+    );
+    let rec = record(&bsd);
+    assert!(
+        !rec.contains("pkg zsh") && !rec.contains("pkg haproxy"),
+        "{rec}"
+    );
+    assert!(rec.contains("pkg fish\n"), "{rec}");
+
+    // A recorded package someone removed by hand is forgotten silently.
+    fs::write(&host_file, "freebsd:\n  packages: []\n").unwrap();
+    sh(&bsd, "pkg delete -y fish >/dev/null");
+    agree(&bsd, d, "live", &[]);
+    assert!(!record(&bsd).contains("pkg fish"));
 }

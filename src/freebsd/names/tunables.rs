@@ -72,6 +72,24 @@ pub(crate) fn sysctl_value(s: &str) -> Result<(), String> {
     }
 }
 
+/// The sysctls the installer writes itself, with why:
+/// `usr.sbin/bsdinstall/scripts/zfsboot` 00a35910 appends
+/// `vfs.zfs.min_auto_ashift=12` to sysctl.conf when it forces 4K sectors.
+/// beryl did not create that line, so it would never be pruned; and a second
+/// writer would fight the installer.
+pub(crate) const SYSCTL_MANAGED: &[(&str, &str)] = &[(
+    "vfs.zfs.min_auto_ashift",
+    "zfsboot writes it when it forces 4K sectors (ZFSBOOT_FORCE_4K_SECTORS)",
+)];
+
+/// For a sysctl that the installer writes, why it is refused.
+pub(crate) fn sysctl_managed(name: &str) -> Option<&'static str> {
+    SYSCTL_MANAGED
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, why)| *why)
+}
+
 /// The loader.conf variables the installer writes itself, with why: a
 /// second writer would fight it. `usr.sbin/bsdinstall/scripts/config`
 /// 023fc80e appends `zfs_load` and `cryptodev_load` when the root is on ZFS;

@@ -78,6 +78,12 @@ fn sysctl_refusals() {
     assert!(format!("{d:?}").contains("write 1"), "{d:?}");
     fails(&sysctl("kern.x: ~"), Code::Type, "found null", "t.yml:3:13");
     fails(
+        &sysctl("vfs.zfs.min_auto_ashift: 12"),
+        Code::SysctlManaged,
+        "written by the installer",
+        "t.yml:3:5",
+    );
+    fails(
         "freebsd:\n  sysctl: [kern.maxfiles=1]\n",
         Code::Type,
         "a mapping",

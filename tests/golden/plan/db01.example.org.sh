@@ -163,4 +163,8 @@ chown root:wheel /usr/local/etc/cron.d/.beryl-nightly-vacuum
 chmod 0644 /usr/local/etc/cron.d/.beryl-nightly-vacuum
 mv -f /usr/local/etc/cron.d/.beryl-nightly-vacuum /usr/local/etc/cron.d/beryl-nightly-vacuum
 
+# What the install created, for apply to prune once it leaves the config.
+mkdir -p /var/db/beryl
+printf '%s\n' 'cron nightly-vacuum' 'pkg bash' 'pkg databases/postgresql16-server' 'pkg node_exporter' 'pkg sudo' 'pkg tmux' 'pkg vim' > /var/db/beryl/managed
+
 echo 'beryl: db01.example.org installed: 4 users, 6 packages'

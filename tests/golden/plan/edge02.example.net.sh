@@ -117,4 +117,8 @@ sysrc -f /etc/rc.conf 'zfs_enable=YES'
 # Time zone.
 tzsetup -s America/New_York
 
+# What the install created, for apply to prune once it leaves the config.
+mkdir -p /var/db/beryl
+printf '%s\n' 'pkg haproxy' 'pkg sudo' 'pkg tmux' 'pkg vim' > /var/db/beryl/managed
+
 echo 'beryl: edge02.example.net installed: 2 users, 4 packages'

@@ -194,4 +194,8 @@ mv /etc/sysctl.conf.beryl-tmp /etc/sysctl.conf
 # A loader.conf variable, read by the loader at the first boot.
 sysrc -f /boot/loader.conf 'accf_http_load=YES'
 
+# What the install created, for apply to prune once it leaves the config.
+mkdir -p /var/db/beryl
+printf '%s\n' 'loader accf_http_load' 'pkg bash' 'pkg nginx' 'pkg node_exporter' 'pkg py311-certbot' 'pkg sudo' 'pkg tmux' 'sysctl kern.ipc.somaxconn' > /var/db/beryl/managed
+
 echo 'beryl: host01.example.org installed: 5 users, 6 packages'

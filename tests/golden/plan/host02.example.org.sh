@@ -175,4 +175,8 @@ mv /etc/sysctl.conf.beryl-tmp /etc/sysctl.conf
 # A loader.conf variable, read by the loader at the first boot.
 sysrc -f /boot/loader.conf 'accf_http_load=YES'
 
+# What the install created, for apply to prune once it leaves the config.
+mkdir -p /var/db/beryl
+printf '%s\n' 'loader accf_http_load' 'pkg bash' 'pkg nginx' 'pkg node_exporter' 'pkg sudo' 'pkg tmux' 'sysctl kern.ipc.somaxconn' > /var/db/beryl/managed
+
 echo 'beryl: host02.example.org installed: 4 users, 5 packages'

@@ -150,4 +150,8 @@ sysrc -f /etc/rc.conf 'zfs_enable=YES'
 # Time zone.
 tzsetup -s Europe/Paris
 
+# What the install created, for apply to prune once it leaves the config.
+mkdir -p /var/db/beryl
+printf '%s\n' 'pkg dovecot' 'pkg node_exporter' 'pkg postfix' 'pkg sudo' 'pkg tmux' 'pkg vim' > /var/db/beryl/managed
+
 echo 'beryl: mail.example.org installed: 4 users, 6 packages'

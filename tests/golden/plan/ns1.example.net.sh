@@ -130,4 +130,8 @@ sysrc -f /etc/rc.conf 'zfs_enable=YES'
 # Time zone.
 tzsetup -s America/New_York
 
+# What the install created, for apply to prune once it leaves the config.
+mkdir -p /var/db/beryl
+printf '%s\n' 'pkg nsd' 'pkg sudo' 'pkg tmux' 'pkg vim' > /var/db/beryl/managed
+
 echo 'beryl: ns1.example.net installed: 3 users, 4 packages'

@@ -131,6 +131,23 @@ fn json_and_script_are_the_same_plan() {
             body.push('\n');
             body.push_str(step["commands"].as_str().unwrap());
         }
+        // The record of what the install created (src/apply/prune.rs).
+        let records: Vec<String> = plan["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                beryl::shell::quote(r.as_str().unwrap())
+                    .unwrap()
+                    .into_owned()
+            })
+            .collect();
+        if !records.is_empty() {
+            body.push_str(&format!(
+                "\n# What the install created, for apply to prune once it leaves the config.\nmkdir -p /var/db/beryl\nprintf '%s\\n' {} > /var/db/beryl/managed\n",
+                records.join(" ")
+            ));
+        }
         let summary = plan["summary"].as_str().unwrap();
         let tail = format!("{body}\necho {}\n", beryl::shell::quote(summary).unwrap());
         assert!(
