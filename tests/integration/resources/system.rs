@@ -110,6 +110,77 @@ fn sysctl_loader_and_cron_install_and_converge() {
     );
 }
 
+/// Entries that leave the config are pruned, each alone: the sysctl line
+/// (the live value stays until the next boot), the loader variable, the cron
+/// file. A line the operator wrote is never beryl's to remove.
+#[test]
+fn sysctl_loader_and_cron_entries_that_left_the_config_are_pruned() {
+    let test = "sysctl_loader_and_cron_entries_that_left_the_config_are_pruned";
+    let dir = fixture(HOST);
+    let d = dir.path();
+    let Some(bsd) = installed(d, "live", test) else {
+        return;
+    };
+    let record = sh(&bsd, "cat /var/db/beryl/managed");
+    for line in [
+        "sysctl kern.ipc.somaxconn\n",
+        "sysctl net.inet.tcp.blackhole\n",
+        "loader accf_http_load\n",
+        "loader aio_load\n",
+        "cron nightly\n",
+        "cron stamp\n",
+    ] {
+        assert!(record.contains(line), "{line:?} not in:\n{record}");
+    }
+    // The operator's own line and variable.
+    sh(
+        &bsd,
+        "echo 'kern.maxfiles=70000' >> /etc/sysctl.conf && \
+         sysrc -f /boot/loader.conf if_bridge_load=YES >/dev/null",
+    );
+    fs::write(
+        d.join("inventory/example.org/live.yml"),
+        HOST.replace("    net.inet.tcp.blackhole: 2\n", "")
+            .replace("    aio_load: \"YES\"\n", "")
+            .replace(
+                "    nightly:\n      schedule: \"15 3 * * *\"\n      command: /usr/bin/true\n",
+                "",
+            ),
+    )
+    .unwrap();
+    agree(
+        &bsd,
+        d,
+        "live",
+        // In the record's order.
+        &[
+            "- cron:nightly",
+            "- loader:aio_load",
+            "- sysctl:net.inet.tcp.blackhole",
+        ],
+    );
+    assert_eq!(
+        sh(&bsd, "cat /etc/sysctl.conf"),
+        "# $FreeBSD$\nvfs.zfs.min_auto_ashift=12\nkern.ipc.somaxconn=1024\nkern.maxfiles=70000\n"
+    );
+    // The live value stays until the next boot.
+    assert_eq!(sh(&bsd, "sysctl -n net.inet.tcp.blackhole"), "2\n");
+    let loader = sh(&bsd, "cat /boot/loader.conf");
+    assert!(
+        !loader.contains("aio_load") && loader.contains("if_bridge_load=\"YES\""),
+        "{loader}"
+    );
+    assert_eq!(
+        sh(&bsd, "ls -a /usr/local/etc/cron.d"),
+        ".\n..\nberyl-stamp\n"
+    );
+    let record = sh(&bsd, "cat /var/db/beryl/managed");
+    assert!(
+        !record.contains("cron nightly") && record.contains("cron stamp\n"),
+        "{record}"
+    );
+}
+
 /// The apply reports the reboot a loader.conf change needs, under the step.
 #[test]
 fn a_loader_change_notes_the_reboot() {
@@ -173,15 +244,21 @@ fn dry_run_detail() {
         json!({"sha256": beryl::apply::sha256_hex(content), "mode": mode, "owner": "root",
                "group": "wheel", "content": content})
     };
-    let conf = "# $FreeBSD$\nvfs.zfs.min_auto_ashift=12\nkern.ipc.somaxconn=128\n";
+    let conf = "# $FreeBSD$\nvfs.zfs.min_auto_ashift=12\nkern.ipc.somaxconn=128\nkern.old=1\n";
+    // Recorded items that left the config: kern.old, old_load and gone are
+    // pruned; gone-by-hand is no longer there, so nothing is to be done.
     let state = json!({
-        "format_version": 2,
-        "sysctl": {"kern.ipc.somaxconn": "128", "net.inet.tcp.blackhole": "0"},
+        "format_version": 3,
+        "managed": [["sysctl", "kern.ipc.somaxconn"], ["sysctl", "kern.old"],
+                    ["loader", "old_load"], ["cron", "gone"], ["cron", "gone-by-hand"]],
+        "sysctl": {"kern.ipc.somaxconn": "128", "net.inet.tcp.blackhole": "0", "kern.old": "1"},
         "sysctl_conf": cron(conf, "644"),
-        "loader_conf": {"zfs_load": "YES", "accf_http_load": "NO"},
+        "loader_conf": {"zfs_load": "YES", "accf_http_load": "NO", "old_load": "YES"},
         "cron": {
             "nightly": null,
             "stamp": cron("# Written by beryl: freebsd.cron.stamp\n@daily beryl date\n", "600"),
+            "gone": cron("# Written by beryl: freebsd.cron.gone\n@daily root true\n", "644"),
+            "gone-by-hand": null,
         },
     });
     let file = d.join("state.json");
