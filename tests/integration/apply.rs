@@ -186,14 +186,14 @@ fn dry_run_against_a_drifted_snapshot() {
 #[test]
 fn dry_run_against_an_exact_snapshot_and_exit_codes() {
     let cases: [(&str, tempfile::TempDir, Value, Value, usize); 3] = [
-        ("host01", example(), fixture("host01"), host01_drift(), 28),
-        ("db02", example(), fixture("db02"), db02_drift(), 25),
+        ("host01", example(), fixture("host01"), host01_drift(), 30),
+        ("db02", example(), fixture("db02"), db02_drift(), 26),
         (
             "host01",
             with_rc_conf(),
             host01_rc_exact(),
             host01_rc_drift(),
-            31,
+            33,
         ),
     ];
     for (host, dir, exact, drift, steps) in cases {
