@@ -50,7 +50,7 @@ pub(crate) fn utf8_error_position(e: &FromUtf8Error) -> (usize, usize) {
 /// returned is the one that failed.
 pub(crate) fn write_atomic(
     path: &Path,
-    text: &str,
+    text: impl AsRef<[u8]>,
 ) -> Result<(), (std::path::PathBuf, std::io::Error)> {
     let name = path
         .file_name()

@@ -415,27 +415,3 @@ pub(crate) fn to_text(host: &str, outcomes: &[Outcome], known: bool) -> String {
     }
     out
 }
-
-/// The dry-run report as data (docs/apply.md).
-#[derive(Debug, Serialize)]
-pub(crate) struct Report<'a> {
-    pub format_version: u32,
-    pub host: &'a str,
-    pub state: &'static str,
-    pub summary: Summary,
-    pub steps: &'a [Outcome],
-}
-
-pub(crate) fn to_json(host: &str, outcomes: &[Outcome], known: bool) -> String {
-    let report = Report {
-        // 2: the kinds of step of the desired-state model (issue 15).
-        format_version: 2,
-        host,
-        state: if known { "known" } else { "unknown" },
-        summary: summary(outcomes),
-        steps: outcomes,
-    };
-    let mut text = serde_json::to_string_pretty(&report).unwrap_or_default();
-    text.push('\n');
-    text
-}

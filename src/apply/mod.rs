@@ -6,12 +6,19 @@
 //! change, and the desired value, which [`diff`] compares with a state
 //! snapshot (see [`state`], written by the `facts` script). [`script`] turns
 //! the steps into the POSIX sh apply script; [`ssh`] runs it on the host.
+//! For a fleet: [`gather`] takes many hosts' facts at once, [`fleet`] is the
+//! dry run of several hosts as one report, [`saved`] the saved plan and its
+//! stale checks, [`recap`] a real run's events and recap table.
 //! Nothing the config does not mention is ever removed, except users marked
 //! `state: absent`. Every value in a command is quoted by [`crate::shell`].
 
 pub(crate) mod diff;
+pub(crate) mod fleet;
+pub(crate) mod gather;
 pub(crate) mod prune;
+pub(crate) mod recap;
 mod render;
+pub(crate) mod saved;
 pub mod script;
 pub mod ssh;
 pub(crate) mod state;

@@ -4,6 +4,10 @@
 use super::Step;
 use crate::shell::{QuoteError, word};
 
+/// The exit status of an apply script that found the host's facts changed
+/// since its saved plan was made: it changed nothing.
+pub(crate) const STALE_STATUS: i32 = 3;
+
 /// How the script is generated.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
@@ -17,8 +21,27 @@ impl Default for Options {
     }
 }
 
+/// A saved plan's guard: the facts script, run first on the host, and the
+/// sha256 of the snapshot the plan was computed from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Guard<'a> {
+    pub facts_script: &'a str,
+    pub facts_sha256: &'a str,
+}
+
 /// The script for a host's steps.
 pub fn script(host: &str, steps: &[Step], opts: Options) -> Result<String, QuoteError> {
+    script_guarded(host, steps, opts, None)
+}
+
+/// The script for a host's steps, which a saved plan's `guard` (when
+/// given) stops before any step on a host that is no longer as planned.
+pub(crate) fn script_guarded(
+    host: &str,
+    steps: &[Step],
+    opts: Options,
+    guard: Option<Guard<'_>>,
+) -> Result<String, QuoteError> {
     let mut out = HEADER
         .replace("@PATH@", crate::freebsd::SCRIPT_PATH)
         .replace("@RECORD@", &word(crate::desired::RECORD)?)
@@ -30,6 +53,14 @@ pub fn script(host: &str, steps: &[Step], opts: Options) -> Result<String, Quote
     let records: Vec<_> = steps.iter().filter_map(|s| s.record.as_ref()).collect();
     out.push_str(&super::prune::desired(&records, opts.prune)?);
     out.push_str(&format!("echo {}\n", word(&format!("apply {host}"))?));
+    if let Some(g) = guard {
+        out.push_str(
+            &GUARD
+                .replace("@FACTS@", &word(g.facts_script)?)
+                .replace("@SHA256@", &word(g.facts_sha256)?)
+                .replace("@STALE@", &STALE_STATUS.to_string()),
+        );
+    }
     for (i, step) in steps.iter().enumerate() {
         let record = match &step.record {
             Some(r) => format!(" {} {}", word(r.kind)?, word(&r.id)?),
@@ -220,3 +251,21 @@ step() {
 "#;
 
 const FOOTER: &str = "\nprune_all\nsave_record\nfinish\n";
+
+/// A saved plan's guard: the facts script runs first, its output (byte for
+/// byte, through a file: `$(…)` would drop trailing newlines) is hashed, and
+/// a snapshot other than the plan's stops the script before any step.
+const GUARD: &str = r#"
+# The saved plan's guard: the host must still be as the plan saw it.
+beryl_planned=@SHA256@
+beryl_facts=$(mktemp "${TMPDIR:-/tmp}/beryl-facts.XXXXXXXX") || fail guard "mktemp failed"
+# The facts script is one quoted word: its own quotes are data here.
+# shellcheck disable=SC1078,SC1079
+/bin/sh -c @FACTS@ </dev/null >"$beryl_facts" 2>/dev/null
+beryl_sum=$(sha256 -q "$beryl_facts")
+rm -f "$beryl_facts"
+if [ "$beryl_sum" != "$beryl_planned" ]; then
+	echo "stale: the facts are not the plan's (sha256 $beryl_sum, planned $beryl_planned)"
+	exit @STALE@
+fi
+"#;

@@ -1,7 +1,8 @@
-//! Running the apply script on a host with the system OpenSSH client.
+//! Running a script on a host with the system OpenSSH client: one ssh
+//! connection per run, the script on its standard input.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, Command, Stdio};
 
 use super::Code;
 use crate::desired::Login;
@@ -18,6 +19,50 @@ pub(crate) fn run(
     script: &str,
     out: &mut dyn FnMut(&str),
 ) -> Result<i32, Diag> {
+    let mut running = spawn(target, options, env, script)?;
+    for line in BufReader::new(running.stdout.take().expect("piped stdout"))
+        .lines()
+        .map_while(Result::ok)
+    {
+        out(&line);
+    }
+    finish(target, running)
+}
+
+/// Runs `script` as [`run`] does and returns its exit status and its
+/// standard output, byte for byte (the facts snapshot is kept as printed).
+pub(crate) fn capture(
+    target: &Login,
+    options: &[String],
+    env: &[(String, String)],
+    script: &str,
+) -> Result<(i32, Vec<u8>), Diag> {
+    let mut running = spawn(target, options, env, script)?;
+    let mut bytes = Vec::new();
+    let read = running
+        .stdout
+        .take()
+        .expect("piped stdout")
+        .read_to_end(&mut bytes);
+    let code = finish(target, running)?;
+    read.map_err(|e| Diag::new(Code::Ssh, format!("reading ssh's output: {e}")))?;
+    Ok((code, bytes))
+}
+
+/// A running ssh with the script fed to its standard input.
+struct Running {
+    child: Child,
+    stdout: Option<std::process::ChildStdout>,
+    writer: std::thread::JoinHandle<()>,
+    errors: std::thread::JoinHandle<String>,
+}
+
+fn spawn(
+    target: &Login,
+    options: &[String],
+    env: &[(String, String)],
+    script: &str,
+) -> Result<Running, Diag> {
     let mut cmd = Command::new("ssh");
     cmd.args(["-o", "BatchMode=yes"]);
     if target.port != 22 {
@@ -52,12 +97,23 @@ pub(crate) fn run(
         }
         text
     });
-    for line in BufReader::new(child.stdout.take().expect("piped stdout"))
-        .lines()
-        .map_while(Result::ok)
-    {
-        out(&line);
-    }
+    let stdout = child.stdout.take();
+    Ok(Running {
+        child,
+        stdout,
+        writer,
+        errors,
+    })
+}
+
+/// Waits for ssh; status 255 is ssh's own failure, with its words.
+fn finish(target: &Login, running: Running) -> Result<i32, Diag> {
+    let Running {
+        mut child,
+        writer,
+        errors,
+        ..
+    } = running;
     let _ = writer.join();
     let status = child
         .wait()

@@ -1,49 +1,155 @@
-//! `beryl facts`: the script that snapshots a host's state.
+//! `beryl facts`: the script that snapshots a host's state, and
+//! `--gather`, which runs it over SSH on many hosts at once.
 
 use std::io::Write;
+use std::path::PathBuf;
 
 use super::{Context, Failure, Outcome, write_out};
-use crate::apply::{self, state};
-use crate::desired;
+use crate::apply::gather::{self, Target};
+use crate::diag::Diag;
 
-/// Print the POSIX sh script that snapshots a FreeBSD host's state as JSON.
+crate::diag::codes! {
+    /// The codes of the `facts` command.
+    pub(crate) enum Code in "facts" {
+        /// `--gather` could not take a host's snapshot (unreachable, the script failed, or it printed no snapshot); the others went on.
+        Gather = "gather";
+        /// The `--out` directory cannot be created, or the `--parallel` pool built.
+        Out = "out";
+        /// Without `--gather`, more than one host named.
+        OneHost = "one_host";
+    }
+}
+
+/// Print the POSIX sh script that snapshots a FreeBSD host's state as JSON,
+/// or take the snapshots of many hosts over SSH (--gather).
 ///
-/// Run it as root on the host (it reads /etc/master.passwd) and save its
-/// output; `beryl apply HOST --dry-run --state FILE` then compares the host's
-/// desired state with it, offline. It is read-only and uses FreeBSD base
-/// tools only. With a HOST, the script also looks at what that host's config
-/// manages (its files, …); without one, at the files beryl always manages
-/// and at what beryl's record on the host holds. docs/apply.md documents the
-/// snapshot.
+/// Run the script as root on the host (it reads /etc/master.passwd) and save
+/// its output; `beryl apply HOST --dry-run --state FILE` then compares the
+/// host's desired state with it, offline. It is read-only and uses FreeBSD
+/// base tools only. With a host, the script also looks at what that host's
+/// config manages (its files, …), and is what `--gather` and a saved plan's
+/// guard run there; without one, it looks at the files beryl always manages
+/// and at what beryl's record on the host holds. --gather runs it on each selected
+/// host over one ssh connection each, --parallel at a time, and writes
+/// DIR/FQDN.json atomically, byte for byte as the host printed it; a host
+/// that fails gets DIR/FQDN.error, and the others go on (exit 2 at the
+/// end). docs/apply.md documents the snapshot.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
     beryl facts host01 | ssh beryl@host01.example.org sudo -n sh -s > host01.json\n  \
-    beryl apply host01 --dry-run --state host01.json")]
+    beryl facts --gather --all --out facts/ --parallel 8\n  \
+    beryl apply --all --dry-run --state-dir facts/")]
 pub(crate) struct Args {
-    /// The host whose script to print (one host: a name or FQDN).
-    #[arg(value_name = "HOST")]
-    pub host: Option<String>,
+    /// A host whose script to print; with --gather, the hosts (names, DOMAIN/, globs, class:NAME).
+    #[arg(value_name = "SELECTOR")]
+    pub hosts: Vec<String>,
+
+    /// Take the snapshots of the selected hosts over SSH, into --out DIR.
+    #[arg(long, requires = "out")]
+    pub gather: bool,
+
+    /// With --gather: every host of the inventory.
+    #[arg(long, requires = "gather", conflicts_with = "hosts")]
+    pub all: bool,
+
+    /// The directory the snapshots are written to (created if missing).
+    #[arg(long, value_name = "DIR", requires = "gather")]
+    pub out: Option<PathBuf>,
+
+    /// How many hosts to gather from at once.
+    #[arg(long, value_name = "N", default_value_t = 8, requires = "gather")]
+    pub parallel: usize,
+
+    /// An option passed to ssh as `-o OPTION` (repeatable).
+    #[arg(long, value_name = "OPTION", requires = "gather")]
+    pub ssh_option: Vec<String>,
 
     #[command(flatten)]
     pub opts: super::options::CompileArgs,
 }
 
 pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
-    let queries = match &args.host {
-        None => Default::default(),
-        Some(name) => {
+    if args.gather {
+        return gather(ctx, args, out);
+    }
+    match args.hosts.as_slice() {
+        [] => {
+            // No host: the queries of none, the generic script.
+            let script = crate::apply::state::facts_script(&Default::default())
+                .map_err(|e| vec![crate::apply::quote_error("facts", e)])?;
+            write_out(out, &script)?;
+        }
+        [one] => {
             let inventory = ctx.inventory()?;
             let compiler = ctx.compiler(&inventory);
-            let host = ctx.select_one(&compiler, name, "facts")?;
-            let mut results = ctx.compile_many(&compiler, &[host], |host, c| {
-                let h = desired::build(&host.fqdn, &c)?;
-                apply::steps(&h).map_err(|e| vec![apply::quote_error(&host.fqdn, e)])
-            });
-            let steps = results.pop().expect("one host")?;
-            apply::queries(&steps)
+            let host = ctx.select_one(&compiler, one, "facts")?;
+            let plans = super::apply::compile(ctx, &compiler, &[host])?;
+            write_out(out, &plans[0].facts_script)?;
         }
-    };
-    let script = state::facts_script(&queries).map_err(|e| vec![apply::quote_error("facts", e)])?;
-    write_out(out, &script)?;
+        _ => {
+            return Err(vec![
+                Diag::new(
+                    Code::OneHost,
+                    "without --gather, facts prints one host's script",
+                )
+                .help("to take several hosts' snapshots: beryl facts --gather SELECTION --out DIR"),
+            ]);
+        }
+    }
     Ok(Outcome::Ok)
+}
+
+fn gather(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
+    let Some(dir) = &args.out else {
+        return Ok(Outcome::Ok);
+    };
+    let inventory = ctx.inventory()?;
+    let compiler = ctx.compiler(&inventory);
+    let hosts = ctx.select(&compiler, &args.hosts, args.all)?;
+    let plans = super::apply::compile(ctx, &compiler, &hosts)?;
+    std::fs::create_dir_all(dir).map_err(|e| {
+        vec![Diag::new(
+            Code::Out,
+            format!("cannot create {}: {e}", dir.display()),
+        )]
+    })?;
+    let targets: Vec<Target<'_>> = plans
+        .iter()
+        .map(|p| Target {
+            fqdn: &p.host.fqdn,
+            login: &p.login,
+            script: p.facts_script.clone(),
+        })
+        .collect();
+    let results = gather::gather(&targets, &args.ssh_option, args.parallel, dir)
+        .map_err(|e| vec![Diag::new(Code::Out, e)])?;
+    let mut text = String::new();
+    let mut errors = Vec::new();
+    for (t, r) in targets.iter().zip(&results) {
+        match r {
+            Ok((path, sha)) => {
+                text.push_str(&format!(
+                    "ok      {} {} sha256:{sha}\n",
+                    t.fqdn,
+                    path.display()
+                ));
+            }
+            Err(why) => {
+                text.push_str(&format!("failed  {} {why}\n", t.fqdn));
+                errors.push(Diag::new(Code::Gather, format!("{}: {why}", t.fqdn)));
+            }
+        }
+    }
+    text.push_str(&format!(
+        "facts: {} gathered, {} failed, into {}\n",
+        results.len() - errors.len(),
+        errors.len(),
+        dir.display()
+    ));
+    write_out(out, &text)?;
+    if errors.is_empty() {
+        Ok(Outcome::Ok)
+    } else {
+        Err(errors)
+    }
 }

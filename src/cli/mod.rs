@@ -7,7 +7,7 @@ mod completions;
 mod context;
 pub(crate) mod diff;
 pub(crate) mod explain;
-mod facts;
+pub(crate) mod facts;
 mod graph;
 mod hosts;
 pub(crate) mod init;

@@ -224,7 +224,7 @@ fn dry_run_against_an_exact_snapshot_and_exit_codes() {
         );
         let report: Value = serde_json::from_str(&r.stdout).unwrap();
         assert_eq!(
-            report["summary"],
+            report["hosts"][0]["summary"],
             json!({"add": 0, "change": 0, "remove": 0, "unchanged": steps, "unknown": 0})
         );
         let status = |extra: &[&str]| {
@@ -367,7 +367,7 @@ fn facts_json_strings_survive_any_awk() {
 
 // ---------------------------------------------------------------- ssh
 
-mod sshd;
+pub mod sshd;
 
 /// `beryl apply` over a real ssh connection to a private sshd whose every
 /// session is a login on the fake FreeBSD (host01 installed from its plan)
@@ -387,40 +387,14 @@ fn apply_over_ssh_round_trip() {
     }
     let dir = example();
     let d = dir.path();
-    let Some(bsd) = crate::live::installed(d, "host01", test) else {
+    let Some(mut wired) = sshd::wire(d, "host01", "example.org/web/host01.yml", test) else {
         return;
     };
-    let session = d.join("session.sh");
-    let commands = d.join("commands.log");
-    fs::write(
-        &session,
-        bsd.session_script(&[("PATH", crate::live::SSH_PATH)], "beryl", &commands),
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    fs::set_permissions(&session, fs::Permissions::from_mode(0o755)).unwrap();
-    let server = sshd::Sshd::start(sshd_bin, "beryl", &session);
-    let host_file = d.join("inventory/example.org/web/host01.yml");
-    let mut text = fs::read_to_string(&host_file).unwrap();
-    text.push_str(&format!(
-        "\n# The test's own sshd.\nssh:\n  host: 127.0.0.1\n  port: {}\n  identity_file: {}\n",
-        server.port,
-        server.identity.display()
-    ));
-    fs::write(&host_file, text).unwrap();
-
+    let server = wired.server.take().unwrap();
+    let (bsd, commands) = (&wired.bsd, &wired.commands);
     let apply = |extra: &[&str]| {
-        let mut a = args(&[
-            "apply",
-            "--ssh-option",
-            "StrictHostKeyChecking=no",
-            "--ssh-option",
-            "UserKnownHostsFile=/dev/null",
-            "--ssh-option",
-            "IdentitiesOnly=yes",
-            "--ssh-option",
-            "LogLevel=ERROR",
-        ]);
+        let mut a = args(&["apply", "--yes"]);
+        a.extend(args(&sshd::SSH_OPTIONS));
         a.extend(args(extra));
         beryl(d, &a)
     };
@@ -435,21 +409,20 @@ fn apply_over_ssh_round_trip() {
     let r = apply(&["host01", "--exit-code"]);
     assert_eq!(r.status, 0, "{}\n{}\n{}", r.stdout, r.stderr, server.log());
     assert_eq!(r.stdout.lines().next(), Some("apply host01.example.org"));
+    assert!(r.stdout.contains("\napply: 0 changed,"), "{}", r.stdout);
+    // One host: its lines unprefixed, then the recap.
     assert!(
         r.stdout
-            .lines()
-            .last()
-            .unwrap()
-            .starts_with("apply: 0 changed,"),
+            .ends_with("  host01.example.org        0         30       0  ok\n"),
         "{}",
         r.stdout
     );
-    assert_eq!(fs::read_to_string(&commands).unwrap(), "sudo -n sh -s\n");
+    assert_eq!(fs::read_to_string(commands).unwrap(), "sudo -n sh -s\n");
 
     // A drift: checks only first (the host is untouched), then the apply
     // changes what the dry run against facts predicts; --exit-code says so.
-    crate::live::sh(&bsd, crate::live::DRIFT);
-    let predicted: Vec<String> = crate::live::pending_ids(&bsd, d, "host01")
+    crate::live::sh(bsd, crate::live::DRIFT);
+    let predicted: Vec<String> = crate::live::pending_ids(bsd, d, "host01")
         .iter()
         .map(|p| p[2..].to_string())
         .collect();
@@ -462,7 +435,7 @@ fn apply_over_ssh_round_trip() {
         .collect();
     assert_eq!(would, predicted, "{}", r.stdout);
     assert_eq!(
-        crate::live::pending_ids(&bsd, d, "host01").len(),
+        crate::live::pending_ids(bsd, d, "host01").len(),
         6,
         "BERYL_DRY_RUN=1 changed the host"
     );
@@ -471,18 +444,15 @@ fn apply_over_ssh_round_trip() {
     assert_eq!(changed(&r), predicted, "{}", r.stdout);
     let r = apply(&["host01", "--exit-code"]);
     assert_eq!(r.status, 0, "{}\n{}", r.stdout, r.stderr);
-    assert!(crate::live::pending(&bsd, d, "host01").is_empty());
+    assert!(crate::live::pending(bsd, d, "host01").is_empty());
     assert_eq!(
-        fs::read_to_string(&commands).unwrap(),
+        fs::read_to_string(commands).unwrap(),
         "sudo -n sh -s\nsudo -n env 'BERYL_DRY_RUN=1' sh -s\nsudo -n sh -s\nsudo -n sh -s\n"
     );
 
     // A failing step: the zone's file is gone, tzsetup exits non-zero; the
     // script stops there and beryl exits 2.
-    crate::live::sh(
-        &bsd,
-        "tzsetup -s UTC && rm /usr/share/zoneinfo/Europe/Paris",
-    );
+    crate::live::sh(bsd, "tzsetup -s UTC && rm /usr/share/zoneinfo/Europe/Paris");
     let r = apply(&["host01"]);
     assert_eq!(r.status, 2, "{}\n{}", r.stdout, r.stderr);
     assert!(
@@ -490,10 +460,10 @@ fn apply_over_ssh_round_trip() {
         "{}",
         r.stdout
     );
-    assert!(r.stdout.ends_with(" 1 failed\n"), "{}", r.stdout);
+    assert!(r.stdout.contains(" 1 failed\nRecap:\n"), "{}", r.stdout);
     assert!(
         r.stderr
-            .contains("host01.example.org: the apply script failed (exit 1)"),
+            .contains("host01.example.org: failed: the apply script failed (exit 1)"),
         "{}",
         r.stderr
     );

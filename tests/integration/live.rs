@@ -594,7 +594,7 @@ fn state_fixtures_are_what_facts_reports_on_the_installed_host() {
 
 // ---------------------------------------------------------------- pruning
 
-/// The record of what beryl created on the host (docs/apply.md §12).
+/// The record of what beryl created on the host (docs/apply.md §17).
 fn record(bsd: &FakeBsd) -> String {
     sh(bsd, "cat /var/db/beryl/managed")
 }

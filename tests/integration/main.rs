@@ -10,6 +10,9 @@
 //! - `apply.rs`: `beryl apply` and `beryl facts` offline: dry-run snapshots
 //!   against state fixtures, the scripts under shellcheck and dash, and a
 //!   round trip through a private sshd.
+//! - `fleet_apply.rs`: `beryl apply` for a fleet of three fake FreeBSD hosts,
+//!   each behind its own sshd: gathering, saved plans, stale refusal, an
+//!   unreachable host, the JSON outputs against docs/schemas/.
 //! - `live.rs`: `beryl apply` on the fake FreeBSD: every example host and
 //!   fixtures installed from their plan, drifted, applied twice through
 //!   `sudo -n sh -s`, with facts and the dry run agreeing before and after.
@@ -80,6 +83,7 @@ mod example;
 mod fakebsd;
 mod faults;
 mod fleet;
+mod fleet_apply;
 mod fuzz;
 mod geninv;
 mod graph;

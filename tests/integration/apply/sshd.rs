@@ -6,6 +6,10 @@
 //! It runs in a private mount namespace where /etc/passwd also lists the
 //! login user (uid 0, so that its session may enter the fake FreeBSD), and
 //! every session runs the `ForceCommand` given: the fake host's login.
+//!
+//! [`wire`] makes a whole host of the example inventory reachable: installed
+//! on its own fake FreeBSD, its own sshd, and an `ssh:` block in its level
+//! file; several of them make a fleet (tests/integration/fleet_apply.rs).
 
 use std::fs;
 use std::net::{TcpListener, TcpStream};
@@ -13,7 +17,63 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::fakebsd::FakeBsd;
 use crate::support::is_root;
+
+/// The `--ssh-option`s of every run against a test sshd: its host key is
+/// new each time, and only the test's key is offered.
+pub const SSH_OPTIONS: [&str; 8] = [
+    "--ssh-option",
+    "StrictHostKeyChecking=no",
+    "--ssh-option",
+    "UserKnownHostsFile=/dev/null",
+    "--ssh-option",
+    "IdentitiesOnly=yes",
+    "--ssh-option",
+    "LogLevel=ERROR",
+];
+
+/// A host of the example inventory on the fake FreeBSD, reachable over ssh.
+pub struct Wired {
+    pub bsd: FakeBsd,
+    /// `None` once stopped (the host is then unreachable).
+    pub server: Option<Sshd>,
+    /// The remote command lines the sessions ran, one a line.
+    pub commands: PathBuf,
+}
+
+/// Installs `host` (level file `level` under inventory/) from its plan on a
+/// fresh fake FreeBSD, starts an sshd whose every session is a login on it
+/// as `beryl` (the example's `ssh.user`), and appends the `ssh:` block that
+/// points beryl at that sshd to the level file. `None` after a notice when
+/// the fake FreeBSD cannot run here.
+pub fn wire(dir: &Path, host: &str, level: &str, test: &str) -> Option<Wired> {
+    let sshd_bin = Path::new("/usr/sbin/sshd");
+    let bsd = crate::live::installed(dir, host, test)?;
+    let session = dir.join(format!("session-{host}.sh"));
+    let commands = dir.join(format!("commands-{host}.log"));
+    fs::write(
+        &session,
+        bsd.session_script(&[("PATH", crate::live::SSH_PATH)], "beryl", &commands),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&session, fs::Permissions::from_mode(0o755)).unwrap();
+    let server = Sshd::start(sshd_bin, "beryl", &session);
+    let host_file = dir.join("inventory").join(level);
+    let mut text = fs::read_to_string(&host_file).unwrap();
+    text.push_str(&format!(
+        "\n# The test's own sshd.\nssh:\n  host: 127.0.0.1\n  port: {}\n  identity_file: {}\n",
+        server.port,
+        server.identity.display()
+    ));
+    fs::write(&host_file, text).unwrap();
+    Some(Wired {
+        bsd,
+        server: Some(server),
+        commands,
+    })
+}
 
 pub struct Sshd {
     child: Child,

@@ -1,0 +1,205 @@
+//! A real run's results: each host's outcome read from its apply script's
+//! lines (`= id`, `~ id`, `! id FAILED: reason`), the JSON Lines events of
+//! `--format json`, and the recap table that ends a text run. docs/apply.md
+//! ("Running it") and docs/schemas/events.schema.json document the events.
+
+use serde::Serialize;
+
+/// How a host's run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Status {
+    /// The script ran to its end.
+    Ok,
+    /// A step failed, or the script exited non-zero.
+    Failed,
+    /// Its saved plan no longer holds: nothing was changed.
+    Stale,
+    /// ssh could not reach it.
+    Unreachable,
+}
+
+/// One host's line of the recap.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct HostRecap {
+    pub host: String,
+    pub status: Status,
+    pub changed: usize,
+    pub unchanged: usize,
+    pub failed: usize,
+    /// Why the host failed, is stale or unreachable.
+    pub message: Option<String>,
+}
+
+impl HostRecap {
+    pub(crate) fn new(host: &str) -> Self {
+        HostRecap {
+            host: host.to_string(),
+            status: Status::Ok,
+            changed: 0,
+            unchanged: 0,
+            failed: 0,
+            message: None,
+        }
+    }
+
+    /// Counts a line of the script, and returns its event when it is a
+    /// step's result.
+    pub(crate) fn read<'a>(&'a mut self, line: &'a str) -> Option<StepEvent<'a>> {
+        let (result, rest) = if let Some(id) = line.strip_prefix("= ") {
+            self.unchanged += 1;
+            ("unchanged", id)
+        } else if let Some(id) = line.strip_prefix("~ ") {
+            self.changed += 1;
+            match id.strip_suffix(" would change") {
+                Some(id) => ("would_change", id),
+                None => ("changed", id),
+            }
+        } else if let Some(rest) = line.strip_prefix("! ") {
+            self.failed += 1;
+            ("failed", rest)
+        } else {
+            return None;
+        };
+        let (id, reason) = match rest.split_once(" FAILED: ") {
+            Some((id, reason)) if result == "failed" => (id, Some(reason)),
+            _ => (rest, None),
+        };
+        Some(StepEvent {
+            host: &self.host,
+            id,
+            result,
+            reason,
+        })
+    }
+}
+
+/// A step's result, as the `step` event of `--format json`.
+#[derive(Debug, Serialize)]
+pub(crate) struct StepEvent<'a> {
+    pub host: &'a str,
+    pub id: &'a str,
+    /// `unchanged`, `changed`, `would_change` (BERYL_DRY_RUN=1) or `failed`.
+    pub result: &'static str,
+    pub reason: Option<&'a str>,
+}
+
+/// The events of `--format json` on a real run, one JSON object a line.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(crate) enum Event<'a> {
+    Step(StepEvent<'a>),
+    Host(&'a HostRecap),
+    Recap(Totals<'a>),
+}
+
+impl Event<'_> {
+    pub(crate) fn line(&self) -> String {
+        let mut s = serde_json::to_string(self).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+}
+
+/// The whole run, as the last event.
+#[derive(Debug, Serialize)]
+pub(crate) struct Totals<'a> {
+    pub hosts: usize,
+    pub changed: usize,
+    pub unchanged: usize,
+    pub failed: usize,
+    /// The hosts of each status other than `ok`.
+    pub failed_hosts: Vec<&'a str>,
+    pub stale: Vec<&'a str>,
+    pub unreachable: Vec<&'a str>,
+}
+
+pub(crate) fn totals(recaps: &[HostRecap]) -> Totals<'_> {
+    let named = |s: Status| -> Vec<&str> {
+        recaps
+            .iter()
+            .filter(|r| r.status == s)
+            .map(|r| r.host.as_str())
+            .collect()
+    };
+    Totals {
+        hosts: recaps.len(),
+        changed: recaps.iter().map(|r| r.changed).sum(),
+        unchanged: recaps.iter().map(|r| r.unchanged).sum(),
+        failed: recaps.iter().map(|r| r.failed).sum(),
+        failed_hosts: named(Status::Failed),
+        stale: named(Status::Stale),
+        unreachable: named(Status::Unreachable),
+    }
+}
+
+/// The recap table: a row per host, then the messages of those that did
+/// not end `ok`.
+pub(crate) fn table(recaps: &[HostRecap]) -> String {
+    let width = recaps
+        .iter()
+        .map(|r| r.host.len())
+        .chain([4])
+        .max()
+        .unwrap_or(4);
+    let mut out = format!(
+        "Recap:\n  {:<width$}  {:>7}  {:>9}  {:>6}  status\n",
+        "host", "changed", "unchanged", "failed"
+    );
+    for r in recaps {
+        let status = match serde_json::to_value(r.status) {
+            Ok(serde_json::Value::String(s)) => s,
+            _ => String::new(),
+        };
+        out.push_str(&format!(
+            "  {:<width$}  {:>7}  {:>9}  {:>6}  {status}\n",
+            r.host, r.changed, r.unchanged, r.failed
+        ));
+    }
+    for r in recaps {
+        if let Some(m) = &r.message {
+            out.push_str(&format!("  {}: {m}\n", r.host));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn script_lines_are_counted_and_become_events() {
+        let mut r = HostRecap::new("h");
+        assert_eq!(r.read("= pkg").unwrap().result, "unchanged");
+        assert_eq!(r.read("~ tz").unwrap().result, "changed");
+        let e = r.read("~ tz would change").unwrap();
+        assert_eq!((e.id, e.result), ("tz", "would_change"));
+        let e = r.read("! rc:x FAILED: the change exited 1").unwrap();
+        assert_eq!(
+            (e.id, e.result, e.reason),
+            ("rc:x", "failed", Some("the change exited 1"))
+        );
+        assert!(r.read("apply: 2 changed, 1 unchanged, 1 failed").is_none());
+        assert!(r.read("    output of a change").is_none());
+        assert_eq!((r.changed, r.unchanged, r.failed), (2, 1, 1));
+    }
+
+    #[test]
+    fn the_table_has_a_row_per_host_and_the_reasons() {
+        let mut a = HostRecap::new("a.example.org");
+        a.changed = 2;
+        let mut b = HostRecap::new("b");
+        b.status = Status::Stale;
+        b.message = Some("the facts changed".into());
+        let t = table(&[a, b]);
+        assert_eq!(
+            t,
+            "Recap:\n  \
+             host           changed  unchanged  failed  status\n  \
+             a.example.org        2          0       0  ok\n  \
+             b                    0          0       0  stale\n  \
+             b: the facts changed\n"
+        );
+    }
+}

@@ -1,0 +1,287 @@
+//! Saved plans (`apply --dry-run --out PLAN.json`, `apply --plan
+//! PLAN.json`): per host, the steps the dry run computed from a facts
+//! snapshot, stamped with the digests that make a stale plan refusable. The
+//! format is documented in docs/apply.md ("Saved plans") and
+//! docs/schemas/plan.schema.json.
+//!
+//! A plan is applied only as it was made: beryl recompiles each host and
+//! refuses it when its effective config or its steps are no longer the
+//! plan's; on the host, the apply script first re-takes the facts and stops
+//! (exit [`super::script::STALE_STATUS`]) when their sha256 is not the
+//! plan's.
+
+use serde::{Deserialize, Serialize};
+
+use super::Step;
+use super::diff::Outcome;
+
+/// The `format` of a saved plan.
+pub(crate) const FORMAT: &str = "beryl-plan";
+
+/// The version of the format this beryl writes and reads.
+pub(crate) const FORMAT_VERSION: u32 = 1;
+
+/// A saved plan: what `--out` writes.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SavedPlan {
+    pub format: String,
+    pub format_version: u32,
+    /// `beryl --version` of the beryl that made it; another one refuses it.
+    pub beryl_version: String,
+    pub hosts: Vec<HostPlan>,
+}
+
+/// One host of a saved plan.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct HostPlan {
+    pub host: String,
+    /// sha256 of the host's effective config (`beryl render HOST --format
+    /// json`, byte for byte).
+    pub config_sha256: String,
+    /// sha256 of the facts snapshot's bytes, as the host printed them.
+    pub facts_sha256: String,
+    /// sha256 of the facts script the host runs (`beryl facts HOST`).
+    pub facts_script_sha256: String,
+    /// The steps in run order.
+    pub steps: Vec<PlannedStep>,
+    /// Whether the run removes the recorded items that left the config
+    /// (false: the plan was made with `--no-prune`).
+    pub prune: bool,
+    /// The recorded items that left the config, which the run removes
+    /// (action `delete`; empty without `prune`).
+    pub removals: Vec<PlannedStep>,
+}
+
+/// One step of a saved plan: what it wants, what the dry run found, and the
+/// commands the apply script runs.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PlannedStep {
+    pub id: String,
+    pub kind: String,
+    /// `create`, `update`, `delete` or `noop`.
+    pub action: String,
+    pub desired: serde_json::Value,
+    pub check: String,
+    pub change: String,
+}
+
+/// The digests a host's plan is stamped with.
+#[derive(Debug)]
+pub(crate) struct Stamp<'a> {
+    pub config_sha256: &'a str,
+    pub facts_sha256: &'a str,
+    pub facts_script_sha256: &'a str,
+}
+
+fn text<T: Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        Ok(other) => other.to_string(),
+        Err(_) => String::new(),
+    }
+}
+
+/// A host's plan from its steps and the dry run's outcomes: one per step in
+/// the same order, then the removals of pruning.
+pub(crate) fn host_plan(
+    host: &str,
+    steps: &[Step],
+    outcomes: &[Outcome],
+    prune: bool,
+    stamp: &Stamp<'_>,
+) -> HostPlan {
+    let removals = outcomes
+        .get(steps.len()..)
+        .unwrap_or_default()
+        .iter()
+        .map(|o| PlannedStep {
+            id: o.id.clone(),
+            kind: text(&o.kind),
+            action: text(&o.action),
+            desired: serde_json::json!({ "type": "removed" }),
+            check: o.check.clone(),
+            change: o.change.clone(),
+        })
+        .collect();
+    HostPlan {
+        prune,
+        removals,
+        host: host.to_string(),
+        config_sha256: stamp.config_sha256.to_string(),
+        facts_sha256: stamp.facts_sha256.to_string(),
+        facts_script_sha256: stamp.facts_script_sha256.to_string(),
+        steps: steps
+            .iter()
+            .zip(outcomes)
+            .map(|(s, o)| planned(s, &text(&o.action)))
+            .collect(),
+    }
+}
+
+fn planned(s: &Step, action: &str) -> PlannedStep {
+    PlannedStep {
+        id: s.id.clone(),
+        kind: text(&s.kind),
+        action: action.to_string(),
+        desired: serde_json::to_value(&s.desired).unwrap_or_default(),
+        check: s.check.clone(),
+        change: s.change.clone(),
+    }
+}
+
+/// A whole plan, stamped with this beryl's version.
+pub(crate) fn plan(version: &str, hosts: Vec<HostPlan>) -> SavedPlan {
+    SavedPlan {
+        format: FORMAT.to_string(),
+        format_version: FORMAT_VERSION,
+        beryl_version: version.to_string(),
+        hosts,
+    }
+}
+
+/// Why a plan cannot be read.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Unreadable {
+    /// Not JSON, or not a plan's shape.
+    Shape(String),
+    /// Another format, or another version of it.
+    Format { format: String, version: u64 },
+    /// Made by another beryl.
+    Version(String),
+}
+
+/// Reads a plan: the format, its version and beryl's version are checked
+/// first, so that a plan of another kind is named as such.
+pub(crate) fn parse(text: &str, version: &str) -> Result<SavedPlan, Unreadable> {
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| Unreadable::Shape(e.to_string()))?;
+    let Some(format) = value.get("format").and_then(|v| v.as_str()) else {
+        return Err(Unreadable::Shape(
+            "it has no \"format\" (a saved plan's is \"beryl-plan\")".into(),
+        ));
+    };
+    let fv = value
+        .get("format_version")
+        .and_then(|v| v.as_u64())
+        .unwrap_or(0);
+    if format != FORMAT || fv != u64::from(FORMAT_VERSION) {
+        return Err(Unreadable::Format {
+            format: format.to_string(),
+            version: fv,
+        });
+    }
+    let made_by = value
+        .get("beryl_version")
+        .and_then(|v| v.as_str())
+        .unwrap_or("");
+    if made_by != version {
+        return Err(Unreadable::Version(made_by.to_string()));
+    }
+    serde_json::from_value(value).map_err(|e| Unreadable::Shape(e.to_string()))
+}
+
+/// Why a host's plan no longer holds, found before anything runs.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Stale {
+    /// The inventory now compiles to another effective config.
+    Config,
+    /// The facts script is not the one the plan's facts were taken with.
+    FactsScript,
+    /// Same config, other steps: the plan was edited, or made by other code.
+    Steps(String),
+}
+
+/// Checks a host's saved plan against what it compiles to now.
+pub(crate) fn check(saved: &HostPlan, steps: &[Step], now: &Stamp<'_>) -> Result<(), Stale> {
+    if saved.config_sha256 != now.config_sha256 {
+        return Err(Stale::Config);
+    }
+    if saved.facts_script_sha256 != now.facts_script_sha256 {
+        return Err(Stale::FactsScript);
+    }
+    if saved.steps.len() != steps.len() {
+        return Err(Stale::Steps(format!(
+            "{} steps saved, {} now",
+            saved.steps.len(),
+            steps.len()
+        )));
+    }
+    for (s, step) in saved.steps.iter().zip(steps) {
+        let now = planned(step, &s.action);
+        if *s != now {
+            return Err(Stale::Steps(format!("step {} differs", s.id)));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::apply::{Desired, diff};
+
+    fn steps() -> Vec<Step> {
+        vec![crate::apply::render::step(Desired::Timezone { zone: "UTC".into() }).unwrap()]
+    }
+
+    fn stamp() -> Stamp<'static> {
+        Stamp {
+            config_sha256: "c",
+            facts_sha256: "f",
+            facts_script_sha256: "s",
+        }
+    }
+
+    fn saved() -> HostPlan {
+        let s = steps();
+        host_plan("h", &s, &diff::compare(&s, None, true), true, &stamp())
+    }
+
+    #[test]
+    fn a_plan_reads_back_and_holds_against_the_same_steps() {
+        let p = plan("1.0", vec![saved()]);
+        let text = serde_json::to_string(&p).unwrap();
+        let back = parse(&text, "1.0").unwrap();
+        assert_eq!(back.hosts[0].steps[0].id, "tz");
+        assert_eq!(back.hosts[0].steps[0].action, "unknown");
+        assert_eq!(check(&back.hosts[0], &steps(), &stamp()), Ok(()));
+    }
+
+    #[test]
+    fn another_version_or_format_is_refused_by_name() {
+        let text = serde_json::to_string(&plan("1.0", vec![])).unwrap();
+        assert_eq!(
+            parse(&text, "2.0").unwrap_err(),
+            Unreadable::Version("1.0".into())
+        );
+        let other = text.replace("\"format_version\":1", "\"format_version\":9");
+        assert!(matches!(
+            parse(&other, "1.0"),
+            Err(Unreadable::Format { version: 9, .. })
+        ));
+        assert!(matches!(parse("[]", "1.0"), Err(Unreadable::Shape(_))));
+        let other = text.replace("beryl-plan", "terraform");
+        assert!(matches!(
+            parse(&other, "1.0"),
+            Err(Unreadable::Format { .. })
+        ));
+        assert!(matches!(parse("{", "1.0"), Err(Unreadable::Shape(_))));
+    }
+
+    #[test]
+    fn a_changed_config_script_or_step_is_stale() {
+        let s = saved();
+        let mut now = stamp();
+        now.config_sha256 = "other";
+        assert_eq!(check(&s, &steps(), &now), Err(Stale::Config));
+        let mut now = stamp();
+        now.facts_script_sha256 = "other";
+        assert_eq!(check(&s, &steps(), &now), Err(Stale::FactsScript));
+        let mut edited = steps();
+        edited[0].change = "rm -rf /".into();
+        assert!(matches!(check(&s, &edited, &stamp()), Err(Stale::Steps(_))));
+    }
+}

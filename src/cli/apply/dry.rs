@@ -1,0 +1,150 @@
+//! The dry run: each host's plan against its snapshot (or undecided), the
+//! fleet footer, the one JSON document or JSON Lines, and `--out`.
+
+use std::io::Write;
+
+use super::state::{self, Snapshot};
+use super::{Args, Code, Format, Planned};
+use crate::apply::diff::{self, Outcome as StepOutcome};
+use crate::apply::fleet::{self, HostReport};
+use crate::apply::saved;
+use crate::cli::{Failure, Outcome, write_out};
+use crate::diag::Diag;
+
+pub(super) fn run(
+    args: &Args,
+    plans: &[Planned<'_>],
+    out: &mut dyn Write,
+) -> Result<Outcome, Failure> {
+    let mut snapshots: Vec<Option<Snapshot>> = Vec::with_capacity(plans.len());
+    let mut errors = Vec::new();
+    for p in plans {
+        let s = match (&args.state, &args.state_dir) {
+            (Some(file), _) => state::load(file).map(Some),
+            (None, Some(dir)) => state::from_dir(dir, &p.host.fqdn),
+            (None, None) => Ok(None),
+        };
+        match s {
+            Ok(s) => snapshots.push(s),
+            Err(e) => errors.extend(e),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let outcomes: Vec<Vec<StepOutcome>> = plans
+        .iter()
+        .zip(&snapshots)
+        .map(|(p, s)| diff::compare(&p.steps, s.as_ref().map(|s| &s.state), !args.no_prune))
+        .collect();
+    if let Some(path) = &args.out {
+        save(args, path, plans, &snapshots, &outcomes)?;
+    }
+    let reports: Vec<HostReport<'_>> = plans
+        .iter()
+        .zip(&snapshots)
+        .zip(&outcomes)
+        .map(|((p, s), o)| HostReport::new(&p.host.fqdn, s.as_ref().map(|s| s.path.clone()), o))
+        .collect();
+    let text = match args.format {
+        Format::Json => fleet::to_json(&reports),
+        Format::Jsonl => fleet::to_jsonl(&reports),
+        Format::Text => text(args, &reports),
+    };
+    write_out(out, &text)?;
+    let totals = fleet::fleet_summary(&reports).totals;
+    let pending = totals.add + totals.change + totals.remove + totals.unknown;
+    Ok(if args.exit_code && pending > 0 {
+        crate::cli::Outcome::Differences
+    } else {
+        Outcome::Ok
+    })
+}
+
+/// Each host's plan; with several hosts, the fleet footer after them.
+fn text(args: &Args, reports: &[HostReport<'_>]) -> String {
+    let mut out = String::new();
+    for r in reports {
+        let mut t = diff::to_text(r.host, r.steps, r.snapshot.is_some());
+        if r.snapshot.is_none()
+            && let Some(dir) = &args.state_dir
+        {
+            // Said at once, under the host's name: no snapshot was found.
+            let note = format!(
+                "state unknown: no snapshot {}\n",
+                dir.join(format!("{}.json", r.host)).display()
+            );
+            let at = t.find('\n').map_or(t.len(), |i| i + 1);
+            t.insert_str(at, &note);
+        }
+        out.push_str(&t);
+    }
+    if reports.len() > 1 {
+        out.push_str(&fleet::footer(reports));
+    }
+    out
+}
+
+/// `--out`: the plan of every host, stamped; refused while a host's state
+/// is unknown (nothing could tell a stale plan from a good one).
+fn save(
+    args: &Args,
+    path: &std::path::Path,
+    plans: &[Planned<'_>],
+    snapshots: &[Option<Snapshot>],
+    outcomes: &[Vec<StepOutcome>],
+) -> Result<(), Failure> {
+    let unknown: Vec<String> = plans
+        .iter()
+        .zip(snapshots)
+        .filter(|(_, s)| s.is_none())
+        .map(|(p, _)| format!("\n  {}", p.host.fqdn))
+        .collect();
+    if !unknown.is_empty() {
+        let help = if args.state_dir.is_some() {
+            "gather them first (beryl facts --gather SELECTION --out DIR), or leave them out of the selection"
+        } else {
+            "give each host's snapshot: --state FILE (one host) or --state-dir DIR"
+        };
+        return Err(vec![
+            Diag::new(
+                Code::Unknown,
+                format!(
+                    "--out saves a plan only for hosts whose state is known; no snapshot for:{}",
+                    unknown.concat()
+                ),
+            )
+            .help(help),
+        ]);
+    }
+    let hosts = plans
+        .iter()
+        .zip(snapshots)
+        .zip(outcomes)
+        .filter_map(|((p, s), o)| {
+            let s = s.as_ref()?;
+            let script_sha = crate::apply::sha256_hex(&p.facts_script);
+            let stamp = saved::Stamp {
+                config_sha256: &p.config_sha256,
+                facts_sha256: &s.sha256,
+                facts_script_sha256: &script_sha,
+            };
+            Some(saved::host_plan(
+                &p.host.fqdn,
+                &p.steps,
+                o,
+                !args.no_prune,
+                &stamp,
+            ))
+        })
+        .collect();
+    let plan = saved::plan(env!("BERYL_VERSION"), hosts);
+    let mut text = serde_json::to_string_pretty(&plan).unwrap_or_default();
+    text.push('\n');
+    crate::fsutil::write_atomic(path, text).map_err(|(p, e)| {
+        vec![Diag::new(
+            crate::diag::Common::Io,
+            format!("cannot write {}: {e}", p.display()),
+        )]
+    })
+}

@@ -1,0 +1,229 @@
+//! A real run: the confirmation, the scripts over SSH (`--parallel` at a
+//! time), each line prefixed with its host when there are several, then the
+//! recap table, or with `--format json|jsonl` the JSON Lines events.
+
+use std::io::{BufRead, IsTerminal, Write};
+
+use super::{Args, Code, Format, Planned};
+use crate::apply::recap::{self, Event, HostRecap, Status};
+use crate::apply::{script, ssh};
+use crate::cli::{Failure, Outcome, write_out};
+use crate::desired::Login;
+use crate::diag::Diag;
+
+/// A host to run: its script, or why it is refused without running.
+pub(super) struct Job<'a> {
+    pub fqdn: &'a str,
+    pub login: &'a Login,
+    pub script: Option<String>,
+    /// A host refused before anything runs, and why (a stale saved plan).
+    pub refused: Option<(Status, String)>,
+}
+
+/// A real run asks first; without a terminal to ask on, it needs `--yes`
+/// or a saved plan.
+pub(super) fn may_run(args: &Args) -> Result<(), Failure> {
+    if args.yes || args.plan.is_some() || std::io::stdin().is_terminal() {
+        return Ok(());
+    }
+    Err(vec![
+        Diag::new(
+            Code::Confirm,
+            "a real apply asks for `yes` on a terminal, and there is none",
+        )
+        .help(
+            "look first (beryl apply SELECTION --dry-run), then run it with --yes; \
+             or save a plan (--dry-run --state-dir DIR --out PLAN.json) and apply it with --plan PLAN.json",
+        ),
+    ])
+}
+
+/// On a terminal without `--yes`: shows what will run and asks for `yes`
+/// on stderr.
+pub(super) fn confirm(args: &Args, plans: &[Planned<'_>], jobs: &[Job<'_>]) -> Result<(), Failure> {
+    if args.yes || args.plan.is_some() {
+        return Ok(());
+    }
+    let mut text = String::new();
+    for p in plans {
+        text.push_str(&format!("apply {}\n", p.host.fqdn));
+        for s in &p.steps {
+            text.push_str(&format!("? {}\n", s.id));
+        }
+    }
+    let running = jobs.iter().filter(|j| j.script.is_some()).count();
+    text.push_str(&format!(
+        "Each step is checked first and changed only if it differs.\n\
+         Apply to {running} host{}? Only `yes` is accepted: ",
+        if running == 1 { "" } else { "s" }
+    ));
+    let mut err = std::io::stderr().lock();
+    let _ = err.write_all(text.as_bytes());
+    let _ = err.flush();
+    let mut answer = String::new();
+    let _ = std::io::stdin().lock().read_line(&mut answer);
+    if accepted(&answer) {
+        return Ok(());
+    }
+    Err(vec![Diag::new(
+        Code::Confirm,
+        format!(
+            "not applied: the answer was {:?}, not `yes`",
+            answer.trim_end()
+        ),
+    )])
+}
+
+fn accepted(answer: &str) -> bool {
+    answer.trim_end_matches(['\n', '\r']) == "yes"
+}
+
+/// What one host's run left: its recap and its output, held back while
+/// hosts ran concurrently.
+type Done = (HostRecap, Vec<String>);
+
+/// Runs the jobs, prints the recap or the events, and maps the results to
+/// the exit status.
+pub(super) fn run(args: &Args, jobs: &[Job<'_>], out: &mut dyn Write) -> Result<Outcome, Failure> {
+    let json = args.format != Format::Text;
+    let prefix = jobs.len() > 1;
+    let mut recaps = Vec::with_capacity(jobs.len());
+    if args.parallel <= 1 {
+        for j in jobs {
+            // One host after another: lines are streamed as they arrive.
+            let (r, _) = one(args, j, json, prefix, &mut |line| {
+                let _ = write_out(out, line);
+                let _ = out.flush();
+            });
+            recaps.push(r);
+        }
+    } else {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(args.parallel)
+            .build()
+            .map_err(|e| vec![Diag::new(Code::Parallel, e.to_string())])?;
+        use rayon::prelude::*;
+        let done: Vec<Done> = pool.install(|| {
+            jobs.par_iter()
+                .map(|j| {
+                    let mut lines = Vec::new();
+                    let (r, _) = one(args, j, json, prefix, &mut |l| lines.push(l.to_string()));
+                    (r, lines)
+                })
+                .collect()
+        });
+        for (r, lines) in done {
+            for l in lines {
+                write_out(out, &l)?;
+            }
+            recaps.push(r);
+        }
+    }
+    let totals = recap::totals(&recaps);
+    if json {
+        write_out(out, &Event::Recap(totals).line())?;
+    } else {
+        write_out(out, &recap::table(&recaps))?;
+    }
+    finish(args, &recaps)
+}
+
+/// One host: its lines (or events) through `emit`, then its recap.
+fn one(args: &Args, j: &Job<'_>, json: bool, prefix: bool, emit: &mut dyn FnMut(&str)) -> Done {
+    let mut r = HostRecap::new(j.fqdn);
+    let mut stale = None;
+    let result = match (&j.refused, &j.script) {
+        (Some((status, why)), _) => {
+            r.status = *status;
+            r.message = Some(why.clone());
+            None
+        }
+        (None, Some(text)) => Some(ssh::run(
+            j.login,
+            &args.ssh_option,
+            &args.remote_env,
+            text,
+            &mut |line| {
+                if let Some(why) = line.strip_prefix("stale: ") {
+                    stale = Some(why.to_string());
+                }
+                let event = r.read(line).map(|e| Event::Step(e).line());
+                match (json, event) {
+                    (true, Some(e)) => emit(&e),
+                    (true, None) => {}
+                    (false, _) if prefix => emit(&format!("{}: {line}\n", j.fqdn)),
+                    (false, _) => emit(&format!("{line}\n")),
+                }
+            },
+        )),
+        (None, None) => None,
+    };
+    match result {
+        None | Some(Ok(0)) => {}
+        Some(Ok(script::STALE_STATUS)) => {
+            r.status = Status::Stale;
+            r.message = Some(stale.unwrap_or_else(|| "the facts changed".into()));
+        }
+        Some(Ok(code)) => {
+            r.status = Status::Failed;
+            r.message = Some(format!("the apply script failed (exit {code})"));
+        }
+        Some(Err(d)) => {
+            r.status = if d.code == crate::apply::Code::Ssh.as_str() {
+                Status::Unreachable
+            } else {
+                Status::Failed
+            };
+            r.message = Some(d.message);
+        }
+    }
+    if json {
+        emit(&Event::Host(&r).line());
+    } else if prefix && r.status == Status::Ok {
+        emit(&format!("{}: done, {} changed\n", j.fqdn, r.changed));
+    }
+    (r, Vec::new())
+}
+
+/// Exit 2 naming the hosts that failed, were stale or unreachable; else 1
+/// with `--exit-code` when something changed.
+fn finish(args: &Args, recaps: &[HostRecap]) -> Result<Outcome, Failure> {
+    let mut errors = Vec::new();
+    for r in recaps {
+        let (code, what) = match r.status {
+            Status::Ok => continue,
+            Status::Failed => (Code::Failed, "failed"),
+            Status::Stale => (Code::Stale, "is stale, left as it was"),
+            Status::Unreachable => (Code::Unreachable, "is unreachable"),
+        };
+        let why = r.message.as_deref().unwrap_or("");
+        let mut d = Diag::new(code, format!("{}: {what}: {why}", r.host));
+        if r.status == Status::Stale {
+            d = d.help("make a new plan: gather the facts again, then --dry-run --out");
+        }
+        errors.push(d);
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let changed: usize = recaps.iter().map(|r| r.changed).sum();
+    Ok(if args.exit_code && changed > 0 {
+        Outcome::Differences
+    } else {
+        Outcome::Ok
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::accepted;
+
+    #[test]
+    fn only_yes_is_accepted() {
+        assert!(accepted("yes\n"));
+        assert!(accepted("yes\r\n"));
+        for no in ["y\n", "YES\n", " yes\n", "yes please\n", "", "\n"] {
+            assert!(!accepted(no), "{no:?}");
+        }
+    }
+}
