@@ -282,7 +282,7 @@ fn dry_run_detail() {
         } else {
             let v: serde_json::Value = serde_json::from_str(&text).unwrap();
             // The commands are the apply script's (`apply --script`).
-            let steps: Vec<serde_json::Value> = v["steps"]
+            let steps: Vec<serde_json::Value> = v["hosts"][0]["steps"]
                 .as_array()
                 .unwrap()
                 .iter()
