@@ -206,6 +206,39 @@ for ds in $(ids zfs); do
 done
 printf '}'
 
+# The live value of each sysctl beryl sets or set (`ids sysctl`), null for a
+# name the kernel does not know; and /etc/sysctl.conf, where they are kept.
+printf ',"sysctl":{'
+sep=''
+for n in $(ids sysctl); do
+	if v=$(sysctl -n "$n" 2>/dev/null); then
+		v=$(json "$v")
+	else
+		v=null
+	fi
+	printf '%s%s:%s' "$sep" "$(json "$n")" "$v"
+	sep=','
+done
+printf '}'
+printf ',"sysctl_conf":%s' "$(file /etc/sysctl.conf)"
+
+# What /boot/loader.conf sets, as sysrc reads it (the file only).
+if [ -f /boot/loader.conf ]; then
+	printf ',"loader_conf":%s' "$(sysrc -f /boot/loader.conf -a 2>/dev/null | vars)"
+else
+	printf ',"loader_conf":{}'
+fi
+
+# beryl's cron files (`ids cron`), by entry name, in the drop-in directory
+# of every release beryl knows (src/freebsd/cron.rs).
+printf ',"cron":{'
+sep=''
+for n in $(ids cron); do
+	printf '%s%s:%s' "$sep" "$(json "$n")" "$(file "/usr/local/etc/cron.d/beryl-$n")"
+	sep=','
+done
+printf '}'
+
 # What beryl created on this host: its record, `KIND ID` lines.
 printf ',"managed":['
 sep=''

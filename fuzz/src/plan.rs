@@ -613,6 +613,17 @@ fn installerconfig(text: &str, plan: &plan::Plan) {
                     ))
                 }
             }
+            Resource::Sysctl { name, value } => {
+                let (n, v) = (format!("name={name}"), format!("value={value}"));
+                let head = ["awk", "-v", n.as_str(), "-v", v.as_str()];
+                let found = commands.iter().any(|c| sh::argv(c).starts_with(&head));
+                assert!(found, "no sysctl.conf edit for {name} in:\n{text}");
+            }
+            Resource::Loader { name, value } => has(words(
+                &["sysrc", "-f", "/boot/loader.conf"],
+                &[format!("{name}={value}")],
+            )),
+            Resource::Cron(e) => has(words(&["printf", "%s"], std::slice::from_ref(&e.content))),
         }
     }
 }
@@ -631,6 +642,7 @@ const APPLY_PARAMS: &[&str] = &[
     "1",
     "2",
     "3",
+    "4",
     "changed",
     "unchanged",
     "failed",
@@ -639,8 +651,8 @@ const APPLY_PARAMS: &[&str] = &[
     "?",
     // The record and pruning (src/apply/prune.rs).
     "#",
-    "4",
     "5",
+    "6",
     "record",
     "created",
     "pruned",
@@ -678,6 +690,7 @@ const APPLY_SUBS: &[&str] = &[
     "remove_$kind",
     // A handler's `service NAME ACTION`.
     "service",
+    "sysctl",
 ];
 
 fn apply_script(text: &str, steps: &[beryl::apply::Step]) {

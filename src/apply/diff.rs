@@ -47,6 +47,10 @@ pub(crate) struct Outcome {
     pub changes: Vec<Change>,
     /// A unified diff of a file's content, when it changes.
     pub diff: Option<String>,
+    /// What the change leaves to be done (a loader.conf change needs a
+    /// reboot), when it changes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<&'static str>,
     pub check: String,
     pub change: String,
     /// The services this step's change reloads or restarts (handlers).
@@ -64,12 +68,17 @@ pub(crate) fn compare(steps: &[Step], state: Option<&State>, prune: bool) -> Vec
                 None => (Action::Unknown, Vec::new(), None),
                 Some(s) => judge(&step.desired, s),
             };
+            let note = match action {
+                Action::Noop => None,
+                _ => super::system::note(step.kind),
+            };
             Outcome {
                 id: step.id.clone(),
                 kind: step.kind,
                 action,
                 changes,
                 diff,
+                note,
                 check: step.check.clone(),
                 change: step.change.clone(),
                 notify: step.notify.clone(),
@@ -113,6 +122,7 @@ fn removals(steps: &[Step], s: &State) -> Vec<Outcome> {
                     action: Action::Noop,
                     changes: vec![change("pruning", "recorded", why)],
                     diff: None,
+                    note: None,
                     check: format!("exists_{} {id}", kind.kind),
                     change: format!("keep_{} {id}", kind.kind),
                     notify: Vec::new(),
@@ -124,6 +134,7 @@ fn removals(steps: &[Step], s: &State) -> Vec<Outcome> {
                 action: Action::Delete,
                 changes: Vec::new(),
                 diff: None,
+                note: super::system::removal_note(kind.step),
                 check: format!("! exists_{} {id}", kind.kind),
                 change: format!("remove_{} {id}", kind.kind),
                 notify: Vec::new(),
@@ -333,6 +344,9 @@ fn judge(d: &Desired, s: &State) -> (Action, Vec<Change>, Option<String>) {
                 )
             }
         }
+        Desired::Sysctl { name, value } => super::system::judge_sysctl(s, name, value),
+        Desired::Loader { name, value } => super::system::judge_loader(s, name, value),
+        Desired::Cron(e) => super::system::judge_cron(s, e),
     }
 }
 
@@ -349,7 +363,7 @@ pub(super) fn verdict(
 
 /// Mode, owner and content of a file; the unified diff when the content
 /// differs.
-fn compare_file(
+pub(super) fn compare_file(
     have: &super::state::File,
     content: &str,
     mode: &str,
@@ -375,7 +389,7 @@ fn compare_file(
     Some(unified(&have.content, content))
 }
 
-fn unified(have: &str, want: &str) -> String {
+pub(super) fn unified(have: &str, want: &str) -> String {
     similar::TextDiff::from_lines(have, want)
         .unified_diff()
         .header("current", "desired")
@@ -437,6 +451,9 @@ pub(crate) fn to_text(host: &str, outcomes: &[Outcome], known: bool) -> String {
             for line in d.lines() {
                 out.push_str(&format!("    {line}\n"));
             }
+        }
+        if let Some(note) = o.note {
+            out.push_str(&format!("    note: {note}\n"));
         }
         if o.action != Action::Noop {
             for n in &o.notify {

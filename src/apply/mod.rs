@@ -22,6 +22,7 @@ pub(crate) mod saved;
 pub mod script;
 pub mod ssh;
 pub(crate) mod state;
+mod system;
 mod zfs;
 
 use serde::Serialize;
@@ -38,7 +39,7 @@ crate::diag::codes! {
     }
 }
 
-use crate::desired::{Account, File, Host, Notify, RcVar, Record, Resource, Service};
+use crate::desired::{Account, CronEntry, File, Host, Notify, RcVar, Record, Resource, Service};
 use crate::shell::QuoteError;
 
 /// The kinds of step.
@@ -58,6 +59,9 @@ pub enum StepKind {
     Service,
     Zpool,
     Zfs,
+    Sysctl,
+    Loader,
+    Cron,
 }
 
 /// What a step wants.
@@ -101,13 +105,26 @@ pub enum Desired {
     Zpool(crate::desired::Pool),
     /// A dataset with properties, or one to destroy.
     Dataset(crate::desired::Dataset),
+    /// A sysctl: its sysctl.conf line and its live value.
+    Sysctl {
+        name: String,
+        value: String,
+    },
+    /// A /boot/loader.conf variable.
+    Loader {
+        name: String,
+        value: String,
+    },
+    /// A cron entry's file.
+    Cron(CronEntry),
 }
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Step {
     /// Stable: `pkg`, `pkg:NAME`, `group:NAME`, `user:NAME`, `root`,
     /// `keys:USER`, `file:PATH`, `sshd`, `rc:NAME`, `tz`, `zpool:NAME`,
-    /// `zfs:DATASET`, `service:NAME`.
+    /// `zfs:DATASET`, `service:NAME`, `sysctl:NAME`, `loader:NAME`,
+    /// `cron:NAME`.
     pub id: String,
     pub kind: StepKind,
     pub desired: Desired,
@@ -164,6 +181,15 @@ pub fn steps(host: &Host) -> Result<Vec<Step>, QuoteError> {
             Resource::Dataset(d) => out.push(Desired::Dataset(d.clone())),
             // Install only: a live host's pools are mounted where they belong.
             Resource::ZfsUnmount { .. } => {}
+            Resource::Sysctl { name, value } => out.push(Desired::Sysctl {
+                name: name.clone(),
+                value: value.clone(),
+            }),
+            Resource::Loader { name, value } => out.push(Desired::Loader {
+                name: name.clone(),
+                value: value.clone(),
+            }),
+            Resource::Cron(e) => out.push(Desired::Cron(e.clone())),
         }
         // A resource's records belong to its last items, one each (the
         // packages after pkg's bootstrap).

@@ -70,6 +70,42 @@ pub(crate) const KINDS: &[Kind] = &[
         source: "openzfs/zfs cmd/zfs/zfs_main.c @be7657e3 (zfs list -H -o name: exit 1 and \"dataset does not exist\" when absent)",
         kept: Some(DATASET_KEPT),
     },
+    // sysctl, loader and cron: src/apply/system.rs.
+    Kind {
+        kind: "sysctl",
+        step: StepKind::Sysctl,
+        exists: concat!(
+            "[ -f /etc/sysctl.conf ] && ! awk -v name=\"$1\" -v value= '",
+            crate::desired::system::sysctl_awk!(),
+            "' /etc/sysctl.conf | cmp -s - /etc/sysctl.conf"
+        ),
+        keep: "false",
+        remove: concat!(
+            "awk -v name=\"$1\" -v value= '",
+            crate::desired::system::sysctl_awk!(),
+            "' /etc/sysctl.conf > /etc/sysctl.conf.beryl-tmp && mv -f /etc/sysctl.conf.beryl-tmp /etc/sysctl.conf"
+        ),
+        source: "libexec/rc/rc.d/sysctl @023fc80e (the file read at boot); the live value stays until the next boot",
+        kept: None,
+    },
+    Kind {
+        kind: "loader",
+        step: StepKind::Loader,
+        exists: "sysrc -f /boot/loader.conf -a 2>/dev/null | grep -q \"^$1: \"",
+        keep: "false",
+        remove: "sysrc -f /boot/loader.conf -x \"$1\" >/dev/null",
+        source: "usr.sbin/sysrc/sysrc @09711ccb (-f FILE, -a, -x)",
+        kept: None,
+    },
+    Kind {
+        kind: "cron",
+        step: StepKind::Cron,
+        exists: "[ -e \"/usr/local/etc/cron.d/beryl-$1\" ]",
+        keep: "false",
+        remove: "rm -f \"/usr/local/etc/cron.d/beryl-$1\"",
+        source: "usr.sbin/cron/cron/database.c @e4452d45 (a file gone is dropped at the next load); src/freebsd/cron.rs",
+        kept: None,
+    },
 ];
 
 /// The row of a kind.

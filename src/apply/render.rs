@@ -108,6 +108,9 @@ pub(super) fn step(desired: Desired) -> Result<Step, QuoteError> {
         ),
         Desired::Zpool(p) => super::zfs::pool(p)?,
         Desired::Dataset(d) => super::zfs::dataset(d)?,
+        Desired::Sysctl { name, value } => super::system::sysctl(name, value)?,
+        Desired::Loader { name, value } => super::system::loader(name, value)?,
+        Desired::Cron(e) => super::system::cron(e)?,
     };
     let notify = match &desired {
         Desired::File(f) => f.notify.clone(),

@@ -74,10 +74,15 @@ pub(crate) fn script_guarded(
             ""
         };
         out.push_str(&format!(
-            "\ncheck_{i}() {{\n\t{}\n}}\n{literal}change_{i}() {{\n\t{}\n}}\nstep {} check_{i} change_{i}{record}\n",
+            "\ncheck_{i}() {{\n\t{}\n}}\n{literal}change_{i}() {{\n\t{}\n}}\nstep {} check_{i} change_{i}{record}{}\n",
             step.check,
             step.change,
-            word(&step.id)?
+            word(&step.id)?,
+            match (super::system::note(step.kind), &step.record) {
+                (Some(note), Some(_)) => format!(" {}", word(note)?),
+                (Some(note), None) => format!(" '' '' {}", word(note)?),
+                (None, _) => String::new(),
+            }
         ));
         for n in &step.notify {
             out.push_str(&format!(
@@ -259,8 +264,9 @@ handlers() {
 	done
 }
 
-# step ID CHECK CHANGE [KIND RID]: with KIND and RID, an item that did not
-# exist before the change is recorded as `KIND RID`.
+# step ID CHECK CHANGE [KIND RID [NOTE]]: with KIND and RID, an item that
+# did not exist before the change is recorded as `KIND RID`; NOTE is printed
+# under a step that changed.
 # It sets stepped=1 when the change ran (or would), for the notify lines
 # that follow a step whose file has `notify`.
 stepped=0
@@ -279,7 +285,7 @@ step() {
 		return 0
 	fi
 	new=''
-	if [ $# -ge 5 ] && ! "exists_$4" "$5" </dev/null >/dev/null 2>&1; then
+	if [ -n "${5:-}" ] && ! "exists_$4" "$5" </dev/null >/dev/null 2>&1; then
 		new="$4 $5"
 	fi
 	out=$("$3" </dev/null 2>&1)
@@ -295,6 +301,9 @@ step() {
 "
 	fi
 	echo "~ $1"
+	if [ -n "${6:-}" ]; then
+		echo "    note: $6"
+	fi
 	changed=$((changed + 1))
 }
 

@@ -76,6 +76,19 @@ pub(crate) struct State {
     /// absent.
     #[serde(default)]
     pub zfs: BTreeMap<String, Option<Dataset>>,
+    /// The live value of each sysctl asked about (`ids sysctl`); `null` for
+    /// a name the kernel does not know.
+    #[serde(default)]
+    pub sysctl: BTreeMap<String, Option<String>>,
+    /// /etc/sysctl.conf; `null` when absent.
+    #[serde(default)]
+    pub sysctl_conf: Option<File>,
+    /// The variables /boot/loader.conf sets (`sysrc -f /boot/loader.conf -a`).
+    #[serde(default)]
+    pub loader_conf: BTreeMap<String, String>,
+    /// beryl's cron files, by entry name (`ids cron`); `null` when absent.
+    #[serde(default)]
+    pub cron: BTreeMap<String, Option<File>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -159,6 +172,12 @@ impl State {
             "pkg" => self.has_package(id),
             "file" => self.files.get(id).is_some_and(Option::is_some),
             "zfs" => self.zfs.get(id).is_some_and(Option::is_some),
+            "sysctl" => self
+                .sysctl_conf
+                .as_ref()
+                .is_some_and(|f| super::system::sysctl_edit(&f.content, id, "") != f.content),
+            "loader" => self.loader_conf.contains_key(id),
+            "cron" => self.cron.get(id).is_some_and(Option::is_some),
             _ => true,
         }
     }

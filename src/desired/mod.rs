@@ -10,6 +10,7 @@
 pub(crate) mod access;
 pub(crate) mod require;
 pub(crate) mod sshd;
+pub(crate) mod system;
 pub(crate) mod zfs;
 
 use serde::Serialize;
@@ -21,6 +22,7 @@ use crate::freebsd::{base, rcd};
 use crate::schema::{Install, Ipv4, Ipv6, UserState};
 
 pub use access::{Become, Login};
+pub use system::CronEntry;
 pub use zfs::{Dataset, Pool, Prop};
 
 /// The sudoers drop-in beryl owns. A name with a dot is ignored by sudo's
@@ -137,6 +139,12 @@ pub enum Resource {
     /// Last in the install: the data pools' file systems unmounted, so that
     /// the installer can export the boot pool they are mounted in.
     ZfsUnmount { pools: Vec<String> },
+    /// A sysctl: its line in /etc/sysctl.conf, and its live value (apply).
+    Sysctl { name: String, value: String },
+    /// A /boot/loader.conf variable; read at the next boot.
+    Loader { name: String, value: String },
+    /// A cron entry, one file of the release's drop-in directory.
+    Cron(CronEntry),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -256,6 +264,9 @@ impl Resource {
             Resource::Zpool(_) => "zpool",
             Resource::Dataset(_) => "zfs",
             Resource::ZfsUnmount { .. } => "zfs_unmount",
+            Resource::Sysctl { .. } => "sysctl",
+            Resource::Loader { .. } => "loader",
+            Resource::Cron(_) => "cron",
         }
     }
 
@@ -270,13 +281,16 @@ impl Resource {
             // other fields.
             Resource::File(f) if f.listed => vec![Record::new("file", f.path.clone())],
             Resource::Dataset(d) if !d.destroy => vec![Record::new("zfs", d.name.clone())],
+            Resource::Sysctl { name, .. } => vec![Record::new("sysctl", name)],
+            Resource::Loader { name, .. } => vec![Record::new("loader", name)],
+            Resource::Cron(e) => vec![Record::new("cron", &e.name)],
             _ => Vec::new(),
         }
     }
 
     /// A stable id: `pkg`, `group:NAME`, `user:NAME`, `root`, `keys:USER`,
     /// `file:PATH`, `sshd`, `rc:NAME`, `tz`, `zpool:NAME`, `zfs:DATASET`,
-    /// `zfs_unmount`, `service:NAME`.
+    /// `zfs_unmount`, `service:NAME`, `sysctl:NAME`, `loader:NAME`, `cron:NAME`.
     pub(crate) fn id(&self) -> String {
         match self {
             Resource::Packages { .. } => "packages".into(),
@@ -293,6 +307,9 @@ impl Resource {
             Resource::Zpool(p) => format!("zpool:{}", p.name),
             Resource::Dataset(d) => format!("zfs:{}", d.name),
             Resource::ZfsUnmount { .. } => "zfs_unmount".into(),
+            Resource::Sysctl { name, .. } => format!("sysctl:{name}"),
+            Resource::Loader { name, .. } => format!("loader:{name}"),
+            Resource::Cron(e) => format!("cron:{}", e.name),
         }
     }
 }
@@ -304,6 +321,7 @@ pub fn build(fqdn: &str, c: &Compiled) -> Result<Host, Diags> {
     let mut errors = require::release(c);
     errors.extend(require::accounts(c));
     errors.extend(require::shells(c));
+    errors.extend(require::cron(c));
     errors.extend(access::check(&login, c));
     if !errors.is_empty() {
         return Err(errors);
@@ -504,6 +522,7 @@ fn layout(fqdn: &str, c: &Compiled, login: Login) -> Host {
     if let Some(zone) = text(&f.timezone) {
         resources.push(Resource::Timezone { zone });
     }
+    resources.extend(system::resources(c));
     // After the packages and accounts they need; files before the services
     // that read them.
     resources.extend(f.files.iter().map(|m| Resource::File(listed_file(m))));

@@ -23,6 +23,8 @@ crate::diag::codes! {
         PlanShell = "beryl::plan::shell";
         /// Sudoers lines without the `sudo` package.
         PlanSudo = "beryl::plan::sudo";
+        /// Cron entries for a release whose cron reads no drop-in directory, or without `freebsd.version`.
+        ReleaseCron = "beryl::release::cron";
     }
 }
 
@@ -184,4 +186,44 @@ pub(crate) fn shells(c: &Compiled) -> Vec<Diag> {
         );
     }
     errors
+}
+
+/// Cron entries need a release whose cron(8) reads a drop-in directory
+/// ([`crate::freebsd::cron::CRONS`]); without `freebsd.version` the
+/// directory is unknown.
+pub(crate) fn cron(c: &Compiled) -> Vec<Diag> {
+    let f = &c.freebsd;
+    let Some(first) = f.cron.first() else {
+        return Vec::new();
+    };
+    let Some(v) = &f.version else {
+        return vec![
+            Diag::new(
+                Code::ReleaseCron,
+                "freebsd.cron needs `freebsd.version`: where cron reads drop-in files depends on the release",
+            )
+            .label(&first.name.span, "a cron entry")
+            .help(format!(
+                "name the release, such as version: \"15.0\" (beryl knows {})",
+                release::known()
+            )),
+        ];
+    };
+    match crate::freebsd::cron::find(&v.value) {
+        // An unknown release is reported by `release`.
+        None => Vec::new(),
+        Some(row) if row.dir.is_some() => Vec::new(),
+        Some(row) => vec![
+            Diag::new(
+                Code::ReleaseCron,
+                format!(
+                    "FreeBSD {}'s cron reads no drop-in directory, so beryl cannot add cron entries",
+                    v.value
+                ),
+            )
+            .label(&first.name.span, "a cron entry")
+            .label(&v.span, "this release")
+            .help(row.source),
+        ],
+    }
 }

@@ -5,6 +5,7 @@
 //! - [`release`]: the releases beryl installs, keyed by `freebsd.version`:
 //!   disk driver names and what the installer can do unattended.
 //! - [`base`]: the accounts and groups of the base system.
+//! - [`cron`]: where each release's cron(8) reads drop-in crontabs.
 //! - [`names`]: pure validators of FreeBSD names, sizes and identifiers
 //!   (host names, users, disks, addresses, rc.conf variables), reusable by
 //!   every stage.
@@ -21,6 +22,7 @@
 //! default `DISTRIBUTIONS`, which every plan sets explicitly.
 
 pub(crate) mod base;
+pub(crate) mod cron;
 pub(crate) mod names;
 pub(crate) mod rcd;
 pub(crate) mod release;

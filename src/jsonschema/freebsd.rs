@@ -91,6 +91,20 @@ pub struct FreeBsd {
     /// `destroy: true` destroys one, and only one beryl created.
     #[schemars(with = "Ref<Zfs>")]
     pub zfs: Option<Ref<Zfs>>,
+    /// Kernel state: MIB name to value, kept in /etc/sysctl.conf and set
+    /// live, such as kern.ipc.somaxconn: 1024. Merged by name. A read-only
+    /// tunable belongs in `loader`.
+    #[schemars(with = "Ref<BTreeMap<String, SysctlValue>>")]
+    pub sysctl: Option<Ref<BTreeMap<String, SysctlValue>>>,
+    /// /boot/loader.conf variables, such as accf_http_load: true (written
+    /// YES); a change needs a reboot. Shell names only (sysrc writes them);
+    /// zfs_load and cryptodev_load are the installer's.
+    #[schemars(with = "Ref<BTreeMap<String, RcValue>>")]
+    pub loader: Option<Ref<BTreeMap<String, RcValue>>>,
+    /// Scheduled jobs: entry name to {schedule, user, command}, one file each
+    /// in the release's cron drop-in directory (/usr/local/etc/cron.d/beryl-NAME).
+    #[schemars(with = "Ref<BTreeMap<String, Cron>>")]
+    pub cron: Option<Ref<BTreeMap<String, Cron>>>,
 }
 
 /// One managed file: exactly one of `content`, `template` and `source`.
@@ -240,6 +254,35 @@ fn dataset_keys(schema: &mut schemars::Schema) {
         serde_json::Value::Bool(false),
     );
     prefixed_keys(schema);
+}
+
+/// A sysctl value, as `sysctl -n` prints it.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+#[schemars(inline)]
+pub enum SysctlValue {
+    /// One word of letters, digits and `. _ , : / % + @ -`.
+    Text(String),
+    /// An integer, written in decimal.
+    Int(i64),
+}
+
+/// One cron entry.
+// Its keys are the rows of the CRON table (src/schema/system.rs).
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+#[schemars(transform = prefixed_keys, extend("required" = ["schedule", "command"]))]
+pub struct Cron {
+    /// Five time fields (minute hour day-of-month month day-of-week), such as
+    /// "15 3 * * *", or a word such as @daily.
+    #[schemars(with = "String")]
+    pub schedule: Option<String>,
+    /// The user the command runs as (root when absent).
+    #[schemars(with = "String")]
+    pub user: Option<String>,
+    /// The command line, run by /bin/sh; write `\%` for a literal `%`.
+    #[schemars(with = "String")]
+    pub command: Option<String>,
 }
 
 /// A swap size.

@@ -63,6 +63,7 @@ fn the_input_types_have_the_keys_of_the_validation_tables() {
         .chain([("destroy", "true: destroyed if beryl created it")])
         .collect();
     same_as_table(def(&s, "Dataset"), &props, "a dataset");
+    same_as_table(def(&s, "Cron"), &schema::cron_keys(), "a cron entry");
 }
 
 /// The `const`s of an enum's `oneOf`, or its `enum` values.

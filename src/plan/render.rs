@@ -74,6 +74,18 @@ pub(crate) const TEMPLATES: &[(&str, &str)] = &[
         "steps/zfs_unmount.sh.j2",
         include_str!("../../templates/steps/zfs_unmount.sh.j2"),
     ),
+    (
+        "steps/sysctl.sh.j2",
+        include_str!("../../templates/steps/sysctl.sh.j2"),
+    ),
+    (
+        "steps/loader.sh.j2",
+        include_str!("../../templates/steps/loader.sh.j2"),
+    ),
+    (
+        "steps/cron.sh.j2",
+        include_str!("../../templates/steps/cron.sh.j2"),
+    ),
 ];
 
 /// Where the templates come from.
@@ -96,6 +108,8 @@ impl Templates {
         env.add_filter("sh", sh);
         env.add_filter("dirname", dirname);
         env.set_formatter(quote_formatter);
+        // The awk program of the sysctl.conf edit, for steps/sysctl.sh.j2.
+        env.add_global("sysctl_awk", crate::desired::system::SYSCTL_AWK);
         let origin = match dir {
             None => "templates/".to_string(),
             Some(d) => format!("{}/", d.display().to_string().trim_end_matches('/')),

@@ -9,7 +9,7 @@ use crate::value::Value;
 use super::Code;
 use super::ctx::{self, At, Ctx, Field, Rule};
 use super::model::{FreeBsd, Located, Raid};
-use super::{files, network, services, users, zfs};
+use super::{files, network, services, system, users, zfs};
 use crate::freebsd::names;
 
 /// The keys of `freebsd`, in the order the docs list them.
@@ -132,6 +132,37 @@ pub(crate) const FREEBSD: &[Field<FreeBsd>] = &[
         doc: "data pools made at install (pools) and datasets with ZFS properties (datasets)",
         aliases: &["zfs_datasets", "zpools", "storage"],
         check: zfs::zfs,
+    },
+    Field {
+        key: "sysctl",
+        doc: "kernel state: MIB name to value, kept in /etc/sysctl.conf and set live, such as kern.ipc.somaxconn: 1024",
+        aliases: &["sysctls", "sysctl_conf", "sysctl.conf", "sysctl_vars"],
+        check: system::sysctl,
+    },
+    Field {
+        key: "loader",
+        doc: "/boot/loader.conf variables, such as accf_http_load: true (written YES); a change needs a reboot",
+        aliases: &[
+            "loader_conf",
+            "loader.conf",
+            "boot_loader",
+            "tunables",
+            "boot",
+        ],
+        check: system::loader,
+    },
+    Field {
+        key: "cron",
+        doc: "scheduled jobs: entry name to {schedule, user, command}, one file each in the release's cron drop-in directory",
+        aliases: &[
+            "crontab",
+            "crontabs",
+            "cron_jobs",
+            "cronjobs",
+            "jobs",
+            "cron.d",
+        ],
+        check: system::cron,
     },
 ];
 

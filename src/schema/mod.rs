@@ -17,6 +17,7 @@ mod files;
 mod model;
 mod network;
 mod services;
+mod system;
 mod users;
 pub(crate) mod zfs;
 
@@ -121,6 +122,26 @@ crate::diag::codes! {
         ZfsProperty = "zfs_property";
         /// A `destroy: true` that cannot hold (with properties, or on a pool).
         Destroy = "destroy";
+        /// A sysctl name that is not a dotted MIB name.
+        SysctlName = "sysctl_name";
+        /// A sysctl the installer writes itself.
+        SysctlManaged = "sysctl_managed";
+        /// A sysctl value that is not one safe word.
+        SysctlValue = "sysctl_value";
+        /// A loader.conf variable sysrc cannot write (not a shell name).
+        LoaderName = "loader_name";
+        /// A loader.conf variable the installer writes itself.
+        LoaderManaged = "loader_managed";
+        /// A loader.conf value that is unsafe inside double quotes.
+        LoaderValue = "loader_value";
+        /// A cron entry name that cannot name a file.
+        CronName = "cron_name";
+        /// A cron schedule that is not five time fields or an `@` word.
+        CronSchedule = "cron_schedule";
+        /// A cron user that is not a user name.
+        CronUser = "cron_user";
+        /// A cron command on several lines, starting with `-`, or with an unescaped `%`.
+        CronCommand = "cron_command";
     }
 }
 
@@ -199,6 +220,12 @@ pub(crate) fn file_keys() -> Vec<(&'static str, &'static str)> {
 #[cfg(test)]
 pub(crate) fn service_keys() -> Vec<(&'static str, &'static str)> {
     ctx::docs(files::SERVICE)
+}
+
+/// The keys of a cron entry with their one-line docs, in table order.
+#[cfg(test)]
+pub(crate) fn cron_keys() -> Vec<(&'static str, &'static str)> {
+    ctx::docs(system::CRON)
 }
 
 /// The keys of `freebsd.sshd` with their one-line docs, in table order.

@@ -73,6 +73,12 @@ pub struct FreeBsd {
     pub services: Vec<Service>,
     /// Data pools and datasets (`freebsd.zfs`); empty when not set.
     pub zfs: Zfs,
+    /// sysctl MIB names and values, in the order given.
+    pub sysctl: Vec<Tunable>,
+    /// loader.conf variables, in the order given.
+    pub loader: Vec<Tunable>,
+    /// Cron entries, in the order given.
+    pub cron: Vec<CronJob>,
     /// Where the `freebsd` mapping was written (synthetic when it was absent).
     #[serde(skip)]
     pub span: Span,
@@ -114,6 +120,46 @@ pub struct RcVar {
     /// The value as text: a string as written, an integer in decimal, a
     /// boolean as `YES` or `NO`.
     pub value: Located<String>,
+}
+
+/// A sysctl (MIB name, value one word) or a loader.conf variable (a shell
+/// name, value safe inside double quotes).
+#[derive(Debug, Clone, Serialize)]
+pub struct Tunable {
+    /// The name, located at its key.
+    pub name: Located<String>,
+    /// The value as text (an integer in decimal; for loader.conf a boolean
+    /// as `YES` or `NO`).
+    pub value: Located<String>,
+}
+
+/// One cron entry, a file of the release's cron drop-in directory.
+#[derive(Debug, Clone, Serialize)]
+pub struct CronJob {
+    /// The entry name (letters, digits, `_`, `-`), located at its key.
+    pub name: Located<String>,
+    /// Five time fields separated by one space, or an `@` word.
+    pub schedule: Option<Located<String>>,
+    /// The user the command runs as; root when `None`.
+    pub user: Option<Located<String>>,
+    /// The command line, `%` escaped.
+    pub command: Option<Located<String>>,
+    /// Where the entry's mapping was written.
+    #[serde(skip)]
+    pub span: Span,
+}
+
+impl CronJob {
+    /// An entry with no fields set yet.
+    pub(crate) fn blank(name: Located<String>, span: Span) -> Self {
+        Self {
+            name,
+            schedule: None,
+            user: None,
+            command: None,
+            span,
+        }
+    }
 }
 
 /// sshd settings, written at the top of sshd_config.

@@ -100,7 +100,7 @@ pub(crate) fn rc_conf(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
 
 /// A scalar as rc.conf text: a string as written, an integer in decimal, a
 /// boolean as `YES` or `NO` (how rc.conf spells its switches).
-fn rc_text(cx: &mut Ctx, path: &str, node: &crate::value::Node) -> Option<String> {
+pub(super) fn rc_text(cx: &mut Ctx, path: &str, node: &crate::value::Node) -> Option<String> {
     let expected = "a string, an integer or a boolean";
     let help = match &node.value {
         Value::Str(s) => return Some(s.clone()),

@@ -197,14 +197,14 @@ fn dry_run_against_a_drifted_snapshot() {
 #[test]
 fn dry_run_against_an_exact_snapshot_and_exit_codes() {
     let cases: [(&str, tempfile::TempDir, Value, Value, usize); 3] = [
-        ("host01", example(), fixture("host01"), host01_drift(), 31),
-        ("db02", example(), fixture("db02"), db02_drift(), 28),
+        ("host01", example(), fixture("host01"), host01_drift(), 33),
+        ("db02", example(), fixture("db02"), db02_drift(), 29),
         (
             "host01",
             with_rc_conf(),
             host01_rc_exact(),
             host01_rc_drift(),
-            34,
+            36,
         ),
     ];
     for (host, dir, exact, drift, steps) in cases {
@@ -424,7 +424,7 @@ fn apply_over_ssh_round_trip() {
     // One host: its lines unprefixed, then the recap.
     assert!(
         r.stdout
-            .ends_with("  host01.example.org        0         31       0  ok\n"),
+            .ends_with("  host01.example.org        0         33       0  ok\n"),
         "{}",
         r.stdout
     );

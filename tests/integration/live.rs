@@ -63,9 +63,9 @@ pub fn machine(dir: &Path, host: &str) -> Options {
     Options::for_plan(&json)
 }
 
-/// A fresh machine with `beryl plan HOST` installed and booted (its
-/// enabled services started), or `None` after a notice (see
-/// [`FakeBsd::new`]).
+/// A fresh machine with `beryl plan HOST` installed and booted (see
+/// [`FakeBsd::boot`]: its sysctls set, its enabled services started), or
+/// `None` after a notice (see [`FakeBsd::new`]).
 pub fn installed(dir: &Path, host: &str, test: &str) -> Option<FakeBsd> {
     let bsd = FakeBsd::new(&machine(dir, host), test)?;
     let run = bsd.install(&ok(dir, &["plan", host]));
@@ -175,7 +175,7 @@ pub fn apply(bsd: &FakeBsd, dir: &Path, host: &str) -> Run {
 }
 
 /// [`apply`] with more options for `beryl apply HOST --script`.
-fn apply_with(bsd: &FakeBsd, dir: &Path, host: &str, extra: &[&str]) -> Run {
+pub fn apply_with(bsd: &FakeBsd, dir: &Path, host: &str, extra: &[&str]) -> Run {
     let mut a = vec!["apply", host, "--script"];
     a.extend(extra);
     let script = ok(dir, &a);
@@ -184,7 +184,7 @@ fn apply_with(bsd: &FakeBsd, dir: &Path, host: &str, extra: &[&str]) -> Run {
 }
 
 /// The `~ id` lines of a run.
-fn changed(run: &Run) -> Vec<&str> {
+pub fn changed(run: &Run) -> Vec<&str> {
     run.stdout
         .lines()
         .filter_map(|l| l.strip_prefix("~ "))

@@ -3,8 +3,9 @@
 //! Each takes the text as written and returns `Err(reason)`: a phrase that
 //! completes `invalid freebsd.FIELD: `, quoting the offending part.
 //! `system` has the host-wide settings, `storage` the ZFS boot pool,
-//! `account` users and groups, `network` interfaces and addresses, and `rc`
-//! rc.conf variables, `files` managed files and services.
+//! `account` users and groups, `network` interfaces and addresses, `rc`
+//! rc.conf variables, `files` managed files and services, and `tunables`
+//! sysctl, loader.conf and cron entries.
 
 mod account;
 mod files;
@@ -13,6 +14,7 @@ mod network;
 mod rc;
 mod storage;
 mod system;
+mod tunables;
 
 pub(crate) use account::{MAX_UID, comment, group_name, shell, uid, user_name, user_state};
 pub(crate) use files::{
@@ -26,6 +28,10 @@ pub(crate) use storage::{disk, pool, raid, swap};
 pub(crate) use system::{
     dist_site, hostname, install, package, password_hash, permit_root_login, sudoers_line,
     timezone, version, yes_no,
+};
+pub(crate) use tunables::{
+    cron_command, cron_name, cron_schedule, loader_managed, loader_name, sysctl_managed,
+    sysctl_name, sysctl_value,
 };
 #[cfg(test)]
 pub(crate) use {

@@ -8,6 +8,7 @@ use crate::value::Source;
 mod network;
 mod services;
 mod storage;
+mod system;
 mod users;
 mod zfs;
 
@@ -442,7 +443,7 @@ fn unknown_key_suggests_the_new_keys() {
             "t.yml:2:3",
         );
         assert!(d.help.unwrap_or_default().ends_with(
-            "users, install, version, dist_site, root_password, network, rc_conf, sshd, files, services, zfs"
+            "users, install, version, dist_site, root_password, network, rc_conf, sshd, files, services, zfs, sysctl, loader, cron"
         ));
     }
     // The users' key list is not taken for sshd.
@@ -479,7 +480,10 @@ fn freebsd_key_docs_come_from_the_table() {
             "sshd",
             "files",
             "services",
-            "zfs"
+            "zfs",
+            "sysctl",
+            "loader",
+            "cron"
         ]
     );
 }

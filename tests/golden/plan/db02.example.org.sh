@@ -164,6 +164,15 @@ sysrc -f /etc/rc.conf 'zfs_enable=YES'
 # Time zone.
 tzsetup -s Europe/Paris
 
+# A cron entry: staged under a name starting with `.`, which cron skips.
+mkdir -p /usr/local/etc/cron.d
+printf '%s' '# Written by beryl: freebsd.cron.nightly-vacuum
+30 2 * * * postgres /usr/local/bin/vacuumdb --all --analyze --quiet
+' > /usr/local/etc/cron.d/.beryl-nightly-vacuum
+chown root:wheel /usr/local/etc/cron.d/.beryl-nightly-vacuum
+chmod 0644 /usr/local/etc/cron.d/.beryl-nightly-vacuum
+mv -f /usr/local/etc/cron.d/.beryl-nightly-vacuum /usr/local/etc/cron.d/beryl-nightly-vacuum
+
 # A whole file, checked before it is installed.
 mkdir -p /etc
 # shellcheck disable=SC2016 # the content is literal text
@@ -196,6 +205,6 @@ done
 
 # What the install created, for apply to prune once it leaves the config.
 mkdir -p /var/db/beryl
-printf '%s\n' 'file /etc/pf.conf' 'pkg bash' 'pkg databases/postgresql16-server' 'pkg node_exporter' 'pkg sudo' 'pkg tmux' 'pkg vim' >> /var/db/beryl/managed
+printf '%s\n' 'cron nightly-vacuum' 'file /etc/pf.conf' 'pkg bash' 'pkg databases/postgresql16-server' 'pkg node_exporter' 'pkg sudo' 'pkg tmux' 'pkg vim' >> /var/db/beryl/managed
 
 echo 'beryl: db02.example.org installed: 3 users, 6 packages'

@@ -151,6 +151,31 @@ sysrc -f /etc/rc.conf 'zfs_enable=YES'
 # Time zone.
 tzsetup -s Europe/Paris
 
+# A sysctl line in /etc/sysctl.conf, read at boot (rc.d/sysctl): a line for
+# the same name is replaced, the others (zfsboot's included) are kept.
+touch /etc/sysctl.conf
+awk -v name=kern.ipc.somaxconn -v value=1024 '{
+	line = $0
+	sub(/^[ \t]+/, "", line)
+	k = ""
+	i = index(line, "=")
+	if (substr(line, 1, 1) != "#" && i > 1) {
+		k = substr(line, 1, i - 1)
+		sub(/[ \t]+$/, "", k)
+	}
+	if (k == name) {
+		if (value != "" && !done) print name "=" value
+		done = 1
+		next
+	}
+	print
+}
+END { if (value != "" && !done) print name "=" value }' /etc/sysctl.conf > /etc/sysctl.conf.beryl-tmp
+mv /etc/sysctl.conf.beryl-tmp /etc/sysctl.conf
+
+# A loader.conf variable, read by the loader at the first boot.
+sysrc -f /boot/loader.conf 'accf_http_load=YES'
+
 # A whole file, checked before it is installed.
 mkdir -p /etc
 # shellcheck disable=SC2016 # the content is literal text
@@ -213,6 +238,6 @@ sysrc -f /etc/rc.conf 'nginx_enable=YES'
 
 # What the install created, for apply to prune once it leaves the config.
 mkdir -p /var/db/beryl
-printf '%s\n' 'file /etc/pf.conf' 'file /usr/local/etc/nginx/nginx.conf' 'pkg bash' 'pkg nginx' 'pkg node_exporter' 'pkg sudo' 'pkg tmux' >> /var/db/beryl/managed
+printf '%s\n' 'file /etc/pf.conf' 'file /usr/local/etc/nginx/nginx.conf' 'loader accf_http_load' 'pkg bash' 'pkg nginx' 'pkg node_exporter' 'pkg sudo' 'pkg tmux' 'sysctl kern.ipc.somaxconn' >> /var/db/beryl/managed
 
 echo 'beryl: host02.example.org installed: 4 users, 5 packages'

@@ -757,15 +757,22 @@ impl FakeBsd {
         self.exec_in_target("/bin/sh -s", script, env, user)
     }
 
-    /// The first boot of the installed system, as far as services go: rc(8)
-    /// on autoboot runs every rc.d script, the base ones then those of
-    /// `local_startup`, with `faststart` (libexec/rc/rc @b14e76ec:
-    /// `_boot="faststart"`, `run_rc_scripts`), so each enabled service
-    /// starts (rc.subr's gate skips the others, quietly with `fast`). The
-    /// order is the directory's, not rcorder's.
+    /// The first boot of the installed system, as far as beryl's resources
+    /// go (the disks were handled by `boot_storage` after the install):
+    /// - libexec/rc/rc.d/sysctl @023fc80e runs `sysctl -i -f` on
+    ///   /etc/sysctl.conf, then on /etc/sysctl.conf.local when readable; rc(8)
+    ///   goes on whatever its status;
+    /// - rc(8) on autoboot then runs every rc.d script, the base ones then
+    ///   those of `local_startup`, with `faststart` (libexec/rc/rc @b14e76ec:
+    ///   `_boot="faststart"`, `run_rc_scripts`), so each enabled service
+    ///   starts (rc.subr's gate skips the others, quietly with `fast`). The
+    ///   order is the directory's, not rcorder's.
     pub fn boot(&self) -> Run {
         self.run_in_target(
-            "for f in /etc/rc.d/* /usr/local/etc/rc.d/*; do\n\
+            "for f in /etc/sysctl.conf /etc/sysctl.conf.local; do\n\
+             \tif [ -r \"$f\" ]; then sysctl -i -f \"$f\" >/dev/null || :; fi\n\
+             done\n\
+             for f in /etc/rc.d/* /usr/local/etc/rc.d/*; do\n\
              \t[ -f \"$f\" ] && [ -x \"$f\" ] || continue\n\
              \t\"$f\" faststart\n\
              done\n",

@@ -4,4 +4,5 @@
 //! (install, nothing pending; drift; apply; a second apply changes nothing).
 
 mod files;
+mod system;
 mod zfs;
