@@ -55,14 +55,23 @@ impl HostRecap {
                 Some(id) => ("would_change", id),
                 None => ("changed", id),
             }
+        } else if let Some(id) = line.strip_prefix("- ") {
+            // A recorded item pruned (docs/apply.md §17).
+            self.changed += 1;
+            match id.strip_suffix(" would remove") {
+                Some(id) => ("would_remove", id),
+                None => ("removed", id),
+            }
         } else if let Some(rest) = line.strip_prefix("! ") {
             self.failed += 1;
             ("failed", rest)
         } else {
             return None;
         };
-        let (id, reason) = match rest.split_once(" FAILED: ") {
-            Some((id, reason)) if result == "failed" => (id, Some(reason)),
+        // A failure's reason, or why a recorded item was kept.
+        let (id, reason) = match (rest.split_once(" FAILED: "), rest.split_once(" kept: ")) {
+            (Some((id, reason)), _) if result == "failed" => (id, Some(reason)),
+            (_, Some((id, why))) if result == "unchanged" => (id, Some(why)),
             _ => (rest, None),
         };
         Some(StepEvent {
@@ -79,7 +88,8 @@ impl HostRecap {
 pub(crate) struct StepEvent<'a> {
     pub host: &'a str,
     pub id: &'a str,
-    /// `unchanged`, `changed`, `would_change` (BERYL_DRY_RUN=1) or `failed`.
+    /// `unchanged`, `changed`, `removed` (a recorded item pruned),
+    /// `would_change` and `would_remove` (BERYL_DRY_RUN=1), or `failed`.
     pub result: &'static str,
     pub reason: Option<&'a str>,
 }
@@ -180,9 +190,19 @@ mod tests {
             (e.id, e.result, e.reason),
             ("rc:x", "failed", Some("the change exited 1"))
         );
-        assert!(r.read("apply: 2 changed, 1 unchanged, 1 failed").is_none());
+        let e = r.read("- cron:gone").unwrap();
+        assert_eq!((e.id, e.result), ("cron:gone", "removed"));
+        let e = r.read("- pkg:vim would remove").unwrap();
+        assert_eq!((e.id, e.result), ("pkg:vim", "would_remove"));
+        let e = r.read("= pkg:vim kept: --no-prune").unwrap();
+        assert_eq!(
+            (e.id, e.result, e.reason),
+            ("pkg:vim", "unchanged", Some("--no-prune"))
+        );
+        assert!(r.read("apply: 4 changed, 2 unchanged, 1 failed").is_none());
         assert!(r.read("    output of a change").is_none());
-        assert_eq!((r.changed, r.unchanged, r.failed), (2, 1, 1));
+        assert!(r.read("    note: reboot").is_none());
+        assert_eq!((r.changed, r.unchanged, r.failed), (4, 2, 1));
     }
 
     #[test]

@@ -106,6 +106,14 @@ fn a_fleet_gathers_plans_applies_and_refuses_stale_hosts() {
         eprintln!("fleet_apply: no-op re-apply of {}: {took:.2?}", fqdn(host));
     }
 
+    // Pruning: a package, a file and a cron entry leave the config. The
+    // install recorded all three (beryl created them), so the next plan shows
+    // `-` for each on every host that has it, and nothing else; applying it
+    // removes them from the hosts and from their records. Then the config
+    // takes them back, and an apply puts them back.
+    let pruned = prune_phase(d, &fleet, &events);
+    eprintln!("fleet_apply: pruned {pruned} items over 3 hosts");
+
     // Stale: after the plan, host02's state drifts (facts differ) and
     // host01's config changes (the inventory compiles to another config).
     for w in &fleet {
@@ -215,4 +223,101 @@ fn a_fleet_gathers_plans_applies_and_refuses_stale_hosts() {
         crate::live::sh(&fleet[1].bsd, "cat /var/db/zoneinfo").trim(),
         "Europe/Paris"
     );
+}
+
+/// What leaves the config in the pruning phase: (level file, its text).
+const PRUNED: [(&str, &str); 3] = [
+    ("example.org/_domain.yml", "    - node_exporter\n"),
+    (
+        "_default.yml",
+        "  files:\n    /etc/pf.conf:\n      template: pf.conf.j2\n      mode: \"0600\"\n      validate: pfctl -nf %s\n",
+    ),
+    (
+        "example.org/db/_group.yml",
+        "  cron:\n    nightly-vacuum:\n      schedule: \"30 2 * * *\"\n      user: postgres\n      command: /usr/local/bin/vacuumdb --all --analyze --quiet\n",
+    ),
+];
+
+/// Removes a package, a file and a cron entry from the config; gathers,
+/// plans and applies; checks each host lost exactly those (on disk and in
+/// its record); restores the config and converges again. The number of
+/// items removed.
+fn prune_phase(d: &Path, fleet: &[Wired], events: &serde_json::Value) -> usize {
+    let inv = d.join("inventory");
+    let mut originals = Vec::new();
+    for (file, gone) in PRUNED {
+        let path = inv.join(file);
+        let text = fs::read_to_string(&path).unwrap();
+        assert_eq!(text.matches(gone).count(), 1, "{file}:\n{text}");
+        fs::write(&path, text.replacen(gone, "", 1)).unwrap();
+        originals.push((path, text));
+    }
+    assert_eq!(gather(d, "facts").status, 0);
+    let doc = plan(d, "facts", "plan-prune.json");
+    let mut total = 0;
+    for (i, (host, _)) in HOSTS.iter().enumerate() {
+        let mut want = vec!["file:/etc/pf.conf", "pkg:node_exporter"];
+        if *host == "db01" {
+            want.insert(0, "cron:nightly-vacuum");
+        }
+        let report = &doc["hosts"][i];
+        assert_eq!(report["host"], fqdn(host).as_str());
+        let mut removed: Vec<&str> = report["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["action"] == "delete")
+            .map(|s| s["id"].as_str().unwrap())
+            .collect();
+        removed.sort_unstable();
+        assert_eq!(removed, want, "{host}: {report:#}");
+        // The removals are all that is pending.
+        assert_eq!(report["summary"]["remove"], want.len(), "{report:#}");
+        assert_eq!(pending(&doc)[i].1, want.len() as u64, "{report:#}");
+        total += want.len();
+    }
+    let r = run(
+        d,
+        &["apply", "--plan", "plan-prune.json", "--format", "json"],
+    );
+    assert_eq!(r.status, 0, "{}{}", r.stdout, r.stderr);
+    let removed: Vec<String> = lines(events, &r)
+        .iter()
+        .filter(|e| e["type"] == "step" && e["result"] == "removed")
+        .map(|e| {
+            format!(
+                "{} {}",
+                e["host"].as_str().unwrap(),
+                e["id"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(removed.len(), total, "{}", r.stdout);
+    for w in fleet {
+        let gone = crate::live::sh(
+            &w.bsd,
+            "pkg info -e node_exporter || echo pkg-gone; \
+             [ -e /etc/pf.conf ] || echo file-gone; \
+             [ -e /usr/local/etc/cron.d/beryl-nightly-vacuum ] || echo cron-gone; \
+             grep -E '^(pkg node_exporter|file /etc/pf.conf|cron nightly-vacuum)$' /var/db/beryl/managed || echo record-clean",
+        );
+        assert_eq!(
+            gone, "pkg-gone\nfile-gone\ncron-gone\nrecord-clean\n",
+            "{}",
+            r.stdout
+        );
+    }
+    assert_eq!(gather(d, "facts").status, 0);
+    let doc = plan(d, "facts", "plan-pruned.json");
+    assert!(pending(&doc).iter().all(|(_, n)| *n == 0), "{doc:#}");
+    // Back as they were: the items come back, created (and recorded) again.
+    for (path, text) in originals {
+        fs::write(path, text).unwrap();
+    }
+    let r = run(d, &["apply", "host01", "host02", "db01", "--yes"]);
+    assert_eq!(r.status, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(gather(d, "facts").status, 0);
+    let doc = plan(d, "facts", "plan-back.json");
+    assert!(pending(&doc).iter().all(|(_, n)| *n == 0), "{doc:#}");
+    total
 }
