@@ -154,7 +154,65 @@ pub fn parse_any(source: &Arc<Source>, limits: &Limits) -> Result<Node, Diag> {
         serde_saphyr::from_str_with_options::<serde_saphyr::Spanned<Raw>>(&source.text, opts)
     });
     let raw = parsed.map_err(|e| syntax_error(source, &e, limits))?;
-    convert(source, raw)
+    convert(source, raw, limits)
+}
+
+/// A string as YAML 1.2 reads it: the parser's value, except for a block
+/// scalar that ends the input on a line with no line break.
+///
+/// YAML 1.2.2 §8.1.1.2 (Block Chomping Indicator), production [165]
+/// `b-chomped-last(t)`: with clip (`|`, `>`) and keep (`|+`, `>+`)
+/// chomping the final line break is content only when there is one; at the
+/// end of the input (`<end-of-input>`) there is none, so `"a: |\n  x"` is
+/// `"x"`, as libyaml and PyYAML read it. granit-parser (under serde-saphyr)
+/// adds a line feed there by default, following yaml-test-suite's L24T; its
+/// option `block_scalar_eof_without_line_feed` reads it as libyaml does, but
+/// serde-saphyr 2.2 does not pass it on. So only for the scalar at hand — a
+/// string that ends where the text ends, with no line break there, the one
+/// place the two readings differ — the text is read again with that option
+/// and the block scalar ending the input takes that reading's value, if the
+/// parser's spans say it is this one. Nothing is trimmed by hand.
+fn scalar_value(source: &Source, span: &Span, value: String, limits: &Limits) -> String {
+    let text = &source.text;
+    // The default reading differs by a line feed at the end: a value without
+    // one, or one not ending the text, or a text ending in a line break, is read
+    // the same either way.
+    if !value.ends_with('\n')
+        || span.offset + span.len != text.len()
+        || text.ends_with(['\n', '\r'])
+    {
+        return value;
+    }
+    match eof_block_scalar(text, limits) {
+        Some((offset, libyaml)) if offset == span.offset => libyaml,
+        _ => value,
+    }
+}
+
+/// The byte offset and value of the block scalar (literal or folded) that
+/// ends `text`, read with granit-parser's `block_scalar_eof_without_line_feed`
+/// ([`scalar_value`]); `None` when no block scalar ends the text (or, which a
+/// text serde-saphyr has just parsed never does, the parser fails).
+fn eof_block_scalar(text: &str, limits: &Limits) -> Option<(usize, String)> {
+    use serde_saphyr::granit_parser::{Event, Options, Parser, ScalarStyle};
+    let mut options = Options::default();
+    options.block_scalar_eof_without_line_feed = true;
+    // The nesting limits serde-saphyr derives from the budget in `parse_any`,
+    // so that this reading accepts what that one did.
+    options.flow_nesting_limit = limits.max_depth;
+    options.block_nesting_limit = options
+        .block_nesting_limit
+        .max(limits.max_depth.saturating_add(1));
+    options.set_emit_comments(false);
+    for event in Parser::new_from_str_with_options(text, options) {
+        let (event, span) = event.ok()?;
+        if let Event::Scalar(value, ScalarStyle::Literal | ScalarStyle::Folded, ..) = event
+            && span.end.byte_offset() == Some(text.len())
+        {
+            return Some((span.start.byte_offset()?, value.into_owned()));
+        }
+    }
+    None
 }
 
 fn span_of(source: &Arc<Source>, loc: &serde_saphyr::Location) -> Span {
@@ -326,7 +384,11 @@ fn looks_like_integer(text: &str, span: &Span) -> bool {
 }
 
 /// Turns the parser's tree into spanned nodes, checking keys on the way.
-fn convert(source: &Arc<Source>, raw: serde_saphyr::Spanned<Raw>) -> Result<Node, Diag> {
+fn convert(
+    source: &Arc<Source>,
+    raw: serde_saphyr::Spanned<Raw>,
+    limits: &Limits,
+) -> Result<Node, Diag> {
     let span = span_of(source, &raw.referenced);
     let value = match raw.value {
         Raw::Null => Value::Null,
@@ -340,7 +402,7 @@ fn convert(source: &Arc<Source>, raw: serde_saphyr::Spanned<Raw>) -> Result<Node
             );
         }
         Raw::Float(f) => Value::Float(f),
-        Raw::Str(s) => Value::Str(s),
+        Raw::Str(s) => Value::Str(scalar_value(source, &span, s, limits)),
         Raw::BigInt(text) => {
             return Err(Diag::new(
                 Code::IntegerRange,
@@ -352,7 +414,7 @@ fn convert(source: &Arc<Source>, raw: serde_saphyr::Spanned<Raw>) -> Result<Node
         Raw::Seq(items) => Value::Seq(
             items
                 .into_iter()
-                .map(|item| convert(source, item))
+                .map(|item| convert(source, item, limits))
                 .collect::<Result<_, _>>()?,
         ),
         Raw::Map(pairs) => {
@@ -370,6 +432,7 @@ fn convert(source: &Arc<Source>, raw: serde_saphyr::Spanned<Raw>) -> Result<Node
                     .label(&key_span, "this key is not a string")
                     .help("quote the key to make it a string"));
                 };
+                let name = scalar_value(source, &key_span, name, limits);
                 if let Some(first) = map.get(&name) {
                     return Err(
                         Diag::new(Code::DuplicateKey, format!("duplicate key `{name}`"))
@@ -377,7 +440,7 @@ fn convert(source: &Arc<Source>, raw: serde_saphyr::Spanned<Raw>) -> Result<Node
                             .label(&first.key_span, "first set here"),
                     );
                 }
-                let node = convert(source, value)?;
+                let node = convert(source, value, limits)?;
                 map.insert(name, Entry { key_span, node });
             }
             Value::Map(map)

@@ -305,3 +305,84 @@ fn keys_over_yamls_implicit_key_limit_are_refused_in_json() {
     let back = parse_any(&Source::new("t.yml", yaml), &Limits::default()).unwrap();
     assert!(back.get(&long).is_some());
 }
+
+/// Issue 19: a block scalar that ends the file on a line with no line break
+/// gained a line feed (`"a: |\n  x\n  y"` was `"x\ny\n"`). YAML 1.2.2
+/// §8.1.1.2, production [165]: with clip and keep chomping the final line
+/// break is content only when there is one. Every expected value here was
+/// checked against PyYAML 6.0 (pure and libyaml loaders alike).
+#[test]
+fn block_scalars_at_the_end_of_the_file() {
+    let cases = [
+        // Clip: the final line break is kept if there is one.
+        ("a: |\n  x\n  y", r#"{"a":"x\ny"}"#),
+        ("a: |\n  x\n  y\n", r#"{"a":"x\ny\n"}"#),
+        ("a: |\n  x\n  y\n\n", r#"{"a":"x\ny\n"}"#),
+        ("a: >\n  x\n  y", r#"{"a":"x y"}"#),
+        ("a: >\n  x\n  y\n", r#"{"a":"x y\n"}"#),
+        ("a: >\n  x\n  y\n\n", r#"{"a":"x y\n"}"#),
+        // Strip: never a final line break.
+        ("a: |-\n  x\n  y", r#"{"a":"x\ny"}"#),
+        ("a: |-\n  x\n  y\n", r#"{"a":"x\ny"}"#),
+        ("a: |-\n  x\n  y\n\n", r#"{"a":"x\ny"}"#),
+        ("a: >-\n  x\n  y", r#"{"a":"x y"}"#),
+        ("a: >-\n  x\n  y\n", r#"{"a":"x y"}"#),
+        ("a: >-\n  x\n  y\n\n", r#"{"a":"x y"}"#),
+        // Keep: the final line break and the empty lines after it, if any.
+        ("a: |+\n  x\n  y", r#"{"a":"x\ny"}"#),
+        ("a: |+\n  x\n  y\n", r#"{"a":"x\ny\n"}"#),
+        ("a: |+\n  x\n  y\n\n", r#"{"a":"x\ny\n\n"}"#),
+        ("a: >+\n  x\n  y", r#"{"a":"x y"}"#),
+        ("a: >+\n  x\n  y\n", r#"{"a":"x y\n"}"#),
+        ("a: >+\n  x\n  y\n\n", r#"{"a":"x y\n\n"}"#),
+        ("a: |+\n  ", r#"{"a":""}"#),
+        // The last line is content, spaces beyond the indentation included.
+        ("a: |\n  x\n   ", r#"{"a":"x\n "}"#),
+        (
+            "a: |\n  x\n  y # not a comment",
+            r#"{"a":"x\ny # not a comment"}"#,
+        ),
+        // The last value of a nested mapping, of a list; a key.
+        ("a:\n  b: |\n    x\n    y", r#"{"a":{"b":"x\ny"}}"#),
+        ("a:\n  b: |\n    x\n    y\n", r#"{"a":{"b":"x\ny\n"}}"#),
+        (
+            "a:\n  - |+\n    x\n  - >\n    y\n    z",
+            r#"{"a":["x\n","y z"]}"#,
+        ),
+        (
+            "a:\n  - |+\n    x\n  - >\n    y\n    z\n",
+            r#"{"a":["x\n","y z\n"]}"#,
+        ),
+        ("? |\n  x", r#"{"x":null}"#),
+        // Something after the scalar: its line ends with a line break.
+        ("a: |\n  x\n...", r#"{"a":"x\n"}"#),
+        ("a: |\n  x\n# c", r#"{"a":"x\n"}"#),
+        ("--- \na: |\n  x", r#"{"a":"x"}"#),
+        // CRLF line breaks.
+        ("a: |\r\n  x\r\n  y", r#"{"a":"x\ny"}"#),
+        ("a: |\r\n  x\r\n  y\r\n", r#"{"a":"x\ny\n"}"#),
+        ("a: |-\r\n  x\r\n  y", r#"{"a":"x\ny"}"#),
+        ("a: >+\r\n  x\r\n  y", r#"{"a":"x y"}"#),
+        // Not block scalars: their values are their own, at the end or not.
+        (r#"a: "x\n""#, r#"{"a":"x\n"}"#),
+        ("a: &k |\n  x\nb: *k", r#"{"a":"x\n","b":"x\n"}"#),
+    ];
+    for (text, json) in cases {
+        assert_eq!(render(text), json, "{text:?}");
+    }
+    // A second document is refused as ever (PyYAML reads `{"a": "x\n"}`
+    // and null).
+    let d = load("a: |\n  x\n---").unwrap_err();
+    assert_eq!(d.code, "beryl::yaml::syntax");
+}
+
+/// The scalar read again keeps its place: line, column and the bytes it was
+/// read from.
+#[test]
+fn a_block_scalar_at_the_end_keeps_its_span() {
+    let n = load("a: 1\nb: |\n  x\n  y").unwrap();
+    let b = n.get("b").unwrap();
+    assert_eq!(b.as_str(), Some("x\ny"));
+    assert_eq!(b.span.to_string(), "t.yml:3:3");
+    assert_eq!(written(b), Some("x\n  y"));
+}

@@ -55,6 +55,8 @@
 //!   runs in the fake FreeBSD's chroot.
 //! - `validate.rs`: one validation: every host `check` accepts plans and
 //!   applies, and `render` refuses what `check` refuses (issue 16).
+//! - `yaml.rs`: what beryl reads from YAML files where YAML readers disagree
+//!   (a block scalar ending the file without a line break, issue 19).
 //!
 //! Where tests go. A module's unit tests are one `#[cfg(test)] mod tests` in
 //! that module, never a sibling module of another name. While they are short
@@ -99,3 +101,4 @@ mod schema;
 mod shell;
 mod support;
 mod validate;
+mod yaml;
