@@ -5,9 +5,16 @@
 //! string "0644", duplicate keys are an error at the second key, unknown tags are
 //! an error, anchors and aliases work within an expansion budget and merge keys
 //! `<<` are applied. Every node keeps its file, line, column and byte span.
+//!
+//! The `*_as` entry points take a [`Schema`]: [`Schema::Core`] is the above,
+//! [`Schema::Yaml11`] the YAML 1.1 reclass reads (yaml11/, docs/reclass-yaml.md).
 
 mod raw;
+mod schema;
 pub(crate) mod spelling;
+mod yaml11;
+
+pub use schema::{Loaded, Schema, load_file_as, parse_any_as, parse_as};
 
 use std::path::Path;
 use std::sync::Arc;
@@ -35,6 +42,10 @@ crate::diag::codes! {
         KeyType = "key_type";
         /// A key written twice in one mapping (reported at the second).
         DuplicateKey = "duplicate_key";
+        /// In the YAML 1.1 dialect (reclass), a key written twice in one mapping: the last value is kept.
+        DuplicateKeyLastWins = "duplicate_key_last_wins", warning;
+        /// In the YAML 1.1 dialect (reclass), a plain scalar PyYAML has no value for (`=` or `<<` as a value, `0x_`), or a merge key on what is not a mapping.
+        Yaml11Value = "yaml11_value";
     }
 }
 
@@ -100,7 +111,12 @@ pub(crate) fn written(node: &Node) -> Option<&str> {
 /// holding only comments) is an empty mapping; any other non-mapping root is an
 /// error.
 pub fn parse(source: &Arc<Source>, limits: &Limits) -> Result<Node, Diag> {
-    let node = parse_any(source, limits)?;
+    mapping_root(parse_any(source, limits)?)
+}
+
+/// A document's root as a mapping: null (an empty document) is an empty
+/// mapping, another scalar or a list an error.
+fn mapping_root(node: Node) -> Result<Node, Diag> {
     match node.value {
         Value::Map(_) => Ok(node),
         Value::Null => Ok(Node::new(Value::Map(Map::new()), node.span)),
