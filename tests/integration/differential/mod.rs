@@ -11,11 +11,15 @@
 //! tests/peers/differences.yml. Without the Ruby peers the Puppet and gem
 //! parts are skipped with a notice, unless BERYL_REQUIRE_PEERS is set (as in
 //! `.ci/run`), where a missing peer fails the suite.
+//!
+//! `reclass/` holds classes, references and queries to kapicorp-reclass,
+//! `yaml11/` the YAML 1.1 dialect of reclass inventories to PyYAML.
 
 mod cases;
 mod differences;
 mod peers;
 mod reclass;
+mod yaml11;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
