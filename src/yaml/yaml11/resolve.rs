@@ -30,17 +30,21 @@ pub(crate) enum Kind {
     Str,
 }
 
-/// The implicit resolvers, in PyYAML's order; the first that matches wins,
-/// and a scalar no row matches is a string.
-const ROWS: &[(Kind, &str)] = &[
+/// The implicit resolvers, in PyYAML's order: the kind, the characters a
+/// scalar of that kind starts with (so that a scalar is matched only against
+/// the rows it may match, as PyYAML does), the pattern. The first row that
+/// matches wins, and a scalar no row matches is a string.
+const ROWS: &[(Kind, &str, &str)] = &[
     (
         Kind::Bool,
+        "yYnNtTfFoO",
         r"^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$",
     ),
     (
         // A float needs a dot (`1e3` is not one), an exponent needs a
         // sign; sexagesimal with a fraction; infinities and NaN.
         Kind::Float,
+        "-+0123456789.",
         concat!(
             r"^(?:[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?",
             r"|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?",
@@ -52,6 +56,7 @@ const ROWS: &[(Kind, &str)] = &[
     (
         // Binary, octal (a leading 0), decimal, hexadecimal, sexagesimal.
         Kind::Int,
+        "-+0123456789",
         concat!(
             r"^(?:[-+]?0b[0-1_]+",
             r"|[-+]?0[0-7_]+",
@@ -60,31 +65,41 @@ const ROWS: &[(Kind, &str)] = &[
             r"|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$",
         ),
     ),
-    (Kind::Merge, r"^<<$"),
-    (Kind::Null, r"^(?:~|null|Null|NULL|)$"),
+    (Kind::Merge, "<", r"^<<$"),
+    (Kind::Null, "~nN", r"^(?:~|null|Null|NULL|)$"),
     (
         Kind::Timestamp,
+        "0123456789",
         concat!(
             r"^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}",
             r"|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}",
             r"(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)$",
         ),
     ),
-    (Kind::ValueKey, r"^=$"),
+    (Kind::ValueKey, "=", r"^=$"),
 ];
 
-static RESOLVERS: LazyLock<Vec<(Kind, Regex)>> = LazyLock::new(|| {
+static RESOLVERS: LazyLock<Vec<(Kind, &str, Regex)>> = LazyLock::new(|| {
     ROWS.iter()
-        .map(|(kind, pattern)| (*kind, Regex::new(pattern).expect("a resolver pattern")))
+        .map(|(kind, starts, pattern)| {
+            (
+                *kind,
+                *starts,
+                Regex::new(pattern).expect("a resolver pattern"),
+            )
+        })
         .collect()
 });
 
 /// The kind of a plain scalar.
 pub(crate) fn resolve(text: &str) -> Kind {
+    let Some(first) = text.chars().next() else {
+        return Kind::Null;
+    };
     RESOLVERS
         .iter()
-        .find(|(_, re)| re.is_match(text))
-        .map_or(Kind::Str, |(kind, _)| *kind)
+        .find(|(_, starts, re)| starts.contains(first) && re.is_match(text))
+        .map_or(Kind::Str, |(kind, _, _)| *kind)
 }
 
 /// Why a scalar has no value of its kind.
