@@ -216,6 +216,7 @@ mod tests {
         ("check", &[INVENTORY, KEYS, LIMITS]),
         ("hosts", &[INVENTORY]),
         ("keys", &[INVENTORY, KEYS, LIMITS]),
+        ("ansible", &[INVENTORY, KEYS, LIMITS]),
         ("merge", &[LIMITS]),
         ("explain", &[INVENTORY, KEYS, LIMITS]),
         ("plan", &[INVENTORY, KEYS, LIMITS]),
