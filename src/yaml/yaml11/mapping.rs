@@ -67,7 +67,7 @@ fn duplicate(name: &str, second: &Span, first: &Span) -> Diag {
         format!("duplicate key `{name}`: the last value wins, as in reclass"),
     )
     .label(second, "this value is kept")
-    .label(first, "first set here")
+    .label(first, "set before here")
 }
 
 /// The mappings a `<<` merges, lowest precedence first: one mapping, or a
