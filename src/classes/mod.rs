@@ -13,6 +13,7 @@
 //! ```
 
 pub(crate) mod files;
+pub(crate) mod reclass;
 pub(crate) mod walk;
 
 use std::collections::HashMap;
@@ -45,6 +46,8 @@ crate::diag::codes! {
         Cycle = "cycle";
         /// A class that has no file (and is not allowed to be missing by `beryl.yml`).
         NotFound = "not_found";
+        /// A top-level key of a reclass file that reclass does not read (a warning).
+        UnknownKey = "unknown_key", warning;
     }
 }
 
@@ -63,6 +66,14 @@ pub(crate) struct ClassedDoc {
     pub queries: bool,
     /// Whether the data holds an inventory query: the host needs the fleet.
     pub asks: bool,
+    /// A reclass file's `applications`, as written (`~x` removes x).
+    pub applications: Vec<String>,
+    /// A reclass file's `exports`.
+    pub exports: Option<Arc<Node>>,
+    /// A reclass file's `environment`.
+    pub environment: Option<String>,
+    /// What reading the file found that is not an error.
+    pub warnings: Diags,
 }
 
 impl ClassedDoc {
@@ -77,6 +88,7 @@ impl ClassedDoc {
                 classes: Vec::new(),
                 queries,
                 asks,
+                ..ClassedDoc::empty()
             });
         };
         // A prefixed `~classes` is refused by inventory::levels::check.
@@ -87,6 +99,7 @@ impl ClassedDoc {
                 classes: Vec::new(),
                 queries,
                 asks,
+                ..ClassedDoc::empty()
             });
         };
         let classes = match &entry.node.value {
@@ -133,7 +146,38 @@ impl ClassedDoc {
             classes,
             queries,
             asks,
+            ..ClassedDoc::empty()
         })
+    }
+
+    fn empty() -> ClassedDoc {
+        ClassedDoc {
+            data: Arc::new(Node::synthetic(Value::Null)),
+            classes: Vec::new(),
+            queries: false,
+            asks: false,
+            applications: Vec::new(),
+            exports: None,
+            environment: None,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// A document of data alone (`_reclass_`, input data), with no classes.
+    pub(crate) fn data(data: Arc<Node>) -> ClassedDoc {
+        ClassedDoc {
+            data,
+            ..ClassedDoc::empty()
+        }
+    }
+
+    /// A document that only names classes (a reclass node's class mappings).
+    pub(crate) fn naming(classes: Vec<Node>) -> ClassedDoc {
+        ClassedDoc {
+            data: Arc::new(Node::synthetic(Value::Map(Map::new()))),
+            classes,
+            ..ClassedDoc::empty()
+        }
     }
 }
 
@@ -157,6 +201,8 @@ pub(crate) struct Library<'a> {
     units: Cells<Arc<ClassedDoc>>,
     settings: OnceLock<Result<Settings, Diags>>,
     root: OnceLock<Option<PathBuf>>,
+    /// Under reclass, every class file by name (walked once).
+    index: OnceLock<Result<HashMap<String, LevelFile>, Diags>>,
 }
 
 impl<'a> Library<'a> {
@@ -168,22 +214,66 @@ impl<'a> Library<'a> {
             units: Mutex::new(HashMap::new()),
             settings: OnceLock::new(),
             root: OnceLock::new(),
+            index: OnceLock::new(),
+        }
+    }
+
+    /// Why `name` is not a class name of this inventory's flavor.
+    pub(crate) fn check_name(&self, name: &str) -> Result<(), String> {
+        match self.inventory.flavor.reclass() {
+            Some(_) => reclass::check_name(name),
+            None => check_name(name),
         }
     }
 
     /// The settings of `beryl.yml` (defaults without one).
+    /// Under reclass, its options say the same.
     pub(crate) fn settings(&self) -> Result<&Settings, Diags> {
         self.settings
-            .get_or_init(|| Settings::load(self.inventory.settings.as_ref(), &self.limits))
+            .get_or_init(|| match self.inventory.flavor.reclass() {
+                Some(o) => {
+                    Settings::reclass(o.ignore_class_notfound, &o.ignore_class_notfound_regexp)
+                }
+                None => Settings::load(self.inventory.settings.as_ref(), &self.limits),
+            })
             .as_ref()
             .map_err(Clone::clone)
     }
 
     /// A level document split into classes and data, once per file.
-    pub(crate) fn unit(&self, rel: &str, node: &Arc<Node>) -> Result<Arc<ClassedDoc>, Diags> {
+    /// `entity` is the host's name: under reclass, relative class names in a
+    /// node file are resolved against it.
+    pub(crate) fn unit(
+        &self,
+        rel: &str,
+        node: &Arc<Node>,
+        entity: &str,
+    ) -> Result<Arc<ClassedDoc>, Diags> {
         let cell = cell(&self.units, rel);
-        cell.get_or_init(|| ClassedDoc::split(node).map(Arc::new))
+        cell.get_or_init(|| self.split(node, entity).map(Arc::new))
             .clone()
+    }
+
+    /// Splits a document by the flavor's rules.
+    fn split(&self, node: &Arc<Node>, entity: &str) -> Result<ClassedDoc, Diags> {
+        match self.inventory.flavor.reclass() {
+            Some(_) => reclass::split(node, entity),
+            None => ClassedDoc::split(node),
+        }
+    }
+
+    /// Under reclass, the class file of `name`, from the index of classes_uri.
+    fn indexed(&self, name: &str) -> Result<Option<LevelFile>, Diags> {
+        let index = self
+            .index
+            .get_or_init(|| match &self.inventory.classes_dir {
+                Some(dir) => reclass::index(dir),
+                None => Ok(HashMap::new()),
+            });
+        match index {
+            Ok(map) => Ok(map.get(name).cloned()),
+            Err(e) => Err(e.clone()),
+        }
     }
 
     /// The class `name` (already validated by [`check_name`]): `None` when no
@@ -194,6 +284,20 @@ impl<'a> Library<'a> {
     }
 
     fn load(&self, name: &str) -> Result<Option<Arc<Class>>, Diags> {
+        if self.inventory.flavor.reclass().is_some() {
+            let Some(file) = self.indexed(name)? else {
+                return Ok(None);
+            };
+            self.confine(&file.path, &file.display)?;
+            let node = crate::yaml::load_file(&file.path, &file.display, &self.limits)
+                .map_err(|d| vec![d])?;
+            let unit = Arc::new(reclass::split(&Arc::new(node), name)?);
+            return Ok(Some(Arc::new(Class {
+                name: name.to_string(),
+                file,
+                unit,
+            })));
+        }
         let Some(dir) = &self.inventory.classes_dir else {
             return Ok(None);
         };
@@ -344,7 +448,7 @@ mod tests {
         let inventory = Inventory::discover(root, "inv").unwrap();
         let library = Library::new(&inventory, limits);
         let node = Arc::new(crate::yaml::load_file(&inventory.default.path, "d", &limits).unwrap());
-        let unit = library.unit(&inventory.default.rel, &node).unwrap();
+        let unit = library.unit(&inventory.default.rel, &node, "").unwrap();
         let mut resolve = |_: &[walk::Doc], t: &str, _: &crate::value::Span| Ok(t.to_string());
         walk::expand(&library, &[(&inventory.default, unit)], &mut resolve)
     }
