@@ -48,6 +48,9 @@ crate::diag::codes! {
         NotFound = "not_found";
         /// A top-level key of a reclass file that reclass does not read (a warning).
         UnknownKey = "unknown_key", warning;
+        /// A missing class skipped by `ignore_class_notfound`, under reclass's
+        /// `ignore_class_notfound_warning` (a warning).
+        Skipped = "skipped", warning;
     }
 }
 
@@ -216,6 +219,15 @@ impl<'a> Library<'a> {
             root: OnceLock::new(),
             index: OnceLock::new(),
         }
+    }
+
+    /// Whether a skipped missing class is reported (reclass's
+    /// `ignore_class_notfound_warning`; beryl's own layout skips silently).
+    pub(crate) fn warns_skipped(&self) -> bool {
+        self.inventory
+            .flavor
+            .reclass()
+            .is_some_and(|o| o.ignore_class_notfound_warning)
     }
 
     /// Why `name` is not a class name of this inventory's flavor.

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use super::{ClassedDoc, Code};
 use crate::diag::{Diag, Diags};
 use crate::inventory::LevelFile;
-use crate::value::{Map, Node, Value};
+use crate::value::{Entry, Map, Node, Span, Value};
 
 /// The top-level keys of a reclass file; any other is ignored with a warning.
 pub(crate) const KEYS: &[&str] = &[
@@ -197,6 +197,20 @@ pub(crate) fn split(node: &Arc<Node>, entity: &str) -> Result<ClassedDoc, Diags>
                 )),
             ),
         }
+    }
+    // The exports go with the data, under `exports`, as in beryl's own
+    // layout: their references resolve against the parameters, and the
+    // compile takes them out (exports::take).
+    if let Some(exports) = doc.exports.clone() {
+        let mut data = doc.data.as_map().cloned().unwrap_or_default();
+        data.insert(
+            crate::syntax::root::EXPORTS.to_string(),
+            Entry {
+                key_span: Span::synthetic(),
+                node: (*exports).clone(),
+            },
+        );
+        doc.data = Arc::new(Node::new(Value::Map(data), doc.data.span.clone()));
     }
     if errors.is_empty() {
         Ok(doc)

@@ -42,8 +42,6 @@ pub(crate) struct Expanded {
     pub declared: Vec<String>,
     /// reclass's `applications`, in merge order (see [`Expanded::entity`]).
     pub applications: Vec<String>,
-    /// Each merged document's `exports` (reclass), in merge order.
-    pub exports: Vec<Arc<Node>>,
     /// The warnings of the documents read.
     pub warnings: Diags,
 }
@@ -76,9 +74,6 @@ impl Expanded {
             if !self.applications.iter().any(|a| a == app) {
                 self.applications.push(app.to_string());
             }
-        }
-        if let Some(e) = &unit.exports {
-            self.exports.push(e.clone());
         }
         self.warnings.extend(unit.warnings.iter().cloned());
     }
@@ -248,7 +243,15 @@ impl Walk<'_, '_, '_> {
 
     fn missing(&mut self, name: &str, text: &str, span: &Span) {
         match self.library.settings() {
-            Ok(s) if s.ignores_missing(name) => return,
+            Ok(s) if s.ignores_missing(name) => {
+                if self.library.warns_skipped() {
+                    self.out.warnings.push(
+                        Diag::warning(Code::Skipped, format!("class `{name}` not found: skipped"))
+                            .label(span, "named here"),
+                    );
+                }
+                return;
+            }
             Ok(_) => {}
             Err(e) => {
                 self.errors.extend(e);

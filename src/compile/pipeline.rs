@@ -146,12 +146,8 @@ impl Compiler<'_> {
             .collect();
         let policy = merged.policy;
         let mut merged = merged.node;
-        let reclass = self.reclass_info(expanded)?;
-        // reclass's exports are a key of their own beside the parameters.
-        let exports = match reclass {
-            Some(_) => Node::synthetic(crate::value::Value::Map(Default::default())),
-            None => crate::exports::take(&mut merged)?,
-        };
+        let exports = crate::exports::take(&mut merged)?;
+        let reclass = self.reclass_info(expanded, &exports);
         if all.is_none() {
             // No query was answered, so these exports are the ones every
             // host's exports would compute for this host (queries.rs).
@@ -200,26 +196,17 @@ impl Compiler<'_> {
     fn reclass_info(
         &self,
         expanded: &Expanded,
-    ) -> Result<Option<super::reclass::ReclassInfo>, Diags> {
-        let Some(options) = self.inventory.flavor.reclass() else {
-            return Ok(None);
-        };
+        exports: &Node,
+    ) -> Option<super::reclass::ReclassInfo> {
+        let options = self.inventory.flavor.reclass()?;
         let node = expanded.docs.last().and_then(|d| d.environment.clone());
         let environment = node.unwrap_or_else(|| options.default_environment.clone());
-        let exports: Vec<&Node> = expanded.exports.iter().map(|e| &**e).collect();
-        let exports = merge::merge_documents(&exports, &self.policy, self.root.as_ref())?.node;
-        let exports = match exports.value {
-            crate::value::Value::Null => {
-                Node::synthetic(crate::value::Value::Map(Default::default()))
-            }
-            _ => exports,
-        };
-        Ok(Some(super::reclass::ReclassInfo {
+        Some(super::reclass::ReclassInfo {
             classes: expanded.declared.clone(),
             applications: expanded.applications.clone(),
             environment,
-            exports,
-        }))
+            exports: exports.clone(),
+        })
     }
 }
 

@@ -19,7 +19,7 @@ pub struct ReclassInfo {
     pub classes: Vec<String>,
     pub applications: Vec<String>,
     pub environment: String,
-    /// The exports, merged (their references are not resolved yet).
+    /// The exports, merged and resolved.
     pub exports: Node,
 }
 

@@ -93,7 +93,7 @@ fn render_and_check_work_on_a_reclass_root() {
     let run = beryl(dir.path(), &args(&["check", "-i", "."]));
     assert_eq!(run.status, 0, "{}", run.stderr);
     assert!(
-        run.stdout.contains("checked 2 hosts: ok, 1 warning"),
+        run.stdout.contains("checked 2 hosts: ok, 2 warnings"),
         "{}",
         run.stdout
     );

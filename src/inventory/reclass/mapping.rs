@@ -42,12 +42,16 @@ fn apply(rule: &Node, name: &str) -> Result<Vec<String>, Diag> {
     };
     let (key, classes) = split(text).map_err(bad)?;
     if let Some(pattern) = key.strip_prefix('/').and_then(|k| k.strip_suffix('/')) {
-        let re = regex::RegexBuilder::new(pattern)
-            .size_limit(1 << 20)
+        // Python's `re` has look-around (a real inventory uses `(?!…)`),
+        // which only fancy-regex of the Rust engines gives.
+        let re = fancy_regex::RegexBuilder::new(pattern)
+            .delegate_size_limit(1 << 20)
             .build()
             .map_err(|e| bad(format!("invalid regex /{pattern}/: {e}")))?;
-        let Some(caps) = re.captures(name) else {
-            return Ok(Vec::new());
+        let caps = match re.captures(name) {
+            Ok(Some(caps)) => caps,
+            Ok(None) => return Ok(Vec::new()),
+            Err(e) => return Err(bad(format!("regex /{pattern}/ on {name:?}: {e}"))),
         };
         classes
             .iter()
@@ -134,7 +138,7 @@ pub(crate) fn split(text: &str) -> Result<(String, Vec<String>), String> {
 /// Python's `Match.expand`: `\1`…`\99` and `\g<name|number>` give a group
 /// (empty when it did not take part), `\\` a backslash, `\n` and `\t` their
 /// characters.
-fn expand(template: &str, caps: &regex::Captures<'_>) -> Result<String, String> {
+fn expand(template: &str, caps: &fancy_regex::Captures<'_, str>) -> Result<String, String> {
     let mut out = String::new();
     let mut chars = template.chars().peekable();
     let group = |g: &str| -> Result<String, String> {
@@ -208,6 +212,10 @@ mod tests {
         assert_eq!(classes(&r, "alpha/node1").unwrap(), ["three"]);
         assert_eq!(classes(&r, "./node1").unwrap(), Vec::<String>::new());
         let r = rules(&["* common", r"/^(\w+)\.(\w+)$/ role.\\2 site.\\g<1> common"]);
+        // Look-ahead, as rrs-class-mapping's `/^test(?!.*-stg-test).*/`.
+        let ahead = rules(&[r"/^test(?!.*-stg-test).*/ prod"]);
+        assert_eq!(classes(&ahead, "test-a").unwrap(), ["prod"]);
+        assert!(classes(&ahead, "test-stg-test").unwrap().is_empty());
         assert_eq!(
             classes(&r, "web.eu").unwrap(),
             ["common", "role.eu", "site.web"]
