@@ -150,3 +150,38 @@ fn duplicate_nodes_name_both_files() {
     );
     assert_eq!(run.status, 0, "{}", run.stderr);
 }
+
+/// `--input-data` merges above the class mappings' classes and below
+/// `_reclass_` (kapicorp `core.py:222-226`; kapicorp 2.0's own input data
+/// path fails with a TypeError, so this order is read from its code).
+#[test]
+fn input_data_merges_between_class_mappings_and_reclass() {
+    let dir = fixture("reclass/basic");
+    write(
+        &dir.path().join("input.yml"),
+        "mapped: false\n_reclass_: {environment: input}\npkgs: [input]\n",
+    );
+    let a = args(&[
+        "reclass",
+        "-b",
+        ".",
+        "-n",
+        "web01.example.org",
+        "-o",
+        "json",
+        "--input-data",
+        "input.yml",
+    ]);
+    let run = beryl(dir.path(), &a);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let p = &v["parameters"];
+    let keys: Vec<&String> = p.as_object().unwrap().keys().take(3).collect();
+    assert_eq!(keys, ["mapped", "_reclass_", "pkgs"]);
+    assert_eq!(p["mapped"], false);
+    assert_eq!(p["_reclass_"]["environment"], "dev");
+    assert_eq!(
+        p["pkgs"],
+        serde_json::json!(["input", "base", "nginx", "local"])
+    );
+}
