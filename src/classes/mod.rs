@@ -13,6 +13,7 @@
 //! ```
 
 pub(crate) mod files;
+pub(crate) mod reclass;
 pub(crate) mod walk;
 
 use std::collections::HashMap;
@@ -45,6 +46,11 @@ crate::diag::codes! {
         Cycle = "cycle";
         /// A class that has no file (and is not allowed to be missing by `beryl.yml`).
         NotFound = "not_found";
+        /// A top-level key of a reclass file that reclass does not read (a warning).
+        UnknownKey = "unknown_key", warning;
+        /// A missing class skipped by `ignore_class_notfound`, under reclass's
+        /// `ignore_class_notfound_warning` (a warning).
+        Skipped = "skipped", warning;
     }
 }
 
@@ -63,6 +69,14 @@ pub(crate) struct ClassedDoc {
     pub queries: bool,
     /// Whether the data holds an inventory query: the host needs the fleet.
     pub asks: bool,
+    /// A reclass file's `applications`, as written (`~x` removes x).
+    pub applications: Vec<String>,
+    /// A reclass file's `exports`.
+    pub exports: Option<Arc<Node>>,
+    /// A reclass file's `environment`.
+    pub environment: Option<String>,
+    /// What reading the file found that is not an error.
+    pub warnings: Diags,
 }
 
 impl ClassedDoc {
@@ -77,6 +91,7 @@ impl ClassedDoc {
                 classes: Vec::new(),
                 queries,
                 asks,
+                ..ClassedDoc::empty()
             });
         };
         // A prefixed `~classes` is refused by inventory::levels::check.
@@ -87,6 +102,7 @@ impl ClassedDoc {
                 classes: Vec::new(),
                 queries,
                 asks,
+                ..ClassedDoc::empty()
             });
         };
         let classes = match &entry.node.value {
@@ -133,7 +149,38 @@ impl ClassedDoc {
             classes,
             queries,
             asks,
+            ..ClassedDoc::empty()
         })
+    }
+
+    fn empty() -> ClassedDoc {
+        ClassedDoc {
+            data: Arc::new(Node::synthetic(Value::Null)),
+            classes: Vec::new(),
+            queries: false,
+            asks: false,
+            applications: Vec::new(),
+            exports: None,
+            environment: None,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// A document of data alone (`_reclass_`, input data), with no classes.
+    pub(crate) fn data(data: Arc<Node>) -> ClassedDoc {
+        ClassedDoc {
+            data,
+            ..ClassedDoc::empty()
+        }
+    }
+
+    /// A document that only names classes (a reclass node's class mappings).
+    pub(crate) fn naming(classes: Vec<Node>) -> ClassedDoc {
+        ClassedDoc {
+            data: Arc::new(Node::synthetic(Value::Map(Map::new()))),
+            classes,
+            ..ClassedDoc::empty()
+        }
     }
 }
 
@@ -157,6 +204,8 @@ pub(crate) struct Library<'a> {
     units: Cells<Arc<ClassedDoc>>,
     settings: OnceLock<Result<Settings, Diags>>,
     root: OnceLock<Option<PathBuf>>,
+    /// Under reclass, every class file by name (walked once).
+    index: OnceLock<Result<HashMap<String, LevelFile>, Diags>>,
 }
 
 impl<'a> Library<'a> {
@@ -168,22 +217,75 @@ impl<'a> Library<'a> {
             units: Mutex::new(HashMap::new()),
             settings: OnceLock::new(),
             root: OnceLock::new(),
+            index: OnceLock::new(),
+        }
+    }
+
+    /// Whether a skipped missing class is reported (reclass's
+    /// `ignore_class_notfound_warning`; beryl's own layout skips silently).
+    pub(crate) fn warns_skipped(&self) -> bool {
+        self.inventory
+            .flavor
+            .reclass()
+            .is_some_and(|o| o.ignore_class_notfound_warning)
+    }
+
+    /// Why `name` is not a class name of this inventory's flavor.
+    pub(crate) fn check_name(&self, name: &str) -> Result<(), String> {
+        match self.inventory.flavor.reclass() {
+            Some(_) => reclass::check_name(name),
+            None => check_name(name),
         }
     }
 
     /// The settings of `beryl.yml` (defaults without one).
+    /// Under reclass, its options say the same.
     pub(crate) fn settings(&self) -> Result<&Settings, Diags> {
         self.settings
-            .get_or_init(|| Settings::load(self.inventory.settings.as_ref(), &self.limits))
+            .get_or_init(|| match self.inventory.flavor.reclass() {
+                Some(o) => {
+                    Settings::reclass(o.ignore_class_notfound, &o.ignore_class_notfound_regexp)
+                }
+                None => Settings::load(self.inventory.settings.as_ref(), &self.limits),
+            })
             .as_ref()
             .map_err(Clone::clone)
     }
 
     /// A level document split into classes and data, once per file.
-    pub(crate) fn unit(&self, rel: &str, node: &Arc<Node>) -> Result<Arc<ClassedDoc>, Diags> {
+    /// `entity` is the host's name: under reclass, relative class names in a
+    /// node file are resolved against it.
+    pub(crate) fn unit(
+        &self,
+        rel: &str,
+        node: &Arc<Node>,
+        entity: &str,
+    ) -> Result<Arc<ClassedDoc>, Diags> {
         let cell = cell(&self.units, rel);
-        cell.get_or_init(|| ClassedDoc::split(node).map(Arc::new))
+        cell.get_or_init(|| self.split(node, entity).map(Arc::new))
             .clone()
+    }
+
+    /// Splits a document by the flavor's rules.
+    fn split(&self, node: &Arc<Node>, entity: &str) -> Result<ClassedDoc, Diags> {
+        match self.inventory.flavor.reclass() {
+            Some(_) => reclass::split(node, entity),
+            None => ClassedDoc::split(node),
+        }
+    }
+
+    /// Under reclass, the class file of `name`, from the index of classes_uri.
+    fn indexed(&self, name: &str) -> Result<Option<LevelFile>, Diags> {
+        let index = self
+            .index
+            .get_or_init(|| match &self.inventory.classes_dir {
+                Some(dir) => reclass::index(dir),
+                None => Ok(HashMap::new()),
+            });
+        match index {
+            Ok(map) => Ok(map.get(name).cloned()),
+            Err(e) => Err(e.clone()),
+        }
     }
 
     /// The class `name` (already validated by [`check_name`]): `None` when no
@@ -194,6 +296,20 @@ impl<'a> Library<'a> {
     }
 
     fn load(&self, name: &str) -> Result<Option<Arc<Class>>, Diags> {
+        if self.inventory.flavor.reclass().is_some() {
+            let Some(file) = self.indexed(name)? else {
+                return Ok(None);
+            };
+            self.confine(&file.path, &file.display)?;
+            let node = crate::yaml::load_file(&file.path, &file.display, &self.limits)
+                .map_err(|d| vec![d])?;
+            let unit = Arc::new(reclass::split(&Arc::new(node), name)?);
+            return Ok(Some(Arc::new(Class {
+                name: name.to_string(),
+                file,
+                unit,
+            })));
+        }
         let Some(dir) = &self.inventory.classes_dir else {
             return Ok(None);
         };
@@ -315,72 +431,4 @@ pub(crate) fn check_name(name: &str) -> Result<(), String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names() {
-        assert!(check_name("roles.backup").is_ok());
-        assert!(check_name("a_b-c.d9").is_ok());
-        for bad in ["", ".x", "a..b", "a.", "a/b", "a.init", "a b", "../x", "é"] {
-            assert!(check_name(bad).is_err(), "{bad}");
-        }
-    }
-
-    /// A chain of classes each including the next, `n` long, named by
-    /// _default.yml; expanded with `limits`.
-    fn expand_chain(n: usize, limits: Limits) -> Result<walk::Expanded, Diags> {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        std::fs::create_dir_all(root.join("_classes")).unwrap();
-        std::fs::create_dir_all(root.join("a.org")).unwrap();
-        std::fs::write(root.join("_default.yml"), "classes: [c0]\n").unwrap();
-        std::fs::write(root.join("a.org/_domain.yml"), "ssh_keys: [k]\n").unwrap();
-        for i in 0..n {
-            let text = format!("classes: [c{}]\n", i + 1);
-            std::fs::write(root.join(format!("_classes/c{i}.yml")), text).unwrap();
-        }
-        std::fs::write(root.join(format!("_classes/c{n}.yml")), "x: 1\n").unwrap();
-        let inventory = Inventory::discover(root, "inv").unwrap();
-        let library = Library::new(&inventory, limits);
-        let node = Arc::new(crate::yaml::load_file(&inventory.default.path, "d", &limits).unwrap());
-        let unit = library.unit(&inventory.default.rel, &node).unwrap();
-        let mut resolve = |_: &[walk::Doc], t: &str, _: &crate::value::Span| Ok(t.to_string());
-        walk::expand(&library, &[(&inventory.default, unit)], &mut resolve)
-    }
-
-    /// A chain 50,000 classes deep overflowed the stack; the limit stops it
-    /// with one error.
-    #[test]
-    fn class_chains_stop_at_the_depth_limit() {
-        let limits = Limits {
-            max_class_depth: 10,
-            ..Limits::default()
-        };
-        assert_eq!(expand_chain(9, limits).unwrap().classes.len(), 10);
-        let e = expand_chain(300, limits).unwrap_err();
-        assert_eq!(e.len(), 1, "{e:?}");
-        assert_eq!(e[0].code, "beryl::limit::class_depth");
-        assert!(
-            e[0].message.contains("more than 10 deep"),
-            "{}",
-            e[0].message
-        );
-    }
-
-    #[test]
-    fn split_keeps_data_and_lists_classes() {
-        let source = crate::value::Source::new("a.yml", "classes: [x, y]\nk: 1\n");
-        let node = Arc::new(crate::yaml::parse(&source, &Limits::default()).unwrap());
-        let unit = ClassedDoc::split(&node).unwrap();
-        assert_eq!(unit.classes.len(), 2);
-        assert!(unit.data.get("classes").is_none());
-        assert!(unit.data.get("k").is_some());
-        let source = crate::value::Source::new("b.yml", "classes: [1, x]\n");
-        let node = Arc::new(crate::yaml::parse(&source, &Limits::default()).unwrap());
-        assert_eq!(
-            ClassedDoc::split(&node).unwrap_err()[0].code,
-            "beryl::classes::not_a_name"
-        );
-    }
-}
+mod tests;

@@ -10,7 +10,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use super::{ClassedDoc, Code, Library, check_name};
+use super::{ClassedDoc, Code, Library};
 use crate::diag::{Diag, Diags};
 use crate::inventory::LevelFile;
 use crate::value::{Node, Span};
@@ -28,6 +28,8 @@ pub(crate) struct Doc {
     pub queries: bool,
     /// Whether the data holds a query (see [`ClassedDoc::asks`]).
     pub asks: bool,
+    /// A reclass file's `environment:`.
+    pub environment: Option<String>,
 }
 
 /// The documents to merge, lowest priority first, and the classes applied.
@@ -35,9 +37,47 @@ pub(crate) struct Doc {
 pub(crate) struct Expanded {
     pub docs: Vec<Doc>,
     pub classes: Vec<String>,
+    /// reclass's `classes`: each merged document's class list as written
+    /// (relative names resolved, `${…}` not), in merge order, each once.
+    pub declared: Vec<String>,
+    /// reclass's `applications`, in merge order (see [`Expanded::entity`]).
+    pub applications: Vec<String>,
+    /// The warnings of the documents read.
+    pub warnings: Diags,
 }
 
 impl Expanded {
+    /// A document merges: its classes and applications join the lists.
+    /// reclass's rule for applications (kapicorp `datatypes/applications.py`):
+    /// within the document, `~x` removes an x listed before it; then every
+    /// `~x` removes x from what is already there, and the document's own
+    /// applications are appended when new.
+    fn entity(&mut self, unit: &ClassedDoc) {
+        for name in unit.classes.iter().filter_map(Node::as_str) {
+            if !self.declared.iter().any(|d| d == name) {
+                self.declared.push(name.to_string());
+            }
+        }
+        let (mut own, mut negated) = (Vec::<&str>::new(), Vec::<&str>::new());
+        for app in &unit.applications {
+            match app.strip_prefix('~') {
+                Some(x) => {
+                    negated.push(x);
+                    own.retain(|a| *a != x);
+                }
+                None if !own.contains(&app.as_str()) => own.push(app),
+                None => {}
+            }
+        }
+        self.applications.retain(|a| !negated.contains(&a.as_str()));
+        for app in own {
+            if !self.applications.iter().any(|a| a == app) {
+                self.applications.push(app.to_string());
+            }
+        }
+        self.warnings.extend(unit.warnings.iter().cloned());
+    }
+
     /// Whether a document holds a query: the host needs every host's exports.
     pub(crate) fn asks(&self) -> bool {
         self.docs.iter().any(|d| d.asks)
@@ -66,12 +106,14 @@ pub(crate) fn expand(
         for name in &unit.classes {
             walk.visit(name);
         }
+        walk.out.entity(unit);
         walk.out.docs.push(Doc {
             rel: file.rel.clone(),
             node: unit.data.clone(),
             class: None,
             queries: unit.queries,
             asks: unit.asks,
+            environment: unit.environment.clone(),
         });
     }
     if walk.errors.is_empty() {
@@ -117,7 +159,7 @@ impl Walk<'_, '_, '_> {
         } else {
             text.to_string()
         };
-        if let Err(why) = check_name(&name) {
+        if let Err(why) = self.library.check_name(&name) {
             let shown = if name == text {
                 format!("`{name}`")
             } else {
@@ -172,6 +214,7 @@ impl Walk<'_, '_, '_> {
         }
         self.stack.pop();
         self.seen.insert(name.clone());
+        self.out.entity(&class.unit);
         self.out.classes.push(name);
         self.out.docs.push(Doc {
             rel: class.file.rel.clone(),
@@ -179,6 +222,7 @@ impl Walk<'_, '_, '_> {
             class: Some(class.name.clone()),
             queries: class.unit.queries,
             asks: class.unit.asks,
+            environment: class.unit.environment.clone(),
         });
     }
 
@@ -199,7 +243,15 @@ impl Walk<'_, '_, '_> {
 
     fn missing(&mut self, name: &str, text: &str, span: &Span) {
         match self.library.settings() {
-            Ok(s) if s.ignores_missing(name) => return,
+            Ok(s) if s.ignores_missing(name) => {
+                if self.library.warns_skipped() {
+                    self.out.warnings.push(
+                        Diag::warning(Code::Skipped, format!("class `{name}` not found: skipped"))
+                            .label(span, "named here"),
+                    );
+                }
+                return;
+            }
             Ok(_) => {}
             Err(e) => {
                 self.errors.extend(e);

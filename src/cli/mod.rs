@@ -17,6 +17,7 @@ pub(crate) mod man;
 mod merge;
 pub(crate) mod options;
 pub(crate) mod plan;
+pub(crate) mod reclass;
 pub(crate) mod render;
 mod report;
 mod schema;
@@ -88,6 +89,7 @@ pub(crate) enum Command {
     Facts(facts::Args),
     Schema(schema::Args),
     Graph(graph::Args),
+    Reclass(reclass::Args),
     Init(init::Args),
     Completions(completions::Args),
     Man(man::Args),
@@ -150,6 +152,11 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             ..none
         })
         .and_then(|c| graph::run(&c, a, out)),
+        Command::Reclass(a) => ctx(Uses {
+            limits: Some(&a.limits),
+            ..none
+        })
+        .and_then(|c| reclass::run(&c, a, out)),
         Command::Init(a) => ctx(none).and_then(|c| init::run(&c, a, out)),
         Command::Completions(a) => ctx(none).and_then(|c| completions::run(&c, a, out)),
         Command::Man(a) => ctx(none).and_then(|c| man::run(&c, a, out)),
@@ -225,6 +232,7 @@ mod tests {
         ("facts", &[INVENTORY, KEYS, LIMITS]),
         ("schema", &[]),
         ("graph", &[INVENTORY, LIMITS]),
+        ("reclass", &[LIMITS]),
         ("init", &[]),
         ("completions", &[]),
         ("man", &[]),

@@ -28,6 +28,7 @@
 pub(crate) mod files;
 mod pipeline;
 mod queries;
+pub mod reclass;
 pub(crate) mod warn;
 
 use std::collections::HashMap;
@@ -125,6 +126,8 @@ pub struct Compiled {
     /// Where the rules of the levels' `merge:` tables that were in force at
     /// some path of this host are written (built-in rules left out).
     pub rules_used: Vec<Span>,
+    /// Under reclass, the node's classes, applications, environment and exports.
+    pub reclass: Option<reclass::ReclassInfo>,
 }
 
 /// One document of a host's chain.
@@ -158,6 +161,9 @@ pub struct Compiler<'a> {
     keys: &'a KeyStore,
     limits: Limits,
     policy: Policy,
+    /// The strategy at the root, beating any table: reclass's `concat` (dicts
+    /// deep, lists concatenated) under the reclass flavor.
+    root: Option<crate::merge::Spec>,
     /// One cell per level file, so that concurrent compiles parse each once.
     cache: Mutex<HashMap<String, Arc<OnceLock<Loaded>>>>,
     /// The class files and settings (src/classes/).
@@ -177,6 +183,10 @@ impl<'a> Compiler<'a> {
             keys,
             limits,
             policy: Policy::beryl(),
+            root: inventory
+                .flavor
+                .reclass()
+                .map(|_| crate::merge::Spec::of(crate::merge::Strategy::Concat)),
             cache: Mutex::new(HashMap::new()),
             library: Library::new(inventory, limits),
             all_exports: OnceLock::new(),
@@ -196,6 +206,10 @@ impl<'a> Compiler<'a> {
             crate::yaml::load_file(&file.path, &file.display, &self.limits)
                 .map_err(|d| vec![d])
                 .and_then(|node| {
+                    // A reclass file's top-level keys are reclass's (classes/reclass.rs).
+                    if self.inventory.flavor.reclass().is_some() {
+                        return Ok(Arc::new(node));
+                    }
                     crate::inventory::levels::check(kind, &node).map(|()| Arc::new(node))
                 })
         })
@@ -251,6 +265,7 @@ pub fn complete(
             users,
             diags: Vec::new(),
             rules_used: Vec::new(),
+            reclass: None,
         }),
         _ => Err(errors),
     }
@@ -361,8 +376,18 @@ fn key_list(keys: &[Key], span: Span) -> Node {
 }
 
 /// The effective config: `_beryl_` first, then the merged levels. The
-/// classes applied are listed when there are any.
-fn with_header(host: &Host, files: Vec<Node>, classes: &[String], merged: Node) -> Node {
+/// classes applied are listed when there are any. A reclass node's config is
+/// its parameters alone, as reclass gives them (`_reclass_` is in them).
+fn with_header(
+    inventory: &Inventory,
+    host: &Host,
+    files: Vec<Node>,
+    classes: &[String],
+    merged: Node,
+) -> Node {
+    if inventory.flavor.reclass().is_some() {
+        return merged;
+    }
     let entry = |node: Node| Entry {
         key_span: Span::synthetic(),
         node,

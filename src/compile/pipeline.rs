@@ -32,12 +32,26 @@ impl Compiler<'_> {
         for level in &chain {
             match self
                 .load(level.kind, level.file)
-                .and_then(|node| self.library.unit(&level.file.rel, &node))
+                .and_then(|node| self.library.unit(&level.file.rel, &node, &host.fqdn))
             {
                 Ok(unit) => levels.push((level.file, unit)),
                 Err(e) => errors.extend(e),
             }
         }
+        // Under reclass, what the node merges below its own classes.
+        let base = match (self.inventory.flavor.reclass(), levels.last()) {
+            (Some(o), Some((_, node))) => super::reclass::base_levels(self, o, host, node)
+                .unwrap_or_else(|e| {
+                    errors.extend(e);
+                    Vec::new()
+                }),
+            _ => Vec::new(),
+        };
+        let levels: Vec<_> = base
+            .iter()
+            .map(|(f, u)| (f, u.clone()))
+            .chain(levels)
+            .collect();
         if self.inventory.settings.is_some()
             && let Err(e) = self.library.settings()
         {
@@ -48,10 +62,10 @@ impl Compiler<'_> {
         }
         let mut resolve = |docs: &[Doc], text: &str, span: &Span| {
             let nodes: Vec<&Node> = docs.iter().map(|d| &*d.node).collect();
-            let mut merged = merge::merge_documents(&nodes, &self.policy, None)?;
+            let mut merged = merge::merge_documents(&nodes, &self.policy, self.root.as_ref())?;
             let files = level_files(docs);
             let classes: Vec<String> = docs.iter().filter_map(|d| d.class.clone()).collect();
-            merged.node = with_header(host, files, &classes, merged.node);
+            merged.node = with_header(self.inventory, host, files, &classes, merged.node);
             refs::evaluate(&mut merged, &self.limits, text, span)
         };
         walk::expand(&self.library, &levels, &mut resolve)
@@ -88,10 +102,10 @@ impl Compiler<'_> {
             return Err(errors);
         }
         let docs: Vec<&Node> = nodes.iter().map(|n| &**n).collect();
-        let mut merged = merge::merge_documents(&docs, &self.policy, None)?;
+        let mut merged = merge::merge_documents(&docs, &self.policy, self.root.as_ref())?;
         // `_beryl_` goes in first, so that `${_beryl_.fqdn}` resolves.
         let files = level_files(&expanded.docs);
-        merged.node = with_header(host, files, &expanded.classes, merged.node);
+        merged.node = with_header(self.inventory, host, files, &expanded.classes, merged.node);
         Ok((nodes, merged))
     }
 
@@ -133,6 +147,7 @@ impl Compiler<'_> {
         let policy = merged.policy;
         let mut merged = merged.node;
         let exports = crate::exports::take(&mut merged)?;
+        let reclass = self.reclass_info(expanded, &exports);
         if all.is_none() {
             // No query was answered, so these exports are the ones every
             // host's exports would compute for this host (queries.rs).
@@ -150,6 +165,7 @@ impl Compiler<'_> {
             })
             .collect::<Vec<_>>();
         diags.extend(self.spelled.warnings(&levels));
+        diags.extend(expanded.warnings.iter().cloned());
         match complete(merged, references, levels, policy, self.keys) {
             Ok(mut c) => {
                 let default = &self.inventory.default.display;
@@ -164,6 +180,7 @@ impl Compiler<'_> {
                 }
                 c.diags = diags;
                 c.rules_used = rules_used;
+                c.reclass = reclass;
                 Ok(c)
             }
             Err(mut errors) => {
@@ -171,6 +188,25 @@ impl Compiler<'_> {
                 Err(errors)
             }
         }
+    }
+}
+
+impl Compiler<'_> {
+    /// Under reclass, the node's facts beside its parameters.
+    fn reclass_info(
+        &self,
+        expanded: &Expanded,
+        exports: &Node,
+    ) -> Option<super::reclass::ReclassInfo> {
+        let options = self.inventory.flavor.reclass()?;
+        let node = expanded.docs.last().and_then(|d| d.environment.clone());
+        let environment = node.unwrap_or_else(|| options.default_environment.clone());
+        Some(super::reclass::ReclassInfo {
+            classes: expanded.declared.clone(),
+            applications: expanded.applications.clone(),
+            environment,
+            exports: exports.clone(),
+        })
     }
 }
 

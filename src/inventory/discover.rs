@@ -12,7 +12,14 @@ const ROOT_HELP: &str = "give the inventory with -i/--inventory DIR or BERYL_INV
 impl Inventory {
     /// Discovers the inventory under `root`, reporting every layout error.
     /// `root_display` is the root as the user wrote it, for messages.
+    ///
+    /// A root without `_default.yml` that has reclass's layout (`nodes/` or
+    /// `targets/` beside `classes/`, or a `reclass-config.yml`) is discovered
+    /// as a reclass inventory, with its config file's settings.
     pub fn discover(root: &Path, root_display: &str) -> Result<Inventory, Diags> {
+        if super::reclass::recognise(root) {
+            return Self::discover_reclass(root, root_display, &Default::default());
+        }
         let mut walk = Walk {
             root: root.to_path_buf(),
             display: root_display.trim_end_matches('/').to_string(),
@@ -46,6 +53,23 @@ impl Inventory {
         } else {
             Err(walk.errors)
         }
+    }
+}
+
+impl Inventory {
+    /// Discovers a reclass inventory based at `root`, with the command line's
+    /// settings over its config file's (src/inventory/reclass/).
+    pub fn discover_reclass(
+        root: &Path,
+        root_display: &str,
+        overrides: &super::reclass::Overrides,
+    ) -> Result<Inventory, Diags> {
+        super::reclass::discover(
+            root,
+            root_display,
+            overrides,
+            &crate::yaml::Limits::default(),
+        )
     }
 }
 
@@ -266,6 +290,7 @@ impl Walk {
             domains,
             groups,
             hosts,
+            flavor: super::Flavor::Beryl,
         }
     }
 

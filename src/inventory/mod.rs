@@ -17,10 +17,12 @@
 
 mod discover;
 pub(crate) mod levels;
+pub mod reclass;
 pub(crate) mod revision;
 pub(crate) mod settings;
 
 pub(crate) use discover::label_problem;
+pub use reclass::{Flavor, ReclassOptions};
 pub(crate) use settings::{SETTINGS_STEM, Settings};
 
 crate::diag::codes! {
@@ -150,6 +152,8 @@ pub struct Inventory {
     pub groups: Vec<Group>,
     /// Sorted by FQDN.
     pub hosts: Vec<Host>,
+    /// beryl's semantics, or reclass's (a reclass layout, src/inventory/reclass/).
+    pub flavor: Flavor,
 }
 
 impl Inventory {
@@ -165,7 +169,16 @@ impl Inventory {
 
     /// The chain of a host: `_default` → `_domain` → `_group` (when the host is
     /// in a group and the group has a file) → the host file.
+    ///
+    /// A reclass node's chain is its node file alone: its classes, and what
+    /// reclass merges below them, come in with the class walk (src/classes/).
     pub fn chain<'a>(&'a self, host: &'a Host) -> Vec<Level<'a>> {
+        if let Flavor::Reclass(_) = self.flavor {
+            return vec![Level {
+                kind: LevelKind::Host,
+                file: &host.file,
+            }];
+        }
         let mut chain = vec![Level {
             kind: LevelKind::Default,
             file: &self.default,

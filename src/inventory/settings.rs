@@ -53,6 +53,32 @@ impl Settings {
         Self::parse(&node)
     }
 
+    /// reclass's two options, from its config file or command line: the
+    /// same rule as `beryl.yml`'s.
+    pub(crate) fn reclass(ignore: bool, patterns: &[String]) -> Result<Settings, Diags> {
+        let mut errors = Vec::new();
+        let mut list = Vec::new();
+        for text in patterns {
+            match regex::RegexBuilder::new(&format!("^(?:{text})"))
+                .size_limit(1 << 20)
+                .build()
+            {
+                Ok(r) => list.push(r),
+                Err(e) => errors.push(Diag::new(
+                    Code::Regex,
+                    format!("invalid regex {text:?} in ignore_class_notfound_regexp: {e}"),
+                )),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        Ok(Settings {
+            ignore_class_notfound: ignore,
+            ignore: list,
+        })
+    }
+
     fn with_default_patterns(mut self) -> Self {
         self.ignore = vec![Regex::new("^(?:.*)").expect("built-in pattern")];
         self

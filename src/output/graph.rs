@@ -100,6 +100,10 @@ impl Graph {
                 g.host(host, &domain_id);
             }
         }
+        // A reclass node has no domain: it hangs from the nodes folder.
+        for host in kept.iter().filter(|h| h.domain.is_empty()) {
+            g.host(host, "default");
+        }
         g
     }
 

@@ -97,6 +97,7 @@ mod keys;
 mod live;
 mod plan;
 mod props;
+mod reclass;
 mod resources;
 mod schema;
 mod shell;

@@ -52,6 +52,7 @@ fn all() -> (Vec<Entry>, usize) {
         crate::inventory::levels::Code,
         crate::inventory::settings::Code,
         crate::inventory::revision::Code,
+        crate::inventory::reclass::Code,
         crate::classes::Code,
         crate::merge::Code,
         crate::refs::Code,
@@ -77,6 +78,7 @@ fn all() -> (Vec<Entry>, usize) {
         crate::cli::init::Code,
         crate::cli::man::Code,
         crate::cli::plan::Code,
+        crate::cli::reclass::Code,
         crate::cli::render::Code,
     )
 }

@@ -1,0 +1,217 @@
+//! `beryl reclass`: a drop-in for the `reclass` command (kapicorp-reclass
+//! 2.0's options and output), on a reclass inventory as it is.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::{Context, Failure, Outcome, write_out};
+use crate::compile::Compiler;
+use crate::diag::Diag;
+use crate::inventory::Inventory;
+use crate::inventory::reclass::Overrides;
+use crate::output::{self, Format};
+
+crate::diag::codes! {
+    /// The codes of the `reclass` command.
+    pub(crate) enum Code in "reclass" {
+        /// Neither --nodeinfo nor --inventory, or both.
+        Mode = "mode";
+        /// --nodeinfo names no node of the inventory.
+        UnknownNode = "unknown_node";
+    }
+}
+
+/// Print a reclass node's info, or the whole inventory, as reclass does.
+///
+/// The inventory is a reclass one as it is: `nodes/` and `classes/` (or
+/// Kapitan's `targets/`) under the base, and its settings from the first
+/// config file found: --config; `reclass-config.yml` or
+/// `kapicorp-reclass-config.yml` in the base; then
+/// `kapicorp-reclass-config.yml` in the current directory,
+/// `~/.config/reclass/reclass-config.yml`, `/etc/reclass/reclass-config.yml`.
+/// The options below win over the file (docs/reclass.md).
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    beryl reclass -b inventory --nodeinfo web01 -o json\n  \
+    beryl reclass -b inventory --inventory\n  \
+    beryl reclass -b inventory -u targets -n mytarget")]
+pub(crate) struct Args {
+    /// The inventory base: nodes_uri and classes_uri are under it (default:
+    /// the config file's inventory_base_uri, else the current directory).
+    #[arg(short = 'b', long, value_name = "DIR")]
+    pub inventory_base_uri: Option<PathBuf>,
+
+    /// The nodes folder, relative to the base (default: nodes).
+    #[arg(short = 'u', long, value_name = "DIR")]
+    pub nodes_uri: Option<PathBuf>,
+
+    /// The classes folder, relative to the base (default: classes).
+    #[arg(short = 'c', long, value_name = "DIR")]
+    pub classes_uri: Option<PathBuf>,
+
+    /// Print the info of one node.
+    #[arg(short = 'n', long, value_name = "NODE")]
+    pub nodeinfo: Option<String>,
+
+    /// Print the whole inventory.
+    #[arg(short = 'i', long)]
+    pub inventory: bool,
+
+    /// The output format.
+    #[arg(short = 'o', long, value_enum, default_value = "yaml")]
+    pub output: Output,
+
+    /// Pretty-print (the default; reclass's `-y`).
+    #[arg(short = 'y', long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub pretty_print: Option<bool>,
+
+    /// Skip missing classes. As in reclass it takes a value, and any value
+    /// turns it on; without a value it is on too.
+    #[arg(short = 'z', long, num_args = 0..=1, default_missing_value = "true", value_name = "VALUE")]
+    pub ignore_class_notfound: Option<String>,
+
+    /// Which missing classes may be skipped (a regex matched from the start).
+    #[arg(short = 'x', long, value_name = "REGEXP")]
+    pub ignore_class_notfound_regexp: Option<String>,
+
+    /// Name nodes by their folders too (`dir.sub.name`).
+    #[arg(short = 'a', long)]
+    pub compose_node_name: bool,
+
+    /// Let `~` null replace a dict or a list.
+    #[arg(long)]
+    pub allow_none_override: bool,
+
+    /// Parameters merged above the class mappings' classes and below
+    /// `_reclass_` (Salt's input data), from a YAML file.
+    #[arg(long, value_name = "FILE")]
+    pub input_data: Option<PathBuf>,
+
+    /// The config file to read instead of searching for one.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// The timestamp printed (default: now, as `time.strftime('%c')` in UTC).
+    #[arg(long, value_name = "TEXT")]
+    pub timestamp: Option<String>,
+
+    #[command(flatten)]
+    pub limits: super::options::LimitArgs,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Output {
+    Yaml,
+    Json,
+}
+
+pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
+    if args.nodeinfo.is_some() == args.inventory {
+        return Err(vec![
+            Diag::new(Code::Mode, "give either --nodeinfo NODE or --inventory")
+                .help("beryl reclass -b DIR --nodeinfo NODE, or beryl reclass -b DIR --inventory"),
+        ]);
+    }
+    let config = args.config.clone().or_else(|| {
+        if args.inventory_base_uri.is_some() {
+            None
+        } else {
+            crate::inventory::reclass::find_config(None)
+        }
+    });
+    let base = match (&args.inventory_base_uri, &config) {
+        (Some(b), _) => b.clone(),
+        (None, Some(c)) => crate::inventory::reclass::base_uri(c, &ctx.limits)?
+            .unwrap_or_else(|| PathBuf::from(".")),
+        (None, None) => PathBuf::from("."),
+    };
+    let overrides = Overrides {
+        config,
+        nodes_uri: args.nodes_uri.clone(),
+        classes_uri: args.classes_uri.clone(),
+        ignore_class_notfound: args.ignore_class_notfound.as_ref().map(|v| !v.is_empty()),
+        ignore_class_notfound_regexp: args.ignore_class_notfound_regexp.clone().map(|r| vec![r]),
+        compose_node_name: args.compose_node_name.then_some(true),
+        allow_none_override: args.allow_none_override.then_some(true),
+        input_data: args.input_data.clone(),
+    };
+    let inventory = Inventory::discover_reclass(&base, &shown(&base), &overrides)?;
+    let compiler = ctx.compiler(&inventory);
+    let stamp = args.timestamp.clone().unwrap_or_else(now);
+    let format = match args.output {
+        Output::Yaml => Format::Yaml,
+        Output::Json => Format::Json,
+    };
+    let pretty = args.pretty_print.unwrap_or(true);
+    let node = match &args.nodeinfo {
+        Some(name) => {
+            let Some(host) = inventory.hosts.iter().find(|h| h.fqdn == *name) else {
+                return Err(vec![
+                    Diag::new(
+                        Code::UnknownNode,
+                        format!("no node `{name}` under {}", inventory.default.display),
+                    )
+                    .help("the nodes are the .yml files under nodes_uri, at any depth"),
+                ]);
+            };
+            let c = crate::compile::compile(&compiler, host)?;
+            ctx.warn(&c.diags);
+            let info = c.reclass.unwrap_or_else(unreachable_info);
+            output::reclass::nodeinfo(&host.fqdn, &host.file.path, &c.config, &info, &stamp)
+        }
+        None => inventory_node(ctx, &compiler, &inventory, &stamp)?,
+    };
+    write_out(
+        out,
+        &output::reclass::to_string(&node, format, pretty).map_err(|d| vec![d])?,
+    )?;
+    Ok(Outcome::Ok)
+}
+
+fn inventory_node(
+    ctx: &Context,
+    compiler: &Compiler<'_>,
+    inventory: &Inventory,
+    stamp: &str,
+) -> Result<crate::value::Node, Failure> {
+    let hosts: Vec<_> = inventory.hosts.iter().collect();
+    let results = ctx.compile_many(compiler, &hosts, |host, c| {
+        let info = c.reclass.unwrap_or_else(unreachable_info);
+        let node = output::reclass::nodeinfo(&host.fqdn, &host.file.path, &c.config, &info, stamp);
+        Ok((host.fqdn.clone(), node, info))
+    });
+    let mut nodes = Vec::new();
+    let mut errors = Vec::new();
+    for r in results {
+        match r {
+            Ok(n) => nodes.push(n),
+            Err(e) => errors.extend(e),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    Ok(output::reclass::inventory(nodes, stamp))
+}
+
+/// A reclass inventory's compile always gives its info; an empty one
+/// otherwise.
+fn unreachable_info() -> crate::compile::reclass::ReclassInfo {
+    crate::compile::reclass::ReclassInfo {
+        classes: Vec::new(),
+        applications: Vec::new(),
+        environment: String::new(),
+        exports: crate::value::Node::synthetic(crate::value::Value::Null),
+    }
+}
+
+fn now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    output::reclass::timestamp(secs)
+}
+
+fn shown(p: &Path) -> String {
+    p.display().to_string()
+}

@@ -1,0 +1,208 @@
+//! A reclass inventory as it is (issue 19): `nodes/` and `classes/` (or
+//! Kapitan's `targets/` and `classes/`), reclass's settings from a config file
+//! and the command line, and every node found under `nodes_uri` at any depth.
+//!
+//! Entry points: [`recognise`] (is this root a reclass one?) and
+//! [`discover`], which returns an [`Inventory`] whose flavor is
+//! [`Flavor::Reclass`]: each node is a host whose chain is its node file.
+//! The later stages read the settings from the flavor, in one place each.
+
+mod config;
+pub(crate) mod mapping;
+mod nodes;
+
+use std::path::{Path, PathBuf};
+
+pub use config::Overrides;
+pub use config::ReclassOptions;
+
+use super::{Inventory, LevelFile};
+use crate::diag::{Diag, Diags};
+use crate::yaml::Limits;
+
+/// Which semantics an inventory is compiled with: beryl's own, or reclass
+/// 2.0's (chosen by the layout, never by flags scattered in the stages).
+#[derive(Clone, Debug, Default)]
+pub enum Flavor {
+    #[default]
+    Beryl,
+    Reclass(Box<ReclassOptions>),
+}
+
+impl Flavor {
+    /// reclass's options, under the reclass flavor.
+    pub fn reclass(&self) -> Option<&ReclassOptions> {
+        match self {
+            Flavor::Beryl => None,
+            Flavor::Reclass(o) => Some(o),
+        }
+    }
+}
+
+crate::diag::codes! {
+    /// The codes of a reclass layout.
+    pub(crate) enum Code in "reclass" {
+        /// `nodes_uri` or `classes_uri` is not a directory.
+        MissingDir = "missing_dir";
+        /// A node or class folder cannot be listed.
+        Io = "io";
+        /// One node name given by two files.
+        DuplicateNode = "duplicate_node";
+        /// A setting of the config file with a value of the wrong type.
+        Setting = "setting";
+        /// A `class_mappings` rule that cannot be read.
+        Mapping = "mapping";
+        /// nodes_uri and classes_uri are the same folder, or one holds the other.
+        Overlap = "overlap";
+    }
+}
+
+/// The config file names looked for in the inventory base, first found wins.
+pub(crate) const CONFIG_NAMES: &[&str] = &["reclass-config.yml", "kapicorp-reclass-config.yml"];
+
+/// Whether `root` is a reclass inventory: no `_default.yml`, and a config
+/// file, or `nodes/` (or Kapitan's `targets/`) beside `classes/`.
+pub(crate) fn recognise(root: &Path) -> bool {
+    if ["_default.yml", "_default.yaml"]
+        .iter()
+        .any(|f| root.join(f).exists())
+    {
+        return false;
+    }
+    CONFIG_NAMES.iter().any(|f| root.join(f).is_file())
+        || (root.join("classes").is_dir()
+            && (root.join("nodes").is_dir() || root.join("targets").is_dir()))
+}
+
+/// Discovers a reclass inventory based at `root`: the settings (built-in
+/// defaults < Kapitan's when the layout is Kapitan's < the config file <
+/// `overrides`), then the nodes.
+pub(crate) fn discover(
+    root: &Path,
+    display: &str,
+    overrides: &Overrides,
+    limits: &Limits,
+) -> Result<Inventory, Diags> {
+    let options = config::settle(root, overrides, limits)?;
+    let display = display.trim_end_matches('/').to_string();
+    let shown = |p: &Path| -> (String, String) {
+        let rel = p
+            .strip_prefix(root)
+            .map(|r| r.to_string_lossy().into_owned())
+            .unwrap_or_else(|_| p.to_string_lossy().into_owned());
+        let outside = p.is_absolute() && !p.starts_with(root);
+        let disp = if outside || display.is_empty() || display == "." {
+            rel.clone()
+        } else {
+            format!("{display}/{rel}")
+        };
+        (rel, disp)
+    };
+    let mut errors = Vec::new();
+    for (what, dir) in [
+        ("nodes_uri", &options.nodes_uri),
+        ("classes_uri", &options.classes_uri),
+    ] {
+        if !dir.is_dir() {
+            errors.push(
+                Diag::new(
+                    Code::MissingDir,
+                    format!("{what} {} is not a directory", shown(dir).1),
+                )
+                .help("set nodes_uri and classes_uri in reclass-config.yml, or give -u/-c"),
+            );
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let (n, c) = (
+        canonical(&options.nodes_uri),
+        canonical(&options.classes_uri),
+    );
+    if n.starts_with(&c) || c.starts_with(&n) {
+        return Err(vec![Diag::new(
+            Code::Overlap,
+            format!(
+                "nodes_uri {} and classes_uri {} overlap: one holds the other",
+                shown(&options.nodes_uri).1,
+                shown(&options.classes_uri).1
+            ),
+        )]);
+    }
+    let file = |p: &Path| {
+        let (rel, display) = shown(p);
+        LevelFile {
+            path: p.to_path_buf(),
+            rel,
+            display,
+        }
+    };
+    let nodes_dir = file(&options.nodes_uri);
+    let classes_dir = file(&options.classes_uri);
+    let hosts = nodes::walk(&nodes_dir, options.compose_node_name)?;
+    Ok(Inventory {
+        root: root.to_path_buf(),
+        default: nodes_dir,
+        classes_dir: Some(classes_dir),
+        settings: None,
+        domains: Vec::new(),
+        groups: Vec::new(),
+        hosts,
+        flavor: Flavor::Reclass(Box::new(options)),
+    })
+}
+
+fn canonical(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// The path a class mapping matches under `class_mappings_match_path`: the
+/// node file's path under nodes_uri without its extension; for a node at the
+/// top with compose_node_name off, `./name` (kapicorp's `os.path.join` of a
+/// `.` folder, survey §6 "Match path").
+pub(crate) fn match_path(options: &ReclassOptions, node: &LevelFile) -> String {
+    let rel = node
+        .path
+        .strip_prefix(&options.nodes_uri)
+        .map(|r| r.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| node.rel.clone());
+    let stem = nodes::strip_yaml(&rel).unwrap_or(&rel).to_string();
+    if !stem.contains('/') && !options.compose_node_name {
+        format!("./{stem}")
+    } else {
+        stem
+    }
+}
+
+/// The first config file found outside an inventory base, or in `base`:
+/// `reclass-config.yml` and `kapicorp-reclass-config.yml` in the base; then
+/// `kapicorp-reclass-config.yml` and `reclass-config.yml` in the current
+/// directory, `~/.config/reclass/reclass-config.yml`,
+/// `/etc/reclass/reclass-config.yml`.
+pub(crate) fn find_config(base: Option<&Path>) -> Option<PathBuf> {
+    let mut places: Vec<PathBuf> = Vec::new();
+    if let Some(b) = base {
+        places.extend(CONFIG_NAMES.iter().map(|n| b.join(n)));
+    }
+    places.push(PathBuf::from("kapicorp-reclass-config.yml"));
+    places.push(PathBuf::from("reclass-config.yml"));
+    if let Some(home) = std::env::var_os("HOME") {
+        places.push(PathBuf::from(home).join(".config/reclass/reclass-config.yml"));
+    }
+    places.push(PathBuf::from("/etc/reclass/reclass-config.yml"));
+    places.into_iter().find(|p| p.is_file())
+}
+
+/// A config file's `inventory_base_uri`, relative to the file's folder
+/// (kapicorp joins it to the current directory: the same when reclass is run
+/// where its config is).
+pub(crate) fn base_uri(config: &Path, limits: &Limits) -> Result<Option<PathBuf>, Diags> {
+    let node = crate::yaml::load_file(config, &config.display().to_string(), limits)
+        .map_err(|d| vec![d])?;
+    let Some(base) = node.get("inventory_base_uri").and_then(|n| n.as_str()) else {
+        return Ok(None);
+    };
+    let dir = config.parent().unwrap_or(Path::new("."));
+    Ok(Some(dir.join(base)))
+}

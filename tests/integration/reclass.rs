@@ -1,0 +1,187 @@
+//! `beryl reclass` and the other commands on a reclass inventory as it is
+//! (issue 19). tests/fixtures/reclass/basic is our own small inventory; the
+//! snapshots of its `--nodeinfo` outputs were checked equal, key order
+//! included, to what kapicorp-reclass 2.0.0 prints for it (run through its
+//! Python API with the fixture's reclass-config.yml, timestamp fixed).
+
+use crate::support::{Run, args, beryl, fixture, write};
+
+fn nodeinfo(node: &str) -> (Vec<String>, Run) {
+    let dir = fixture("reclass/basic");
+    let a = args(&[
+        "reclass",
+        "-b",
+        ".",
+        "--nodeinfo",
+        node,
+        "-o",
+        "json",
+        "--timestamp",
+        "T",
+    ]);
+    let run = beryl(dir.path(), &a);
+    (a, run)
+}
+
+#[test]
+fn nodeinfo_of_a_nested_dotted_node() {
+    let (a, run) = nodeinfo("web01.example.org");
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    insta::assert_snapshot!(run.transcript(&a));
+}
+
+#[test]
+fn nodeinfo_with_a_regex_class_mapping() {
+    let (a, run) = nodeinfo("db01");
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    // A class's unknown top-level key is a warning, as reclass ignores it.
+    assert!(
+        run.stderr.contains("beryl::classes::unknown_key"),
+        "{}",
+        run.stderr
+    );
+    insta::assert_snapshot!(run.transcript(&a));
+}
+
+#[test]
+fn inventory_indexes_classes_and_applications() {
+    let dir = fixture("reclass/basic");
+    let a = args(&[
+        "reclass",
+        "-b",
+        ".",
+        "--inventory",
+        "-o",
+        "json",
+        "--timestamp",
+        "T",
+    ]);
+    let run = beryl(dir.path(), &a);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["__reclass__", "nodes", "classes", "applications"]);
+    assert_eq!(
+        v["classes"]["common"],
+        serde_json::json!(["db01", "web01.example.org"])
+    );
+    assert_eq!(
+        v["applications"]["nginx"],
+        serde_json::json!(["web01.example.org"])
+    );
+    assert_eq!(v["nodes"]["db01"]["classes"][0], "role.db");
+    // The hidden folder's node is not walked.
+    assert!(v["nodes"].get("ignored").is_none());
+}
+
+#[test]
+fn yaml_output_sorts_keys() {
+    let dir = fixture("reclass/basic");
+    let a = args(&["reclass", "-b", ".", "-n", "db01", "--timestamp", "T"]);
+    let run = beryl(dir.path(), &a);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let at = |k: &str| run.stdout.find(&format!("\n{k}:")).unwrap();
+    assert!(at("applications") < at("classes") && at("classes") < at("parameters"));
+}
+
+#[test]
+fn render_and_check_work_on_a_reclass_root() {
+    let dir = fixture("reclass/basic");
+    let run = beryl(dir.path(), &args(&["render", "db01", "-i", "."]));
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(run.stdout.starts_with("db: true\n"), "{}", run.stdout);
+    let run = beryl(dir.path(), &args(&["check", "-i", "."]));
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("checked 2 hosts: ok, 2 warnings"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_missing_class_is_an_error_with_its_place() {
+    let dir = tempfile::tempdir().unwrap();
+    write(&dir.path().join("classes/a.yml"), "parameters: {x: 1}\n");
+    write(
+        &dir.path().join("nodes/n1.yml"),
+        "classes:\n  - a\n  - nope\n",
+    );
+    let a = args(&["reclass", "-b", ".", "-n", "n1", "-o", "json"]);
+    let run = beryl(dir.path(), &a);
+    assert_eq!(run.status, 2);
+    assert!(
+        run.stderr.contains("beryl::classes::not_found"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("nodes/n1.yml:3:5"), "{}", run.stderr);
+    // -z (which takes a value in reclass) skips it, and the name stays listed.
+    let a = args(&["reclass", "-b", ".", "-n", "n1", "-o", "json", "-z", "yes"]);
+    let run = beryl(dir.path(), &a);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["classes"], serde_json::json!(["a", "nope"]));
+}
+
+#[test]
+fn duplicate_nodes_name_both_files() {
+    let dir = tempfile::tempdir().unwrap();
+    write(&dir.path().join("classes/a.yml"), "");
+    write(&dir.path().join("nodes/x/n1.yml"), "");
+    write(&dir.path().join("nodes/y/n1.yml"), "");
+    let run = beryl(dir.path(), &args(&["reclass", "-b", ".", "--inventory"]));
+    assert_eq!(run.status, 2);
+    assert!(
+        run.stderr.contains("beryl::reclass::duplicate_node"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("by nodes/x/n1.yml and by nodes/y/n1.yml"),
+        "{}",
+        run.stderr
+    );
+    // With compose_node_name the names differ.
+    let run = beryl(
+        dir.path(),
+        &args(&["reclass", "-b", ".", "-a", "-n", "x.n1"]),
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+}
+
+/// `--input-data` merges above the class mappings' classes and below
+/// `_reclass_` (kapicorp `core.py:222-226`; kapicorp 2.0's own input data
+/// path fails with a TypeError, so this order is read from its code).
+#[test]
+fn input_data_merges_between_class_mappings_and_reclass() {
+    let dir = fixture("reclass/basic");
+    write(
+        &dir.path().join("input.yml"),
+        "mapped: false\n_reclass_: {environment: input}\npkgs: [input]\n",
+    );
+    let a = args(&[
+        "reclass",
+        "-b",
+        ".",
+        "-n",
+        "web01.example.org",
+        "-o",
+        "json",
+        "--input-data",
+        "input.yml",
+    ]);
+    let run = beryl(dir.path(), &a);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let p = &v["parameters"];
+    let keys: Vec<&String> = p.as_object().unwrap().keys().take(3).collect();
+    assert_eq!(keys, ["mapped", "_reclass_", "pkgs"]);
+    assert_eq!(p["mapped"], false);
+    assert_eq!(p["_reclass_"]["environment"], "dev");
+    assert_eq!(
+        p["pkgs"],
+        serde_json::json!(["input", "base", "nginx", "local"])
+    );
+}
