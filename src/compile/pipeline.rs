@@ -52,7 +52,7 @@ impl Compiler<'_> {
             let files = level_files(docs);
             let classes: Vec<String> = docs.iter().filter_map(|d| d.class.clone()).collect();
             merged.node = with_header(host, files, &classes, merged.node);
-            refs::evaluate(&mut merged, &self.limits, text, span)
+            refs::evaluate(&mut merged, &self.limits, text, span, self.dialect.refs)
         };
         walk::expand(&self.library, &levels, &mut resolve)
     }
@@ -103,7 +103,7 @@ impl Compiler<'_> {
         all: Option<&AllExports>,
     ) -> Result<Resolved, Diags> {
         let (nodes, mut merged) = self.merged(host, expanded, all)?;
-        let references = refs::resolve(&mut merged, &self.limits)?;
+        let references = refs::resolve_in(&mut merged, &self.limits, self.dialect.refs)?;
         Ok(Resolved {
             nodes,
             merged,

@@ -76,7 +76,12 @@ impl Compiler<'_> {
             return Ok(exports::empty());
         }
         let mut merged = self.merged(host, &expanded, None)?.1;
-        match refs::resolve_subtree(&mut merged, &self.limits, &[exports::KEY.to_string()])? {
+        match refs::resolve_subtree(
+            &mut merged,
+            &self.limits,
+            &[exports::KEY.to_string()],
+            self.dialect.refs,
+        )? {
             Some(node) => exports::checked(node),
             None => Ok(exports::empty()),
         }
