@@ -145,3 +145,86 @@ fn without_ignore_overwritten_missing_references_every_value_resolves() {
         "`${missing}`: nothing is set at `missing`"
     );
 }
+
+#[test]
+fn overwritten_missing_references_of_a_real_node() {
+    // reclass-rs's tests/inventory, node n26 with its classes `overridden`
+    // and `overriding`: kapicorp-reclass 2.0.0 renders it (the survey's
+    // out/rrs-inventory/kapicorp/n26.json, `_reclass_` left out).
+    let overridden = "foo: ${bar}
+baz: baz
+base: base
+complex:
+  data:
+    structure:
+      with: ${complex:some:missing}
+      some: ${data:another:missing}
+      missing: ${complex:data:structure:invalid}
+      overwritten: overwritten
+      references: ${complex:data:structure:overwritten:references}
+missing_top: ${missingref}
+missing:
+  nested: ${missingref}
+  nested_list:
+    - ${missing_list_entry}
+list:
+  - ${missingref}
+";
+    let overriding = "foo: bar
+baz: ${qux}
+base: ${cluster:data:base}
+complex:
+  data:
+    structure:
+      with: with
+      some: some
+      missing: ${complex:data:structure:invalider}
+      references: ${complex:data:structure:overwritten:references}
+extra: ${complex:data:structure:with}
+nested:
+  extra: ${complex:data:structure}
+embedded: >-
+  ${complex:data:structure:with}
+  ${complex:data:structure:some}
+  ${complex:data:structure:missing}
+  ${complex:data:structure:overwritten}
+  ${complex:data:structure:references}
+~missing_top: hard override
+missing:
+  ~nested: hard override
+  ~nested_list:
+    - value2
+~list:
+  - value
+  - ${foo}
+";
+    let node = "baz: qux
+base: n26
+complex:
+  data:
+    structure:
+      missing: missing
+      references: references
+";
+    let out = r(&[overridden, overriding, node]);
+    let (json, warnings) = out.split_once(" + ").unwrap_or((&out, ""));
+    let want = concat!(
+        r#"{"foo":"bar","baz":"qux","base":"n26","complex":{"data":{"structure":"#,
+        r#"{"with":"with","some":"some","missing":"missing","overwritten":"overwritten","#,
+        r#""references":"references"}}},"missing_top":"hard override","#,
+        r#""missing":{"nested":"hard override","nested_list":["value2"]},"#,
+        r#""list":["value","bar"],"extra":"with","nested":{"extra":{"with":"with","#,
+        r#""some":"some","missing":"missing","overwritten":"overwritten","#,
+        r#""references":"references"}},"embedded":"with some missing overwritten references"}"#
+    );
+    let got: serde_json::Value = serde_json::from_str(json).unwrap();
+    let want: serde_json::Value = serde_json::from_str(want).unwrap();
+    assert_eq!(got, want);
+    assert!(warnings.contains("missing_overwritten"), "{warnings}");
+    // beryl's own dialect refuses it (the issue's `refs::missing`).
+    let beryl = Dialect {
+        missing_overwritten: false,
+        ..Dialect::reclass()
+    };
+    assert!(reclass(&[overridden, overriding, node], beryl).contains("nothing is set"));
+}
