@@ -74,9 +74,21 @@ impl Compiler<'_> {
     ) -> Result<(Vec<Arc<Node>>, Merged), Diags> {
         let mut nodes = Vec::with_capacity(expanded.docs.len());
         let mut errors = Vec::new();
+        // Every environment for now: once inventories give hosts an
+        // environment (issue 19's front end), a reclass host's scope is its
+        // own unless one of its documents asks `+AllEnvs`
+        // (exports::asks_all_envs), and AllExports lists them.
+        let mut scope = crate::exports::Scope::of(self.dialect.refs.paths);
+        if expanded
+            .docs
+            .iter()
+            .any(|d| d.queries && crate::exports::asks_all_envs(&d.node, scope.delimiter))
+        {
+            scope.environment = None;
+        }
         for doc in &expanded.docs {
             if doc.queries {
-                match self.found.answered(doc, all) {
+                match self.found.answered(doc, all, &scope) {
                     Ok(n) => nodes.push(n),
                     Err(e) => errors.extend(e),
                 }
