@@ -1,6 +1,7 @@
 //! The command line: global options, one file per subcommand, and the mapping
 //! of outcomes to exit codes (0 ok, 1 differences found, 2 error).
 
+mod ansible;
 pub(crate) mod apply;
 mod check;
 mod completions;
@@ -78,6 +79,7 @@ pub(crate) enum Command {
     Check(check::Args),
     Hosts(hosts::Args),
     Keys(keys::Args),
+    Ansible(ansible::Args),
     Merge(merge::Args),
     Explain(explain::Args),
     Plan(plan::Args),
@@ -130,6 +132,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         })
         .and_then(|c| hosts::run(&c, a, out)),
         Command::Keys(a) => ctx(a.opts.uses()).and_then(|c| keys::run(&c, a, out)),
+        Command::Ansible(a) => ctx(a.opts.uses()).and_then(|c| ansible::run(&c, a, out)),
         Command::Merge(a) => ctx(Uses {
             limits: Some(&a.limits),
             ..none
@@ -213,6 +216,7 @@ mod tests {
         ("check", &[INVENTORY, KEYS, LIMITS]),
         ("hosts", &[INVENTORY]),
         ("keys", &[INVENTORY, KEYS, LIMITS]),
+        ("ansible", &[INVENTORY, KEYS, LIMITS]),
         ("merge", &[LIMITS]),
         ("explain", &[INVENTORY, KEYS, LIMITS]),
         ("plan", &[INVENTORY, KEYS, LIMITS]),

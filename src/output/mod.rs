@@ -1,6 +1,7 @@
 //! Output formats for effective configs.
 
 pub(crate) mod annotate;
+pub(crate) mod ansible;
 pub(crate) mod diagnostics;
 pub(crate) mod explain;
 pub(crate) mod fleetdiff;

@@ -73,6 +73,7 @@
 
 mod adversarial;
 mod annotate;
+mod ansible;
 mod apply;
 mod architecture;
 mod cases;

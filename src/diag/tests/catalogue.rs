@@ -67,6 +67,7 @@ fn all() -> (Vec<Entry>, usize) {
         crate::lint::Code,
         crate::select::Code,
         crate::output::Code,
+        crate::output::ansible::Code,
         crate::output::render_dir::Code,
         crate::cli::Code,
         crate::cli::apply::Code,

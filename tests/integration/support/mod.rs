@@ -34,4 +34,4 @@ pub use files::{copy_tree, edit, entries, files, mkfifo, repo, write};
 pub use fixture::{EXAMPLE_HOSTS, example, example_hosts, fixture, fixtures, hosts};
 pub use inventory_gen::rng;
 pub use run::{Run, args, beryl, beryl_command, beryl_with_env, with_stdin};
-pub use skip::{is_root, required, shared, skip, tool, tools};
+pub use skip::{is_root, required, shared, skip, tool, tools, which};
