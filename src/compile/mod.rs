@@ -23,8 +23,11 @@
 //! - `queries.rs`: inventory queries (`$[ … ]`): every host's exports,
 //!   computed once per run when a host asks (which [`compile_many`] does
 //!   outside its parallel loops), and each document's answers;
-//! - `warn.rs`: the YAML 1.1 spellings a chain shows.
+//! - `warn.rs`: the YAML 1.1 spellings a chain shows;
+//! - `dialect.rs`: the engine's semantics, beryl's or reclass's, one value
+//!   per stage ([`Dialect`]), set once on the [`Compiler`].
 
+mod dialect;
 pub(crate) mod files;
 mod pipeline;
 mod queries;
@@ -33,6 +36,8 @@ pub(crate) mod warn;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
+
+pub use dialect::{Dialect, ReclassSettings};
 
 use crate::classes::Library;
 use crate::diag::Diags;
@@ -174,6 +179,8 @@ pub struct Compiler<'a> {
     found: queries::Found,
     /// Each level file's YAML 1.1 spellings in free-form data (warn.rs).
     spelled: warn::Spelled,
+    /// The engine's semantics (its merge part is on `policy`).
+    dialect: Dialect,
 }
 
 impl<'a> Compiler<'a> {
@@ -192,7 +199,21 @@ impl<'a> Compiler<'a> {
             all_exports: OnceLock::new(),
             found: queries::Found::default(),
             spelled: warn::Spelled::default(),
+            dialect: Dialect::beryl(),
         }
+    }
+
+    /// The same compiler with the engine's semantics of `dialect` (the
+    /// front end picks it from the inventory's flavor).
+    pub fn with_dialect(mut self, dialect: Dialect) -> Self {
+        self.policy = self.policy.with_dialect(dialect.merge);
+        self.dialect = dialect;
+        self
+    }
+
+    /// The engine's semantics in force.
+    pub fn dialect(&self) -> &Dialect {
+        &self.dialect
     }
 
     /// The inventory this compiler compiles.

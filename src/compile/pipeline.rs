@@ -66,7 +66,7 @@ impl Compiler<'_> {
             let files = level_files(docs);
             let classes: Vec<String> = docs.iter().filter_map(|d| d.class.clone()).collect();
             merged.node = with_header(self.inventory, host, files, &classes, merged.node);
-            refs::evaluate(&mut merged, &self.limits, text, span)
+            refs::evaluate(&mut merged, &self.limits, text, span, self.dialect.refs)
         };
         walk::expand(&self.library, &levels, &mut resolve)
     }
@@ -88,9 +88,21 @@ impl Compiler<'_> {
     ) -> Result<(Vec<Arc<Node>>, Merged), Diags> {
         let mut nodes = Vec::with_capacity(expanded.docs.len());
         let mut errors = Vec::new();
+        // Every environment for now: once inventories give hosts an
+        // environment (issue 19's front end), a reclass host's scope is its
+        // own unless one of its documents asks `+AllEnvs`
+        // (exports::asks_all_envs), and AllExports lists them.
+        let mut scope = crate::exports::Scope::of(self.dialect.refs.paths);
+        if expanded
+            .docs
+            .iter()
+            .any(|d| d.queries && crate::exports::asks_all_envs(&d.node, scope.delimiter))
+        {
+            scope.environment = None;
+        }
         for doc in &expanded.docs {
             if doc.queries {
-                match self.found.answered(doc, all) {
+                match self.found.answered(doc, all, &scope) {
                     Ok(n) => nodes.push(n),
                     Err(e) => errors.extend(e),
                 }
@@ -117,7 +129,7 @@ impl Compiler<'_> {
         all: Option<&AllExports>,
     ) -> Result<Resolved, Diags> {
         let (nodes, mut merged) = self.merged(host, expanded, all)?;
-        let references = refs::resolve(&mut merged, &self.limits)?;
+        let references = refs::resolve_in(&mut merged, &self.limits, self.dialect.refs)?;
         Ok(Resolved {
             nodes,
             merged,

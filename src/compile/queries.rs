@@ -23,17 +23,21 @@ use crate::inventory::Host;
 use crate::refs;
 use crate::value::Node;
 
+/// A document's answers: by file, pass (with every host's exports or
+/// without) and the environment the queries see.
+type AnswerKey = (String, bool, Option<String>);
+
 /// A document with its queries answered, once per run.
 type Answered = Arc<OnceLock<Result<Arc<Node>, Diags>>>;
 
 /// Work shared between hosts: the exports of hosts compiled before every
 /// host's exports were needed (so that computing them does not merge those
-/// hosts again), and each document with its queries answered (the answers do
-/// not depend on the host).
+/// hosts again), and each document with its queries answered (the answers
+/// depend on the host only through its environment, in reclass's dialect).
 #[derive(Default)]
 pub(super) struct Found {
     exports: Mutex<HashMap<String, Node>>,
-    answered: Mutex<HashMap<(String, bool), Answered>>,
+    answered: Mutex<HashMap<AnswerKey, Answered>>,
 }
 
 impl Found {
@@ -48,15 +52,21 @@ impl Found {
     }
 
     /// The document with its queries answered from `all` (or only its
-    /// escapes undone without it), once per document and pass.
-    pub(super) fn answered(&self, doc: &Doc, all: Option<&AllExports>) -> Result<Arc<Node>, Diags> {
+    /// escapes undone without it), read in `scope`, once per document, pass
+    /// and environment.
+    pub(super) fn answered(
+        &self,
+        doc: &Doc,
+        all: Option<&AllExports>,
+        scope: &exports::Scope,
+    ) -> Result<Arc<Node>, Diags> {
         let cell = {
             let mut map = self.answered.lock().unwrap_or_else(|e| e.into_inner());
-            map.entry((doc.rel.clone(), all.is_some()))
+            map.entry((doc.rel.clone(), all.is_some(), scope.environment.clone()))
                 .or_default()
                 .clone()
         };
-        cell.get_or_init(|| exports::substitute(&doc.node, all).map(Arc::new))
+        cell.get_or_init(|| exports::substitute(&doc.node, all, scope).map(Arc::new))
             .clone()
     }
 }
@@ -76,7 +86,12 @@ impl Compiler<'_> {
             return Ok(exports::empty());
         }
         let mut merged = self.merged(host, &expanded, None)?.1;
-        match refs::resolve_subtree(&mut merged, &self.limits, &[exports::KEY.to_string()])? {
+        match refs::resolve_subtree(
+            &mut merged,
+            &self.limits,
+            &[exports::KEY.to_string()],
+            self.dialect.refs,
+        )? {
             Some(node) => exports::checked(node),
             None => Ok(exports::empty()),
         }
@@ -103,7 +118,10 @@ impl Compiler<'_> {
                 use rayon::prelude::*;
                 hosts.par_iter().map(one).collect()
             };
-            AllExports { hosts }
+            AllExports {
+                hosts,
+                environments: Default::default(),
+            }
         })
     }
 

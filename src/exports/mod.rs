@@ -112,18 +112,51 @@ fn in_exports(span: &Span) -> Diag {
 pub(crate) struct AllExports {
     /// Sorted by FQDN.
     pub hosts: Vec<(String, Result<Node, Diags>)>,
+    /// Each host's environment (reclass: its own, else the default
+    /// environment), by FQDN. Empty for a beryl inventory.
+    pub environments: std::collections::HashMap<String, String>,
+}
+
+/// How a document's queries read: the path syntax, and the environment of
+/// the host that asks. reclass's `--nodeinfo` sees the hosts of the asking
+/// host's environment only, unless one of that host's queries says
+/// `+AllEnvs` (then all of them see every host: [`asks_all_envs`]); `None`
+/// sees every host, as `--inventory` does.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Scope {
+    /// reclass's delimiter (`exports:a:b`), or beryl's dotted paths (`None`).
+    pub delimiter: Option<char>,
+    pub environment: Option<String>,
+}
+
+impl Scope {
+    /// The scope of a dialect of references, for every environment.
+    pub(crate) fn of(paths: crate::refs::Paths) -> Self {
+        Scope {
+            delimiter: match paths {
+                crate::refs::Paths::Dotted => None,
+                crate::refs::Paths::Delimited { delimiter } => Some(delimiter),
+            },
+            environment: None,
+        }
+    }
 }
 
 /// Prepares a document that mentions `$[`: undoes `\$[` escapes and, with
 /// a fleet, replaces every query by its result. Without one (while the
 /// exports themselves are computed) queries stay as written. A query in the
 /// root `exports` is an error either way.
-pub(crate) fn substitute(doc: &Node, fleet: Option<&AllExports>) -> Result<Node, Diags> {
+pub(crate) fn substitute(
+    doc: &Node,
+    fleet: Option<&AllExports>,
+    scope: &Scope,
+) -> Result<Node, Diags> {
     let mut out = doc.clone();
     let mut errors = Vec::new();
     if let Value::Map(m) = &mut out.value {
         for (key, entry) in m.iter_mut() {
             let exported = crate::syntax::prefix::split(key).0 == KEY;
+            let fleet = fleet.map(|f| (f, scope));
             walk(&mut entry.node, fleet, exported, &mut errors);
         }
     }
@@ -134,16 +167,18 @@ pub(crate) fn substitute(doc: &Node, fleet: Option<&AllExports>) -> Result<Node,
     }
 }
 
-fn walk(node: &mut Node, fleet: Option<&AllExports>, exported: bool, errors: &mut Diags) {
+fn walk(node: &mut Node, fleet: Option<(&AllExports, &Scope)>, exported: bool, errors: &mut Diags) {
     match &mut node.value {
         Value::Str(s) if s.contains("$[") => match query::scan(s) {
             Scan::Literal(text) => *s = text,
             Scan::Query(_) if exported => errors.push(in_exports(&node.span)),
-            Scan::Query(text) => match fleet.map(|f| answer(&text, &node.span, f)) {
-                Some(Ok(value)) => *node = Node::new(value, node.span.clone()),
-                Some(Err(d)) => errors.push(d),
-                None => {}
-            },
+            Scan::Query(text) => {
+                match fleet.map(|(f, scope)| answer(&text, &node.span, f, scope)) {
+                    Some(Ok(value)) => *node = Node::new(value, node.span.clone()),
+                    Some(Err(d)) => errors.push(d),
+                    None => {}
+                }
+            }
             Scan::Bad(why) => errors.push(
                 Diag::new(Code::QuerySyntax, format!("bad inventory query: {why}"))
                     .label(&node.span, "in this string")
@@ -160,9 +195,24 @@ fn walk(node: &mut Node, fleet: Option<&AllExports>, exported: bool, errors: &mu
     }
 }
 
+/// Whether a document holds a query with `+AllEnvs` (reclass's grammar):
+/// then every query of the host sees every environment (kapicorp-reclass
+/// 2.0 builds one inventory per node, `core.py` `_nodeinfo`).
+pub(crate) fn asks_all_envs(doc: &Node, delimiter: Option<char>) -> bool {
+    match &doc.value {
+        Value::Str(s) if s.contains("$[") => match query::scan(s) {
+            Scan::Query(text) => query::parse_in(&text, delimiter).is_ok_and(|q| q.all_envs),
+            _ => false,
+        },
+        Value::Seq(items) => items.iter().any(|n| asks_all_envs(n, delimiter)),
+        Value::Map(m) => m.values().any(|e| asks_all_envs(&e.node, delimiter)),
+        _ => false,
+    }
+}
+
 /// The result of one query over the fleet.
-fn answer(text: &str, span: &Span, fleet: &AllExports) -> Result<Value, Diag> {
-    let q = query::parse(text).map_err(|why| {
+fn answer(text: &str, span: &Span, fleet: &AllExports, scope: &Scope) -> Result<Value, Diag> {
+    let q = query::parse_in(text, scope.delimiter).map_err(|why| {
         Diag::new(
             Code::QuerySyntax,
             format!("bad inventory query `$[{text}]`: {why}"),
@@ -173,6 +223,12 @@ fn answer(text: &str, span: &Span, fleet: &AllExports) -> Result<Value, Diag> {
     let mut map = Map::new();
     let mut list = Vec::new();
     for (fqdn, exports) in &fleet.hosts {
+        // reclass: a host of another environment is left out.
+        if let Some(mine) = &scope.environment
+            && fleet.environments.get(fqdn) != Some(mine)
+        {
+            continue;
+        }
         let exports = match exports {
             Ok(e) => e,
             Err(_) if q.ignore_errors => continue,
@@ -223,4 +279,75 @@ fn failed(text: &str, span: &Span, fqdn: &str, errors: &Diags) -> Diag {
     d.help(format!(
         "fix {fqdn} (`beryl check {fqdn}` shows every error), or write `$[ +IgnoreErrors … ]` to skip hosts that fail"
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::Source;
+
+    fn yaml(t: &str) -> Node {
+        crate::yaml::parse(&Source::new("t.yml", t), &Default::default()).unwrap()
+    }
+
+    /// Hosts a (dev), b (prod), c (dev), d (base), as in the issue 19 notes'
+    /// `sem/envs.inv`, which kapicorp-reclass 2.0.0 renders: node a (dev)
+    /// gets `mine: {c: 10.0.0.3, a: 10.0.0.1}` and `listed: []`; a node with
+    /// `+AllEnvs` gets all four.
+    fn fleet() -> AllExports {
+        let host = |n: &str, ip: &str, role: &str| {
+            (
+                n.to_string(),
+                Ok(yaml(&format!("{{ip: {ip}, role: {role}}}"))),
+            )
+        };
+        AllExports {
+            hosts: vec![
+                host("a", "10.0.0.1", "db"),
+                host("b", "10.0.0.2", "web"),
+                host("c", "10.0.0.3", "db"),
+                host("d", "10.0.0.4", "web"),
+            ],
+            environments: [("a", "dev"), ("b", "prod"), ("c", "dev"), ("d", "base")]
+                .into_iter()
+                .map(|(h, e)| (h.to_string(), e.to_string()))
+                .collect(),
+        }
+    }
+
+    fn answered(doc: &str, environment: Option<&str>) -> String {
+        let doc = yaml(doc);
+        let scope = Scope {
+            delimiter: Some(':'),
+            environment: environment.map(str::to_string),
+        };
+        let out = substitute(&doc, Some(&fleet()), &scope).unwrap();
+        serde_json::to_string(&out).unwrap()
+    }
+
+    #[test]
+    fn queries_see_the_asking_hosts_environment() {
+        let doc = "mine: $[ exports:ip ]\nlisted: $[ if exports:role == web ]\n";
+        assert_eq!(
+            answered(doc, Some("dev")),
+            r#"{"mine":{"a":"10.0.0.1","c":"10.0.0.3"},"listed":[]}"#
+        );
+        assert_eq!(
+            answered("mine: $[ exports:ip ]\n", Some("base")),
+            r#"{"mine":{"d":"10.0.0.4"}}"#
+        );
+        // Every environment (`--inventory`, or a host asking `+AllEnvs`).
+        assert_eq!(
+            answered(doc, None),
+            concat!(
+                r#"{"mine":{"a":"10.0.0.1","b":"10.0.0.2","c":"10.0.0.3","d":"10.0.0.4"},"#,
+                r#""listed":["b","d"]}"#
+            )
+        );
+        assert!(asks_all_envs(
+            &yaml("x:\n  - $[ +AllEnvs exports:ip ]\n"),
+            Some(':')
+        ));
+        assert!(!asks_all_envs(&yaml("x: $[ exports:ip ]\n"), Some(':')));
+    }
 }

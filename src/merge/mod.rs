@@ -9,6 +9,7 @@
 //! `keys.rs`; orderings in `order.rs`.
 
 mod deep;
+mod dialect;
 mod order;
 pub(crate) mod policy;
 pub(crate) mod prefixes;
@@ -18,6 +19,7 @@ mod warn;
 
 use std::sync::LazyLock;
 
+pub use dialect::{Allow, Constants, Dialect, Kinds};
 pub use policy::{Pattern, Policy, Rule};
 pub use spec::{Spec, Strategy};
 
@@ -47,6 +49,8 @@ crate::diag::codes! {
         ItemKey = "item_key";
         /// Values a Hiera strategy cannot merge (`unique` of mappings, `hash` of non-mappings).
         Type = "type";
+        /// A value of another kind over what was merged below it, under reclass's rules ("Cannot merge X over Y").
+        KindChange = "kind_change";
         /// A constant (`=key`) that a higher level changes or removes.
         Constant = "constant";
         /// Two keys of one mapping set the same name (`~a` beside `a`).
@@ -207,6 +211,11 @@ impl Merged {
     /// Checks that every constant survived into the final tree (see
     /// `prefixes::check_constants`).
     pub(crate) fn check_constants(&self) -> Diags {
+        // reclass's constants merge the lower values in, and are checked
+        // where a later level sets them (prefixes.rs).
+        if self.policy.dialect().constants != Constants::Beryl {
+            return Vec::new();
+        }
         prefixes::check_constants(&self.node, &self.constants, &self.constants_reported)
     }
 
@@ -324,7 +333,7 @@ impl<'p> Engine<'p> {
         member: bool,
         in_deep: bool,
     ) -> Option<Node> {
-        if self.defer && must_defer(cs) {
+        if self.defer && must_defer(cs, self.policy.dialect().defers_every_reference()) {
             self.deferred.push(Deferred {
                 path: self.path.clone(),
                 values: cs.iter().map(|c| c.cloned()).collect(),
@@ -365,11 +374,18 @@ impl<'p> Engine<'p> {
 
 /// Whether the values at a path must wait for their references: a whole
 /// reference meets another value, or a list holds a reference (its items are
-/// deduplicated, knocked out or keyed by value).
-fn must_defer(cs: &Contribs<'_>) -> bool {
+/// deduplicated, knocked out or keyed by value). With `every`, any string
+/// holding a reference that meets another value (reclass's dialect: each
+/// value is resolved, then merged).
+fn must_defer(cs: &Contribs<'_>, every: bool) -> bool {
     let whole = |n: &Node| {
-        n.as_str()
-            .is_some_and(crate::syntax::template::is_whole_reference)
+        n.as_str().is_some_and(|s| {
+            if every {
+                crate::syntax::template::has_reference(s)
+            } else {
+                crate::syntax::template::is_whole_reference(s)
+            }
+        })
     };
     let mut count = 0;
     let mut any_whole = false;

@@ -97,6 +97,8 @@ pub struct Rule {
 pub struct Policy {
     rules: Vec<Rule>,
     has_regex: bool,
+    /// The rules that are not a table: beryl's, or reclass's.
+    dialect: super::Dialect,
 }
 
 impl Policy {
@@ -120,6 +122,17 @@ impl Policy {
             rule("freebsd.users", Strategy::ByKey),
             rule("freebsd.disks", Strategy::First),
         ])
+    }
+
+    /// The same rules in another merge dialect.
+    pub fn with_dialect(mut self, dialect: super::Dialect) -> Self {
+        self.dialect = dialect;
+        self
+    }
+
+    /// The merge dialect in force.
+    pub(crate) fn dialect(&self) -> &super::Dialect {
+        &self.dialect
     }
 
     pub(crate) fn rules(&self) -> &[Rule] {

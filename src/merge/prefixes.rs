@@ -4,7 +4,7 @@
 
 use indexmap::IndexMap;
 
-use super::{Code, Engine, TABLE_KEY};
+use super::{Code, Constants, Engine, TABLE_KEY};
 use crate::diag::{Diag, Diags};
 use crate::syntax::prefix::{Prefix, split};
 use crate::value::{Entry, Map, Node, Span, Value};
@@ -146,7 +146,12 @@ impl Engine<'_> {
                     continue;
                 }
                 if let Some(constant) = constants.get(name) {
-                    if !constant.value.value.same(&entry.node.value) {
+                    let changed = match self.policy.dialect().constants {
+                        Constants::Beryl => !constant.value.value.same(&entry.node.value),
+                        // reclass refuses any later setting, or ignores it.
+                        Constants::Reclass { strict } => strict,
+                    };
+                    if changed {
                         self.constants_reported.push(constant.key_span.clone());
                         self.diags.push(
                             Diag::new(
@@ -168,8 +173,14 @@ impl Engine<'_> {
                 child.key_span = entry.key_span.clone();
                 child.cs.resize(i, None);
                 // `~` replaces what was merged so far; `=` fixes the value as
-                // written, so it replaces it too.
-                if prefix != Prefix::Plain {
+                // written, so it replaces it too (in reclass's dialect the
+                // lower values merge into a constant).
+                let replaces = match prefix {
+                    Prefix::Plain => false,
+                    Prefix::Override => true,
+                    Prefix::Constant => self.policy.dialect().constants == Constants::Beryl,
+                };
+                if replaces {
                     child.cs.clear();
                     child.reset = true;
                 }

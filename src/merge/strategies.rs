@@ -4,6 +4,7 @@
 
 use indexmap::IndexMap;
 
+use super::dialect::Kinds;
 use super::spec::{Spec, Strategy};
 use super::warn::Knockout;
 use super::{Code, Contribs, Engine, TABLE_KEY, order, written};
@@ -22,12 +23,32 @@ impl<'p> Engine<'p> {
     ) -> Option<Node> {
         let values: Vec<&Node> = written(cs).collect();
         let top = *values.last()?;
-        // The run of values of the top's kind, unbroken from the top down.
-        let start = values
-            .iter()
-            .rposition(|v| std::mem::discriminant(&v.value) != std::mem::discriminant(&top.value))
-            .map_or(0, |i| i + 1);
-        let run = &values[start..];
+        // The run of values that merge, ending at the top: beryl's is the
+        // run of the top's kind, unbroken from the top down; reclass's
+        // comes from its table, and may start with a scalar as a list.
+        let lead;
+        let run: Vec<&Node> = match self.policy.dialect().kinds {
+            Kinds::Replace => {
+                let start = values
+                    .iter()
+                    .rposition(|v| {
+                        std::mem::discriminant(&v.value) != std::mem::discriminant(&top.value)
+                    })
+                    .map_or(0, |i| i + 1);
+                values[start..].to_vec()
+            }
+            Kinds::Reclass(allow) => {
+                let (start, prepend) = self.reclass_run(&allow, &values)?;
+                lead = prepend.then(|| {
+                    let first = values[start];
+                    Node::new(Value::Seq(vec![self.whole(first)]), first.span.clone())
+                });
+                let from = start + usize::from(lead.is_some());
+                lead.iter().chain(values[from..].iter().copied()).collect()
+            }
+        };
+        let start = values.len() - run.len();
+        let run = &run[..];
         match &top.value {
             Value::Map(_) => {
                 // `by_key` addresses its items; below a mapping it merges like its parent.
@@ -54,6 +75,9 @@ impl<'p> Engine<'p> {
                 Strategy::Append => Some(self.append(spec, run, true)),
                 Strategy::Concat => Some(self.append(spec, run, false)),
                 Strategy::ByKey => Some(self.by_key(spec, inherited, run)),
+                Strategy::Default if self.policy.dialect().concat_lists => {
+                    Some(self.append(spec, run, false))
+                }
                 _ => Some(self.whole(top)),
             },
             _ => Some(self.whole(top)),

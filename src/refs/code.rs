@@ -9,6 +9,8 @@ crate::diag::codes! {
         Path = "path";
         /// A reference to a path where nothing is set.
         Missing = "missing";
+        /// A missing reference in a value that a higher level overwrites, skipped (reclass's `ignore_overwritten_missing_references`).
+        MissingOverwritten = "missing_overwritten", warning;
         /// References that depend on one another.
         Cycle = "cycle";
         /// A mapping, list or null referenced inside a longer string.

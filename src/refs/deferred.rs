@@ -3,6 +3,7 @@
 //! in force there (`merge::Merged::finish`), and the result put in place.
 
 use super::resolver::{Fail, Frame, Resolver};
+use crate::diag::{Diag, Diags};
 use crate::syntax::template::has_reference;
 use crate::value::{Node, Step, Value};
 
@@ -31,15 +32,32 @@ impl Resolver<'_> {
         });
         let mut values = d.values.clone();
         let mut result = Ok(());
-        for v in values.iter_mut().flatten() {
+        let last = values.iter().rposition(Option::is_some);
+        // The last value resolved is a mapping or a list (reclass skips a
+        // missing reference only over anything else), and the errors skipped.
+        let mut below_container = false;
+        let mut skipped: Option<Diags> = None;
+        for (i, v) in values.iter_mut().enumerate() {
+            let Some(v) = v else { continue };
             // A reference written as the whole value is recorded at the path.
             let written = v
                 .as_str()
                 .filter(|t| has_reference(t))
                 .map(|t| (t.to_string(), v.span.clone()));
             let mark = self.targets.len();
-            if let Err(e) = self.resolve_detached(v) {
-                result = Err(e);
+            let errors_before = self.errors.len();
+            match self.resolve_detached(v) {
+                Ok(()) => below_container = matches!(v.value, Value::Map(_) | Value::Seq(_)),
+                Err(_)
+                    if Some(i) != last && !below_container && self.only_missing(errors_before) =>
+                {
+                    let errors = self.errors.split_off(errors_before);
+                    self.merged.diags.push(overwritten(v, &errors));
+                    *v = Node::new(Value::Null, v.span.clone());
+                    below_container = false;
+                    skipped = Some(errors);
+                }
+                Err(e) => result = Err(e),
             }
             let targets = self.targets.split_off(mark);
             if let Some((text, span)) = written {
@@ -52,6 +70,19 @@ impl Resolver<'_> {
             self.errors.extend(e);
             Fail::Reported
         })?;
+        // A mapping or list at the end keeps the skipped error (reclass
+        // raises the last one it saved).
+        if let (
+            Some(errors),
+            Some(Node {
+                value: Value::Map(_) | Value::Seq(_),
+                ..
+            }),
+        ) = (skipped, &merged)
+        {
+            self.errors.extend(errors);
+            return Err(Fail::Reported);
+        }
         match (merged, loc.last()) {
             (Some(node), _) => {
                 self.check_depth(&loc, &node, &span)?;
@@ -72,6 +103,18 @@ impl Resolver<'_> {
             (None, _) => {}
         }
         Ok(())
+    }
+
+    /// Whether the dialect skips the errors reported since `mark` in a
+    /// value that a higher one overwrites: they are all missing references
+    /// (and no limit stopped the resolution).
+    fn only_missing(&self, mark: usize) -> bool {
+        self.dialect.missing_overwritten
+            && !self.stopped
+            && self.errors.len() > mark
+            && self.errors[mark..]
+                .iter()
+                .all(|e| e.code == crate::refs::Code::Missing.as_str())
     }
 
     /// Resolves every string of a value that is not in the tree (a deferred
@@ -97,4 +140,19 @@ impl Resolver<'_> {
         }
         Ok(())
     }
+}
+
+/// The warning for a value whose missing reference is skipped because a
+/// higher value overwrites it (reclass's
+/// `ignore_overwritten_missing_references`).
+fn overwritten(value: &Node, errors: &[Diag]) -> Diag {
+    let what = errors
+        .first()
+        .map_or_else(String::new, |e| format!(" ({})", e.message));
+    Diag::warning(
+        crate::refs::Code::MissingOverwritten,
+        format!("a missing reference in a value that a higher level overwrites is skipped{what}"),
+    )
+    .label(&value.span, "this value is skipped")
+    .help("reclass's ignore_overwritten_missing_references; the reference is an error if the final value is a mapping or a list")
 }

@@ -22,16 +22,21 @@
 //! - `budget.rs`: the limits on depth and on what references copy;
 //! - `suggest.rs`: a missing reference, with the closest existing paths;
 //! - `partial.rs`: resolving only what one string or one subtree reads.
+//! - `dialect.rs`: beryl's references or reclass's ([`Dialect`]): the path
+//!   syntax, how a value is written inside a longer string, and whether a
+//!   missing reference in an overwritten value is an error.
 //! - `code.rs`: the error codes.
 
 mod budget;
 mod code;
 mod deferred;
+mod dialect;
 mod partial;
 mod resolver;
 mod suggest;
 
 pub(crate) use code::Code;
+pub use dialect::{Dialect, Paths, Render};
 pub(crate) use partial::{evaluate, resolve_subtree};
 
 use crate::diag::Diags;
@@ -61,8 +66,17 @@ pub struct Resolution {
 /// Resolves every reference of the merged tree in place and finishes the
 /// deferred merges. Returns every error found.
 pub fn resolve(merged: &mut Merged, limits: &Limits) -> Result<Vec<Resolution>, Diags> {
+    resolve_in(merged, limits, Dialect::beryl())
+}
+
+/// [`resolve`] in a dialect of references.
+pub fn resolve_in(
+    merged: &mut Merged,
+    limits: &Limits,
+    dialect: Dialect,
+) -> Result<Vec<Resolution>, Diags> {
     let check_constants = !merged.deferred.is_empty();
-    let mut r = Resolver::new(merged, limits);
+    let mut r = Resolver::new(merged, limits, dialect);
     for i in 0..r.deferred.len() {
         if r.stopped {
             break;

@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use super::Resolution;
+use super::dialect::{Dialect, Render, python_str};
 use crate::diag::{Diag, Diags};
 use crate::limits::Limits;
 use crate::merge::{Deferred, Merged};
@@ -52,12 +53,14 @@ pub(super) struct Resolver<'m> {
     pub(super) stopped: bool,
     /// Missing references reported so far.
     pub(super) missing: usize,
+    /// How references are written and rendered.
+    pub(super) dialect: Dialect,
 }
 
 impl<'m> Resolver<'m> {
     /// A resolver over a merged tree: its deferred merges located, and the
     /// strings holding references listed, to be resolved on demand.
-    pub(super) fn new(merged: &'m mut Merged, limits: &Limits) -> Self {
+    pub(super) fn new(merged: &'m mut Merged, limits: &Limits, dialect: Dialect) -> Self {
         let deferred = std::mem::take(&mut merged.deferred);
         let mut r = Resolver {
             merged,
@@ -74,6 +77,7 @@ impl<'m> Resolver<'m> {
             copied: (0, 0),
             stopped: false,
             missing: 0,
+            dialect,
         };
         for d in deferred {
             match r.locate(&d.path) {
@@ -188,7 +192,8 @@ impl<'m> Resolver<'m> {
 
     /// The value of a string: typed for a whole reference, else text.
     pub(super) fn eval_string(&mut self, text: &str, span: &Span) -> Result<Node, Fail> {
-        let parts = template::parse(text).map_err(|e| self.report(syntax_error(text, &e, span)))?;
+        let parts = template::parse_in(text, self.dialect.grammar())
+            .map_err(|e| self.report(syntax_error(text, &e, span)))?;
         if let [Part::Ref(path)] = parts.as_slice() {
             let path = self.eval_text(path, span)?;
             let target = self.value_at(&path, span)?;
@@ -209,6 +214,10 @@ impl<'m> Resolver<'m> {
                 Part::Ref(inner) => {
                     let path = self.eval_text(inner, span)?;
                     let value = self.value_at(&path, span)?;
+                    if self.dialect.render == Render::Python {
+                        out.push_str(&python_str(&value));
+                        continue;
+                    }
                     match &value.value {
                         Value::Str(s) => out.push_str(s),
                         Value::Int(i) => out.push_str(&i.to_string()),
@@ -238,8 +247,8 @@ impl<'m> Resolver<'m> {
 
     /// The fully resolved value at a dotted path.
     pub(super) fn value_at(&mut self, path_text: &str, span: &Span) -> Result<Node, Fail> {
-        let keys: Vec<String> = match crate::syntax::path::parse(path_text) {
-            Ok(segs) => segs.into_iter().map(|s| s.text).collect(),
+        let keys: Vec<String> = match self.dialect.keys(path_text) {
+            Ok(keys) => keys,
             Err(e) => {
                 return Err(self.report(
                     Diag::new(

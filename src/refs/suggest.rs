@@ -12,11 +12,14 @@ impl Resolver<'_> {
     pub(super) fn missing(&mut self, path_text: &str, keys: &[String], span: &Span) -> Fail {
         self.missing += 1;
         let known = if self.missing <= SUGGESTED_MISSING {
-            paths(&self.merged.node)
+            paths(&self.merged.node, &self.dialect)
         } else {
             Vec::new()
         };
-        let wanted = keys.join(".");
+        let wanted = match self.dialect.paths {
+            super::Paths::Dotted => keys.join("."),
+            super::Paths::Delimited { .. } => self.dialect.show(keys),
+        };
         let mut close: Vec<(f64, &String)> = known
             .iter()
             .map(|p| (strsim::jaro_winkler(&wanted, p), p))
@@ -38,11 +41,11 @@ impl Resolver<'_> {
 
 /// Every dotted path of the tree through mappings (not into lists), for
 /// suggestions.
-fn paths(root: &Node) -> Vec<String> {
+fn paths(root: &Node, dialect: &super::Dialect) -> Vec<String> {
     let mut out = Vec::new();
     root.walk(&mut Loc::root(), &mut |at, node| {
         if !at.is_empty() {
-            out.push(crate::syntax::path::display(&at.plain()));
+            out.push(dialect.show(&at.plain()));
         }
         matches!(node.value, Value::Map(_))
     });

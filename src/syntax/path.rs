@@ -114,6 +114,25 @@ pub(crate) fn parse(text: &str) -> Result<Vec<Segment>, PathError> {
     }
 }
 
+/// Splits a reference's path in reclass's syntax: keys joined by
+/// `delimiter`, with no quoting, so `a:b.c` is the key `b.c` under `a`. A
+/// delimiter right after `\\` does not split, and the `\\` stays in the key;
+/// empty keys are kept (they name nothing). This is kapicorp-reclass 2.0's
+/// DictPath, which splits on the delimiter not preceded by a backslash.
+pub(crate) fn split(text: &str, delimiter: char) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut previous = None;
+    for c in text.chars() {
+        if c == delimiter && previous != Some('\\') {
+            out.push(String::new());
+        } else if let Some(last) = out.last_mut() {
+            last.push(c);
+        }
+        previous = Some(c);
+    }
+    out
+}
+
 /// True when a key must be quoted to be written as a path segment.
 pub(crate) fn needs_quotes(key: &str) -> bool {
     key.is_empty() || key.starts_with('^') || key.contains(['.', '*', '"', '\\'])
@@ -187,6 +206,17 @@ mod tests {
         assert_eq!(e(r#""a"b"#).offset, 3);
         assert_eq!(e(r#"a"b"#).offset, 1);
         assert!(e("").message.contains("empty segment"));
+    }
+
+    #[test]
+    fn reclass_paths_split_on_the_delimiter_only() {
+        // Checked against kapicorp-reclass 2.0.0: `${dotted:b.c}` reads the
+        // key `b.c` under `dotted`.
+        assert_eq!(split("dotted:b.c", ':'), ["dotted", "b.c"]);
+        assert_eq!(split("a", ':'), ["a"]);
+        assert_eq!(split(r"a\:b:c", ':'), [r"a\:b", "c"]);
+        assert_eq!(split("a::b", ':'), ["a", "", "b"]);
+        assert_eq!(split("a.b", '.'), ["a", "b"]);
     }
 
     #[test]

@@ -7,6 +7,9 @@
 //! $[ +IgnoreErrors exports.ip ]                     skip hosts whose exports failed
 //! ```
 //!
+//! In reclass's grammar ([`parse_in`] with a delimiter), export paths are
+//! `exports:a:b` and `+AllEnvs` asks every environment's hosts.
+//!
 //! Words are separated by spaces. A test compares an export path with a
 //! literal: an integer, a float, `true`/`false` (any case) or any other word,
 //! which is a string. `and` and `or` apply left to right, with no precedence,
@@ -24,6 +27,9 @@ pub(crate) struct Query {
     pub tests: Vec<(Join, Test)>,
     /// `+IgnoreErrors`: hosts whose exports failed are skipped.
     pub ignore_errors: bool,
+    /// `+AllEnvs` (reclass's grammar only): hosts of every environment,
+    /// not only the asking host's.
+    pub all_envs: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,13 +95,26 @@ fn any_string(node: &Node, test: &dyn Fn(&str) -> bool) -> bool {
     }
 }
 
-/// Parses the text between `$[` and `]`.
+/// Parses the text between `$[` and `]` with beryl's dotted paths.
+#[cfg(test)]
 pub(crate) fn parse(text: &str) -> Result<Query, String> {
+    parse_in(text, None)
+}
+
+/// Parses the text between `$[` and `]`, with beryl's dotted export paths
+/// (`None`) or reclass's paths joined by `delimiter` (`exports:a:b`), in
+/// which `+AllEnvs` is an option too.
+pub(crate) fn parse_in(text: &str, delimiter: Option<char>) -> Result<Query, String> {
     let mut words: Vec<&str> = text.split_whitespace().collect();
     let mut ignore_errors = false;
+    let mut all_envs = false;
+    let is_path = |w: &str| is_path(w, delimiter);
+    let export_path = |w: &str| export_path(w, delimiter);
     while let Some(w) = words.first().copied().filter(|w| w.starts_with('+')) {
         if w.eq_ignore_ascii_case("+IgnoreErrors") {
             ignore_errors = true;
+        } else if w.eq_ignore_ascii_case("+AllEnvs") && delimiter.is_some() {
+            all_envs = true;
         } else if w.eq_ignore_ascii_case("+AllEnvs") {
             return Err("`+AllEnvs` has no meaning in beryl, which has no environments".into());
         } else {
@@ -165,17 +184,31 @@ pub(crate) fn parse(text: &str) -> Result<Query, String> {
         value,
         tests,
         ignore_errors,
+        all_envs,
     })
 }
 
-fn is_path(word: &str) -> bool {
-    word == "exports" || word.starts_with("exports.")
+fn is_path(word: &str, delimiter: Option<char>) -> bool {
+    let d = delimiter.unwrap_or('.');
+    word == "exports"
+        || word
+            .strip_prefix("exports")
+            .is_some_and(|r| r.starts_with(d))
 }
 
-/// `exports.a.b` → `[a, b]`.
-fn export_path(word: &str) -> Result<Vec<String>, String> {
+/// `exports.a.b` (or `exports:a:b` with a delimiter) → `[a, b]`.
+fn export_path(word: &str, delimiter: Option<char>) -> Result<Vec<String>, String> {
     if word.starts_with("self.") || word.starts_with("self:") {
         return Err("`self.` paths are not supported: compare exports with literal values".into());
+    }
+    if let Some(d) = delimiter {
+        let keys = crate::syntax::path::split(word, d);
+        return match keys.split_first() {
+            Some((first, rest)) if first == "exports" && !rest.is_empty() => Ok(rest.to_vec()),
+            _ => Err(format!(
+                "`{word}` is not an export path: it starts with `exports{d}`"
+            )),
+        };
     }
     if word.contains(':') && !word.contains('"') {
         return Err(format!(
@@ -315,6 +348,24 @@ mod tests {
         ] {
             assert!(parse(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn reclass_paths_and_all_envs() {
+        let q = parse_in(
+            "+AllEnvs +IgnoreErrors exports:net:ip if exports:role == backup",
+            Some(':'),
+        )
+        .unwrap();
+        assert!(q.all_envs && q.ignore_errors);
+        assert_eq!(q.value.unwrap(), ["net", "ip"]);
+        assert_eq!(q.tests[0].1.path, ["role"]);
+        // Dots are key characters there.
+        let q = parse_in("exports:a.b", Some(':')).unwrap();
+        assert_eq!(q.value.unwrap(), ["a.b"]);
+        assert!(!parse_in("exports:a", Some(':')).unwrap().all_envs);
+        assert!(parse_in("exports.a", Some(':')).is_err());
+        assert!(parse("+AllEnvs exports.a").is_err());
     }
 
     #[test]

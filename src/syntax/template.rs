@@ -1,13 +1,27 @@
 //! The `${…}` syntax inside a string: literal text and references, which nest.
 //!
 //! `\${` is a literal `${`; `\\${x}` is a backslash followed by the value of
-//! `x`. Any other backslash is kept as written. Entry point: [`parse`].
+//! `x`. Any other backslash is kept as written. Entry point: [`parse`], or
+//! [`parse_in`] for reclass's grammar ([`Grammar::Reclass`]), which also
+//! reads `\}` inside a reference as a literal `}` (and `\\}` as a backslash
+//! before the closing `}`), as kapicorp-reclass 2.0 does.
 
 /// The most `${` one string may nest (`${a.${b}}` nests two). Parsing is
 /// recursive, so the limit keeps a hostile string (200,000 nested `${` fit in
 /// a 600 kB file) from overflowing the stack. It is the default reference
 /// depth, a fixed cap: no real path is built from 64 nested references.
 pub(crate) const MAX_NESTING: usize = 64;
+
+/// Which escapes a string's references take.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Grammar {
+    /// beryl's: `\${` and `\\${`.
+    #[default]
+    Beryl,
+    /// kapicorp-reclass 2.0's: beryl's, and inside a reference `\}` (a
+    /// literal `}`) and `\\}` (a backslash, then the closing `}`).
+    Reclass,
+}
 
 /// One piece of a string.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,11 +46,17 @@ pub(crate) fn has_reference(s: &str) -> bool {
 /// Parses a string into text and references. A string without `${` is one
 /// text part (escapes are only undone where a `${` follows).
 pub(crate) fn parse(s: &str) -> Result<Vec<Part>, TemplateError> {
+    parse_in(s, Grammar::Beryl)
+}
+
+/// Parses a string with the escapes of `grammar`.
+pub(crate) fn parse_in(s: &str, grammar: Grammar) -> Result<Vec<Part>, TemplateError> {
     let mut p = Parser {
         s,
         bytes: s.as_bytes(),
         i: 0,
         depth: 0,
+        grammar,
     };
     let parts = p.parts(false)?;
     Ok(parts)
@@ -58,6 +78,7 @@ struct Parser<'a> {
     i: usize,
     /// How many `${` enclose the current position.
     depth: usize,
+    grammar: Grammar,
 }
 
 impl Parser<'_> {
@@ -74,6 +95,12 @@ impl Parser<'_> {
             } else if rest.starts_with(b"\\${") {
                 text.push_str("${");
                 self.i += 3;
+            } else if inside && self.grammar == Grammar::Reclass && rest.starts_with(b"\\\\}") {
+                text.push('\\');
+                self.i += 2;
+            } else if inside && self.grammar == Grammar::Reclass && rest.starts_with(b"\\}") {
+                text.push('}');
+                self.i += 2;
             } else if rest.starts_with(b"${") {
                 if !text.is_empty() {
                     parts.push(Part::Text(std::mem::take(&mut text)));
@@ -152,6 +179,20 @@ mod tests {
         );
         assert_eq!(parse(r"a\b").unwrap(), [t(r"a\b")]);
         assert_eq!(parse("{x}}").unwrap(), [t("{x}}")]);
+    }
+
+    #[test]
+    fn reclass_escapes_a_closing_brace_inside_a_reference() {
+        let r = |s: &str| parse_in(s, Grammar::Reclass).unwrap();
+        assert_eq!(r(r"${a\}b}"), [Part::Ref(vec![t("a}b")])]);
+        assert_eq!(r(r"${a\\}b"), [Part::Ref(vec![t("a\\")]), t("b")]);
+        assert_eq!(r(r"\${x} \\${y}"), [t("${x} \\"), Part::Ref(vec![t("y")])]);
+        // Outside a reference, and in beryl's grammar, `\}` is as written.
+        assert_eq!(r(r"a\}"), [t(r"a\}")]);
+        assert_eq!(
+            parse(r"${a\}b}").unwrap(),
+            [Part::Ref(vec![t(r"a\")]), t("b}")]
+        );
     }
 
     #[test]

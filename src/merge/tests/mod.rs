@@ -7,6 +7,7 @@ use crate::merge::spec::Spec;
 use crate::value::Source;
 
 mod props;
+mod reclass;
 mod regressions;
 
 fn levels(texts: &[&str]) -> Vec<Node> {

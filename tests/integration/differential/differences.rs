@@ -12,6 +12,10 @@ pub struct Difference {
     pub peers: Vec<String>,
     pub when: String,
     pub exact: bool,
+    /// `dialect: beryl`: the difference comes from beryl's semantics and is
+    /// gone under the reclass dialect (issue 19), which the reclass
+    /// differential also runs.
+    pub beryl_only: bool,
 }
 
 /// Reads the list with beryl's own YAML loader.
@@ -47,6 +51,11 @@ pub fn load() -> Vec<Difference> {
                     .collect(),
                 when,
                 exact: matches!(d.get("exact").map(|n| &n.value), Some(Value::Bool(true))),
+                beryl_only: match d.get("dialect").map(|n| n.as_str()) {
+                    None => false,
+                    Some(Some("beryl")) => true,
+                    Some(other) => panic!("differences.yml: unknown dialect {other:?}"),
+                },
             }
         })
         .collect();

@@ -287,3 +287,5 @@ fn many_deferred_merges_resolve_as_before() {
     assert!(out.contains(r#""d7":{"b":7,"a":1}"#), "{out}");
     assert!(out.contains(r#""e":{"b":7,"a":1}"#), "{out}");
 }
+
+mod reclass;
