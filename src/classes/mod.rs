@@ -206,6 +206,9 @@ pub(crate) struct Library<'a> {
     root: OnceLock<Option<PathBuf>>,
     /// Under reclass, every class file by name (walked once).
     index: OnceLock<Result<HashMap<String, LevelFile>, Diags>>,
+    /// The warnings of reading each file ([`Library::read`]), by its `rel`,
+    /// until its unit takes them.
+    read_warnings: Mutex<HashMap<String, Diags>>,
 }
 
 impl<'a> Library<'a> {
@@ -218,7 +221,36 @@ impl<'a> Library<'a> {
             settings: OnceLock::new(),
             root: OnceLock::new(),
             index: OnceLock::new(),
+            read_warnings: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The YAML an inventory's files are written in: beryl's YAML 1.2 core,
+    /// or under reclass the YAML 1.1 of PyYAML that reclass reads
+    /// (docs/reclass-yaml.md).
+    fn schema(&self) -> crate::yaml::Schema {
+        match self.inventory.flavor.reclass() {
+            Some(_) => crate::yaml::Schema::Yaml11,
+            None => crate::yaml::Schema::Core,
+        }
+    }
+
+    /// Reads a file of the inventory (a level, a node or a class) in its
+    /// YAML; the warnings of reading it go to its unit.
+    pub(crate) fn read(&self, file: &LevelFile) -> Result<Node, Diag> {
+        let loaded =
+            crate::yaml::load_file_as(&file.path, &file.display, &self.limits, self.schema())?;
+        if !loaded.warnings.is_empty() {
+            let mut w = self.read_warnings.lock().unwrap_or_else(|e| e.into_inner());
+            w.insert(file.rel.clone(), loaded.warnings);
+        }
+        Ok(loaded.node)
+    }
+
+    /// The warnings of reading `rel`, taken once.
+    fn take_read_warnings(&self, rel: &str) -> Diags {
+        let mut w = self.read_warnings.lock().unwrap_or_else(|e| e.into_inner());
+        w.remove(rel).unwrap_or_default()
     }
 
     /// Whether a skipped missing class is reported (reclass's
@@ -262,8 +294,12 @@ impl<'a> Library<'a> {
         entity: &str,
     ) -> Result<Arc<ClassedDoc>, Diags> {
         let cell = cell(&self.units, rel);
-        cell.get_or_init(|| self.split(node, entity).map(Arc::new))
-            .clone()
+        cell.get_or_init(|| {
+            let mut unit = self.split(node, entity)?;
+            unit.warnings.extend(self.take_read_warnings(rel));
+            Ok(Arc::new(unit))
+        })
+        .clone()
     }
 
     /// Splits a document by the flavor's rules.
@@ -301,9 +337,10 @@ impl<'a> Library<'a> {
                 return Ok(None);
             };
             self.confine(&file.path, &file.display)?;
-            let node = crate::yaml::load_file(&file.path, &file.display, &self.limits)
-                .map_err(|d| vec![d])?;
-            let unit = Arc::new(reclass::split(&Arc::new(node), name)?);
+            let node = self.read(&file).map_err(|d| vec![d])?;
+            let mut unit = reclass::split(&Arc::new(node), name)?;
+            unit.warnings.extend(self.take_read_warnings(&file.rel));
+            let unit = Arc::new(unit);
             return Ok(Some(Arc::new(Class {
                 name: name.to_string(),
                 file,

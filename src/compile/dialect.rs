@@ -42,6 +42,22 @@ impl Default for ReclassSettings {
     }
 }
 
+/// The engine's settings of a reclass inventory's options.
+pub(super) fn settings(o: &crate::inventory::ReclassOptions) -> ReclassSettings {
+    ReclassSettings {
+        allow: merge::Allow {
+            scalar_over_dict: o.allow_scalar_over_dict,
+            scalar_over_list: o.allow_scalar_over_list,
+            list_over_scalar: o.allow_list_over_scalar,
+            dict_over_scalar: o.allow_dict_over_scalar,
+            none_override: o.allow_none_override,
+        },
+        strict_constant_parameters: o.strict_constant_parameters,
+        ignore_overwritten_missing_references: o.ignore_overwritten_missing_references,
+        delimiter: ':',
+    }
+}
+
 impl Dialect {
     /// beryl's semantics, the default.
     pub const fn beryl() -> Self {

@@ -185,11 +185,16 @@ pub struct Compiler<'a> {
 
 impl<'a> Compiler<'a> {
     pub fn new(inventory: &'a Inventory, keys: &'a KeyStore, limits: Limits) -> Self {
+        // The engine's semantics follow the inventory's flavor, here once.
+        let dialect = match inventory.flavor.reclass() {
+            Some(o) => Dialect::reclass(&dialect::settings(o)),
+            None => Dialect::beryl(),
+        };
         Self {
             inventory,
             keys,
             limits,
-            policy: Policy::beryl(),
+            policy: Policy::beryl().with_dialect(dialect.merge),
             root: inventory
                 .flavor
                 .reclass()
@@ -199,7 +204,7 @@ impl<'a> Compiler<'a> {
             all_exports: OnceLock::new(),
             found: queries::Found::default(),
             spelled: warn::Spelled::default(),
-            dialect: Dialect::beryl(),
+            dialect,
         }
     }
 
@@ -224,7 +229,8 @@ impl<'a> Compiler<'a> {
     fn load(&self, kind: LevelKind, file: &crate::inventory::LevelFile) -> Loaded {
         let cell = self.lock().entry(file.rel.clone()).or_default().clone();
         cell.get_or_init(|| {
-            crate::yaml::load_file(&file.path, &file.display, &self.limits)
+            self.library
+                .read(file)
                 .map_err(|d| vec![d])
                 .and_then(|node| {
                     // A reclass file's top-level keys are reclass's (classes/reclass.rs).
