@@ -43,6 +43,17 @@ pub(super) struct Rule {
     pub help: fn(&str) -> String,
 }
 
+/// A rule for the keys of a mapping (a variable, a path, a pool…): the pure
+/// check from `freebsd::names`, its error code, and what its error says:
+/// `invalid WHAT in PATH: REASON`, the key labelled LABEL, with HELP.
+pub(super) struct KeyRule {
+    pub check: fn(&str) -> Result<(), String>,
+    pub code: Code,
+    pub what: &'static str,
+    pub label: &'static str,
+    pub help: &'static str,
+}
+
 /// The errors found so far, in document order.
 #[derive(Default)]
 pub(crate) struct Ctx {
@@ -140,6 +151,23 @@ impl Ctx {
             self.push(self.type_error(path, "a string", node));
         }
         s
+    }
+
+    /// Whether `name`, a key of the mapping at `path`, passes `rule`; the
+    /// error at the key when it does not.
+    pub(super) fn key(&mut self, rule: &KeyRule, path: &str, name: &str, entry: &Entry) -> bool {
+        let Err(reason) = (rule.check)(name) else {
+            return true;
+        };
+        self.push(
+            Diag::new(
+                rule.code,
+                format!("invalid {} in {path}: {reason}", rule.what),
+            )
+            .label(&entry.key_span, rule.label)
+            .help(rule.help),
+        );
+        false
     }
 
     /// A string that passes `rule`.

@@ -10,7 +10,7 @@ use crate::diag::Diag;
 use crate::value::{Map, Span, Value};
 
 use super::Code;
-use super::ctx::{At, Ctx, Field, Rule};
+use super::ctx::{At, Ctx, Field, KeyRule, Rule};
 use super::model::{FileSource, FreeBsd, Located, ManagedFile, Notify, Service};
 use crate::freebsd::{names, rcd};
 
@@ -81,7 +81,14 @@ pub(crate) const SERVICE: &[Field<Service>] = &[Field {
     check: enable,
 }];
 
-const PATH_HELP: &str = "key each file by its absolute path on the host, such as \"/etc/pf.conf\"";
+/// The keys of `freebsd.files`.
+const FILE_PATH: KeyRule = KeyRule {
+    check: names::file_path,
+    code: Code::FilePath,
+    what: "file path",
+    label: "not an absolute, normalized path",
+    help: "key each file by its absolute path on the host, such as \"/etc/pf.conf\"",
+};
 
 /// Checks each file; the key is its path.
 pub(crate) fn files(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
@@ -90,18 +97,8 @@ pub(crate) fn files(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
     };
     for (path, entry) in map {
         let here = format!("{}.{}", at.path, crate::syntax::path::segment(path));
-        let mut good = true;
-        if let Err(reason) = names::file_path(path) {
-            good = false;
-            cx.push(
-                Diag::new(
-                    Code::FilePath,
-                    format!("invalid file path in {}: {reason}", at.path),
-                )
-                .label(&entry.key_span, "not an absolute, normalized path")
-                .help(PATH_HELP),
-            );
-        } else if let Some(instead) = names::managed_file(path) {
+        let mut good = cx.key(&FILE_PATH, &at.path, path, entry);
+        if good && let Some(instead) = names::managed_file(path) {
             good = false;
             cx.push(
                 Diag::new(

@@ -7,7 +7,7 @@ use crate::diag::Diag;
 use crate::value::{Node, Span};
 
 use super::Code;
-use super::ctx::{At, Ctx, Field, Rule};
+use super::ctx::{At, Ctx, Field, KeyRule, Rule};
 use super::model::{FreeBsd, Interface, Located, Network};
 use crate::freebsd::names;
 
@@ -127,25 +127,23 @@ pub(crate) fn network(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
 }
 
 /// Interfaces by name, in the order given.
+/// The keys of `network.interfaces`.
+const INTERFACE_NAME: KeyRule = KeyRule {
+    check: names::interface_name,
+    code: Code::Interface,
+    what: "interface name",
+    label: "not an interface name",
+    help: "name the interface as `ifconfig -l` lists it: a driver and a unit number, \
+           such as vtnet0, em0, igb1, lagg0 or vlan10",
+};
+
 fn interfaces(cx: &mut Ctx, at: &At<'_>, net: &mut Network) {
     let Some(map) = cx.mapping(&at.path, at.node) else {
         return;
     };
     for (name, entry) in map {
         let path = format!("{}.{name}", at.path);
-        if let Err(reason) = names::interface_name(name) {
-            cx.push(
-                Diag::new(
-                    Code::Interface,
-                    format!("invalid interface name in {}: {reason}", at.path),
-                )
-                .label(&entry.key_span, "not an interface name")
-                .help(
-                    "name the interface as `ifconfig -l` lists it: a driver and a unit number, \
-                     such as vtnet0, em0, igb1, lagg0 or vlan10",
-                ),
-            );
-        }
+        cx.key(&INTERFACE_NAME, &at.path, name, entry);
         if let Some(iface) = one(cx, &path, name, entry.key_span.clone(), &entry.node) {
             net.interfaces.push(iface);
         }

@@ -5,7 +5,7 @@ use crate::diag::Diag;
 use crate::value::Value;
 
 use super::Code;
-use super::ctx::{At, Ctx, Field};
+use super::ctx::{At, Ctx, Field, KeyRule};
 use super::model::{FreeBsd, Located, RcVar, Sshd};
 use crate::freebsd::names;
 
@@ -42,6 +42,15 @@ pub(crate) const SSHD: &[Field<Sshd>] = &[
     },
 ];
 
+/// The keys of `rc_conf`.
+const RC_NAME: KeyRule = KeyRule {
+    check: names::rc_name,
+    code: Code::RcName,
+    what: "variable name",
+    label: "not a variable name",
+    help: "rc.conf names are shell variables: letters, digits and `_`, not starting with a digit, such as ntpd_enable",
+};
+
 /// rc.conf variables, in the order given.
 ///
 /// A variable that another field sets (see [`names::MANAGED`]) is refused, so
@@ -52,18 +61,8 @@ pub(crate) fn rc_conf(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
     };
     for (name, entry) in map {
         let path = format!("{}.{name}", at.path);
-        let mut good = true;
-        if let Err(reason) = names::rc_name(name) {
-            good = false;
-            cx.push(
-                Diag::new(
-                    Code::RcName,
-                    format!("invalid variable name in {}: {reason}", at.path),
-                )
-                .label(&entry.key_span, "not a variable name")
-                .help("rc.conf names are shell variables: letters, digits and `_`, not starting with a digit, such as ntpd_enable"),
-            );
-        } else if let Some(instead) = names::rc_managed(name) {
+        let mut good = cx.key(&RC_NAME, &at.path, name, entry);
+        if good && let Some(instead) = names::rc_managed(name) {
             good = false;
             cx.push(
                 Diag::new(

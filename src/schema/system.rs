@@ -7,7 +7,7 @@ use crate::diag::Diag;
 use crate::value::{Node, Value};
 
 use super::Code;
-use super::ctx::{At, Ctx, Field, Rule};
+use super::ctx::{At, Ctx, Field, KeyRule, Rule};
 use super::model::{CronJob, FreeBsd, Located, Tunable};
 use crate::freebsd::names;
 
@@ -33,6 +33,33 @@ pub(crate) const CRON: &[Field<CronJob>] = &[
     },
 ];
 
+/// The keys of `freebsd.sysctl`.
+const SYSCTL_NAME: KeyRule = KeyRule {
+    check: names::sysctl_name,
+    code: Code::SysctlName,
+    what: "sysctl name",
+    label: "not a MIB name",
+    help: "give the name as `sysctl -N` lists it, such as kern.ipc.somaxconn",
+};
+
+/// The keys of `freebsd.loader`.
+const LOADER_NAME: KeyRule = KeyRule {
+    check: names::loader_name,
+    code: Code::LoaderName,
+    what: "loader variable",
+    label: "not a variable sysrc can write",
+    help: "loader.conf variables beryl writes are shell names, such as accf_http_load or if_bridge_load",
+};
+
+/// The keys of `freebsd.cron`.
+const CRON_NAME: KeyRule = KeyRule {
+    check: names::cron_name,
+    code: Code::CronName,
+    what: "cron entry name",
+    label: "not an entry name",
+    help: "name the entry with letters, digits, `_` and `-`, such as nightly-vacuum",
+};
+
 /// `freebsd.sysctl`: MIB name → value.
 pub(crate) fn sysctl(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
     let Some(map) = cx.mapping(&at.path, at.node) else {
@@ -40,8 +67,8 @@ pub(crate) fn sysctl(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
     };
     for (name, entry) in map {
         let path = format!("{}.{}", at.path, key(name));
-        let good = match names::sysctl_name(name) {
-            Ok(()) if names::sysctl_managed(name).is_some() => {
+        let good = match cx.key(&SYSCTL_NAME, &at.path, name, entry) {
+            true if names::sysctl_managed(name).is_some() => {
                 cx.push(
                     Diag::new(
                         Code::SysctlManaged,
@@ -56,18 +83,7 @@ pub(crate) fn sysctl(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
                 );
                 false
             }
-            Ok(()) => true,
-            Err(reason) => {
-                cx.push(
-                    Diag::new(
-                        Code::SysctlName,
-                        format!("invalid sysctl name in {}: {reason}", at.path),
-                    )
-                    .label(&entry.key_span, "not a MIB name")
-                    .help("give the name as `sysctl -N` lists it, such as kern.ipc.somaxconn"),
-                );
-                false
-            }
+            good => good,
         };
         let Some(value) = sysctl_text(cx, &path, &entry.node) else {
             continue;
@@ -131,9 +147,7 @@ pub(crate) fn loader(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
     };
     for (name, entry) in map {
         let path = format!("{}.{}", at.path, key(name));
-        let mut good = true;
-        if let Some(why) = names::loader_managed(name) {
-            good = false;
+        let good = if let Some(why) = names::loader_managed(name) {
             cx.push(
                 Diag::new(
                     Code::LoaderManaged,
@@ -146,17 +160,10 @@ pub(crate) fn loader(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
                 .label(&entry.key_span, "written by the installer")
                 .help(why),
             );
-        } else if let Err(reason) = names::loader_name(name) {
-            good = false;
-            cx.push(
-                Diag::new(
-                    Code::LoaderName,
-                    format!("invalid loader variable in {}: {reason}", at.path),
-                )
-                .label(&entry.key_span, "not a variable sysrc can write")
-                .help("loader.conf variables beryl writes are shell names, such as accf_http_load or if_bridge_load"),
-            );
-        }
+            false
+        } else {
+            cx.key(&LOADER_NAME, &at.path, name, entry)
+        };
         let Some(value) = super::services::rc_text(cx, &path, &entry.node) else {
             continue;
         };
@@ -185,18 +192,7 @@ pub(crate) fn cron(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
     };
     for (name, entry) in map {
         let path = format!("{}.{name}", at.path);
-        let mut good = true;
-        if let Err(reason) = names::cron_name(name) {
-            good = false;
-            cx.push(
-                Diag::new(
-                    Code::CronName,
-                    format!("invalid cron entry name in {}: {reason}", at.path),
-                )
-                .label(&entry.key_span, "not an entry name")
-                .help("name the entry with letters, digits, `_` and `-`, such as nightly-vacuum"),
-            );
-        }
+        let good = cx.key(&CRON_NAME, &at.path, name, entry);
         let Some(fields) = cx.mapping(&path, &entry.node) else {
             continue;
         };

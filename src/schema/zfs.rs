@@ -12,7 +12,7 @@ use crate::freebsd::zfs;
 use crate::value::{Map, Node, Value};
 
 use super::Code;
-use super::ctx::{At, Ctx, Field};
+use super::ctx::{At, Ctx, Field, KeyRule};
 use super::model::{DataPool, Dataset, FreeBsd, Located, Raid, Zfs, ZfsProp};
 
 /// The keys of `freebsd.zfs`.
@@ -53,6 +53,24 @@ pub(crate) const DESTROY: &str = "destroy";
 /// `base.key`, the key quoted when it holds a `/` (a dataset, as the docs
 /// and `explain` write it: `freebsd.zfs.datasets."tank/data"`) or anything
 /// the path syntax needs quoted.
+/// The keys of `zfs.pools`.
+const POOL_NAME: KeyRule = KeyRule {
+    check: names::pool,
+    code: Code::Pool,
+    what: "pool name",
+    label: "not a pool name",
+    help: "start with a letter, then use letters, digits and `_ . : -`, such as tank",
+};
+
+/// The keys of `zfs.datasets`.
+const DATASET_NAME: KeyRule = KeyRule {
+    check: |name| zfs::dataset(name).map(|_| ()),
+    code: Code::Dataset,
+    what: "dataset name",
+    label: "not a dataset name",
+    help: "name the dataset with its pool, such as tank/pgdata or zroot/var/db/mysql",
+};
+
 fn path_of(base: &str, key: &str) -> String {
     if key.contains('/') && !crate::syntax::path::needs_quotes(key) {
         return format!("{base}.\"{key}\"");
@@ -75,18 +93,7 @@ fn pools(cx: &mut Ctx, at: &At<'_>, z: &mut Zfs) {
     };
     for (name, entry) in map {
         let path = path_of(&at.path, name);
-        let mut good = true;
-        if let Err(reason) = names::pool(name) {
-            good = false;
-            cx.push(
-                Diag::new(
-                    Code::Pool,
-                    format!("invalid pool name in {}: {reason}", at.path),
-                )
-                .label(&entry.key_span, "not a pool name")
-                .help("start with a letter, then use letters, digits and `_ . : -`, such as tank"),
-            );
-        }
+        let mut good = cx.key(&POOL_NAME, &at.path, name, entry);
         let Some(pmap) = entry.node.as_map() else {
             cx.push(cx.type_error(&path, "a mapping", &entry.node).help(format!(
                 "give the pool its disks: `{name}: {{disks: [ada2, ada3], raid: mirror}}`"
@@ -133,18 +140,7 @@ fn datasets(cx: &mut Ctx, at: &At<'_>, z: &mut Zfs) {
     };
     for (name, entry) in map {
         let path = path_of(&at.path, name);
-        let mut good = true;
-        if let Err(reason) = zfs::dataset(name) {
-            good = false;
-            cx.push(
-                Diag::new(
-                    Code::Dataset,
-                    format!("invalid dataset name in {}: {reason}", at.path),
-                )
-                .label(&entry.key_span, "not a dataset name")
-                .help("name the dataset with its pool, such as tank/pgdata or zroot/var/db/mysql"),
-            );
-        }
+        let good = cx.key(&DATASET_NAME, &at.path, name, entry);
         let Some(dmap) = entry.node.as_map() else {
             cx.push(cx.type_error(&path, "a mapping", &entry.node).help(
                 "give the dataset's properties, such as `{compression: lz4}`, or `{}` for none",
