@@ -20,6 +20,7 @@ mod differences;
 mod peers;
 mod reclass;
 mod yaml11;
+mod reclass_real;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -262,7 +263,7 @@ fn conclude(title: &str, table: &str, failures: &[String], shown: usize) {
 /// Writes one section of the agreement report (`differential.md` in the
 /// test temp dir, which `.ci/run` prints), keeping the other tests' sections.
 /// Returns the report's path.
-fn report_section(title: &str, body: &str) -> std::path::PathBuf {
+pub(super) fn report_section(title: &str, body: &str) -> std::path::PathBuf {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("differential.md");

@@ -58,7 +58,7 @@ pub fn answer(parameters: J, exports: J, classes: Vec<String>) -> Answer {
 }
 
 /// The Python with kapicorp-reclass, if there is one.
-fn python() -> Option<PathBuf> {
+pub(super) fn python() -> Option<PathBuf> {
     let candidate = std::env::var_os("BERYL_RECLASS_PYTHON")
         .map(PathBuf::from)
         .unwrap_or_else(|| "python3".into());
