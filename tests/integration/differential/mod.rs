@@ -19,8 +19,8 @@ mod cases;
 mod differences;
 mod peers;
 mod reclass;
-mod yaml11;
 mod reclass_real;
+mod yaml11;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

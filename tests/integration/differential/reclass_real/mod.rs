@@ -72,9 +72,13 @@ const LIST: &str = "tests/peers/reclass-real.yml";
 #[test]
 fn beryl_reclass_agrees_with_kapicorp_on_real_inventories() {
     let test = "beryl_reclass_agrees_with_kapicorp_on_real_inventories";
-    let realworld = repo().join("../shared/realworld");
-    if !realworld.join("SOURCES.txt").is_file() {
+    // Canonical: reclass writes the path it was given in `uri`, `..` and all.
+    let Ok(realworld) = repo().join("../shared/realworld").canonicalize() else {
         notice(test, "../shared/realworld (the real inventories) is absent");
+        return;
+    };
+    if !realworld.join("SOURCES.txt").is_file() {
+        notice(test, "../shared/realworld/SOURCES.txt is absent");
         return;
     }
     let Some(python) = super::reclass::python() else {
@@ -103,7 +107,7 @@ fn beryl_reclass_agrees_with_kapicorp_on_real_inventories() {
         let mut row = [0usize; 6];
         let outcomes = results.entry(root.name.to_string()).or_default();
         for (node, theirs) in &theirs {
-            let ours = ours(&base, root, config.as_deref(), node);
+            let ours = ours(scratch.path(), &base, root, config.as_deref(), node);
             let outcome = compare(&ours, theirs);
             row[0] += 1;
             row[match outcome {
@@ -161,8 +165,15 @@ fn notice(test: &str, why: &str) {
     eprintln!("notice: {test} skipped: {why}");
 }
 
-/// beryl's document for a node, or its error.
-fn ours(base: &Path, root: &Root, config: Option<&Path>, node: &str) -> Result<J, String> {
+/// beryl's document for a node, or its error. It runs in `cwd`, a scratch
+/// directory: the test runner shows the directory it runs in as `[ROOT]`.
+fn ours(
+    cwd: &Path,
+    base: &Path,
+    root: &Root,
+    config: Option<&Path>,
+    node: &str,
+) -> Result<J, String> {
     let base_text = base.to_str().unwrap();
     let mut a = vec!["reclass", "--inventory-base-uri", base_text];
     let config_text = config.map(|c| c.to_str().unwrap().to_string());
@@ -171,7 +182,7 @@ fn ours(base: &Path, root: &Root, config: Option<&Path>, node: &str) -> Result<J
     }
     a.extend(root.args);
     a.extend(["--nodeinfo", node, "--output", "json"]);
-    let r = beryl(base, &args(&a));
+    let r = beryl(cwd, &args(&a));
     if r.status != 0 {
         // A refusal is a diagnostic of beryl's (a code `beryl::…`), never a
         // usage error: that would be this harness's fault.
@@ -204,7 +215,13 @@ fn compare(ours: &Result<J, String>, theirs: &J) -> Outcome {
         _ => Ok(theirs),
     };
     match (ours, theirs) {
-        (Err(_), Err(_)) => Outcome::BothRefuse,
+        (Err(a), Err(b)) => {
+            eprintln!(
+                "reclass-real: both refuse: beryl `{a}`; kapicorp `{}`",
+                short(&J::String(b))
+            );
+            Outcome::BothRefuse
+        }
         (Ok(_), Err(e)) => Outcome::OnlyKapicorpRefuses(e),
         (Err(e), Ok(_)) => Outcome::OnlyBerylRefuses(e.clone()),
         (Ok(a), Ok(b)) => match first_difference(a, b, "") {
@@ -239,7 +256,16 @@ fn first_difference(a: &J, b: &J, at: &str) -> Option<String> {
             .enumerate()
             .find_map(|(i, (p, q))| first_difference(p, q, &format!("{at}[{i}]"))),
         _ if a == b => None,
-        _ => Some(here()),
+        _ => Some(format!("{}: {} vs {}", here(), short(a), short(b))),
+    }
+}
+
+/// A value, cut to a readable length.
+fn short(v: &J) -> String {
+    let text = v.to_string();
+    match text.char_indices().nth(60) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text,
     }
 }
 
