@@ -8,6 +8,7 @@
 //! | a value of another kind | replaces what was merged below | an error, "Cannot merge X over Y", unless an `allow_*` option ([`Allow`], the table in [`over`]) |
 //! | lists under `default` | the higher list replaces | lists concatenate (as `concat`) |
 //! | `=key` | fixes the value as written; a level may repeat it | the lower values merge into it; any later setting is an error (strict), or is ignored |
+//! | a root `merge:` key | the level's merge table | data |
 //! | a reference meeting another value | deferred when it is the whole value | deferred whenever a value holds one, so every value is resolved and merged as reclass renders it |
 
 use super::{Code, Engine};
@@ -22,6 +23,9 @@ pub struct Dialect {
     /// higher one replacing them (beryl).
     pub concat_lists: bool,
     pub constants: Constants,
+    /// A root `merge:` key is data (reclass has no merge tables) instead of
+    /// the level's table (beryl).
+    pub merge_key_is_data: bool,
 }
 
 /// What a change of kind does.
@@ -63,6 +67,7 @@ impl Dialect {
             kinds: Kinds::Replace,
             concat_lists: false,
             constants: Constants::Beryl,
+            merge_key_is_data: false,
         }
     }
 
@@ -74,6 +79,7 @@ impl Dialect {
             constants: Constants::Reclass {
                 strict: strict_constants,
             },
+            merge_key_is_data: true,
         }
     }
 

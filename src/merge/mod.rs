@@ -83,9 +83,13 @@ pub fn merge_documents(
 ) -> Result<Merged, Diags> {
     let mut policy = base.clone();
     let mut errors = Vec::new();
+    let table_key = base.table_key();
     for doc in docs {
+        let Some(table_key) = table_key else {
+            break;
+        };
         for (raw, entry) in doc.as_map().into_iter().flatten() {
-            if raw != TABLE_KEY && crate::syntax::prefix::split(raw).0 == TABLE_KEY {
+            if raw != table_key && crate::syntax::prefix::split(raw).0 == table_key {
                 errors.push(
                     crate::diag::Diag::new(
                         Code::TablePrefix,
@@ -96,7 +100,7 @@ pub fn merge_documents(
                 );
             }
         }
-        if let Some(table) = doc.get(TABLE_KEY) {
+        if let Some(table) = doc.get(table_key) {
             match policy::parse_table(table) {
                 Ok(rules) => policy.layer(rules),
                 Err(e) => errors.extend(e),
@@ -130,7 +134,7 @@ pub fn merge_documents(
     merged.node = node.unwrap_or_else(|| Node::synthetic(Value::Map(Map::new())));
     merged.deferred = deferred;
     for doc in docs {
-        prefixes::constants(doc, &mut Vec::new(), &mut merged.constants);
+        prefixes::constants(doc, table_key, &mut Vec::new(), &mut merged.constants);
     }
     merged.constants_reported = reported;
     // With deferred paths the tree is not final yet: refs::resolve checks.

@@ -130,6 +130,12 @@ impl Policy {
         self
     }
 
+    /// The root key that holds a level's merge table: `merge`, or none in a
+    /// dialect without tables.
+    pub(crate) fn table_key(&self) -> Option<&'static str> {
+        (!self.dialect.merge_key_is_data).then_some(super::TABLE_KEY)
+    }
+
     /// The merge dialect in force.
     pub(crate) fn dialect(&self) -> &super::Dialect {
         &self.dialect

@@ -4,7 +4,7 @@
 
 use indexmap::IndexMap;
 
-use super::{Code, Constants, Engine, TABLE_KEY};
+use super::{Code, Constants, Engine};
 use crate::diag::{Diag, Diags};
 use crate::syntax::prefix::{Prefix, split};
 use crate::value::{Entry, Map, Node, Span, Value};
@@ -18,13 +18,18 @@ pub(super) struct Written {
 }
 
 /// Every constant written in a document, along mapping paths.
-pub(super) fn constants(doc: &Node, path: &mut Vec<String>, out: &mut Vec<Written>) {
+pub(super) fn constants(
+    doc: &Node,
+    table_key: Option<&str>,
+    path: &mut Vec<String>,
+    out: &mut Vec<Written>,
+) {
     let Value::Map(map) = &doc.value else {
         return;
     };
     for (raw, entry) in map {
         let (name, prefix) = split(raw);
-        if path.is_empty() && name == TABLE_KEY {
+        if path.is_empty() && Some(name) == table_key {
             continue;
         }
         path.push(name.to_string());
@@ -35,7 +40,7 @@ pub(super) fn constants(doc: &Node, path: &mut Vec<String>, out: &mut Vec<Writte
                 key_span: entry.key_span.clone(),
             });
         }
-        constants(&entry.node, path, out);
+        constants(&entry.node, table_key, path, out);
         path.pop();
     }
 }
@@ -130,7 +135,7 @@ impl Engine<'_> {
             let mut seen: IndexMap<&str, &Span> = IndexMap::new();
             for (raw, entry) in *map {
                 let (name, prefix) = split(raw);
-                if at_root && name == TABLE_KEY {
+                if at_root && Some(name) == self.policy.table_key() {
                     continue;
                 }
                 if let Some(first) = seen.insert(name, &entry.key_span) {

@@ -7,7 +7,7 @@ use indexmap::IndexMap;
 use super::dialect::Kinds;
 use super::spec::{Spec, Strategy};
 use super::warn::Knockout;
-use super::{Code, Contribs, Engine, TABLE_KEY, order, written};
+use super::{Code, Contribs, Engine, order, written};
 use crate::diag::Diag;
 use crate::value::{Entry, Map, Node, Span, Value};
 
@@ -386,9 +386,10 @@ impl<'p> Engine<'p> {
     /// At the root, a value taken whole must not carry the merge table.
     fn drop_table(&self, node: &mut Node) {
         if self.path.is_empty()
+            && let Some(key) = self.policy.table_key()
             && let Value::Map(m) = &mut node.value
         {
-            m.shift_remove(TABLE_KEY);
+            m.shift_remove(key);
         }
     }
 }

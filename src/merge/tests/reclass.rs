@@ -121,3 +121,16 @@ fn constants_take_the_lower_values_and_refuse_any_later_one() {
     // beryl's own dialect is unchanged: a repeat is allowed.
     assert_eq!(merged(&[constant, "c: 1\n"]), r#"{"c":1,"cd":{"x":1}}"#);
 }
+
+/// reclass has no merge tables: a root `merge:` key is a parameter like any
+/// other (kapicorp renders `parameters: {merge: …}` as data), merged across
+/// the levels; beryl reads the same key as the level's table.
+#[test]
+fn a_root_merge_key_is_data() {
+    let texts = ["merge: {a: 1, l: [x]}\n", "merge: {b: 2, l: [y]}\n"];
+    assert_eq!(reclass(&texts), r#"{"merge":{"a":1,"l":["x","y"],"b":2}}"#);
+    let nodes = levels(&texts);
+    let docs: Vec<&Node> = nodes.iter().collect();
+    let beryl = merge_documents(&docs, &Policy::beryl(), None);
+    assert!(beryl.is_err(), "beryl reads `merge:` as a table");
+}

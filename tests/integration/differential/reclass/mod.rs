@@ -114,10 +114,12 @@ type Hosts = BTreeMap<String, (Answer, Vec<beryl::value::Node>)>;
 
 /// The reclass dialect for the converted inventories: reclass's semantics,
 /// with beryl's dotted paths (the converter turns them into `:` paths for
-/// reclass).
+/// reclass) and beryl's `merge:` tables (their `_default.yml` sets reclass's
+/// list rule in one; the converter drops it).
 fn reclass_dialect() -> Dialect {
     let mut d = Dialect::reclass(&ReclassSettings::default());
     d.refs.paths = beryl::refs::Paths::Dotted;
+    d.merge.merge_key_is_data = false;
     d
 }
 
