@@ -25,6 +25,8 @@
 
 #[path = "support/measure.rs"]
 mod measure;
+#[path = "../examples/support/reclass_gen.rs"]
+mod reclass_gen;
 #[path = "../examples/support/rng.rs"]
 mod rng;
 
@@ -34,7 +36,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use measure::{Cost, best_of};
-use rng::SplitMix64;
 
 const USAGE: &str = "usage: cargo bench --bench reclass -- [--sizes N,N,...] [--runs N] \
 [--python PATH] [--kapicorp-max N] [--beryl PATH]";
@@ -99,7 +100,7 @@ fn main() {
     for &n in &o.sizes {
         let dir = root.join(format!("inv-{n}"));
         if !dir.join("nodes").is_dir() {
-            generate(&dir, n);
+            reclass_gen::generate(&dir, n, 7, false);
         }
         let log = root.join("run.log");
         let base = dir.to_str().unwrap().to_string();
@@ -174,81 +175,5 @@ fn shown(c: &Option<Result<Cost, String>>) -> String {
         ),
         Some(Err(_)) => "failed".into(),
         None => "–".into(),
-    }
-}
-
-/// Components, each a class of its own.
-const COMPONENTS: usize = 30;
-const SITES: usize = 20;
-const ENVS: &[&str] = &["dev", "staging", "prod"];
-const OSES: &[&str] = &["debian", "freebsd"];
-
-/// A Kapitan-shaped reclass inventory of `n` nodes under `dir`.
-fn generate(dir: &Path, n: usize) {
-    let _ = fs::remove_dir_all(dir);
-    let classes = dir.join("classes");
-    let write = |rel: &str, text: String| {
-        let path = classes.join(rel);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(path, text).unwrap();
-    };
-    write(
-        "common.yml",
-        "parameters:\n  org:\n    name: example\n    domain: example.org\n    registry: registry.example.org\n  \
-         dns:\n    servers: [192.0.2.1, 192.0.2.2]\n  packages: [curl, ca-certificates]\n"
-            .into(),
-    );
-    for os in OSES {
-        write(
-            &format!("os/{os}.yml"),
-            format!(
-                "classes: [common]\nparameters:\n  os:\n    family: {os}\n    resolver: ${{dns:servers}}\n  \
-                 packages: [{os}-base, ntp]\n"
-            ),
-        );
-    }
-    for (i, env) in ENVS.iter().enumerate() {
-        write(
-            &format!("envs/{env}/init.yml"),
-            format!(
-                "classes: [common]\nparameters:\n  env:\n    name: {env}\n    replicas: {}\n    \
-                 url: https://{env}.${{org:domain}}\n",
-                i + 1
-            ),
-        );
-    }
-    for k in 0..COMPONENTS {
-        write(
-            &format!("components/c{k}.yml"),
-            format!(
-                "classes: [common]\napplications: [c{k}]\nparameters:\n  components:\n    c{k}:\n      \
-                 image: ${{org:registry}}/c{k}:1.{k}\n      replicas: ${{env:replicas}}\n      \
-                 ports: [{}, {}]\n      labels:\n        app: c{k}\n        env: ${{env:name}}\n  \
-                 packages: [c{k}-agent]\n",
-                8000 + k,
-                9000 + k
-            ),
-        );
-    }
-    let mut rng = SplitMix64::new(7);
-    let components: Vec<usize> = (0..COMPONENTS).collect();
-    for i in 0..n {
-        let site = i % SITES;
-        let os = rng.pick(OSES);
-        let env = rng.pick(ENVS);
-        let count = 2 + rng.below(3);
-        let picked: Vec<String> = rng
-            .some(&components, count)
-            .into_iter()
-            .map(|k| format!("components.c{k}"))
-            .collect();
-        let text = format!(
-            "classes: [os.{os}, envs.{env}, {}]\nparameters:\n  node:\n    name: ${{_reclass_:name:full}}\n    \
-             fqdn: node-{i:05}.site{site}.${{org:domain}}\n    site: site{site}\n  packages: [node-{i:05}-tools]\n",
-            picked.join(", ")
-        );
-        let path = dir.join(format!("nodes/site{site}/node-{i:05}.yml"));
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(path, text).unwrap();
     }
 }

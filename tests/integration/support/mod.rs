@@ -28,6 +28,8 @@ mod skip;
 
 #[path = "../../../examples/support/inventory_gen.rs"]
 pub mod inventory_gen;
+#[path = "../../../examples/support/reclass_gen.rs"]
+pub mod reclass_gen;
 
 pub use case::Case;
 pub use files::{copy_tree, edit, entries, files, mkfifo, repo, write};

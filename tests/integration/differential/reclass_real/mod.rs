@@ -69,6 +69,10 @@ struct Listed {
 
 const LIST: &str = "tests/peers/reclass-real.yml";
 
+/// The generated inventories, one per seed, and their size.
+const GENERATED: [&str; 3] = ["generated-1", "generated-2", "generated-3"];
+const GENERATED_NODES: usize = 40;
+
 #[test]
 fn beryl_reclass_agrees_with_kapicorp_on_real_inventories() {
     let test = "beryl_reclass_agrees_with_kapicorp_on_real_inventories";
@@ -91,23 +95,53 @@ fn beryl_reclass_agrees_with_kapicorp_on_real_inventories() {
     let listed = load_list();
     let mut oracle = Oracle::start(&python);
     let scratch = tempfile::tempdir().unwrap();
+    // Where beryl runs: empty, and holding none of the inventories.
+    let cwd = tempfile::tempdir().unwrap();
     let mut table = String::from(
         "root                            nodes  same  both refuse  differ  only kapicorp refuses  only beryl refuses\n",
     );
     let mut results: BTreeMap<String, BTreeMap<String, Outcome>> = BTreeMap::new();
     let mut totals = [0usize; 6];
-    for root in ROOTS {
-        let base = realworld.join(root.base);
+    // Generated inventories too (examples/support/reclass_gen.rs): classes,
+    // references, applications, exports and `$[ ]` queries, three seeds.
+    let generated: Vec<Root> = GENERATED
+        .iter()
+        .map(|name| Root {
+            name,
+            base: "",
+            args: &[],
+            oracle: || json!({}),
+            config: None,
+        })
+        .collect();
+    let mut targets: Vec<(&Root, PathBuf)> =
+        ROOTS.iter().map(|r| (r, realworld.join(r.base))).collect();
+    for (seed, root) in generated.iter().enumerate() {
+        let dir = scratch.path().join(root.name);
+        crate::support::reclass_gen::generate(&dir, GENERATED_NODES, seed as u64 + 1, true);
+        targets.push((root, dir));
+    }
+    for (root, base) in targets {
         let config = root.config.map(|text| {
             let path = scratch.path().join(format!("{}.yml", root.name));
             std::fs::write(&path, text).unwrap();
             path
         });
         let theirs = oracle.ask(&base, root, config.as_deref());
+        if root.base.is_empty() {
+            // A generated inventory exercises the queries: some node gathers
+            // every node's address (reclass answers node → value).
+            let gathered = theirs.values().any(|n| {
+                n["parameters"]["monitoring"]["targets"]
+                    .as_object()
+                    .is_some_and(|t| t.len() == GENERATED_NODES)
+            });
+            assert!(gathered, "{}: no node gathered the exports", root.name);
+        }
         let mut row = [0usize; 6];
         let outcomes = results.entry(root.name.to_string()).or_default();
         for (node, theirs) in &theirs {
-            let ours = ours(scratch.path(), &base, root, config.as_deref(), node);
+            let ours = ours(cwd.path(), &base, root, config.as_deref(), node);
             let outcome = compare(&ours, theirs);
             row[0] += 1;
             row[match outcome {
