@@ -153,7 +153,8 @@ impl ClassedDoc {
         })
     }
 
-    fn empty() -> ClassedDoc {
+    /// A document with no data, classes or reclass keys.
+    pub(crate) fn empty() -> ClassedDoc {
         ClassedDoc {
             data: Arc::new(Node::synthetic(Value::Null)),
             classes: Vec::new(),

@@ -139,13 +139,7 @@ pub(crate) fn split(node: &Arc<Node>, entity: &str) -> Result<ClassedDoc, Diags>
     let empty = || Arc::new(Node::new(Value::Map(Map::new()), node.span.clone()));
     let mut doc = ClassedDoc {
         data: empty(),
-        classes: Vec::new(),
-        queries: false,
-        asks: false,
-        applications: Vec::new(),
-        exports: None,
-        environment: None,
-        warnings: Vec::new(),
+        ..ClassedDoc::empty()
     };
     let Some(root) = node.as_map() else {
         return Ok(doc);

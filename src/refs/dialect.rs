@@ -149,7 +149,9 @@ pub(crate) fn python_repr(node: &Node, out: &mut String) {
 
 /// Python's `repr()` of a float: the shortest digits that read back, in
 /// positional notation when the decimal exponent is from -4 to 15, else in
-/// scientific notation with a signed exponent of at least two digits.
+/// scientific notation with a signed exponent of at least two digits
+/// ([`crate::yaml::python_float`], which names the infinities and NaN as
+/// JSON does; Python's own names are these).
 pub(crate) fn python_float(f: f64) -> String {
     if f.is_nan() {
         return "nan".into();
@@ -157,33 +159,7 @@ pub(crate) fn python_float(f: f64) -> String {
     if f.is_infinite() {
         return if f > 0.0 { "inf" } else { "-inf" }.into();
     }
-    if f == 0.0 {
-        return if f.is_sign_negative() { "-0.0" } else { "0.0" }.into();
-    }
-    // Rust's `{:e}` gives the shortest round-trip digits: `1.5e16`.
-    let sci = format!("{f:e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let (sign, mantissa) = match mantissa.strip_prefix('-') {
-        Some(m) => ("-", m),
-        None => ("", mantissa),
-    };
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    if (-4..16).contains(&exp) {
-        let point = exp + 1;
-        let body = if point <= 0 {
-            format!("0.{}{digits}", "0".repeat(point.unsigned_abs() as usize))
-        } else if point as usize >= digits.len() {
-            format!("{digits}{}.0", "0".repeat(point as usize - digits.len()))
-        } else {
-            let (int, frac) = digits.split_at(point as usize);
-            format!("{int}.{frac}")
-        };
-        format!("{sign}{body}")
-    } else {
-        let esign = if exp < 0 { '-' } else { '+' };
-        format!("{sign}{mantissa}e{esign}{:02}", exp.unsigned_abs())
-    }
+    crate::yaml::python_float(f)
 }
 
 /// Python's `repr()` of a string: single quotes, unless the string holds

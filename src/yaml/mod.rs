@@ -15,6 +15,7 @@ pub(crate) mod spelling;
 mod yaml11;
 
 pub use schema::{Loaded, Schema, load_file_as, parse_any_as, parse_as};
+pub(crate) use yaml11::resolve::python_float;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -205,22 +206,29 @@ fn scalar_value(source: &Source, span: &Span, value: String, limits: &Limits) ->
     }
 }
 
-/// The byte offset and value of the block scalar (literal or folded) that
-/// ends `text`, read with granit-parser's `block_scalar_eof_without_line_feed`
-/// ([`scalar_value`]); `None` when no block scalar ends the text (or, which a
-/// text serde-saphyr has just parsed never does, the parser fails).
-fn eof_block_scalar(text: &str, limits: &Limits) -> Option<(usize, String)> {
-    use serde_saphyr::granit_parser::{Event, Options, Parser, ScalarStyle};
-    let mut options = Options::default();
+/// granit-parser's options when beryl reads its events itself: a block
+/// scalar ending the input without a line break ends without one (as libyaml
+/// and PyYAML read it, [`scalar_value`]), the nesting limits serde-saphyr
+/// derives from the budget in [`parse_any`] (so that both readings accept
+/// the same texts), and no comment events.
+pub(super) fn parser_options(limits: &Limits) -> serde_saphyr::granit_parser::Options {
+    let mut options = serde_saphyr::granit_parser::Options::default();
     options.block_scalar_eof_without_line_feed = true;
-    // The nesting limits serde-saphyr derives from the budget in `parse_any`,
-    // so that this reading accepts what that one did.
     options.flow_nesting_limit = limits.max_depth;
     options.block_nesting_limit = options
         .block_nesting_limit
         .max(limits.max_depth.saturating_add(1));
     options.set_emit_comments(false);
-    for event in Parser::new_from_str_with_options(text, options) {
+    options
+}
+
+/// The byte offset and value of the block scalar (literal or folded) that
+/// ends `text`, read with granit-parser's `block_scalar_eof_without_line_feed`
+/// ([`scalar_value`]); `None` when no block scalar ends the text (or, which a
+/// text serde-saphyr has just parsed never does, the parser fails).
+fn eof_block_scalar(text: &str, limits: &Limits) -> Option<(usize, String)> {
+    use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle};
+    for event in Parser::new_from_str_with_options(text, parser_options(limits)) {
         let (event, span) = event.ok()?;
         if let Event::Scalar(value, ScalarStyle::Literal | ScalarStyle::Folded, ..) = event
             && span.end.byte_offset() == Some(text.len())

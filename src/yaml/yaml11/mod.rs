@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use serde_saphyr::granit_parser::{self as granit, Event, Options, Parser, ScalarStyle, Tag};
+use serde_saphyr::granit_parser::{self as granit, Event, Parser, ScalarStyle, Tag};
 
 use super::{Code, Limits, budget_breach};
 use crate::diag::Diag;
@@ -26,15 +26,7 @@ use resolve::{Kind, Refused};
 /// Parses one document with any root (null when empty), and the warnings
 /// found on the way.
 pub(super) fn parse_any(source: &Arc<Source>, limits: &Limits) -> Result<(Node, Vec<Diag>), Diag> {
-    let mut options = Options::default();
-    // A block scalar ending the input without a line break ends without
-    // one, as in libyaml and PyYAML (see `super::scalar_value`).
-    options.block_scalar_eof_without_line_feed = true;
-    options.flow_nesting_limit = limits.max_depth;
-    options.block_nesting_limit = options
-        .block_nesting_limit
-        .max(limits.max_depth.saturating_add(1));
-    options.set_emit_comments(false);
+    let options = super::parser_options(limits);
     let mut composer = Composer {
         source,
         limits,
