@@ -166,9 +166,6 @@ pub struct Compiler<'a> {
     keys: &'a KeyStore,
     limits: Limits,
     policy: Policy,
-    /// The strategy at the root, beating any table: reclass's `concat` (dicts
-    /// deep, lists concatenated) under the reclass flavor.
-    root: Option<crate::merge::Spec>,
     /// One cell per level file, so that concurrent compiles parse each once.
     cache: Mutex<HashMap<String, Arc<OnceLock<Loaded>>>>,
     /// The class files and settings (src/classes/).
@@ -195,10 +192,6 @@ impl<'a> Compiler<'a> {
             keys,
             limits,
             policy: Policy::beryl().with_dialect(dialect.merge),
-            root: inventory
-                .flavor
-                .reclass()
-                .map(|_| crate::merge::Spec::of(crate::merge::Strategy::Concat)),
             cache: Mutex::new(HashMap::new()),
             library: Library::new(inventory, limits),
             all_exports: OnceLock::new(),

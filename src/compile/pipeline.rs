@@ -62,7 +62,7 @@ impl Compiler<'_> {
         }
         let mut resolve = |docs: &[Doc], text: &str, span: &Span| {
             let nodes: Vec<&Node> = docs.iter().map(|d| &*d.node).collect();
-            let mut merged = merge::merge_documents(&nodes, &self.policy, self.root.as_ref())?;
+            let mut merged = merge::merge_documents(&nodes, &self.policy, None)?;
             let files = level_files(docs);
             let classes: Vec<String> = docs.iter().filter_map(|d| d.class.clone()).collect();
             merged.node = with_header(self.inventory, host, files, &classes, merged.node);
@@ -114,7 +114,7 @@ impl Compiler<'_> {
             return Err(errors);
         }
         let docs: Vec<&Node> = nodes.iter().map(|n| &**n).collect();
-        let mut merged = merge::merge_documents(&docs, &self.policy, self.root.as_ref())?;
+        let mut merged = merge::merge_documents(&docs, &self.policy, None)?;
         // `_beryl_` goes in first, so that `${_beryl_.fqdn}` resolves.
         let files = level_files(&expanded.docs);
         merged.node = with_header(self.inventory, host, files, &expanded.classes, merged.node);
