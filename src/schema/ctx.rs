@@ -220,17 +220,28 @@ pub(crate) fn written(node: &Node) -> Option<&str> {
 /// The key of `fields` that `key` most likely meant, if any is close enough.
 pub(crate) fn suggest<T>(key: &str, fields: &[Field<T>]) -> Option<&'static str> {
     let key = key.to_ascii_lowercase();
-    fields
-        .iter()
-        .flat_map(|f| {
+    closest(
+        &key,
+        fields.iter().flat_map(|f| {
             std::iter::once(f.key)
                 .chain(f.aliases.iter().copied())
-                .map(move |n| (f.key, n))
-        })
-        .map(|(field, name)| (strsim::jaro_winkler(&key, name), field))
+                .map(move |n| (n, f.key))
+        }),
+    )
+}
+
+/// What `word` most likely meant: the answer of the candidate `(name,
+/// answer)` whose name is nearest (Jaro-Winkler, at least 0.8).
+pub(crate) fn closest<'a, T>(
+    word: &str,
+    candidates: impl IntoIterator<Item = (&'a str, T)>,
+) -> Option<T> {
+    candidates
+        .into_iter()
+        .map(|(name, answer)| (strsim::jaro_winkler(word, name), answer))
         .filter(|(score, _)| *score >= 0.8)
         .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, field)| field)
+        .map(|(_, answer)| answer)
 }
 
 /// The keys and docs of a field table, which the JSON Schema's tests hold

@@ -254,12 +254,8 @@ fn prop_text(cx: &mut Ctx, path: &str, node: &Node) -> Option<String> {
 fn unknown_property(cx: &mut Ctx, path: &str, key: &str, entry: &crate::value::Entry) {
     let lower = key.to_ascii_lowercase();
     let known: Vec<&str> = zfs::PROPS.iter().map(|p| p.name).chain([DESTROY]).collect();
-    let hint = known
-        .iter()
-        .map(|k| (strsim::jaro_winkler(&lower, k), *k))
-        .filter(|(score, _)| *score >= 0.8)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, k)| format!("; did you mean `{k}`?"))
+    let hint = super::ctx::closest(&lower, known.iter().map(|k| (*k, k)))
+        .map(|k| format!("; did you mean `{k}`?"))
         .unwrap_or_default();
     cx.push(
         Diag::new(
@@ -349,12 +345,8 @@ fn across(cx: &mut Ctx, at: &At<'_>, z: &Zfs) {
         if known.contains(&pool) {
             continue;
         }
-        let hint = known
-            .iter()
-            .map(|k| (strsim::jaro_winkler(pool, k), *k))
-            .filter(|(score, _)| *score >= 0.8)
-            .max_by(|a, b| a.0.total_cmp(&b.0))
-            .map(|(_, k)| format!("; did you mean `{k}`?"))
+        let hint = super::ctx::closest(pool, known.iter().map(|k| (*k, k)))
+            .map(|k| format!("; did you mean `{k}`?"))
             .unwrap_or_default();
         cx.push(
             Diag::new(
