@@ -4,18 +4,21 @@
 //! `classes` and `applications` indexes. JSON is Python's `json.dumps`
 //! (indent 2, ASCII only); YAML has its keys sorted, as PyYAML's dump.
 
+mod json;
+
 use std::path::{Component, Path, PathBuf};
 
 use super::{Format, mapping};
 use crate::compile::reclass::ReclassInfo;
 use crate::diag::Diag;
 use crate::value::{Map, Node, Value};
+use json::{json, streamed};
 
 /// One node's output: its name, node file, parameters and reclass facts.
 pub(crate) fn nodeinfo(
     name: &str,
     file: &Path,
-    parameters: &Node,
+    parameters: Node,
     info: &ReclassInfo,
     timestamp: &str,
 ) -> Node {
@@ -29,7 +32,7 @@ pub(crate) fn nodeinfo(
         ("timestamp".into(), s(timestamp)),
     ]);
     let parameters = match parameters.value {
-        Value::Map(_) => parameters.clone(),
+        Value::Map(_) => parameters,
         _ => Node::synthetic(Value::Map(Map::new())),
     };
     mapping([
@@ -42,9 +45,68 @@ pub(crate) fn nodeinfo(
     ])
 }
 
+/// One node of `--inventory` as the thread that compiled it leaves it: in
+/// JSON already serialised, so that no node's tree outlives its compile and
+/// the serialising runs in parallel; the writer only concatenates.
+pub(crate) struct InventoryNode {
+    name: String,
+    body: Body,
+    classes: Vec<String>,
+    applications: Vec<String>,
+}
+
+enum Body {
+    /// The JSON text, indented for its place in the document.
+    Json(String),
+    /// The tree, for YAML, whose keys are sorted over the whole document.
+    Tree(Node),
+}
+
+/// Where a node's output sits in the `--inventory` document: in `nodes`.
+const NODE_DEPTH: usize = 2;
+
+impl InventoryNode {
+    pub(crate) fn new(
+        name: &str,
+        file: &Path,
+        parameters: Node,
+        info: ReclassInfo,
+        timestamp: &str,
+        format: Format,
+        pretty: bool,
+    ) -> Result<Self, Diag> {
+        let node = nodeinfo(name, file, parameters, &info, timestamp);
+        let body = match format {
+            Format::Json => Body::Json(json(&node, pretty, NODE_DEPTH)?),
+            Format::Yaml => Body::Tree(node),
+        };
+        Ok(Self {
+            name: name.to_string(),
+            body,
+            classes: info.classes,
+            applications: info.applications,
+        })
+    }
+}
+
 /// `--inventory`: every node's output, and which nodes have each class and
-/// each application (in node order).
-pub(crate) fn inventory(nodes: Vec<(String, Node, ReclassInfo)>, timestamp: &str) -> Node {
+/// each application (in node order), serialised as [`to_string`] does.
+pub(crate) fn inventory(
+    nodes: Vec<InventoryNode>,
+    timestamp: &str,
+    format: Format,
+    pretty: bool,
+) -> Result<String, Diag> {
+    let header = mapping([("timestamp".into(), Node::str(timestamp.to_string()))]);
+    let (classes, applications) = indexes(&nodes);
+    match format {
+        Format::Yaml => to_string(&tree(nodes, header, classes, applications), format, pretty),
+        Format::Json => streamed(&nodes, &header, &classes, &applications, pretty),
+    }
+}
+
+/// The `classes` and `applications` indexes: each name and its nodes.
+fn indexes(nodes: &[InventoryNode]) -> (Node, Node) {
     let mut classes: Vec<(String, Vec<Node>)> = Vec::new();
     let mut applications: Vec<(String, Vec<Node>)> = Vec::new();
     let add = |index: &mut Vec<(String, Vec<Node>)>, key: &str, node: &str| {
@@ -54,15 +116,13 @@ pub(crate) fn inventory(nodes: Vec<(String, Node, ReclassInfo)>, timestamp: &str
             None => index.push((key.to_string(), vec![n])),
         }
     };
-    let mut out = Vec::new();
-    for (name, info_node, info) in nodes {
-        for c in &info.classes {
-            add(&mut classes, c, &name);
+    for n in nodes {
+        for c in &n.classes {
+            add(&mut classes, c, &n.name);
         }
-        for a in &info.applications {
-            add(&mut applications, a, &name);
+        for a in &n.applications {
+            add(&mut applications, a, &n.name);
         }
-        out.push((name, info_node));
     }
     let index = |i: Vec<(String, Vec<Node>)>| {
         mapping(
@@ -70,14 +130,20 @@ pub(crate) fn inventory(nodes: Vec<(String, Node, ReclassInfo)>, timestamp: &str
                 .map(|(k, v)| (k, Node::synthetic(Value::Seq(v)))),
         )
     };
+    (index(classes), index(applications))
+}
+
+/// The whole document as one tree (the nodes made for YAML).
+fn tree(nodes: Vec<InventoryNode>, header: Node, classes: Node, applications: Node) -> Node {
+    let nodes = nodes.into_iter().map(|n| match n.body {
+        Body::Tree(t) => (n.name, t),
+        Body::Json(_) => (n.name, Node::synthetic(Value::Null)),
+    });
     mapping([
-        (
-            "__reclass__".into(),
-            mapping([("timestamp".into(), Node::str(timestamp.to_string()))]),
-        ),
-        ("nodes".into(), mapping(out)),
-        ("classes".into(), index(classes)),
-        ("applications".into(), index(applications)),
+        ("__reclass__".into(), header),
+        ("nodes".into(), mapping(nodes)),
+        ("classes".into(), classes),
+        ("applications".into(), applications),
     ])
 }
 
@@ -86,39 +152,12 @@ pub(crate) fn inventory(nodes: Vec<(String, Node, ReclassInfo)>, timestamp: &str
 pub(crate) fn to_string(node: &Node, format: Format, pretty: bool) -> Result<String, Diag> {
     match format {
         Format::Json => {
-            let text = if pretty {
-                super::to_string(node, Format::Json)?
-            } else {
-                let mut t = serde_json::to_string(node).map_err(|e| {
-                    Diag::new(
-                        super::Code::Serialise,
-                        format!("cannot serialise the output: {e}"),
-                    )
-                })?;
-                t.push('\n');
-                t
-            };
-            Ok(ascii(&text))
+            let mut text = json(node, pretty, 0)?;
+            text.push('\n');
+            Ok(text)
         }
         Format::Yaml => super::to_string(&sorted(node), Format::Yaml),
     }
-}
-
-/// Python's `ensure_ascii`: every character past ASCII as `\uXXXX` (UTF-16).
-/// Outside strings JSON holds only ASCII, so the whole text can be mapped.
-fn ascii(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_ascii() {
-            out.push(c);
-        } else {
-            let mut units = [0u16; 2];
-            for u in c.encode_utf16(&mut units) {
-                out.push_str(&format!("\\u{u:04x}"));
-            }
-        }
-    }
-    out
 }
 
 fn sorted(node: &Node) -> Node {
@@ -202,9 +241,47 @@ mod tests {
         assert_eq!(timestamp(951_782_400), "Tue Feb 29 00:00:00 2000");
     }
 
+    /// The streamed JSON of `--inventory` is the text the whole tree gives,
+    /// pretty and compact: nesting, empty maps and lists, escapes, non-ASCII.
     #[test]
-    fn json_is_ascii_only() {
-        assert_eq!(ascii("\"é😀\""), "\"\\u00e9\\ud83d\\ude00\"");
+    fn streamed_json_is_the_trees_json() {
+        let params = [
+            "a:\n  b: [1, {c: \"\u{e9}\\x7f\"}]\n  d: {}\n  e: []\n\"k\u{e9}y\\n\": x\n",
+            "{}",
+            "x: ~\n",
+        ];
+        let info = |i: usize| ReclassInfo {
+            classes: vec!["common".into(), format!("c{}", i % 2)],
+            applications: if i == 0 { vec![] } else { vec!["app".into()] },
+            environment: "base".into(),
+            exports: Node::synthetic(Value::Map(Map::new())),
+        };
+        let nodes = |format: Format, pretty: bool| -> Vec<InventoryNode> {
+            params
+                .iter()
+                .enumerate()
+                .map(|(i, text)| {
+                    let source = crate::value::Source::new("t", text.to_string());
+                    let p = crate::yaml::parse_any(&source, &Default::default()).unwrap();
+                    let name = format!("n\u{e9}{i}");
+                    let file = Path::new("/inv/nodes/n.yml");
+                    InventoryNode::new(&name, file, p, info(i), "T", format, pretty).unwrap()
+                })
+                .collect()
+        };
+        for pretty in [true, false] {
+            let streamed = inventory(nodes(Format::Json, pretty), "T", Format::Json, pretty);
+            let trees = nodes(Format::Yaml, pretty);
+            let (classes, applications) = indexes(&trees);
+            let header = mapping([("timestamp".into(), Node::str("T".to_string()))]);
+            let whole = tree(trees, header, classes, applications);
+            assert_eq!(
+                streamed.unwrap(),
+                to_string(&whole, Format::Json, pretty).unwrap()
+            );
+        }
+        let none = inventory(Vec::new(), "T", Format::Json, true).unwrap();
+        assert!(none.contains("\"nodes\": {},\n"), "{none}");
     }
 
     #[test]
