@@ -143,7 +143,7 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
         Output::Json => Format::Json,
     };
     let pretty = args.pretty_print.unwrap_or(true);
-    let text = match &args.nodeinfo {
+    match &args.nodeinfo {
         Some(name) => {
             let Some(host) = inventory.hosts.iter().find(|h| h.fqdn == *name) else {
                 return Err(vec![
@@ -159,14 +159,19 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
             let info = c.reclass.unwrap_or_else(unreachable_info);
             let node =
                 output::reclass::nodeinfo(&host.fqdn, &host.file.path, c.config, &info, &stamp);
-            output::reclass::to_string(&node, format, pretty).map_err(|d| vec![d])?
+            let text = output::reclass::to_string(&node, format, pretty).map_err(|d| vec![d])?;
+            write_out(out, &text)?;
         }
         None => {
             let nodes = inventory_nodes(ctx, &compiler, &inventory, &stamp, format, pretty)?;
-            output::reclass::inventory(nodes, &stamp, format, pretty).map_err(|d| vec![d])?
+            // Pieces of a few bytes between texts of a few KiB: buffered,
+            // they reach stdout in large writes.
+            let mut buffered = std::io::BufWriter::with_capacity(1 << 16, &mut *out);
+            let mut emit = |piece: &str| write_out(&mut buffered, piece);
+            output::reclass::inventory(nodes, &stamp, format, pretty, &mut emit)?;
+            flush(&mut buffered)?;
         }
-    };
-    write_out(out, &text)?;
+    }
     // The process exits after this command: freeing the compiler's cache
     // (every file parsed) and the inventory would only cost time, 3-5% of a
     // 1k-node --inventory (docs/performance.md §9).
@@ -228,6 +233,17 @@ fn now() -> String {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64);
     output::reclass::timestamp(secs)
+}
+
+/// Flushes `out` as [`write_out`] writes: a closed pipe is not an error.
+fn flush(out: &mut dyn Write) -> Result<(), Failure> {
+    match out.flush() {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(vec![Diag::new(
+            crate::diag::Common::Io,
+            format!("cannot write the output: {e}"),
+        )]),
+        _ => Ok(()),
+    }
 }
 
 fn shown(p: &Path) -> String {

@@ -10,7 +10,7 @@ use std::path::{Component, Path, PathBuf};
 
 use super::{Format, mapping};
 use crate::compile::reclass::ReclassInfo;
-use crate::diag::Diag;
+use crate::diag::{Diag, Diags};
 use crate::value::{Map, Node, Value};
 use json::{json, streamed};
 
@@ -90,18 +90,23 @@ impl InventoryNode {
 }
 
 /// `--inventory`: every node's output, and which nodes have each class and
-/// each application (in node order), serialised as [`to_string`] does.
+/// each application (in node order), serialised as [`to_string`] does and
+/// handed to `emit` in pieces, in order.
 pub(crate) fn inventory(
     nodes: Vec<InventoryNode>,
     timestamp: &str,
     format: Format,
     pretty: bool,
-) -> Result<String, Diag> {
+    emit: &mut dyn FnMut(&str) -> Result<(), Diags>,
+) -> Result<(), Diags> {
     let header = mapping([("timestamp".into(), Node::str(timestamp.to_string()))]);
     let (classes, applications) = indexes(&nodes);
     match format {
-        Format::Yaml => to_string(&tree(nodes, header, classes, applications), format, pretty),
-        Format::Json => streamed(&nodes, &header, &classes, &applications, pretty),
+        Format::Yaml => {
+            let whole = tree(nodes, header, classes, applications);
+            emit(&to_string(&whole, format, pretty).map_err(|d| vec![d])?)
+        }
+        Format::Json => streamed(&nodes, &header, &classes, &applications, pretty, emit),
     }
 }
 
@@ -270,17 +275,31 @@ mod tests {
                 .collect()
         };
         for pretty in [true, false] {
-            let streamed = inventory(nodes(Format::Json, pretty), "T", Format::Json, pretty);
+            let mut streamed = String::new();
+            let mut emit = |piece: &str| {
+                streamed.push_str(piece);
+                Ok(())
+            };
+            inventory(
+                nodes(Format::Json, pretty),
+                "T",
+                Format::Json,
+                pretty,
+                &mut emit,
+            )
+            .unwrap();
             let trees = nodes(Format::Yaml, pretty);
             let (classes, applications) = indexes(&trees);
             let header = mapping([("timestamp".into(), Node::str("T".to_string()))]);
             let whole = tree(trees, header, classes, applications);
-            assert_eq!(
-                streamed.unwrap(),
-                to_string(&whole, Format::Json, pretty).unwrap()
-            );
+            assert_eq!(streamed, to_string(&whole, Format::Json, pretty).unwrap());
         }
-        let none = inventory(Vec::new(), "T", Format::Json, true).unwrap();
+        let mut none = String::new();
+        let mut emit = |piece: &str| {
+            none.push_str(piece);
+            Ok(())
+        };
+        inventory(Vec::new(), "T", Format::Json, true, &mut emit).unwrap();
         assert!(none.contains("\"nodes\": {},\n"), "{none}");
     }
 

@@ -3,43 +3,44 @@
 //! threads that compiled the nodes serialised.
 
 use super::{Body, InventoryNode};
-use crate::diag::Diag;
+use crate::diag::{Diag, Diags};
 use crate::value::Node;
 
-/// The text [`super::tree`]'s document would give in JSON, written piece by piece
-/// around the nodes' texts (the nodes made for JSON).
+/// The text [`super::tree`]'s document would give in JSON, handed to `emit`
+/// piece by piece: the nodes' texts as they are, with the document's own
+/// few lines between them, so that the whole text is never in memory.
 pub(super) fn streamed(
     nodes: &[InventoryNode],
     header: &Node,
     classes: &Node,
     applications: &Node,
     pretty: bool,
-) -> Result<String, Diag> {
-    let size = nodes.iter().map(|n| match &n.body {
-        Body::Json(t) => t.len() + n.name.len() + 16,
-        Body::Tree(_) => 0,
-    });
-    let mut out = String::with_capacity(size.sum::<usize>() + 4096);
+    emit: &mut dyn FnMut(&str) -> Result<(), Diags>,
+) -> Result<(), Diags> {
+    let json = |node: &Node, depth: usize| json(node, pretty, depth).map_err(|d| vec![d]);
+    let mut out = String::new();
     let mut document = Object::open(&mut out, pretty, 0);
     document.key(&mut out, "__reclass__")?;
-    out.push_str(&json(header, pretty, 1)?);
+    out.push_str(&json(header, 1)?);
     document.key(&mut out, "nodes")?;
     let mut all = Object::open(&mut out, pretty, 1);
     for n in nodes {
         all.key(&mut out, &n.name)?;
-        out.push_str(match &n.body {
+        emit(&out)?;
+        out.clear();
+        emit(match &n.body {
             Body::Json(text) => text,
             Body::Tree(_) => "null",
-        });
+        })?;
     }
     all.close(&mut out);
     document.key(&mut out, "classes")?;
-    out.push_str(&json(classes, pretty, 1)?);
+    out.push_str(&json(classes, 1)?);
     document.key(&mut out, "applications")?;
-    out.push_str(&json(applications, pretty, 1)?);
+    out.push_str(&json(applications, 1)?);
     document.close(&mut out);
     out.push('\n');
-    Ok(out)
+    emit(&out)
 }
 
 /// A JSON object written entry by entry, as serde_json's printers write a
@@ -62,7 +63,7 @@ impl Object {
     }
 
     /// Starts an entry: its separator and key; its value follows.
-    fn key(&mut self, out: &mut String, key: &str) -> Result<(), Diag> {
+    fn key(&mut self, out: &mut String, key: &str) -> Result<(), Diags> {
         if !self.empty {
             out.push(',');
         }
@@ -71,7 +72,8 @@ impl Object {
             out.push('\n');
             indent(out, self.depth + 1);
         }
-        out.push_str(&json(&Node::str(key.to_string()), self.pretty, 0)?);
+        let key = json(&Node::str(key.to_string()), self.pretty, 0).map_err(|d| vec![d])?;
+        out.push_str(&key);
         out.push_str(if self.pretty { ": " } else { ":" });
         Ok(())
     }
