@@ -92,14 +92,22 @@ fn list(dir: &Path, folders: &mut Vec<String>, out: &mut Found, errors: &mut Dia
             return;
         }
     };
-    let mut names: Vec<String> = entries
+    // The listing's own file types (no system call each; a 1k-node
+    // inventory had 2,000 `stat`s on the main thread); a link, or a type the
+    // file system does not give, is followed as before.
+    let mut names: Vec<(String, Option<std::fs::FileType>)> = entries
         .flatten()
-        .filter_map(|e| e.file_name().into_string().ok())
+        .filter_map(|e| {
+            let kind = e.file_type().ok().filter(|t| !t.is_symlink());
+            e.file_name().into_string().ok().map(|n| (n, kind))
+        })
         .collect();
-    names.sort();
-    for name in names {
+    names.sort_by(|a, b| a.0.cmp(&b.0));
+    for (name, kind) in names {
         let path = dir.join(&name);
-        if path.is_dir() {
+        let is_dir = kind.map_or_else(|| path.is_dir(), |t| t.is_dir());
+        let is_file = || kind.map_or_else(|| path.is_file(), |t| t.is_file());
+        if is_dir {
             if name.starts_with('.') || SKIPPED.contains(&name.as_str()) {
                 continue;
             }
@@ -109,7 +117,7 @@ fn list(dir: &Path, folders: &mut Vec<String>, out: &mut Found, errors: &mut Dia
                 folders.pop();
             }
         } else if let Some(stem) = strip_yaml(&name)
-            && path.is_file()
+            && is_file()
         {
             let mut rel = folders.join("/");
             if !rel.is_empty() {
