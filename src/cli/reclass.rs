@@ -137,6 +137,12 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
     };
     let inventory = Inventory::discover_reclass(&base, &shown(&base), &overrides)?;
     let compiler = ctx.compiler(&inventory);
+    // reclass answers `--inventory`'s queries over every environment, and
+    // `--nodeinfo`'s over the node's own (unless it asks `+AllEnvs`).
+    let compiler = match args.nodeinfo {
+        Some(_) => compiler,
+        None => compiler.every_environment(),
+    };
     let stamp = args.timestamp.clone().unwrap_or_else(now);
     let format = match args.output {
         Output::Yaml => Format::Yaml,

@@ -185,3 +185,72 @@ fn input_data_merges_between_class_mappings_and_reclass() {
         serde_json::json!(["input", "base", "nginx", "local"])
     );
 }
+
+/// A query sees the nodes of its node's environment under `--nodeinfo` (and
+/// in beryl's own commands), every node when one of the node's queries says
+/// `+AllEnvs`, and every node under `--inventory`. The expected answers are
+/// kapicorp-reclass 2.0.0's for this inventory (`reclass -n NODE` and
+/// `reclass --inventory`), except the order of the `if` lists: kapicorp
+/// lists the hosts in directory order, beryl by name.
+#[test]
+fn queries_see_the_nodes_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = |rel: &str, text: &str| write(&dir.path().join(rel), text);
+    file(
+        "classes/monitor.yml",
+        "parameters:\n  targets: $[ exports:ip ]\n  webs: $[ if exports:role == web ]\n",
+    );
+    file(
+        "classes/global.yml",
+        "parameters:\n  everyone: $[ +AllEnvs exports:ip ]\n",
+    );
+    let node = |name: &str, env: &str, classes: &str, ip: u8, role: &str| {
+        file(
+            &format!("nodes/{name}.yml"),
+            &format!("{env}classes: [{classes}]\nexports: {{ip: 10.0.0.{ip}, role: {role}}}\n"),
+        );
+    };
+    node("a", "environment: dev\n", "monitor", 1, "web");
+    node("b", "environment: prod\n", "monitor", 2, "web");
+    node("c", "environment: dev\n", "monitor, global", 3, "db");
+    node("d", "", "monitor", 4, "web");
+    let answers = |params: &serde_json::Value| {
+        let targets: Vec<&String> = params["targets"].as_object().unwrap().keys().collect();
+        let webs = params["webs"].as_array().unwrap().clone();
+        format!("{targets:?} {webs:?}")
+    };
+    let nodeinfo = |name: &str| {
+        let run = beryl(
+            dir.path(),
+            &args(&["reclass", "-b", ".", "-n", name, "-o", "json"]),
+        );
+        assert_eq!(run.status, 0, "{}", run.stderr);
+        let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        answers(&v["parameters"])
+    };
+    assert_eq!(nodeinfo("a"), r#"["a", "c"] [String("a")]"#);
+    assert_eq!(nodeinfo("b"), r#"["b"] [String("b")]"#);
+    // `+AllEnvs` in one query opens every query of the node.
+    let all = r#"["a", "b", "c", "d"] [String("a"), String("b"), String("d")]"#;
+    assert_eq!(nodeinfo("c"), all);
+    // No `environment:`: reclass's default, `base`.
+    assert_eq!(nodeinfo("d"), r#"["d"] [String("d")]"#);
+    // beryl's own commands see what `--nodeinfo` sees.
+    let run = beryl(
+        dir.path(),
+        &args(&["render", "a", "-i", ".", "--format", "json"]),
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(answers(&v), r#"["a", "c"] [String("a")]"#);
+    // `--inventory`: every environment, for every node.
+    let run = beryl(
+        dir.path(),
+        &args(&["reclass", "-b", ".", "--inventory", "-o", "json"]),
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    for name in ["a", "b", "c", "d"] {
+        assert_eq!(answers(&v["nodes"][name]["parameters"]), all, "{name}");
+    }
+}
