@@ -37,7 +37,7 @@ pub(super) fn base_levels(
         display: format!("({what})"),
     };
     let name = if options.class_mappings_match_path {
-        crate::inventory::reclass::match_path(options, &host.file)
+        crate::inventory::reclass::match_path(options, host)
     } else {
         host.fqdn.clone()
     };
