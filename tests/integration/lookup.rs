@@ -80,6 +80,10 @@ fn step_4_otherwise_first() {
     // A dotted key: the highest level that writes ntp.iburst.
     found(&["ntp.iburst", "--node", "host01"], "--- true\n");
     found(&["pkgs", "--node", "host01"], "---\n- --nano\n- curl\n");
+    // host02's `note` reads ntp.servers.0, which this fold lacks: only what
+    // the value reads is resolved, so the lookup is not an error.
+    found(&["ntp", "--node", "host02"], "---\niburst: false\n");
+    found(&["note", "--node", "host02"], "--- first server c.pool\n");
 }
 
 #[test]
