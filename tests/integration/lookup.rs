@@ -65,6 +65,12 @@ fn step_2_an_exact_rule_and_its_root_key_for_a_dotted_key() {
         "---\nnofile: 4096\nnproc: 64\n",
     );
     found(&["limits.nproc", "--node", "host02"], "--- 64\n");
+    let (status, out, _) = lookup(&["limits.nproc", "--node", "host02", "--explain"]);
+    assert_eq!(status, 0);
+    assert!(
+        out.ends_with("lookup limits.nproc: read in `limits` as merged by `hash`, the rule `limits` (inventory/_default.yml:8)\n--- 64\n"),
+        "{out}"
+    );
 }
 
 #[test]
