@@ -69,14 +69,30 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
         .transpose()?;
     let mut docs = Vec::with_capacity(args.files.len());
     let mut errors = Vec::new();
+    let patch = root.as_ref().is_some_and(|s| s.kind == Strategy::Patch);
     for path in &args.files {
-        match load(ctx, path) {
-            Ok(node) => docs.push(node),
+        match load_text(ctx, path) {
+            // An empty document is no data (as an empty level file in a
+            // Hiera hierarchy), but RFC 7396 reads it as the patch null
+            // (which the engine warns about where it deletes).
+            Ok((node, text)) if is_empty_document(&node, &text) => {
+                if patch {
+                    docs.push(node);
+                }
+            }
+            Ok((node, _)) => docs.push(node),
             Err(e) => errors.push(e),
         }
     }
     if !errors.is_empty() {
         return Err(errors);
+    }
+    if docs.is_empty() {
+        // Nothing but empty documents: no data at all.
+        let null = Node::synthetic(crate::value::Value::Null);
+        let text = output::to_string(&null, args.format.into()).map_err(|d| vec![d])?;
+        write_out(out, &text)?;
+        return Ok(Outcome::Ok);
     }
     let refs: Vec<&Node> = docs.iter().collect();
     let mut merged = merge::merge_documents(&refs, &Policy::default(), root.as_ref())?;
@@ -89,6 +105,28 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
 
 /// The root spec from the command line, checked like a written one.
 fn root_spec(name: &str, args: &Args) -> Result<Spec, Failure> {
+    spec_from_flags(
+        name,
+        &Flags {
+            knockout_prefix: args.knockout_prefix.as_deref(),
+            merge_hash_arrays: args.merge_hash_arrays,
+            sort_merged_arrays: args.sort_merged_arrays,
+            key: args.key.as_deref(),
+        },
+    )
+}
+
+/// A strategy's options as command-line flags (`beryl merge`, `beryl lookup`).
+pub(super) struct Flags<'a> {
+    pub knockout_prefix: Option<&'a str>,
+    pub merge_hash_arrays: bool,
+    pub sort_merged_arrays: bool,
+    pub key: Option<&'a str>,
+}
+
+/// A spec from a strategy name and flags, checked like a written one: a
+/// flag the strategy does not take is an error naming the flag.
+pub(super) fn spec_from_flags(name: &str, flags: &Flags<'_>) -> Result<Spec, Failure> {
     let kind = Strategy::from_name(name).unwrap_or(Strategy::Default);
     let mut spec = Spec::of(kind);
     let flag = |value: crate::value::Value| Node::synthetic(value);
@@ -99,22 +137,50 @@ fn root_spec(name: &str, args: &Args) -> Result<Spec, Failure> {
                 vec![d]
             })
     };
-    if let Some(p) = &args.knockout_prefix {
-        set("knockout_prefix", flag(crate::value::Value::Str(p.clone())))?;
+    if let Some(p) = flags.knockout_prefix {
+        set("knockout_prefix", flag(crate::value::Value::Str(p.into())))?;
     }
-    if args.merge_hash_arrays {
+    if flags.merge_hash_arrays {
         set("merge_hash_arrays", flag(crate::value::Value::Bool(true)))?;
     }
-    if args.sort_merged_arrays {
+    if flags.sort_merged_arrays {
         set("sort_merged_arrays", flag(crate::value::Value::Bool(true)))?;
     }
-    if let Some(k) = &args.key {
-        set("key", flag(crate::value::Value::Str(k.clone())))?;
+    if let Some(k) = flags.key {
+        set("key", flag(crate::value::Value::Str(k.into())))?;
     }
     Ok(spec)
 }
 
-fn load(ctx: &Context, path: &std::path::Path) -> Result<Node, Diag> {
+/// Whether a document is empty: nothing but blank lines, comments and
+/// document markers (an explicit `null` or `~` is a value).
+fn is_empty_document(node: &Node, text: &str) -> bool {
+    matches!(node.value, crate::value::Value::Null)
+        && text.lines().all(|line| {
+            let line = line.trim();
+            let rest = ["---", "..."]
+                .iter()
+                .find_map(|m| line.strip_prefix(m))
+                .filter(|r| r.is_empty() || r.starts_with([' ', '\t']))
+                .unwrap_or(line)
+                .trim_start();
+            rest.is_empty() || rest.starts_with('#')
+        })
+}
+
+/// A document read as [`load`] reads it, with its text.
+fn load_text(ctx: &Context, path: &std::path::Path) -> Result<(Node, String), Diag> {
+    let (name, text) = read(ctx, path)?;
+    let node = crate::yaml::parse_any(&Source::new(name, text.clone()), &ctx.limits)?;
+    Ok((node, text))
+}
+
+/// Reads a YAML or JSON document (`-` is standard input).
+pub(super) fn load(ctx: &Context, path: &std::path::Path) -> Result<Node, Diag> {
+    load_text(ctx, path).map(|(node, _)| node)
+}
+
+fn read(ctx: &Context, path: &std::path::Path) -> Result<(String, String), Diag> {
     let (name, text) = if path.as_os_str() == "-" {
         let mut text = String::new();
         std::io::stdin()
@@ -138,5 +204,5 @@ fn load(ctx: &Context, path: &std::path::Path) -> Result<Node, Diag> {
         let text = crate::yaml::read_text(path, &name, ctx.limits.max_file_size)?;
         (name, text)
     };
-    crate::yaml::parse_any(&Source::new(name, text), &ctx.limits)
+    Ok((name, text))
 }

@@ -29,6 +29,7 @@
 
 mod dialect;
 pub(crate) mod files;
+mod lookup;
 mod pipeline;
 mod queries;
 pub mod reclass;
@@ -38,6 +39,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 pub use dialect::{Dialect, ReclassSettings};
+pub(crate) use lookup::Looked;
 
 use crate::classes::Library;
 use crate::diag::Diags;
@@ -178,6 +180,9 @@ pub struct Compiler<'a> {
     spelled: warn::Spelled,
     /// The engine's semantics (its merge part is on `policy`).
     dialect: Dialect,
+    /// Whether every query sees every environment (reclass's
+    /// `--inventory`), rather than the asking host's own.
+    every_environment: bool,
 }
 
 impl<'a> Compiler<'a> {
@@ -198,7 +203,17 @@ impl<'a> Compiler<'a> {
             found: queries::Found::default(),
             spelled: warn::Spelled::default(),
             dialect,
+            every_environment: false,
         }
+    }
+
+    /// The same compiler, its queries answered over every environment, as
+    /// reclass's `--inventory` answers them (`--nodeinfo` and beryl's own
+    /// commands answer a host's queries from its environment only, unless
+    /// the host asks `+AllEnvs`).
+    pub fn every_environment(mut self) -> Self {
+        self.every_environment = true;
+        self
     }
 
     /// The same compiler with the engine's semantics of `dialect` (the

@@ -6,18 +6,17 @@
 
 mod json;
 
-use std::path::{Component, Path, PathBuf};
-
 use super::{Format, mapping};
 use crate::compile::reclass::ReclassInfo;
 use crate::diag::{Diag, Diags};
 use crate::value::{Map, Node, Value};
 use json::{json, streamed};
 
-/// One node's output: its name, node file, parameters and reclass facts.
+/// One node's output: its name, uri (`inventory::reclass::uri`), parameters
+/// and reclass facts.
 pub(crate) fn nodeinfo(
     name: &str,
-    file: &Path,
+    uri: &str,
     parameters: Node,
     info: &ReclassInfo,
     timestamp: &str,
@@ -27,7 +26,7 @@ pub(crate) fn nodeinfo(
     let header = mapping([
         ("node".into(), s(name)),
         ("name".into(), s(name)),
-        ("uri".into(), s(&uri(file))),
+        ("uri".into(), s(uri)),
         ("environment".into(), s(&info.environment)),
         ("timestamp".into(), s(timestamp)),
     ]);
@@ -68,14 +67,14 @@ const NODE_DEPTH: usize = 2;
 impl InventoryNode {
     pub(crate) fn new(
         name: &str,
-        file: &Path,
+        uri: &str,
         parameters: Node,
         info: ReclassInfo,
         timestamp: &str,
         format: Format,
         pretty: bool,
     ) -> Result<Self, Diag> {
-        let node = nodeinfo(name, file, parameters, &info, timestamp);
+        let node = nodeinfo(name, uri, parameters, &info, timestamp);
         let body = match format {
             Format::Json => Body::Json(json(&node, pretty, NODE_DEPTH)?),
             Format::Yaml => Body::Tree(node),
@@ -187,23 +186,6 @@ fn sorted(node: &Node) -> Node {
     Node::new(value, node.span.clone())
 }
 
-/// `yaml_fs://` and the file's absolute path, `.` and `..` folded away as
-/// Python's `os.path.abspath` does (links are not followed).
-pub(crate) fn uri(file: &Path) -> String {
-    let absolute = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
-    let mut clean = PathBuf::new();
-    for part in absolute.components() {
-        match part {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                clean.pop();
-            }
-            other => clean.push(other),
-        }
-    }
-    format!("yaml_fs://{}", clean.display())
-}
-
 /// `time.strftime('%c')` in the C locale, for the time `secs` after the
 /// epoch in UTC: `Wed Dec  2 16:25:59 2026`.
 pub(crate) fn timestamp(secs: i64) -> String {
@@ -269,8 +251,8 @@ mod tests {
                     let source = crate::value::Source::new("t", text.to_string());
                     let p = crate::yaml::parse_any(&source, &Default::default()).unwrap();
                     let name = format!("n\u{e9}{i}");
-                    let file = Path::new("/inv/nodes/n.yml");
-                    InventoryNode::new(&name, file, p, info(i), "T", format, pretty).unwrap()
+                    let uri = "yaml_fs:///inv/nodes/n.yml";
+                    InventoryNode::new(&name, uri, p, info(i), "T", format, pretty).unwrap()
                 })
                 .collect()
         };
@@ -301,10 +283,5 @@ mod tests {
         };
         inventory(Vec::new(), "T", Format::Json, true, &mut emit).unwrap();
         assert!(none.contains("\"nodes\": {},\n"), "{none}");
-    }
-
-    #[test]
-    fn uris_are_absolute_and_folded() {
-        assert_eq!(uri(Path::new("/a/b/../c/./n.yml")), "yaml_fs:///a/c/n.yml");
     }
 }
