@@ -15,7 +15,7 @@ use crate::compile::MergedDoc;
 use crate::diag::set::{hosts_list, plural};
 use crate::diag::{Diag, Diags};
 use crate::inventory::Inventory;
-use crate::merge::{Rule, TABLE_KEY, policy};
+use crate::merge::{Policy, Rule, tables};
 use crate::value::{Source, Span};
 
 crate::diag::codes! {
@@ -58,7 +58,7 @@ impl Usage {
                 continue;
             }
             // A table that does not parse failed the compile.
-            if let Some(Ok(rules)) = level.node.get(TABLE_KEY).map(policy::parse_table) {
+            if let Ok(rules) = tables::level_rules(&level.node, &Policy::beryl()) {
                 self.written.extend(rules);
             }
         }

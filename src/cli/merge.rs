@@ -89,6 +89,28 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
 
 /// The root spec from the command line, checked like a written one.
 fn root_spec(name: &str, args: &Args) -> Result<Spec, Failure> {
+    spec_from_flags(
+        name,
+        &Flags {
+            knockout_prefix: args.knockout_prefix.as_deref(),
+            merge_hash_arrays: args.merge_hash_arrays,
+            sort_merged_arrays: args.sort_merged_arrays,
+            key: args.key.as_deref(),
+        },
+    )
+}
+
+/// A strategy's options as command-line flags (`beryl merge`, `beryl lookup`).
+pub(super) struct Flags<'a> {
+    pub knockout_prefix: Option<&'a str>,
+    pub merge_hash_arrays: bool,
+    pub sort_merged_arrays: bool,
+    pub key: Option<&'a str>,
+}
+
+/// A spec from a strategy name and flags, checked like a written one: a
+/// flag the strategy does not take is an error naming the flag.
+pub(super) fn spec_from_flags(name: &str, flags: &Flags<'_>) -> Result<Spec, Failure> {
     let kind = Strategy::from_name(name).unwrap_or(Strategy::Default);
     let mut spec = Spec::of(kind);
     let flag = |value: crate::value::Value| Node::synthetic(value);
@@ -99,22 +121,34 @@ fn root_spec(name: &str, args: &Args) -> Result<Spec, Failure> {
                 vec![d]
             })
     };
-    if let Some(p) = &args.knockout_prefix {
-        set("knockout_prefix", flag(crate::value::Value::Str(p.clone())))?;
+    if let Some(p) = flags.knockout_prefix {
+        set("knockout_prefix", flag(crate::value::Value::Str(p.into())))?;
     }
-    if args.merge_hash_arrays {
+    if flags.merge_hash_arrays {
         set("merge_hash_arrays", flag(crate::value::Value::Bool(true)))?;
     }
-    if args.sort_merged_arrays {
+    if flags.sort_merged_arrays {
         set("sort_merged_arrays", flag(crate::value::Value::Bool(true)))?;
     }
-    if let Some(k) = &args.key {
-        set("key", flag(crate::value::Value::Str(k.clone())))?;
+    if let Some(k) = flags.key {
+        set("key", flag(crate::value::Value::Str(k.into())))?;
     }
     Ok(spec)
 }
 
-fn load(ctx: &Context, path: &std::path::Path) -> Result<Node, Diag> {
+/// A document read as [`load`] reads it, with its text.
+fn load_text(ctx: &Context, path: &std::path::Path) -> Result<(Node, String), Diag> {
+    let (name, text) = read(ctx, path)?;
+    let node = crate::yaml::parse_any(&Source::new(name, text.clone()), &ctx.limits)?;
+    Ok((node, text))
+}
+
+/// Reads a YAML or JSON document (`-` is standard input).
+pub(super) fn load(ctx: &Context, path: &std::path::Path) -> Result<Node, Diag> {
+    load_text(ctx, path).map(|(node, _)| node)
+}
+
+fn read(ctx: &Context, path: &std::path::Path) -> Result<(String, String), Diag> {
     let (name, text) = if path.as_os_str() == "-" {
         let mut text = String::new();
         std::io::stdin()
@@ -138,5 +172,5 @@ fn load(ctx: &Context, path: &std::path::Path) -> Result<Node, Diag> {
         let text = crate::yaml::read_text(path, &name, ctx.limits.max_file_size)?;
         (name, text)
     };
-    crate::yaml::parse_any(&Source::new(name, text), &ctx.limits)
+    Ok((name, text))
 }

@@ -13,6 +13,7 @@ mod graph;
 mod hosts;
 pub(crate) mod init;
 mod keys;
+pub(crate) mod lookup;
 pub(crate) mod man;
 mod merge;
 pub(crate) mod options;
@@ -83,6 +84,7 @@ pub(crate) enum Command {
     Ansible(ansible::Args),
     Merge(merge::Args),
     Explain(explain::Args),
+    Lookup(lookup::Args),
     Plan(plan::Args),
     Diff(diff::Args),
     Apply(apply::Args),
@@ -141,6 +143,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         })
         .and_then(|c| merge::run(&c, a, out)),
         Command::Explain(a) => ctx(a.opts.uses()).and_then(|c| explain::run(&c, a, out)),
+        Command::Lookup(a) => ctx(a.opts.uses()).and_then(|c| lookup::run(&c, a, out)),
         Command::Plan(a) => ctx(a.opts.uses()).and_then(|c| plan::run(&c, a, out)),
         Command::Diff(a) => ctx(a.opts.uses()).and_then(|c| diff::run(&c, a, out)),
         Command::Apply(a) => ctx(a.opts.uses()).and_then(|c| apply::run(&c, a, out)),
@@ -226,6 +229,7 @@ mod tests {
         ("ansible", &[INVENTORY, KEYS, LIMITS]),
         ("merge", &[LIMITS]),
         ("explain", &[INVENTORY, KEYS, LIMITS]),
+        ("lookup", &[INVENTORY, KEYS, LIMITS]),
         ("plan", &[INVENTORY, KEYS, LIMITS]),
         ("diff", &[INVENTORY, KEYS, LIMITS]),
         ("apply", &[INVENTORY, KEYS, LIMITS]),

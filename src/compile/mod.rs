@@ -29,6 +29,7 @@
 
 mod dialect;
 pub(crate) mod files;
+mod lookup;
 mod pipeline;
 mod queries;
 pub mod reclass;
@@ -38,6 +39,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 pub use dialect::{Dialect, ReclassSettings};
+pub(crate) use lookup::Looked;
 
 use crate::classes::Library;
 use crate::diag::Diags;

@@ -79,12 +79,14 @@ impl Compiler<'_> {
     }
 
     /// Merges the documents (their queries answered from `all`, every host's
-    /// exports, or left as written without it), with the `_beryl_` header.
+    /// exports, or left as written without it), with the `_beryl_` header;
+    /// for a lookup, with its spec chosen at its path (merge::lookup).
     pub(super) fn merged(
         &self,
         host: &Host,
         expanded: &Expanded,
         all: Option<&AllExports>,
+        lookup: Option<&merge::Lookup>,
     ) -> Result<(Vec<Arc<Node>>, Merged), Diags> {
         let mut nodes = Vec::with_capacity(expanded.docs.len());
         let mut errors = Vec::new();
@@ -114,7 +116,10 @@ impl Compiler<'_> {
             return Err(errors);
         }
         let docs: Vec<&Node> = nodes.iter().map(|n| &**n).collect();
-        let mut merged = merge::merge_documents(&docs, &self.policy, None)?;
+        let mut merged = match lookup {
+            Some(l) => merge::merge_for_lookup(&docs, &self.policy, l)?,
+            None => merge::merge_documents(&docs, &self.policy, None)?,
+        };
         // `_beryl_` goes in first, so that `${_beryl_.fqdn}` resolves.
         let files = level_files(&expanded.docs);
         merged.node = with_header(self.inventory, host, files, &expanded.classes, merged.node);
@@ -128,7 +133,7 @@ impl Compiler<'_> {
         expanded: &Expanded,
         all: Option<&AllExports>,
     ) -> Result<Resolved, Diags> {
-        let (nodes, mut merged) = self.merged(host, expanded, all)?;
+        let (nodes, mut merged) = self.merged(host, expanded, all, None)?;
         let references = refs::resolve_in(&mut merged, &self.limits, self.dialect.refs)?;
         Ok(Resolved {
             nodes,

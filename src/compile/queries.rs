@@ -85,7 +85,7 @@ impl Compiler<'_> {
         {
             return Ok(exports::empty());
         }
-        let mut merged = self.merged(host, &expanded, None)?.1;
+        let mut merged = self.merged(host, &expanded, None, None)?.1;
         match refs::resolve_subtree(
             &mut merged,
             &self.limits,

@@ -32,10 +32,6 @@ pub(crate) use crate::syntax::root::RESERVED;
 /// beryl (yet): each with beryl's way of saying the same.
 pub(crate) const PEER_KEYWORDS: &[(&str, &str)] = &[
     (
-        "lookup_options",
-        "Hiera's lookup_options: in beryl, a `merge:` table chooses how a path merges (docs/merge.md)",
-    ),
-    (
         "parameters",
         "reclass's parameters: in beryl, a level's data sits at its root, beside `classes:` (docs/classes.md)",
     ),

@@ -1,4 +1,4 @@
-//! The root keys of a level file: `freebsd`, `merge`, the level's own keys
+//! The root keys of a level file: `freebsd`, `merge`, `lookup_options`, the level's own keys
 //! (`ssh_keys`), `_beryl_`, `classes`, `exports`, `ssh`, and free-form data.
 
 use std::collections::BTreeMap;
@@ -29,6 +29,12 @@ pub struct LevelFile<K> {
     /// rules are its lowest layer. docs/merge.md.
     #[schemars(with = "MergeTable")]
     pub merge: Option<MergeTable>,
+
+    /// Hiera's spelling of the merge table: a root key (or `^regex`) →
+    /// `{merge: SPEC}`. Its rows join the `merge:` table's; a pattern given a
+    /// spec by both in one file is an error. docs/merge.md §1.
+    #[schemars(with = "MergeTable")]
+    pub lookup_options: Option<MergeTable>,
 
     /// The level-specific root keys.
     #[serde(flatten)]
@@ -68,6 +74,7 @@ impl<K: Default> Default for LevelFile<K> {
         Self {
             freebsd: None,
             merge: None,
+            lookup_options: None,
             level: K::default(),
             beryl: None,
             classes: None,

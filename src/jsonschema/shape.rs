@@ -37,7 +37,7 @@ pub(super) fn prefixed_keys(schema: &mut Schema) {
     };
     let mut patterns = serde_json::Map::new();
     for (key, sub) in props {
-        let sub = if key == "merge" || key == "classes" {
+        let sub = if key == "merge" || key == "lookup_options" || key == "classes" {
             json_schema!({ "not": {} }).to_value()
         } else {
             sub.clone()

@@ -10,16 +10,19 @@
 
 mod deep;
 mod dialect;
+pub(crate) mod lookup;
 mod order;
 pub(crate) mod policy;
 pub(crate) mod prefixes;
 pub(crate) mod spec;
 mod strategies;
+pub(crate) mod tables;
 mod warn;
 
 use std::sync::LazyLock;
 
 pub use dialect::{Allow, Constants, Dialect, Kinds};
+pub use lookup::{Choice, Lookup, Override};
 pub use policy::{Pattern, Policy, Rule};
 pub use spec::{Spec, Strategy};
 
@@ -31,8 +34,10 @@ crate::diag::codes! {
     pub(crate) enum Code in "merge" {
         /// A `merge:` table that is not a mapping of path pattern to spec.
         Table = "table";
-        /// A `~` or `=` prefix on the `merge:` key.
+        /// A `~` or `=` prefix on the `merge:` or `lookup_options:` key.
         TablePrefix = "table_prefix";
+        /// One pattern given a spec by both `merge:` and `lookup_options:` of one level.
+        TableConflict = "table_conflict";
         /// A path pattern of a `merge:` table that does not parse.
         Pattern = "pattern";
         /// A merge spec that is neither a strategy name nor a mapping with a `strategy`, or an option of the wrong type.
@@ -62,16 +67,21 @@ crate::diag::codes! {
     }
 }
 
-/// The name of the root key that holds a document's merge table.
-pub(crate) const TABLE_KEY: &str = crate::syntax::root::MERGE;
+/// The root keys that hold a document's merge table: beryl's `merge:` and
+/// Hiera's `lookup_options:` (tables.rs).
+pub(crate) const TABLE_KEYS: &[&str] = &[
+    crate::syntax::root::MERGE,
+    crate::syntax::root::LOOKUP_OPTIONS,
+];
 
 static DEFAULT: LazyLock<Spec> = LazyLock::new(|| Spec::of(Strategy::Default));
 
-/// Merges `docs` (lowest priority first). Their `merge:` tables are layered onto
-/// `base` in order; `root`, when given, is the strategy at the root and beats
-/// any table. Returns every error found; warnings (a knockout that removes
-/// nothing, an empty value that deletes under `patch`) go with the errors,
-/// or into [`Merged::diags`] when there are none.
+/// Merges `docs` (lowest priority first). Their tables (`merge:`,
+/// `lookup_options:`) are layered onto `base` in order; `root`, when given,
+/// is the strategy at the root and beats any table there. Returns every
+/// error found; warnings (a knockout that removes nothing, an empty value
+/// that deletes under `patch`) go with the errors, or into
+/// [`Merged::diags`] when there are none.
 ///
 /// Paths where a reference (`${…}`) meets another value are not merged yet:
 /// they are returned in [`Merged::deferred`], to be finished with
@@ -81,40 +91,50 @@ pub fn merge_documents(
     base: &Policy,
     root: Option<&Spec>,
 ) -> Result<Merged, Diags> {
+    fold(docs, base, |_| {
+        (root.map(|s| Override::root(s.clone())), None)
+    })
+}
+
+/// Merges `docs` as [`merge_documents`] does, for a lookup of one path: the
+/// spec there is chosen once the tables are layered, in Hiera's order
+/// (lookup.rs), and the choice is in [`Merged::choice`].
+pub(crate) fn merge_for_lookup(
+    docs: &[&Node],
+    base: &Policy,
+    lookup: &Lookup,
+) -> Result<Merged, Diags> {
+    fold(docs, base, |policy| {
+        let (forced, choice) = lookup.choose(policy);
+        (forced, Some(choice))
+    })
+}
+
+/// The fold: layers the tables, asks `decide` for the spec imposed at a
+/// path (if any) given the layered table, and merges.
+fn fold(
+    docs: &[&Node],
+    base: &Policy,
+    decide: impl FnOnce(&Policy) -> (Option<Override>, Option<Choice>),
+) -> Result<Merged, Diags> {
     let mut policy = base.clone();
     let mut errors = Vec::new();
-    let table_key = base.table_key();
     for doc in docs {
-        let Some(table_key) = table_key else {
-            break;
-        };
-        for (raw, entry) in doc.as_map().into_iter().flatten() {
-            if raw != table_key && crate::syntax::prefix::split(raw).0 == table_key {
-                errors.push(
-                    crate::diag::Diag::new(
-                        Code::TablePrefix,
-                        format!("`{raw}`: the merge table takes no `~` or `=` prefix"),
-                    )
-                    .label(&entry.key_span, "write `merge:`")
-                    .help("a level's table is always layered onto the lower ones; to change a rule, give its pattern a new spec"),
-                );
-            }
-        }
-        if let Some(table) = doc.get(table_key) {
-            match policy::parse_table(table) {
-                Ok(rules) => policy.layer(rules),
-                Err(e) => errors.extend(e),
-            }
+        match tables::level_rules(doc, &policy) {
+            Ok(rules) => policy.layer(rules),
+            Err(e) => errors.extend(e),
         }
     }
     if !errors.is_empty() {
         return Err(errors);
     }
+    let (forced, choice) = decide(&policy);
     let mut merged = Merged {
         node: Node::synthetic(Value::Null),
         deferred: Vec::new(),
         policy,
-        root: root.cloned(),
+        forced,
+        choice,
         constants: Vec::new(),
         constants_reported: Vec::new(),
         diags: Vec::new(),
@@ -133,8 +153,9 @@ pub fn merge_documents(
     merged.used = used;
     merged.node = node.unwrap_or_else(|| Node::synthetic(Value::Map(Map::new())));
     merged.deferred = deferred;
+    let table_keys = merged.policy.table_keys();
     for doc in docs {
-        prefixes::constants(doc, table_key, &mut Vec::new(), &mut merged.constants);
+        prefixes::constants(doc, table_keys, &mut Vec::new(), &mut merged.constants);
     }
     merged.constants_reported = reported;
     // With deferred paths the tree is not final yet: refs::resolve checks.
@@ -162,7 +183,10 @@ pub struct Merged {
     pub node: Node,
     pub deferred: Vec<Deferred>,
     pub policy: Policy,
-    root: Option<Spec>,
+    /// The spec imposed at a path (`beryl merge --strategy`, a lookup).
+    forced: Option<Override>,
+    /// For a lookup, how its spec was chosen.
+    pub choice: Option<Choice>,
     /// The constants written in the documents, checked on the final tree.
     constants: Vec<prefixes::Written>,
     constants_reported: Vec<crate::value::Span>,
@@ -190,7 +214,7 @@ impl Merged {
     fn engine(&self, defer: bool) -> Engine<'_> {
         Engine {
             policy: &self.policy,
-            root: self.root.as_ref(),
+            forced: self.forced.as_ref(),
             path: Vec::new(),
             diags: Vec::new(),
             target: true,
@@ -287,7 +311,7 @@ pub(crate) fn spec_at(policy: &Policy, path: &[String]) -> (Spec, SpecOrigin) {
 /// diagnostics so far (errors and warnings).
 struct Engine<'p> {
     policy: &'p Policy,
-    root: Option<&'p Spec>,
+    forced: Option<&'p Override>,
     path: Vec<String>,
     diags: Diags,
     /// For each rule of the table, whether it was in force at some path.
@@ -310,11 +334,24 @@ type Contribs<'a> = [Option<&'a Node>];
 impl<'p> Engine<'p> {
     /// The spec in force at the current path.
     fn spec_here(&mut self, inherited: &'p Spec) -> &'p Spec {
-        if self.path.is_empty()
-            && let Some(root) = self.root
-        {
-            return root;
+        let Some(forced) = self.forced else {
+            return self.table_spec(inherited);
+        };
+        match forced.relation(&self.path) {
+            lookup::Relation::At => &forced.spec,
+            lookup::Relation::Below if forced.whole => inherited,
+            lookup::Relation::Above if forced.whole => {
+                // The merge must reach the path: what takes a value whole
+                // above it yields to `default`.
+                let spec = self.table_spec(inherited);
+                if spec.kind.recurses() { spec } else { &DEFAULT }
+            }
+            _ => self.table_spec(inherited),
         }
+    }
+
+    /// The spec the tables give the current path (else `inherited`).
+    fn table_spec(&mut self, inherited: &'p Spec) -> &'p Spec {
         let policy: &'p Policy = self.policy;
         match policy.rule_index_for(&self.path) {
             Some(i) => {
@@ -348,6 +385,19 @@ impl<'p> Engine<'p> {
             });
             return written(cs).next_back().cloned();
         }
+        let only_written;
+        let cs = match self.forced {
+            // A lookup: a level without the path is no data there.
+            Some(f) if f.written_only && f.at == self.path => {
+                only_written = cs
+                    .iter()
+                    .filter(|c| c.is_some())
+                    .copied()
+                    .collect::<Vec<_>>();
+                &only_written[..]
+            }
+            _ => cs,
+        };
         let spec = self.spec_here(inherited);
         match spec.kind {
             Strategy::Default | Strategy::Append | Strategy::Concat | Strategy::ByKey => {

@@ -130,10 +130,19 @@ impl Policy {
         self
     }
 
-    /// The root key that holds a level's merge table: `merge`, or none in a
-    /// dialect without tables.
-    pub(crate) fn table_key(&self) -> Option<&'static str> {
-        (!self.dialect.merge_key_is_data).then_some(super::TABLE_KEY)
+    /// The root keys that hold a level's merge table: `merge` and Hiera's
+    /// `lookup_options`, or none in a dialect without tables.
+    pub(crate) fn table_keys(&self) -> &'static [&'static str] {
+        if self.dialect.merge_key_is_data {
+            &[]
+        } else {
+            super::TABLE_KEYS
+        }
+    }
+
+    /// Whether a root key holds a level's merge table (never data).
+    pub(crate) fn is_table_key(&self, key: &str) -> bool {
+        self.table_keys().contains(&key)
     }
 
     /// The merge dialect in force.
@@ -232,14 +241,15 @@ impl Policy {
     }
 }
 
-/// Reads one level's `merge:` table. Every bad pattern or spec is reported.
-pub(crate) fn parse_table(node: &Node) -> Result<Vec<Rule>, Diags> {
+/// Reads one level's table (`name` is its root key: `merge` or
+/// `lookup_options`). Every bad pattern or spec is reported.
+pub(crate) fn parse_table(name: &str, node: &Node) -> Result<Vec<Rule>, Diags> {
     let Value::Map(map) = &node.value else {
         return Err(vec![
             Diag::new(
                 Code::Table,
                 format!(
-                    "`merge` must be a mapping of path pattern to merge spec, found {}",
+                    "`{name}` must be a mapping of path pattern to merge spec, found {}",
                     node.value.type_name()
                 ),
             )

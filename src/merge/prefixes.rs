@@ -20,7 +20,7 @@ pub(super) struct Written {
 /// Every constant written in a document, along mapping paths.
 pub(super) fn constants(
     doc: &Node,
-    table_key: Option<&str>,
+    table_keys: &[&str],
     path: &mut Vec<String>,
     out: &mut Vec<Written>,
 ) {
@@ -29,7 +29,7 @@ pub(super) fn constants(
     };
     for (raw, entry) in map {
         let (name, prefix) = split(raw);
-        if path.is_empty() && Some(name) == table_key {
+        if path.is_empty() && table_keys.contains(&name) {
             continue;
         }
         path.push(name.to_string());
@@ -40,7 +40,7 @@ pub(super) fn constants(
                 key_span: entry.key_span.clone(),
             });
         }
-        constants(&entry.node, table_key, path, out);
+        constants(&entry.node, table_keys, path, out);
         path.pop();
     }
 }
@@ -135,7 +135,7 @@ impl Engine<'_> {
             let mut seen: IndexMap<&str, &Span> = IndexMap::new();
             for (raw, entry) in *map {
                 let (name, prefix) = split(raw);
-                if at_root && Some(name) == self.policy.table_key() {
+                if at_root && self.policy.is_table_key(name) {
                     continue;
                 }
                 if let Some(first) = seen.insert(name, &entry.key_span) {

@@ -386,10 +386,11 @@ impl<'p> Engine<'p> {
     /// At the root, a value taken whole must not carry the merge table.
     fn drop_table(&self, node: &mut Node) {
         if self.path.is_empty()
-            && let Some(key) = self.policy.table_key()
             && let Value::Map(m) = &mut node.value
         {
-            m.shift_remove(key);
+            for key in self.policy.table_keys() {
+                m.shift_remove(*key);
+            }
         }
     }
 }

@@ -7,6 +7,7 @@ pub(crate) mod explain;
 pub(crate) mod fleetdiff;
 pub(crate) mod graph;
 mod json;
+pub(crate) mod lookup;
 pub(crate) mod reclass;
 pub(crate) mod render_dir;
 

@@ -6,6 +6,9 @@
 pub(crate) const FREEBSD: &str = "freebsd";
 /// A level's merge table (src/merge/policy.rs).
 pub(crate) const MERGE: &str = "merge";
+/// A level's merge table in Hiera's spelling: root keys (or `^regex`) to
+/// Hiera merge specs (src/merge/tables.rs).
+pub(crate) const LOOKUP_OPTIONS: &str = "lookup_options";
 /// A level's class list (src/classes/).
 pub(crate) const CLASSES: &str = "classes";
 /// A level's exports (src/exports/).
@@ -19,4 +22,13 @@ pub(crate) const SSH: &str = "ssh";
 pub(crate) const BERYL: &str = "_beryl_";
 
 /// Every reserved root key, in the order diagnostics list them.
-pub(crate) const RESERVED: &[&str] = &[FREEBSD, MERGE, CLASSES, EXPORTS, SSH_KEYS, SSH, BERYL];
+pub(crate) const RESERVED: &[&str] = &[
+    FREEBSD,
+    MERGE,
+    LOOKUP_OPTIONS,
+    CLASSES,
+    EXPORTS,
+    SSH_KEYS,
+    SSH,
+    BERYL,
+];

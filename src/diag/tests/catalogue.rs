@@ -74,6 +74,7 @@ fn all() -> (Vec<Entry>, usize) {
         crate::cli::apply::Code,
         crate::cli::diff::Code,
         crate::cli::explain::Code,
+        crate::cli::lookup::Code,
         crate::cli::facts::Code,
         crate::cli::init::Code,
         crate::cli::man::Code,

@@ -1,0 +1,174 @@
+//! A level's merge table, as written: beryl's `merge:` and Hiera's
+//! `lookup_options:`, read into the rows of one table.
+//!
+//! Both are the same thing in two spellings (docs/merge.md §1): a mapping of
+//! pattern to spec. `lookup_options` keys are Hiera's root keys or `^regex`
+//! patterns, read as beryl patterns (so a dotted key is a path), and its
+//! values Hiera's specs (`{merge: deep}`, `{merge: {strategy: deep, …}}`).
+//! A level's rows are its `merge:` rows, then its `lookup_options` rows; one
+//! pattern given a spec by both in one level is an error naming both.
+
+use super::policy::{self, Rule};
+use super::{Code, Policy};
+use crate::diag::{Diag, Diags};
+use crate::syntax::root::{LOOKUP_OPTIONS, MERGE};
+use crate::value::{Node, Value};
+
+/// Hiera's lookup option that beryl does not have.
+const CONVERT_TO: &str = "convert_to";
+
+/// The rows of one document's tables (`policy` tells which root keys hold
+/// one: none in reclass's dialect). Every bad row, and every pattern set by
+/// both tables, is reported.
+pub(crate) fn level_rules(doc: &Node, policy: &Policy) -> Result<Vec<Rule>, Diags> {
+    let keys = policy.table_keys();
+    let mut errors = Vec::new();
+    for (raw, entry) in doc.as_map().into_iter().flatten() {
+        let name = crate::syntax::prefix::split(raw).0;
+        if raw != name && keys.contains(&name) {
+            errors.push(
+                Diag::new(
+                    Code::TablePrefix,
+                    format!("`{raw}`: the merge table takes no `~` or `=` prefix"),
+                )
+                .label(&entry.key_span, format!("write `{name}:`"))
+                .help("a level's table is always layered onto the lower ones; to change a rule, give its pattern a new spec"),
+            );
+        }
+    }
+    let mut tables: Vec<(&str, Vec<Rule>)> = Vec::new();
+    for key in keys {
+        let Some(table) = doc.get(key) else {
+            continue;
+        };
+        if *key == LOOKUP_OPTIONS {
+            errors.extend(convert_to(table));
+        }
+        match policy::parse_table(key, table) {
+            Ok(rules) => tables.push((key, rules)),
+            Err(e) => errors.extend(e),
+        }
+    }
+    if let [(_, merge), (_, options)] = &tables[..] {
+        errors.extend(conflicts(merge, options));
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    Ok(tables.into_iter().flat_map(|(_, rules)| rules).collect())
+}
+
+/// The patterns that both `merge:` and `lookup_options:` of one level set.
+fn conflicts(merge: &[Rule], options: &[Rule]) -> Diags {
+    let mut out = Vec::new();
+    for option in options {
+        let canonical = option.pattern.canonical();
+        if let Some(rule) = merge.iter().find(|r| r.pattern.canonical() == canonical) {
+            out.push(
+                Diag::new(
+                    Code::TableConflict,
+                    format!(
+                        "`{canonical}` is given a merge spec by both `{MERGE}:` and `{LOOKUP_OPTIONS}:` of one level"
+                    ),
+                )
+                .label(&rule.key_span, format!("in `{MERGE}:`"))
+                .label(&option.key_span, format!("and in `{LOOKUP_OPTIONS}:`"))
+                .help("both are the level's merge table: give the pattern one spec, in either"),
+            );
+        }
+    }
+    out
+}
+
+/// Hiera's `convert_to`, which beryl refuses rather than ignores.
+fn convert_to(table: &Node) -> Diags {
+    let Value::Map(map) = &table.value else {
+        return Vec::new();
+    };
+    map.values()
+        .filter_map(|e| e.node.as_map()?.get(CONVERT_TO))
+        .map(|e| {
+            Diag::new(
+                Code::UnknownOption,
+                format!("`{LOOKUP_OPTIONS}`: beryl has no `{CONVERT_TO}`"),
+            )
+            .label(&e.key_span, "not supported")
+            .help("a lookup option here is a merge spec only: `{merge: deep}`")
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::merge::Strategy;
+    use crate::value::Source;
+
+    fn rules(text: &str) -> Result<Vec<(String, Strategy)>, Vec<String>> {
+        let node =
+            crate::yaml::parse_any(&Source::new("l.yml", text), &Default::default()).unwrap();
+        level_rules(&node, &Policy::beryl())
+            .map(|rs| {
+                rs.iter()
+                    .map(|r| (r.pattern.canonical(), r.spec.kind))
+                    .collect()
+            })
+            .map_err(|ds| ds.iter().map(|d| d.code.to_string()).collect())
+    }
+
+    #[test]
+    fn both_tables_are_rows_merge_first() {
+        let got = rules(
+            "lookup_options:\n  a: {merge: deep}\n  '^b': {merge: {strategy: hash}}\nmerge:\n  c: unique\n",
+        )
+        .unwrap();
+        assert_eq!(
+            got,
+            [
+                ("c".to_string(), Strategy::Unique),
+                ("a".to_string(), Strategy::Deep),
+                ("^b".to_string(), Strategy::Hash),
+            ]
+        );
+    }
+
+    #[test]
+    fn one_pattern_in_both_tables_is_an_error() {
+        assert_eq!(
+            rules("merge:\n  a: deep\nlookup_options:\n  '\"a\"': {merge: first}\n").unwrap_err(),
+            ["beryl::merge::table_conflict"]
+        );
+        // Different patterns do not conflict.
+        assert!(rules("merge:\n  a: deep\nlookup_options:\n  b: {merge: first}\n").is_ok());
+    }
+
+    #[test]
+    fn bad_rows_and_prefixes_are_reported() {
+        assert_eq!(
+            rules("lookup_options:\n  a: {merge: deep, convert_to: Array}\n").unwrap_err(),
+            ["beryl::merge::unknown_option", "beryl::merge::spec"]
+        );
+        assert_eq!(
+            rules("~lookup_options: {a: {merge: deep}}\n").unwrap_err(),
+            ["beryl::merge::table_prefix"]
+        );
+        assert_eq!(
+            rules("lookup_options: [a]\n").unwrap_err(),
+            ["beryl::merge::table"]
+        );
+    }
+
+    #[test]
+    fn reclass_has_no_tables() {
+        let policy = Policy::beryl().with_dialect(crate::merge::Dialect {
+            merge_key_is_data: true,
+            ..Default::default()
+        });
+        let node = crate::yaml::parse_any(
+            &Source::new("l.yml", "lookup_options: {a: 1}\nmerge: 2\n"),
+            &Default::default(),
+        )
+        .unwrap();
+        assert!(level_rules(&node, &policy).unwrap().is_empty());
+    }
+}
