@@ -58,7 +58,7 @@ impl Usage {
                 continue;
             }
             // A table that does not parse failed the compile.
-            if let Ok(rules) = tables::level_rules(&level.node, &Policy::beryl()) {
+            if let Ok((rules, _)) = tables::level_rules(&level.node, &Policy::beryl()) {
                 self.written.extend(rules);
             }
         }

@@ -75,6 +75,18 @@ pub struct Span {
 }
 
 impl Span {
+    /// This span moved into `to`, a file whose bytes from `at` on hold the
+    /// text this span was read from (one document of a multi-document file,
+    /// read alone): the same bytes, `lines` lines further down. A computed
+    /// span stays computed.
+    pub(crate) fn rebase(&mut self, to: &Arc<Source>, at: usize, lines: u32) {
+        if self.source.is_some() {
+            self.source = Some(to.clone());
+            self.offset += at;
+            self.line += lines;
+        }
+    }
+
     /// Whether two spans start at the same place of the same file. Computed
     /// values (no file) are never at the same place as anything.
     pub fn same_place(&self, other: &Span) -> bool {
@@ -171,6 +183,19 @@ pub type Map = IndexMap<String, Entry>;
 impl Node {
     pub fn new(value: Value, span: Span) -> Self {
         Self { value, span }
+    }
+
+    /// Every span of this tree (keys included) moved by [`Span::rebase`].
+    pub(crate) fn rebase(&mut self, to: &Arc<Source>, at: usize, lines: u32) {
+        self.span.rebase(to, at, lines);
+        match &mut self.value {
+            Value::Seq(items) => items.iter_mut().for_each(|n| n.rebase(to, at, lines)),
+            Value::Map(map) => map.values_mut().for_each(|e| {
+                e.key_span.rebase(to, at, lines);
+                e.node.rebase(to, at, lines);
+            }),
+            _ => {}
+        }
     }
 
     pub(crate) fn synthetic(value: Value) -> Self {

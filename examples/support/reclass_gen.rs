@@ -19,8 +19,10 @@ const OSES: &[&str] = &["debian", "freebsd"];
 
 /// A Kapitan-shaped reclass inventory of `n` nodes under `dir`, from
 /// `seed`. With `queries`, every node also exports its address and site,
-/// and a `monitoring` class gathers them with `$[ ]` queries (kept out of
-/// the benchmark, where they would make the output quadratic).
+/// most nodes have an `environment:`, a `monitoring` class gathers the
+/// exports of its node's environment with `$[ ]` queries and a `fleetwide`
+/// class those of every environment (`+AllEnvs`) (kept out of the
+/// benchmark, where they would make the output quadratic).
 pub fn generate(dir: &Path, n: usize, seed: u64, queries: bool) {
     let _ = fs::remove_dir_all(dir);
     let classes = dir.join("classes");
@@ -74,6 +76,10 @@ pub fn generate(dir: &Path, n: usize, seed: u64, queries: bool) {
              sites: $[exports:site if exports:site == site3]\n"
                 .into(),
         );
+        write(
+            "fleetwide.yml",
+            "parameters:\n  fleet:\n    everyone: $[+AllEnvs exports:address]\n".into(),
+        );
     }
     let mut rng = SplitMix64::new(seed);
     let components: Vec<usize> = (0..COMPONENTS).collect();
@@ -95,6 +101,14 @@ pub fn generate(dir: &Path, n: usize, seed: u64, queries: bool) {
         if queries {
             if rng.chance(30) {
                 text = text.replacen("classes: [", "classes: [monitoring, ", 1);
+            }
+            // Most nodes are in their class's environment, the others in
+            // reclass's default one; a few see every environment.
+            if rng.chance(75) {
+                text.insert_str(0, &format!("environment: {env}\n"));
+            }
+            if rng.chance(10) {
+                text = text.replacen("classes: [", "classes: [fleetwide, ", 1);
             }
             text.push_str(&format!(
                 "exports:\n  address: 10.{}.{}.{}\n  site: site{site}\n",

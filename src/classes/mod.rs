@@ -239,8 +239,19 @@ impl<'a> Library<'a> {
     /// Reads a file of the inventory (a level, a node or a class) in its
     /// YAML; the warnings of reading it go to its unit.
     pub(crate) fn read(&self, file: &LevelFile) -> Result<Node, Diag> {
-        let loaded =
-            crate::yaml::load_file_as(&file.path, &file.display, &self.limits, self.schema())?;
+        // A document of a single-file inventory was read at discovery.
+        let document = (self.inventory.documents.as_ref())
+            .and_then(|d| d.loaded.get(&file.rel))
+            .map(|l| crate::yaml::Loaded {
+                node: l.node.clone(),
+                warnings: l.warnings.clone(),
+            });
+        let loaded = match document {
+            Some(loaded) => loaded,
+            None => {
+                crate::yaml::load_file_as(&file.path, &file.display, &self.limits, self.schema())?
+            }
+        };
         if !loaded.warnings.is_empty() {
             let mut w = self.read_warnings.lock().unwrap_or_else(|e| e.into_inner());
             w.insert(file.rel.clone(), loaded.warnings);
@@ -313,12 +324,13 @@ impl<'a> Library<'a> {
 
     /// Under reclass, the class file of `name`, from the index of classes_uri.
     fn indexed(&self, name: &str) -> Result<Option<LevelFile>, Diags> {
-        let index = self
-            .index
-            .get_or_init(|| match &self.inventory.classes_dir {
-                Some(dir) => reclass::index(dir),
-                None => Ok(HashMap::new()),
-            });
+        let index = self.index.get_or_init(|| {
+            match (&self.inventory.documents, &self.inventory.classes_dir) {
+                (Some(documents), _) => Ok(documents.classes.clone()),
+                (None, Some(dir)) => reclass::index(dir),
+                (None, None) => Ok(HashMap::new()),
+            }
+        });
         match index {
             Ok(map) => Ok(map.get(name).cloned()),
             Err(e) => Err(e.clone()),
@@ -337,7 +349,10 @@ impl<'a> Library<'a> {
             let Some(file) = self.indexed(name)? else {
                 return Ok(None);
             };
-            self.confine(&file.path, &file.display)?;
+            // A single-file inventory's class is a document of that file.
+            if self.inventory.documents.is_none() {
+                self.confine(&file.path, &file.display)?;
+            }
             let node = self.read(&file).map_err(|d| vec![d])?;
             let mut unit = reclass::split(&Arc::new(node), name)?;
             unit.warnings.extend(self.take_read_warnings(&file.rel));

@@ -117,6 +117,13 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
                     key: None,
                 },
             )
+            .map_err(|mut ds| {
+                // Puppet's spelling of the flag.
+                for d in &mut ds {
+                    d.message = d.message.replace("--knockout-prefix", "--knock-out-prefix");
+                }
+                ds
+            })
         })
         .transpose()?;
     let default = args.default.as_deref().map(parse_default).transpose()?;

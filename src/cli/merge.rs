@@ -69,14 +69,30 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
         .transpose()?;
     let mut docs = Vec::with_capacity(args.files.len());
     let mut errors = Vec::new();
+    let patch = root.as_ref().is_some_and(|s| s.kind == Strategy::Patch);
     for path in &args.files {
-        match load(ctx, path) {
-            Ok(node) => docs.push(node),
+        match load_text(ctx, path) {
+            // An empty document is no data (as an empty level file in a
+            // Hiera hierarchy), but RFC 7396 reads it as the patch null
+            // (which the engine warns about where it deletes).
+            Ok((node, text)) if is_empty_document(&node, &text) => {
+                if patch {
+                    docs.push(node);
+                }
+            }
+            Ok((node, _)) => docs.push(node),
             Err(e) => errors.push(e),
         }
     }
     if !errors.is_empty() {
         return Err(errors);
+    }
+    if docs.is_empty() {
+        // Nothing but empty documents: no data at all.
+        let null = Node::synthetic(crate::value::Value::Null);
+        let text = output::to_string(&null, args.format.into()).map_err(|d| vec![d])?;
+        write_out(out, &text)?;
+        return Ok(Outcome::Ok);
     }
     let refs: Vec<&Node> = docs.iter().collect();
     let mut merged = merge::merge_documents(&refs, &Policy::default(), root.as_ref())?;
@@ -134,6 +150,22 @@ pub(super) fn spec_from_flags(name: &str, flags: &Flags<'_>) -> Result<Spec, Fai
         set("key", flag(crate::value::Value::Str(k.into())))?;
     }
     Ok(spec)
+}
+
+/// Whether a document is empty: nothing but blank lines, comments and
+/// document markers (an explicit `null` or `~` is a value).
+fn is_empty_document(node: &Node, text: &str) -> bool {
+    matches!(node.value, crate::value::Value::Null)
+        && text.lines().all(|line| {
+            let line = line.trim();
+            let rest = ["---", "..."]
+                .iter()
+                .find_map(|m| line.strip_prefix(m))
+                .filter(|r| r.is_empty() || r.starts_with([' ', '\t']))
+                .unwrap_or(line)
+                .trim_start();
+            rest.is_empty() || rest.starts_with('#')
+        })
 }
 
 /// A document read as [`load`] reads it, with its text.

@@ -34,12 +34,21 @@ crate::diag::codes! {
 #[command(after_help = "Examples:\n  \
     beryl reclass -b inventory --nodeinfo web01 -o json\n  \
     beryl reclass -b inventory --inventory\n  \
-    beryl reclass -b inventory -u targets -n mytarget")]
+    beryl reclass -b inventory -u targets -n mytarget\n  \
+    beryl reclass -b inventory.yml -n web01     (one file, one document per node or class)")]
 pub(crate) struct Args {
     /// The inventory base: nodes_uri and classes_uri are under it (default:
     /// the config file's inventory_base_uri, else the current directory).
+    /// A file is a single-file inventory (`--storage-type yaml_file`).
     #[arg(short = 'b', long, value_name = "DIR")]
     pub inventory_base_uri: Option<PathBuf>,
+
+    /// yaml_fs: nodes and classes in folders; yaml_file: the whole
+    /// inventory in one YAML file, one document per node or class
+    /// (Ferroclass's; docs/reclass.md). Default: the config file's, else
+    /// yaml_file when the base is a file.
+    #[arg(short = 's', long, value_name = "TYPE", value_parser = storage_type)]
+    pub storage_type: Option<crate::inventory::reclass::StorageType>,
 
     /// The nodes folder, relative to the base (default: nodes).
     #[arg(short = 'u', long, value_name = "DIR")]
@@ -127,6 +136,7 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
     };
     let overrides = Overrides {
         config,
+        storage_type: args.storage_type,
         nodes_uri: args.nodes_uri.clone(),
         classes_uri: args.classes_uri.clone(),
         ignore_class_notfound: args.ignore_class_notfound.as_ref().map(|v| !v.is_empty()),
@@ -137,6 +147,12 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
     };
     let inventory = Inventory::discover_reclass(&base, &shown(&base), &overrides)?;
     let compiler = ctx.compiler(&inventory);
+    // reclass answers `--inventory`'s queries over every environment, and
+    // `--nodeinfo`'s over the node's own (unless it asks `+AllEnvs`).
+    let compiler = match args.nodeinfo {
+        Some(_) => compiler,
+        None => compiler.every_environment(),
+    };
     let stamp = args.timestamp.clone().unwrap_or_else(now);
     let format = match args.output {
         Output::Yaml => Format::Yaml,
@@ -157,7 +173,7 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
             let c = crate::compile::compile(&compiler, host)?;
             ctx.warn(&c.diags);
             let info = c.reclass.unwrap_or_else(unreachable_info);
-            output::reclass::nodeinfo(&host.fqdn, &host.file.path, &c.config, &info, &stamp)
+            output::reclass::nodeinfo(&host.fqdn, &uri(&inventory, host), &c.config, &info, &stamp)
         }
         None => inventory_node(ctx, &compiler, &inventory, &stamp)?,
     };
@@ -177,7 +193,8 @@ fn inventory_node(
     let hosts: Vec<_> = inventory.hosts.iter().collect();
     let results = ctx.compile_many(compiler, &hosts, |host, c| {
         let info = c.reclass.unwrap_or_else(unreachable_info);
-        let node = output::reclass::nodeinfo(&host.fqdn, &host.file.path, &c.config, &info, stamp);
+        let node =
+            output::reclass::nodeinfo(&host.fqdn, &uri(inventory, host), &c.config, &info, stamp);
         Ok((host.fqdn.clone(), node, info))
     });
     let mut nodes = Vec::new();
@@ -194,6 +211,14 @@ fn inventory_node(
     Ok(output::reclass::inventory(nodes, stamp))
 }
 
+/// The `uri` of a node of a reclass inventory.
+fn uri(inventory: &Inventory, host: &crate::inventory::Host) -> String {
+    match inventory.flavor.reclass() {
+        Some(options) => crate::inventory::reclass::uri(options, host),
+        None => String::new(),
+    }
+}
+
 /// A reclass inventory's compile always gives its info; an empty one
 /// otherwise.
 fn unreachable_info() -> crate::compile::reclass::ReclassInfo {
@@ -202,6 +227,18 @@ fn unreachable_info() -> crate::compile::reclass::ReclassInfo {
         applications: Vec::new(),
         environment: String::new(),
         exports: crate::value::Node::synthetic(crate::value::Value::Null),
+    }
+}
+
+/// `--storage-type`: a name of the table of storage types.
+fn storage_type(name: &str) -> Result<crate::inventory::reclass::StorageType, String> {
+    let types = crate::inventory::reclass::STORAGE_TYPES;
+    match types.iter().find(|(n, _)| *n == name) {
+        Some((_, t)) => Ok(*t),
+        None => Err(format!(
+            "one of {}",
+            types.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+        )),
     }
 }
 

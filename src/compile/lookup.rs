@@ -5,12 +5,12 @@
 //! and the `freebsd` section is not validated: a lookup reads data, and works
 //! on a host that does not validate yet.
 
-use super::{Compiler, set_header};
+use super::Compiler;
 use crate::diag::Diags;
 use crate::inventory::Host;
 use crate::merge::{self, Choice};
 use crate::refs;
-use crate::value::{Entry, Loc, Map, Node, Span, Value};
+use crate::value::{Entry, Map, Node, Span, Value};
 
 /// Where a default waits for its references, in the computed header (which
 /// no level may write).
@@ -37,22 +37,22 @@ impl Compiler<'_> {
         &self,
         host: &Host,
         lookup: &merge::Lookup,
-        default: Option<&Node>,
+        default_given: Option<&Node>,
     ) -> Result<Looked, Diags> {
         let expanded = self.expand(host)?;
         let all = expanded.asks().then(|| self.all_exports());
         let (_, mut merged) = self.merged(host, &expanded, all, Some(lookup))?;
-        if let Some(d) = default {
+        // Only what the value (or the default) reads is resolved: the rest
+        // of the tree may reference the key, whose value here is the
+        // lookup's, not render's.
+        let (limits, dialect) = (&self.limits, self.dialect.refs);
+        let value = refs::resolve_subtree(&mut merged, limits, &lookup.path, dialect)?;
+        let mut default = None;
+        if let (None, Some(d)) = (&value, default_given) {
             put_default(&mut merged.node, d.clone());
+            let at = [HEADER.to_string(), DEFAULT.to_string()];
+            default = refs::resolve_subtree(&mut merged, limits, &at, dialect)?;
         }
-        refs::resolve_in(&mut merged, &self.limits, self.dialect.refs)?;
-        let mut node = std::mem::replace(&mut merged.node, Node::synthetic(Value::Null));
-        let default = default.and_then(|_| take_default(&mut node));
-        let exports = crate::exports::take(&mut node)?;
-        set_header(&mut node, "exports", exports);
-        let policy = &merged.policy;
-        let value = Loc::locate(&node, &lookup.path, |list| Some(policy.key_field(list)))
-            .and_then(|loc| loc.at(&node).cloned());
         Ok(Looked {
             value,
             default,
@@ -79,19 +79,4 @@ fn put_default(root: &mut Node, default: Node) {
     if let Value::Map(h) = &mut header.node.value {
         h.insert(DEFAULT.to_string(), entry(default));
     }
-}
-
-fn take_default(root: &mut Node) -> Option<Node> {
-    let Value::Map(map) = &mut root.value else {
-        return None;
-    };
-    let header = map.get_mut(HEADER)?;
-    let Value::Map(h) = &mut header.node.value else {
-        return None;
-    };
-    let out = h.shift_remove(DEFAULT).map(|e| e.node);
-    if h.is_empty() {
-        map.shift_remove(HEADER);
-    }
-    out
 }

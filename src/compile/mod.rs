@@ -180,6 +180,9 @@ pub struct Compiler<'a> {
     spelled: warn::Spelled,
     /// The engine's semantics (its merge part is on `policy`).
     dialect: Dialect,
+    /// Whether every query sees every environment (reclass's
+    /// `--inventory`), rather than the asking host's own.
+    every_environment: bool,
 }
 
 impl<'a> Compiler<'a> {
@@ -200,7 +203,17 @@ impl<'a> Compiler<'a> {
             found: queries::Found::default(),
             spelled: warn::Spelled::default(),
             dialect,
+            every_environment: false,
         }
+    }
+
+    /// The same compiler, its queries answered over every environment, as
+    /// reclass's `--inventory` answers them (`--nodeinfo` and beryl's own
+    /// commands answer a host's queries from its environment only, unless
+    /// the host asks `+AllEnvs`).
+    pub fn every_environment(mut self) -> Self {
+        self.every_environment = true;
+        self
     }
 
     /// The same compiler with the engine's semantics of `dialect` (the

@@ -90,17 +90,16 @@ impl Compiler<'_> {
     ) -> Result<(Vec<Arc<Node>>, Merged), Diags> {
         let mut nodes = Vec::with_capacity(expanded.docs.len());
         let mut errors = Vec::new();
-        // Every environment for now: once inventories give hosts an
-        // environment (issue 19's front end), a reclass host's scope is its
-        // own unless one of its documents asks `+AllEnvs`
-        // (exports::asks_all_envs), and AllExports lists them.
+        // reclass: a host's queries see its own environment, unless one of
+        // its documents asks `+AllEnvs` (or the run is `--inventory`).
         let mut scope = crate::exports::Scope::of(self.dialect.refs.paths);
-        if expanded
-            .docs
-            .iter()
-            .any(|d| d.queries && crate::exports::asks_all_envs(&d.node, scope.delimiter))
-        {
-            scope.environment = None;
+        let all_envs = self.every_environment
+            || expanded
+                .docs
+                .iter()
+                .any(|d| d.queries && crate::exports::asks_all_envs(&d.node, scope.delimiter));
+        if !all_envs {
+            scope.environment = self.environment(expanded);
         }
         for doc in &expanded.docs {
             if doc.queries {
@@ -168,7 +167,8 @@ impl Compiler<'_> {
         if all.is_none() {
             // No query was answered, so these exports are the ones every
             // host's exports would compute for this host (queries.rs).
-            self.found.exports(&host.fqdn, &exports);
+            self.found
+                .exports(&host.fqdn, &exports, self.environment(expanded));
         }
         set_header(&mut merged, "exports", exports);
         let levels = expanded
@@ -215,15 +215,20 @@ impl Compiler<'_> {
         expanded: &Expanded,
         exports: &Node,
     ) -> Option<super::reclass::ReclassInfo> {
-        let options = self.inventory.flavor.reclass()?;
-        let node = expanded.docs.last().and_then(|d| d.environment.clone());
-        let environment = node.unwrap_or_else(|| options.default_environment.clone());
         Some(super::reclass::ReclassInfo {
             classes: expanded.declared.clone(),
             applications: expanded.applications.clone(),
-            environment,
+            environment: self.environment(expanded)?,
             exports: exports.clone(),
         })
+    }
+
+    /// A host's environment under reclass: its node file's `environment:`,
+    /// else the default (a class's never wins); none in a beryl inventory.
+    pub(super) fn environment(&self, expanded: &Expanded) -> Option<String> {
+        let options = self.inventory.flavor.reclass()?;
+        let node = expanded.docs.last().and_then(|d| d.environment.as_deref());
+        Some(super::reclass::environment(options, node))
     }
 }
 

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::Compiler;
-use crate::classes::walk::Doc;
+use crate::classes::walk::{Doc, Expanded};
 use crate::diag::Diags;
 use crate::exports::{self, AllExports};
 use crate::inventory::Host;
@@ -36,17 +36,18 @@ type Answered = Arc<OnceLock<Result<Arc<Node>, Diags>>>;
 /// depend on the host only through its environment, in reclass's dialect).
 #[derive(Default)]
 pub(super) struct Found {
-    exports: Mutex<HashMap<String, Node>>,
+    /// By FQDN: the host's exports and its environment.
+    exports: Mutex<HashMap<String, (Node, Option<String>)>>,
     answered: Mutex<HashMap<AnswerKey, Answered>>,
 }
 
 impl Found {
-    pub(super) fn exports(&self, fqdn: &str, exports: &Node) {
+    pub(super) fn exports(&self, fqdn: &str, exports: &Node, environment: Option<String>) {
         let mut map = self.exports.lock().unwrap_or_else(|e| e.into_inner());
-        map.insert(fqdn.to_string(), exports.clone());
+        map.insert(fqdn.to_string(), (exports.clone(), environment));
     }
 
-    fn known(&self, fqdn: &str) -> Option<Node> {
+    fn known(&self, fqdn: &str) -> Option<(Node, Option<String>)> {
         let map = self.exports.lock().unwrap_or_else(|e| e.into_inner());
         map.get(fqdn).cloned()
     }
@@ -76,8 +77,18 @@ impl Compiler<'_> {
     /// any (without merging). Only the references the exports read are
     /// resolved: a broken reference elsewhere in the host fails the host,
     /// not its exports (as in reclass).
-    fn exports_of(&self, host: &Host) -> Result<Node, Diags> {
-        let expanded = self.expand(host)?;
+    fn exports_of(&self, host: &Host) -> (Result<Node, Diags>, Option<String>) {
+        match self.expand(host) {
+            Ok(expanded) => (
+                self.exports_in(host, &expanded),
+                self.environment(&expanded),
+            ),
+            Err(e) => (Err(e), None),
+        }
+    }
+
+    /// The exports of an expanded host.
+    fn exports_in(&self, host: &Host, expanded: &Expanded) -> Result<Node, Diags> {
         if !expanded
             .docs
             .iter()
@@ -85,7 +96,7 @@ impl Compiler<'_> {
         {
             return Ok(exports::empty());
         }
-        let mut merged = self.merged(host, &expanded, None, None)?.1;
+        let mut merged = self.merged(host, expanded, None, None)?.1;
         match refs::resolve_subtree(
             &mut merged,
             &self.limits,
@@ -102,26 +113,33 @@ impl Compiler<'_> {
     pub(super) fn all_exports(&self) -> &AllExports {
         self.all_exports.get_or_init(|| {
             let one = |h: &Host| {
-                let exports = match self.found.known(&h.fqdn) {
-                    Some(e) => Ok(e),
+                let (exports, environment) = match self.found.known(&h.fqdn) {
+                    Some((e, environment)) => (Ok(e), environment),
                     None => self.exports_of(h),
                 };
-                (h.fqdn.clone(), exports)
+                (h.fqdn.clone(), exports, environment)
             };
             let hosts = &self.inventory.hosts;
             // Inside a rayon task, a nested parallel loop could run another
             // host's compile on this thread, which would wait for this very
             // cell: stay sequential there (compile_many computes it outside).
-            let hosts = if rayon::current_thread_index().is_some() {
+            let found: Vec<_> = if rayon::current_thread_index().is_some() {
                 hosts.iter().map(one).collect()
             } else {
                 use rayon::prelude::*;
                 hosts.par_iter().map(one).collect()
             };
-            AllExports {
-                hosts,
+            let mut all = AllExports {
+                hosts: Vec::with_capacity(found.len()),
                 environments: Default::default(),
+            };
+            for (fqdn, exports, environment) in found {
+                if let Some(environment) = environment {
+                    all.environments.insert(fqdn.clone(), environment);
+                }
+                all.hosts.push((fqdn, exports));
             }
+            all
         })
     }
 

@@ -37,7 +37,7 @@ pub(super) fn base_levels(
         display: format!("({what})"),
     };
     let name = if options.class_mappings_match_path {
-        crate::inventory::reclass::match_path(options, &host.file)
+        crate::inventory::reclass::match_path(options, host)
     } else {
         host.fqdn.clone()
     };
@@ -57,7 +57,7 @@ pub(super) fn base_levels(
         let data = compiler.load(LevelKind::Default, &file)?;
         out.push((file, Arc::new(ClassedDoc::data(data))));
     }
-    let environment = environment(options, node);
+    let environment = environment(options, node.environment.as_deref());
     let auto = if options.automatic_parameters {
         automatic(&host.fqdn, &environment)
     } else {
@@ -72,10 +72,8 @@ pub(super) fn base_levels(
 
 /// The node's environment: its file's `environment:`, else the default (a
 /// class's never wins).
-pub(super) fn environment(options: &ReclassOptions, node: &ClassedDoc) -> String {
-    node.environment
-        .clone()
-        .unwrap_or_else(|| options.default_environment.clone())
+pub(super) fn environment(options: &ReclassOptions, node: Option<&str>) -> String {
+    node.unwrap_or(&options.default_environment).to_string()
 }
 
 /// `_reclass_`: `{name: {full, short, path, parts}, environment}`, where

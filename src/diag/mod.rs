@@ -146,6 +146,24 @@ impl Diag {
         &self.labels
     }
 
+    /// Every label moved by [`Span::rebase`] (a diagnostic about one document
+    /// of a multi-document file, read alone).
+    pub(crate) fn rebase(
+        &mut self,
+        to: &std::sync::Arc<crate::value::Source>,
+        at: usize,
+        lines: u32,
+    ) {
+        for (span, _) in &mut self.labels {
+            span.rebase(to, at, lines);
+        }
+        if let Some(extra) = &mut self.extra {
+            for d in &mut extra.related {
+                d.rebase(to, at, lines);
+            }
+        }
+    }
+
     /// The notes: labels in other files, and [`Diag::note`]s.
     pub fn related(&self) -> &[Diag] {
         self.extra.as_ref().map_or(&[], |e| &e.related)

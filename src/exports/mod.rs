@@ -223,9 +223,11 @@ fn answer(text: &str, span: &Span, fleet: &AllExports, scope: &Scope) -> Result<
     let mut map = Map::new();
     let mut list = Vec::new();
     for (fqdn, exports) in &fleet.hosts {
-        // reclass: a host of another environment is left out.
+        // reclass: a host of another environment is left out (a host whose
+        // environment is unknown, because its own files fail, is kept: its
+        // error is the answer).
         if let Some(mine) = &scope.environment
-            && fleet.environments.get(fqdn) != Some(mine)
+            && fleet.environments.get(fqdn).is_some_and(|e| e != mine)
         {
             continue;
         }
@@ -323,6 +325,22 @@ mod tests {
         };
         let out = substitute(&doc, Some(&fleet()), &scope).unwrap();
         serde_json::to_string(&out).unwrap()
+    }
+
+    /// A host whose own files fail has no known environment: it stays in
+    /// every environment's answers, so that its error is what a query meets.
+    #[test]
+    fn a_host_of_unknown_environment_is_kept_with_its_error() {
+        let mut fleet = fleet();
+        fleet.environments.remove("b");
+        fleet.hosts[1].1 = Err(vec![Diag::new(Code::QuerySyntax, "b fails")]);
+        let scope = Scope {
+            delimiter: Some(':'),
+            environment: Some("dev".into()),
+        };
+        let doc = yaml("mine: $[ exports:ip ]\n");
+        let errors = substitute(&doc, Some(&fleet), &scope).unwrap_err();
+        assert!(format!("{errors:?}").contains("b fails"), "{errors:?}");
     }
 
     #[test]

@@ -291,6 +291,7 @@ impl Walk {
             groups,
             hosts,
             flavor: super::Flavor::Beryl,
+            documents: None,
         }
     }
 

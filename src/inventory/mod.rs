@@ -154,6 +154,9 @@ pub struct Inventory {
     pub hosts: Vec<Host>,
     /// beryl's semantics, or reclass's (a reclass layout, src/inventory/reclass/).
     pub flavor: Flavor,
+    /// A single-file inventory's documents, read at discovery; the later
+    /// stages read a node's or class's document here rather than a file.
+    pub documents: Option<std::sync::Arc<reclass::single::Documents>>,
 }
 
 impl Inventory {

@@ -102,14 +102,15 @@ impl Lookup {
             return (Some(at(spec.clone(), true)), Choice::Explicit(spec.clone()));
         }
         let (spec, origin) = spec_at(policy, &self.path);
-        let ruled = |prefix: &[String]| {
-            (!prefix.is_empty())
-                .then(|| policy.rule_for(prefix))
-                .flatten()
-                .cloned()
-        };
-        match origin {
-            SpecOrigin::Rule(rule) => (
+        // The nearest ancestor with a rule of its own (the inheritance may
+        // pass through ancestors without one).
+        let above = (1..self.path.len()).rev().find_map(|depth| {
+            policy
+                .rule_for(&self.path[..depth])
+                .map(|rule| (self.path[..depth].to_vec(), rule.clone()))
+        });
+        match (origin, above) {
+            (SpecOrigin::Rule(rule), _) => (
                 Some(at(spec.clone(), false)),
                 Choice::Rule {
                     rule,
@@ -118,18 +119,15 @@ impl Lookup {
                     whole: false,
                 },
             ),
-            SpecOrigin::Inherited(prefix) | SpecOrigin::Whole(prefix)
-                if ruled(&prefix).is_some() =>
-            {
+            (SpecOrigin::Inherited(_) | SpecOrigin::Whole(_), Some((from, rule))) => {
                 let whole = !spec.kind.recurses();
-                let rule = ruled(&prefix).unwrap_or_else(|| unreachable!());
                 // A rule above that takes the value whole decides it there:
                 // nothing is imposed at the path.
                 let forced = (!whole).then(|| at(spec.clone(), false));
                 let choice = Choice::Rule {
                     rule,
                     spec,
-                    from: Some(prefix),
+                    from: Some(from),
                     whole,
                 };
                 (forced, choice)
@@ -207,6 +205,14 @@ mod tests {
             )
         );
         // A rule above that takes the value whole: nothing imposed.
+        assert_eq!(
+            choose(&p, "a.b.c", None),
+            (
+                Some(Strategy::Deep),
+                "rule a from Some([\"a\"]) whole false".into()
+            ),
+            "inherited through an ancestor without a rule"
+        );
         assert_eq!(
             choose(&p, "h.k", None),
             (None, "rule h from Some([\"h\"]) whole true".into())

@@ -38,6 +38,8 @@ crate::diag::codes! {
         TablePrefix = "table_prefix";
         /// One pattern given a spec by both `merge:` and `lookup_options:` of one level.
         TableConflict = "table_conflict";
+        /// An option beside `merge` in a `lookup_options` entry, which Hiera ignores.
+        LookupOptionIgnored = "lookup_option_ignored", warning;
         /// A path pattern of a `merge:` table that does not parse.
         Pattern = "pattern";
         /// A merge spec that is neither a strategy name nor a mapping with a `strategy`, or an option of the wrong type.
@@ -119,9 +121,13 @@ fn fold(
 ) -> Result<Merged, Diags> {
     let mut policy = base.clone();
     let mut errors = Vec::new();
+    let mut warnings = Vec::new();
     for doc in docs {
         match tables::level_rules(doc, &policy) {
-            Ok(rules) => policy.layer(rules),
+            Ok((rules, w)) => {
+                policy.layer(rules);
+                warnings.extend(w);
+            }
             Err(e) => errors.extend(e),
         }
     }
@@ -150,6 +156,7 @@ fn fold(
         engine.used,
     );
     merged.diags = errors_first(diags)?;
+    merged.diags.splice(0..0, warnings);
     merged.used = used;
     merged.node = node.unwrap_or_else(|| Node::synthetic(Value::Map(Map::new())));
     merged.deferred = deferred;

@@ -18,9 +18,9 @@ use crate::value::{Node, Value};
 const CONVERT_TO: &str = "convert_to";
 
 /// The rows of one document's tables (`policy` tells which root keys hold
-/// one: none in reclass's dialect). Every bad row, and every pattern set by
-/// both tables, is reported.
-pub(crate) fn level_rules(doc: &Node, policy: &Policy) -> Result<Vec<Rule>, Diags> {
+/// one: none in reclass's dialect), and the warnings about them. Every bad
+/// row, and every pattern set by both tables, is reported.
+pub(crate) fn level_rules(doc: &Node, policy: &Policy) -> Result<(Vec<Rule>, Diags), Diags> {
     let keys = policy.table_keys();
     let mut errors = Vec::new();
     for (raw, entry) in doc.as_map().into_iter().flatten() {
@@ -37,12 +37,18 @@ pub(crate) fn level_rules(doc: &Node, policy: &Policy) -> Result<Vec<Rule>, Diag
         }
     }
     let mut tables: Vec<(&str, Vec<Rule>)> = Vec::new();
+    let mut warnings = Vec::new();
     for key in keys {
-        let Some(table) = doc.get(key) else {
+        let Some(mut table) = doc.get(key) else {
             continue;
         };
+        let hiera;
         if *key == LOOKUP_OPTIONS {
             errors.extend(convert_to(table));
+            let (specs, ignored) = merge_only(table);
+            hiera = specs;
+            table = &hiera;
+            warnings.extend(ignored);
         }
         match policy::parse_table(key, table) {
             Ok(rules) => tables.push((key, rules)),
@@ -55,7 +61,45 @@ pub(crate) fn level_rules(doc: &Node, policy: &Policy) -> Result<Vec<Rule>, Diag
     if !errors.is_empty() {
         return Err(errors);
     }
-    Ok(tables.into_iter().flat_map(|(_, rules)| rules).collect())
+    let rules = tables.into_iter().flat_map(|(_, rules)| rules).collect();
+    Ok((rules, warnings))
+}
+
+/// `lookup_options` as Hiera reads it: of an entry's options, only `merge`
+/// (a sibling such as `knockout_prefix` next to `merge: deep` is ignored by
+/// Puppet, so it is here, with a warning). Entries without `merge` are left
+/// for the spec parser to judge.
+fn merge_only(table: &Node) -> (Node, Diags) {
+    let Value::Map(map) = &table.value else {
+        return (table.clone(), Vec::new());
+    };
+    let mut out = map.clone();
+    let mut warnings = Vec::new();
+    for entry in out.values_mut() {
+        let Some(options) = entry.node.as_map() else {
+            continue;
+        };
+        let Some(merge) = options.get(MERGE) else {
+            continue;
+        };
+        for (name, ignored) in options
+            .iter()
+            .filter(|(k, _)| *k != MERGE && *k != CONVERT_TO)
+        {
+            warnings.push(
+                Diag::warning(
+                    Code::LookupOptionIgnored,
+                    format!("`{name}` beside `merge` is ignored, as Hiera ignores it"),
+                )
+                .label(&ignored.key_span, "ignored")
+                .help(format!(
+                    "Hiera reads only `merge`; to set it, write it inside: `merge: {{strategy: deep, {name}: …}}`"
+                )),
+            );
+        }
+        entry.node = merge.node.clone();
+    }
+    (Node::new(Value::Map(out), table.span.clone()), warnings)
 }
 
 /// The patterns that both `merge:` and `lookup_options:` of one level set.
@@ -108,7 +152,7 @@ mod tests {
         let node =
             crate::yaml::parse_any(&Source::new("l.yml", text), &Default::default()).unwrap();
         level_rules(&node, &Policy::beryl())
-            .map(|rs| {
+            .map(|(rs, _)| {
                 rs.iter()
                     .map(|r| (r.pattern.canonical(), r.spec.kind))
                     .collect()
@@ -146,7 +190,7 @@ mod tests {
     fn bad_rows_and_prefixes_are_reported() {
         assert_eq!(
             rules("lookup_options:\n  a: {merge: deep, convert_to: Array}\n").unwrap_err(),
-            ["beryl::merge::unknown_option", "beryl::merge::spec"]
+            ["beryl::merge::unknown_option"]
         );
         assert_eq!(
             rules("~lookup_options: {a: {merge: deep}}\n").unwrap_err(),
@@ -155,6 +199,31 @@ mod tests {
         assert_eq!(
             rules("lookup_options: [a]\n").unwrap_err(),
             ["beryl::merge::table"]
+        );
+    }
+
+    /// Puppet 7.23 reads only `merge` of a lookup option: `knockout_prefix`
+    /// beside `merge: deep` (as the mergwyn control repository writes it)
+    /// does nothing there (docs/lookup.md).
+    #[test]
+    fn hiera_reads_only_merge_of_a_lookup_option() {
+        let node = crate::yaml::parse_any(
+            &Source::new(
+                "l.yml",
+                "lookup_options:\n  a: {merge: deep, knockout_prefix: '--'}\n",
+            ),
+            &Default::default(),
+        )
+        .unwrap();
+        let (read, warnings) = level_rules(&node, &Policy::beryl()).unwrap();
+        assert_eq!(read[0].spec.kind, Strategy::Deep);
+        assert_eq!(read[0].spec.knockout_prefix, None);
+        assert_eq!(warnings.len(), 1);
+        assert_eq!(warnings[0].code, "beryl::merge::lookup_option_ignored");
+        // beryl's own table stays strict.
+        assert_eq!(
+            rules("merge:\n  a: {merge: deep, knockout_prefix: '--'}\n").unwrap_err(),
+            ["beryl::merge::spec"]
         );
     }
 
@@ -169,6 +238,6 @@ mod tests {
             &Default::default(),
         )
         .unwrap();
-        assert!(level_rules(&node, &policy).unwrap().is_empty());
+        assert!(level_rules(&node, &policy).unwrap().0.is_empty());
     }
 }

@@ -4,17 +4,16 @@
 //! `classes` and `applications` indexes. JSON is Python's `json.dumps`
 //! (indent 2, ASCII only); YAML has its keys sorted, as PyYAML's dump.
 
-use std::path::{Component, Path, PathBuf};
-
 use super::{Format, mapping};
 use crate::compile::reclass::ReclassInfo;
 use crate::diag::Diag;
 use crate::value::{Map, Node, Value};
 
-/// One node's output: its name, node file, parameters and reclass facts.
+/// One node's output: its name, uri (`inventory::reclass::uri`), parameters
+/// and reclass facts.
 pub(crate) fn nodeinfo(
     name: &str,
-    file: &Path,
+    uri: &str,
     parameters: &Node,
     info: &ReclassInfo,
     timestamp: &str,
@@ -24,7 +23,7 @@ pub(crate) fn nodeinfo(
     let header = mapping([
         ("node".into(), s(name)),
         ("name".into(), s(name)),
-        ("uri".into(), s(&uri(file))),
+        ("uri".into(), s(uri)),
         ("environment".into(), s(&info.environment)),
         ("timestamp".into(), s(timestamp)),
     ]);
@@ -143,23 +142,6 @@ fn sorted(node: &Node) -> Node {
     Node::new(value, node.span.clone())
 }
 
-/// `yaml_fs://` and the file's absolute path, `.` and `..` folded away as
-/// Python's `os.path.abspath` does (links are not followed).
-pub(crate) fn uri(file: &Path) -> String {
-    let absolute = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
-    let mut clean = PathBuf::new();
-    for part in absolute.components() {
-        match part {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                clean.pop();
-            }
-            other => clean.push(other),
-        }
-    }
-    format!("yaml_fs://{}", clean.display())
-}
-
 /// `time.strftime('%c')` in the C locale, for the time `secs` after the
 /// epoch in UTC: `Wed Dec  2 16:25:59 2026`.
 pub(crate) fn timestamp(secs: i64) -> String {
@@ -205,10 +187,5 @@ mod tests {
     #[test]
     fn json_is_ascii_only() {
         assert_eq!(ascii("\"é😀\""), "\"\\u00e9\\ud83d\\ude00\"");
-    }
-
-    #[test]
-    fn uris_are_absolute_and_folded() {
-        assert_eq!(uri(Path::new("/a/b/../c/./n.yml")), "yaml_fs:///a/c/n.yml");
     }
 }

@@ -22,6 +22,8 @@
 //! - `cases.rs`: every `tests/cases/**/*.case` file (a fixture tree, overlay
 //!   files and a command line) run and compared with its insta snapshot.
 //! - `keys.rs`: fingerprints checked against `ssh-keygen -lf`.
+//! - `lookup.rs`: `beryl lookup` on tests/fixtures/lookup/: Hiera's choice
+//!   of merge step by step, knockouts, defaults, `lookup_options`, empty levels.
 //! - `example.rs`: the bundled example inventory renders and checks.
 //! - `diff.rs`: `beryl diff git:HEAD` on the example inventory and on a
 //!   generated 2,000-host fleet: changes by identity, their causes, paths
@@ -95,6 +97,7 @@ mod install;
 mod install_items;
 mod keys;
 mod live;
+mod lookup;
 mod plan;
 mod props;
 mod reclass;

@@ -185,3 +185,166 @@ fn input_data_merges_between_class_mappings_and_reclass() {
         serde_json::json!(["input", "base", "nginx", "local"])
     );
 }
+
+/// A query sees the nodes of its node's environment under `--nodeinfo` (and
+/// in beryl's own commands), every node when one of the node's queries says
+/// `+AllEnvs`, and every node under `--inventory`. The expected answers are
+/// kapicorp-reclass 2.0.0's for this inventory (`reclass -n NODE` and
+/// `reclass --inventory`), except the order of the `if` lists: kapicorp
+/// lists the hosts in directory order, beryl by name.
+#[test]
+fn queries_see_the_nodes_environment() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = |rel: &str, text: &str| write(&dir.path().join(rel), text);
+    file(
+        "classes/monitor.yml",
+        "parameters:\n  targets: $[ exports:ip ]\n  webs: $[ if exports:role == web ]\n",
+    );
+    file(
+        "classes/global.yml",
+        "parameters:\n  everyone: $[ +AllEnvs exports:ip ]\n",
+    );
+    let node = |name: &str, env: &str, classes: &str, ip: u8, role: &str| {
+        file(
+            &format!("nodes/{name}.yml"),
+            &format!("{env}classes: [{classes}]\nexports: {{ip: 10.0.0.{ip}, role: {role}}}\n"),
+        );
+    };
+    node("a", "environment: dev\n", "monitor", 1, "web");
+    node("b", "environment: prod\n", "monitor", 2, "web");
+    node("c", "environment: dev\n", "monitor, global", 3, "db");
+    node("d", "", "monitor", 4, "web");
+    let answers = |params: &serde_json::Value| {
+        let targets: Vec<&String> = params["targets"].as_object().unwrap().keys().collect();
+        let webs = params["webs"].as_array().unwrap().clone();
+        format!("{targets:?} {webs:?}")
+    };
+    let nodeinfo = |name: &str| {
+        let run = beryl(
+            dir.path(),
+            &args(&["reclass", "-b", ".", "-n", name, "-o", "json"]),
+        );
+        assert_eq!(run.status, 0, "{}", run.stderr);
+        let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        answers(&v["parameters"])
+    };
+    assert_eq!(nodeinfo("a"), r#"["a", "c"] [String("a")]"#);
+    assert_eq!(nodeinfo("b"), r#"["b"] [String("b")]"#);
+    // `+AllEnvs` in one query opens every query of the node.
+    let all = r#"["a", "b", "c", "d"] [String("a"), String("b"), String("d")]"#;
+    assert_eq!(nodeinfo("c"), all);
+    // No `environment:`: reclass's default, `base`.
+    assert_eq!(nodeinfo("d"), r#"["d"] [String("d")]"#);
+    // beryl's own commands see what `--nodeinfo` sees.
+    let run = beryl(
+        dir.path(),
+        &args(&["render", "a", "-i", ".", "--format", "json"]),
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(answers(&v), r#"["a", "c"] [String("a")]"#);
+    // `--inventory`: every environment, for every node.
+    let run = beryl(
+        dir.path(),
+        &args(&["reclass", "-b", ".", "--inventory", "-o", "json"]),
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    for name in ["a", "b", "c", "d"] {
+        assert_eq!(answers(&v["nodes"][name]["parameters"]), all, "{name}");
+    }
+}
+
+/// A single-file inventory (tests/fixtures/reclass/single) gives every node
+/// what the same documents give as files of a folder inventory, but the
+/// `uri` (Ferroclass's `yaml_file://FILE#node:NAME`); kapicorp has no such
+/// backend to compare with.
+#[test]
+fn a_single_file_inventory_is_its_folder_form() {
+    let dir = fixture("reclass/single");
+    let text = std::fs::read_to_string(dir.path().join("inventory.yml")).unwrap();
+    let folders = tempfile::tempdir().unwrap();
+    for doc in text.split("\n---\n").skip(2) {
+        let mut lines: Vec<&str> = doc.lines().collect();
+        let name = lines.remove(0).strip_prefix("name: ").unwrap().to_string();
+        let node = lines.first() == Some(&"type: node");
+        let rel = if node {
+            lines.remove(0);
+            format!("nodes/{name}.yml")
+        } else {
+            format!("classes/{}.yml", name.replace('.', "/"))
+        };
+        write(&folders.path().join(rel), lines.join("\n") + "\n");
+    }
+    let info = |base: &std::path::Path, b: &str, node: &str| {
+        let run = beryl(
+            base,
+            &args(&[
+                "reclass",
+                "-b",
+                b,
+                "-n",
+                node,
+                "-o",
+                "json",
+                "--timestamp",
+                "T",
+            ]),
+        );
+        assert_eq!(run.status, 0, "{}", run.stderr);
+        serde_json::from_str::<serde_json::Value>(&run.stdout).unwrap()
+    };
+    for node in ["web01", "web02"] {
+        let mut single = info(dir.path(), "inventory.yml", node);
+        let mut folder = info(folders.path(), ".", node);
+        let uri = single["__reclass__"]["uri"].as_str().unwrap().to_string();
+        assert!(
+            uri.starts_with("yaml_file://") && uri.ends_with(&format!("inventory.yml#node:{node}")),
+            "{uri}"
+        );
+        single["__reclass__"]["uri"] = serde_json::Value::Null;
+        folder["__reclass__"]["uri"] = serde_json::Value::Null;
+        assert_eq!(single, folder, "{node}");
+    }
+    let web01 = info(dir.path(), "inventory.yml", "web01");
+    assert_eq!(
+        web01["parameters"]["nginx"]["server_name"],
+        "web01.example.org"
+    );
+    assert_eq!(web01["parameters"]["tls"]["mode"], 416);
+    assert_eq!(
+        web01["parameters"]["targets"],
+        serde_json::json!({"web01": "10.0.0.1", "web02": "10.0.0.2"})
+    );
+    assert_eq!(
+        web01["classes"],
+        serde_json::json!(["common", "roles.tls", "roles.web", "monitoring"])
+    );
+}
+
+/// beryl's own commands take the file as the inventory, with file:line
+/// provenance into it.
+#[test]
+fn render_and_explain_read_a_single_file_inventory() {
+    let dir = fixture("reclass/single");
+    let run = beryl(
+        dir.path(),
+        &args(&["render", "web02", "-i", "inventory.yml", "--format", "json"]),
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let v: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["packages"], serde_json::json!(["curl", "nginx"]));
+    let a = args(&["explain", "web01", "tls.mode", "-i", "inventory.yml"]);
+    let run = beryl(dir.path(), &a);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    insta::assert_snapshot!(run.transcript(&a));
+    let broken = tempfile::tempdir().unwrap();
+    write(
+        &broken.path().join("inv.yml"),
+        "name: n\ntype: node\nparameters:\n  a: ${nope}\n---\nparameters: {}\n",
+    );
+    let a = args(&["reclass", "-b", "inv.yml", "--inventory"]);
+    let run = beryl(broken.path(), &a);
+    assert_eq!(run.status, 2);
+    insta::assert_snapshot!(run.transcript(&a));
+}

@@ -13,6 +13,8 @@ use crate::yaml::Limits;
 /// and defaults"), the folders resolved.
 #[derive(Clone, Debug)]
 pub struct ReclassOptions {
+    /// Where the nodes and classes are: folders, or one file.
+    pub storage_type: StorageType,
     pub nodes_uri: PathBuf,
     pub classes_uri: PathBuf,
     pub ignore_class_notfound: bool,
@@ -42,6 +44,7 @@ impl ReclassOptions {
     /// reclass 2.0's defaults for an inventory based at `base`.
     pub(crate) fn defaults(base: &Path) -> Self {
         ReclassOptions {
+            storage_type: StorageType::YamlFs,
             nodes_uri: base.join("nodes"),
             classes_uri: base.join("classes"),
             ignore_class_notfound: false,
@@ -65,11 +68,26 @@ impl ReclassOptions {
     }
 }
 
+/// reclass's `storage_type`: kapicorp's folders, or Ferroclass's single
+/// file (src/inventory/reclass/single.rs), whose path is the inventory base.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StorageType {
+    YamlFs,
+    YamlFile,
+}
+
+/// The storage types, by the name the config file and `-s` give them.
+pub(crate) const STORAGE_TYPES: &[(&str, StorageType)] = &[
+    ("yaml_fs", StorageType::YamlFs),
+    ("yaml_file", StorageType::YamlFile),
+];
+
 /// What the command line sets (`beryl reclass`'s options); `None` leaves the
 /// config file's value, or the default.
 #[derive(Clone, Debug, Default)]
 pub struct Overrides {
     pub config: Option<PathBuf>,
+    pub storage_type: Option<StorageType>,
     pub nodes_uri: Option<PathBuf>,
     pub classes_uri: Option<PathBuf>,
     pub ignore_class_notfound: Option<bool>,
@@ -137,6 +155,13 @@ pub(super) fn settle(
             base.join(p)
         }
     };
+    // A file is an inventory of one file, whatever the config file says.
+    if base.is_file() {
+        o.storage_type = StorageType::YamlFile;
+    }
+    if let Some(v) = over.storage_type {
+        o.storage_type = v;
+    }
     if let Some(p) = &over.nodes_uri {
         o.nodes_uri = uri(p);
     }
@@ -191,9 +216,23 @@ fn read(o: &mut ReclassOptions, node: &Node, base: &Path) -> Result<(), Diags> {
             }
             ("class_mappings", Value::Seq(items)) => o.class_mappings = items.clone(),
             ("class_mappings", Value::Null) => o.class_mappings = Vec::new(),
+            ("storage_type", Value::Str(s)) => {
+                match STORAGE_TYPES.iter().find(|(name, _)| name == s) {
+                    Some((_, t)) => o.storage_type = *t,
+                    None => errors.push(
+                        Diag::new(
+                            Code::Setting,
+                            format!("the storage type `{s}` is not supported here"),
+                        )
+                        .label(&n.span, "this storage type")
+                        .help("yaml_fs (folders) or yaml_file (one file); not yaml_git or mixed"),
+                    ),
+                }
+            }
             (
                 "nodes_uri"
                 | "classes_uri"
+                | "storage_type"
                 | "default_environment"
                 | "ignore_class_notfound_regexp"
                 | "class_mappings",

@@ -10,11 +10,14 @@
 mod config;
 pub(crate) mod mapping;
 mod nodes;
+pub(crate) mod single;
 
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 pub use config::Overrides;
 pub use config::ReclassOptions;
+pub(crate) use config::STORAGE_TYPES;
+pub use config::StorageType;
 
 use super::{Inventory, LevelFile};
 use crate::diag::{Diag, Diags};
@@ -54,15 +57,21 @@ crate::diag::codes! {
         Mapping = "mapping";
         /// nodes_uri and classes_uri are the same folder, or one holds the other.
         Overlap = "overlap";
+        /// A document of a single-file inventory without a usable `name` or `type`.
+        Document = "document";
     }
 }
 
 /// The config file names looked for in the inventory base, first found wins.
 pub(crate) const CONFIG_NAMES: &[&str] = &["reclass-config.yml", "kapicorp-reclass-config.yml"];
 
-/// Whether `root` is a reclass inventory: no `_default.yml`, and a config
-/// file, or `nodes/` (or Kapitan's `targets/`) beside `classes/`.
+/// Whether `root` is a reclass inventory: a file (Ferroclass's single-file
+/// inventory), or a folder with no `_default.yml`, and a config file, or
+/// `nodes/` (or Kapitan's `targets/`) beside `classes/`.
 pub(crate) fn recognise(root: &Path) -> bool {
+    if root.is_file() {
+        return true;
+    }
     if ["_default.yml", "_default.yaml"]
         .iter()
         .any(|f| root.join(f).exists())
@@ -84,6 +93,9 @@ pub(crate) fn discover(
     limits: &Limits,
 ) -> Result<Inventory, Diags> {
     let options = config::settle(root, overrides, limits)?;
+    if options.storage_type == StorageType::YamlFile {
+        return single_file(root, display, options, limits);
+    }
     let display = display.trim_end_matches('/').to_string();
     let shown = |p: &Path| -> (String, String) {
         let rel = p
@@ -150,6 +162,48 @@ pub(crate) fn discover(
         groups: Vec::new(),
         hosts,
         flavor: Flavor::Reclass(Box::new(options)),
+        documents: None,
+    })
+}
+
+/// A single-file inventory (src/inventory/reclass/single.rs): `file` is the
+/// inventory base.
+fn single_file(
+    file: &Path,
+    display: &str,
+    options: ReclassOptions,
+    limits: &Limits,
+) -> Result<Inventory, Diags> {
+    if !file.is_file() {
+        return Err(vec![
+            Diag::new(
+                Code::MissingDir,
+                format!("the inventory {display} is not a file"),
+            )
+            .help(
+                "with storage_type yaml_file, the inventory base (-b) is the inventory's one file",
+            ),
+        ]);
+    }
+    let rel = file
+        .file_name()
+        .map_or_else(|| display.to_string(), |n| n.to_string_lossy().into_owned());
+    let level = LevelFile {
+        path: file.to_path_buf(),
+        rel,
+        display: display.to_string(),
+    };
+    let (hosts, documents) = single::load(&level, limits)?;
+    Ok(Inventory {
+        root: file.parent().unwrap_or(Path::new(".")).to_path_buf(),
+        default: level,
+        classes_dir: None,
+        settings: None,
+        domains: Vec::new(),
+        groups: Vec::new(),
+        hosts,
+        flavor: Flavor::Reclass(Box::new(options)),
+        documents: Some(std::sync::Arc::new(documents)),
     })
 }
 
@@ -161,17 +215,45 @@ fn canonical(p: &Path) -> PathBuf {
 /// node file's path under nodes_uri without its extension; for a node at the
 /// top with compose_node_name off, `./name` (kapicorp's `os.path.join` of a
 /// `.` folder, survey §6 "Match path").
-pub(crate) fn match_path(options: &ReclassOptions, node: &LevelFile) -> String {
-    let rel = node
-        .path
-        .strip_prefix(&options.nodes_uri)
-        .map(|r| r.to_string_lossy().into_owned())
-        .unwrap_or_else(|_| node.rel.clone());
+pub(crate) fn match_path(options: &ReclassOptions, host: &super::Host) -> String {
+    let node = &host.file;
+    // A node of a single-file inventory is a top-level node.
+    let rel = match options.storage_type {
+        StorageType::YamlFile => host.fqdn.clone(),
+        StorageType::YamlFs => node
+            .path
+            .strip_prefix(&options.nodes_uri)
+            .map(|r| r.to_string_lossy().into_owned())
+            .unwrap_or_else(|_| node.rel.clone()),
+    };
     let stem = nodes::strip_yaml(&rel).unwrap_or(&rel).to_string();
     if !stem.contains('/') && !options.compose_node_name {
         format!("./{stem}")
     } else {
         stem
+    }
+}
+
+/// The `uri` reclass prints for a node: `yaml_fs://` and its file's absolute
+/// path, `.` and `..` folded away as Python's `os.path.abspath` does (links
+/// are not followed); in a single-file inventory Ferroclass's
+/// `yaml_file://PATH#node:NAME`.
+pub(crate) fn uri(options: &ReclassOptions, host: &super::Host) -> String {
+    let file = &host.file.path;
+    let absolute = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
+    let mut clean = PathBuf::new();
+    for part in absolute.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                clean.pop();
+            }
+            other => clean.push(other),
+        }
+    }
+    match options.storage_type {
+        StorageType::YamlFs => format!("yaml_fs://{}", clean.display()),
+        StorageType::YamlFile => format!("yaml_file://{}#node:{}", clean.display(), host.fqdn),
     }
 }
 
@@ -205,4 +287,37 @@ pub(crate) fn base_uri(config: &Path, limits: &Limits) -> Result<Option<PathBuf>
     };
     let dir = config.parent().unwrap_or(Path::new("."));
     Ok(Some(dir.join(base)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn host(path: &str) -> crate::inventory::Host {
+        crate::inventory::Host {
+            short: "n".into(),
+            domain: String::new(),
+            group: None,
+            fqdn: "n".into(),
+            file: LevelFile {
+                path: PathBuf::from(path),
+                rel: String::new(),
+                display: String::new(),
+            },
+        }
+    }
+
+    #[test]
+    fn uris_are_absolute_and_folded() {
+        let mut options = ReclassOptions::defaults(Path::new("/a"));
+        assert_eq!(
+            uri(&options, &host("/a/b/../c/./n.yml")),
+            "yaml_fs:///a/c/n.yml"
+        );
+        options.storage_type = StorageType::YamlFile;
+        assert_eq!(
+            uri(&options, &host("/a/./inv.yml")),
+            "yaml_file:///a/inv.yml#node:n"
+        );
+    }
 }

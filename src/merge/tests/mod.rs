@@ -6,6 +6,7 @@ use super::*;
 use crate::merge::spec::Spec;
 use crate::value::Source;
 
+mod lookup;
 mod props;
 mod reclass;
 mod regressions;

@@ -94,7 +94,12 @@ fn entry(c: &Compiled, path: &[String]) -> Entry {
         .zip(&written)
         .enumerate()
         .map(|(i, (l, w))| {
-            let file = l.node.span.file_name().unwrap_or(&l.file).to_string();
+            // A document of a single-file inventory keeps its `#kind:name`.
+            let file = match (l.node.span.file_name(), l.file.split_once('#')) {
+                (Some(name), Some((_, document))) => format!("{name}#{document}"),
+                (Some(name), None) => name.to_string(),
+                (None, _) => l.file.clone(),
+            };
             let Some(w) = w else {
                 return LevelEntry {
                     file,

@@ -129,14 +129,26 @@ fn beryl_reclass_agrees_with_kapicorp_on_real_inventories() {
         });
         let theirs = oracle.ask(&base, root, config.as_deref());
         if root.base.is_empty() {
-            // A generated inventory exercises the queries: some node gathers
-            // every node's address (reclass answers node → value).
-            let gathered = theirs.values().any(|n| {
-                n["parameters"]["monitoring"]["targets"]
-                    .as_object()
-                    .is_some_and(|t| t.len() == GENERATED_NODES)
-            });
-            assert!(gathered, "{}: no node gathered the exports", root.name);
+            // A generated inventory exercises the queries: a node of
+            // `monitoring` gathers the addresses of its environment only (reclass
+            // answers node → value), and one of `fleetwide` every node's.
+            let gathered = |key: &str, field: &str, all: bool| {
+                theirs.values().any(|n| {
+                    n["parameters"][key][field]
+                        .as_object()
+                        .is_some_and(|t| !t.is_empty() && (t.len() == GENERATED_NODES) == all)
+                })
+            };
+            assert!(
+                gathered("monitoring", "targets", false),
+                "{}: no environment filter",
+                root.name
+            );
+            assert!(
+                gathered("fleet", "everyone", true),
+                "{}: no +AllEnvs query",
+                root.name
+            );
         }
         let mut row = [0usize; 6];
         let outcomes = results.entry(root.name.to_string()).or_default();
