@@ -80,6 +80,9 @@ const PREDICATES: &[&str] = &[
     // The lookup differential's (lookup/judge.rs).
     "lookup_interpolation",
     "lookup_yaml11",
+    "lookup_dotted_key",
+    "lookup_knockout_leak",
+    "lookup_level_twice",
 ];
 
 pub enum Verdict {

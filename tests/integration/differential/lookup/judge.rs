@@ -4,7 +4,15 @@
 use serde_json::Value as J;
 
 use super::super::differences::{Difference, ordered_eq};
-use super::Reply;
+use super::{Lookup, Reply};
+
+/// What the predicates may read about a lookup besides the answers.
+pub struct Case<'a> {
+    pub lookup: &'a Lookup,
+    /// The node's hierarchy names one data file twice (os/Debian.yaml as
+    /// the family's and the name's file).
+    pub twice: bool,
+}
 
 /// One side's answer to one lookup.
 #[derive(Clone, Debug, PartialEq)]
@@ -29,7 +37,7 @@ pub fn puppet(r: &Reply, json: bool) -> Outcome {
     }
 }
 
-/// beryl: exit 1 with `not found: KEY` on stderr, 2 on error.
+/// beryl: exit 1 with the line `not found: KEY` on stderr, 2 on error.
 pub fn beryl(r: &Reply, json: bool, key: &str) -> Outcome {
     match r.exit {
         0 if json => match serde_json::from_str(&r.stdout) {
@@ -37,7 +45,8 @@ pub fn beryl(r: &Reply, json: bool, key: &str) -> Outcome {
             Err(e) => Outcome::Error(format!("beryl printed no JSON ({e}): {}", r.stdout)),
         },
         0 => Outcome::Text(r.stdout.clone()),
-        1 if r.stderr.trim_end() == format!("not found: {key}") => Outcome::NotFound,
+        // Warnings may come before it.
+        1 if r.stderr.lines().any(|l| l == format!("not found: {key}")) => Outcome::NotFound,
         1 => Outcome::Error(format!("exit 1 without `not found: {key}`: {}", r.stderr)),
         _ => Outcome::Error(r.stderr.clone()),
     }
@@ -58,12 +67,12 @@ fn same(a: &Outcome, b: &Outcome) -> bool {
     }
 }
 
-pub fn judge(differences: &[Difference], ours: &Outcome, theirs: &Outcome) -> Verdict {
+pub fn judge(differences: &[Difference], case: &Case, ours: &Outcome, theirs: &Outcome) -> Verdict {
     let agree = same(ours, theirs);
     let flagged: Vec<&Difference> = differences
         .iter()
         .filter(|d| d.peers.iter().any(|p| p == "puppet-lookup"))
-        .filter(|d| holds(&d.when, ours, theirs))
+        .filter(|d| holds(&d.when, case, ours, theirs))
         .collect();
     match (agree, flagged.first()) {
         (true, _) => match flagged.iter().find(|d| d.exact) {
@@ -77,7 +86,9 @@ pub fn judge(differences: &[Difference], ours: &Outcome, theirs: &Outcome) -> Ve
     }
 }
 
-fn holds(when: &str, ours: &Outcome, theirs: &Outcome) -> bool {
+fn holds(when: &str, case: &Case, ours: &Outcome, theirs: &Outcome) -> bool {
+    let l = case.lookup;
+    let merge = l.merge.as_deref().unwrap_or("first");
     match when {
         // beryl keeps Hiera's `%{…}` as text; Puppet interpolates it.
         "lookup_interpolation" => match ours {
@@ -86,19 +97,57 @@ fn holds(when: &str, ours: &Outcome, theirs: &Outcome) -> bool {
             _ => false,
         },
         // A plain yes/no/on/off… is a boolean to Psych (YAML 1.1), a string
-        // to beryl (YAML 1.2): the same once beryl's spellings are read as
-        // YAML 1.1 would.
+        // to beryl (YAML 1.2): the answers agree where each such string of
+        // beryl's stands for Puppet's boolean.
         "lookup_yaml11" => match (ours, theirs) {
-            (Outcome::Value(a), Outcome::Value(b)) => {
-                let a11 = yaml11(a);
-                !ordered_eq(a, b) && !ordered_eq(&a11, a) && ordered_eq(&a11, b)
-            }
+            (Outcome::Value(a), Outcome::Value(b)) => !ordered_eq(a, b) && eq11(a, b),
             (Outcome::Text(a), Outcome::Text(b)) => {
                 bool11(a.trim_end()).is_some_and(|v| format!("{v}\n") == *b)
             }
             _ => false,
         },
+        // Puppet merges the root key, then digs; beryl folds the values
+        // written at the key. They agree under `deep`.
+        "lookup_dotted_key" => {
+            l.dotted
+                && merge != "deep"
+                && match ours {
+                    // `hash` at a scalar or a list.
+                    Outcome::Error(e) => merge == "hash" && e.contains("beryl::merge::type"),
+                    _ => !matches!(theirs, Outcome::Error(_)),
+                }
+        }
+        // Puppet leaves knockout markers where nothing merged them away.
+        "lookup_knockout_leak" => match (&l.knockout_prefix, theirs) {
+            (Some(p), Outcome::Value(v)) => any_string(v, &|s| s.starts_with(p.as_str())),
+            _ => false,
+        },
+        // Puppet merges a file its hierarchy names twice twice (a deep merge
+        // of a list with itself drops the list's own duplicates); beryl
+        // merges a class once per host.
+        "lookup_level_twice" => {
+            case.twice
+                && merge == "deep"
+                && matches!((ours, theirs), (Outcome::Value(_), Outcome::Value(_)))
+        }
         other => panic!("unknown predicate {other} for puppet lookup"),
+    }
+}
+
+/// Equal, but for beryl strings that YAML 1.1 reads as Puppet's boolean.
+fn eq11(ours: &J, theirs: &J) -> bool {
+    match (ours, theirs) {
+        (J::String(s), J::Bool(b)) => bool11(s) == Some(*b),
+        (J::Array(x), J::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| eq11(p, q))
+        }
+        (J::Object(x), J::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|((k1, v1), (k2, v2))| k1 == k2 && eq11(v1, v2))
+        }
+        _ => ordered_eq(ours, theirs),
     }
 }
 
@@ -117,14 +166,5 @@ fn bool11(s: &str) -> Option<bool> {
         "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" => Some(true),
         "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" => Some(false),
         _ => None,
-    }
-}
-
-fn yaml11(v: &J) -> J {
-    match v {
-        J::String(s) => bool11(s).map_or_else(|| v.clone(), J::Bool),
-        J::Array(a) => J::Array(a.iter().map(yaml11).collect()),
-        J::Object(m) => J::Object(m.iter().map(|(k, x)| (k.clone(), yaml11(x))).collect()),
-        _ => v.clone(),
     }
 }

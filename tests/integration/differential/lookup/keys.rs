@@ -95,6 +95,7 @@ pub fn plan(key: &Key, levels: &[&J]) -> Vec<Lookup> {
     };
     let base = Lookup {
         variant: "first",
+        dotted: !key.path.is_empty(),
         puppet_key: key.spelled(&key.root),
         beryl_key: key.spelled(beryl_root),
         merge: None,

@@ -11,8 +11,9 @@
 //!   link to the repository's data. The node's facts are [`NODES`]; its
 //!   `trusted` hash travels as a `trusted` fact, which `puppet lookup`
 //!   resurrects as `$trusted` (docs in tests/peers/lookup.rb).
-//! - **beryl**: `inventory/_default.yml` and `theclarkhome.com/_domain.yml`
-//!   are empty mappings; every data file becomes the class
+//! - **beryl**: `inventory/_default.yml` is an empty mapping and
+//!   `theclarkhome.com/_domain.yml` holds only the domain's `ssh_keys`
+//!   (required by beryl); every data file becomes the class
 //!   `hiera.<path>` (`os/Ubuntu/22.04.yaml` is `hiera.os.Ubuntu.22_04`: `/`
 //!   becomes `.`, a `.` inside a name `_`), its text unchanged but for one
 //!   rename (below). The host file `theclarkhome.com/<short>.yml` holds only
@@ -33,6 +34,10 @@ use crate::support::write;
 pub const DOMAIN: &str = "theclarkhome.com";
 /// Where beryl's copy keeps the Hiera key `classes`.
 pub const CLASSES_AS: &str = "puppet_classes";
+
+/// beryl requires the domain's keys; Hiera has none. One inline key (the
+/// example inventory's ssh/ops.pub), never looked up.
+const DOMAIN_YML: &str = "ssh_keys:\n  - ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDUHQ0dE49Glot9ydsDq/O/NXVT8FspR4C27SitXWsuj ops@example.org\n";
 
 /// The repository's hiera.yaml (commit a7255c0) without the `Secure` level.
 pub const HIERA_YAML: &str = r#"---
@@ -309,7 +314,7 @@ pub fn build(root: &Path, data: &Path, files: &[String]) -> std::path::PathBuf {
     }
     let inv = root.join("inventory");
     write(&inv.join("_default.yml"), "{}\n");
-    write(&inv.join(DOMAIN).join("_domain.yml"), "{}\n");
+    write(&inv.join(DOMAIN).join("_domain.yml"), DOMAIN_YML);
     for file in files {
         let text = std::fs::read_to_string(data.join(file)).expect("read a data file");
         let class = class_name(file);

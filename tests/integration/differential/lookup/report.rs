@@ -1,74 +1,12 @@
-//! Running `beryl lookup`, judging each lookup and writing the counts.
+//! Judging each lookup and writing the counts.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::Path;
 
 use super::super::differences;
 use super::judge::{self, Outcome, Verdict};
 use super::mapping::NODES;
 use super::{Lookup, Reply, TITLE};
-use crate::support::{Run, args, beryl};
-
-/// Runs every lookup through `beryl lookup`, on two threads.
-pub fn run_beryl(dir: &Path, plans: &[Vec<Lookup>]) -> Vec<Vec<Reply>> {
-    let jobs: Vec<(usize, usize)> = plans
-        .iter()
-        .enumerate()
-        .flat_map(|(n, p)| (0..p.len()).map(move |i| (n, i)))
-        .collect();
-    let mut out: Vec<Vec<Option<Reply>>> = plans.iter().map(|p| vec![None; p.len()]).collect();
-    let results: Vec<Vec<((usize, usize), Reply)>> = std::thread::scope(|s| {
-        let handles: Vec<_> = jobs
-            .chunks(jobs.len().div_ceil(2).max(1))
-            .map(|chunk| {
-                s.spawn(move || {
-                    chunk
-                        .iter()
-                        .map(|&(n, i)| ((n, i), beryl_lookup(dir, &NODES[n].fqdn(), &plans[n][i])))
-                        .collect()
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
-    for ((n, i), r) in results.into_iter().flatten() {
-        out[n][i] = Some(r);
-    }
-    out.into_iter()
-        .map(|v| v.into_iter().map(Option::unwrap).collect())
-        .collect()
-}
-
-fn beryl_lookup(dir: &Path, fqdn: &str, l: &Lookup) -> Reply {
-    let mut a = vec![
-        "lookup",
-        &l.beryl_key,
-        "--node",
-        fqdn,
-        "--render-as",
-        &l.render_as,
-    ];
-    if let Some(m) = &l.merge {
-        a.extend(["--merge", m]);
-    }
-    if let Some(p) = &l.knockout_prefix {
-        a.extend(["--knock-out-prefix", p]);
-    }
-    if let Some(d) = &l.default {
-        a.extend(["--default", d]);
-    }
-    let Run {
-        status,
-        stdout,
-        stderr,
-    } = beryl(dir, &args(&a));
-    Reply {
-        exit: status,
-        stdout,
-        stderr,
-    }
-}
 
 #[derive(Default)]
 struct Tally {
@@ -79,7 +17,12 @@ struct Tally {
     flagged_but_agree: BTreeMap<String, usize>,
 }
 
-pub fn judge_all(plans: &[Vec<Lookup>], theirs: &[Vec<Reply>], ours: &[Vec<Reply>]) {
+pub fn judge_all(
+    plans: &[Vec<Lookup>],
+    theirs: &[Vec<Reply>],
+    ours: &[Vec<Reply>],
+    twice: &[bool],
+) {
     let differences: Vec<_> = differences::load()
         .into_iter()
         .filter(|d| d.peers.iter().any(|p| p == "puppet-lookup"))
@@ -95,7 +38,11 @@ pub fn judge_all(plans: &[Vec<Lookup>], theirs: &[Vec<Reply>], ours: &[Vec<Reply
             let t = tallies.entry(l.variant).or_default();
             t.cases += 1;
             t.found += usize::from(matches!(p, Outcome::Value(_) | Outcome::Text(_)));
-            match judge::judge(&differences, &b, &p) {
+            let case = judge::Case {
+                lookup: l,
+                twice: twice[n],
+            };
+            match judge::judge(&differences, &case, &b, &p) {
                 Verdict::Agree { flagged } => {
                     t.agree += 1;
                     for id in flagged {
@@ -157,6 +104,9 @@ pub fn judge_all(plans: &[Vec<Lookup>], theirs: &[Vec<Reply>], ours: &[Vec<Reply
         NODES.len()
     );
     super::super::report_section(TITLE, &table);
+    // Every unexplained lookup, for reading (the failure shows the first 30).
+    let all = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("lookup-unexplained.txt");
+    std::fs::write(&all, failures.join("\n")).expect("write the list");
     eprintln!("{table}");
     assert!(
         failures.is_empty(),
