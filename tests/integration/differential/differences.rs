@@ -83,6 +83,7 @@ const PREDICATES: &[&str] = &[
     "lookup_dotted_key",
     "lookup_knockout_leak",
     "lookup_level_twice",
+    "lookup_sort_incomparable",
 ];
 
 pub enum Verdict {

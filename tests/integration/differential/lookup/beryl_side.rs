@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::Value as J;
 
 use super::mapping::NODES;
-use super::{Lookup, Reply};
+use super::{Lookup, Reply, VALUES_HASH};
 use crate::support::{Run, args, beryl};
 
 /// The options of a lookup, which nodes share.
@@ -16,6 +16,8 @@ type Options = (
     Option<String>,
     Option<String>,
     Option<String>,
+    bool,
+    bool,
     String,
 );
 
@@ -25,6 +27,8 @@ fn options(l: &Lookup) -> Options {
         l.merge.clone(),
         l.knockout_prefix.clone(),
         l.default.clone(),
+        l.sort,
+        l.values_hash,
         l.render_as.clone(),
     )
 }
@@ -129,6 +133,12 @@ fn lookup(dir: &Path, fqdns: &[String], l: &Lookup) -> Reply {
     }
     if let Some(d) = &l.default {
         a.extend(["--default", d]);
+    }
+    if l.sort {
+        a.push("--sort-merged-arrays");
+    }
+    if l.values_hash {
+        a.extend(["--default-values-hash", VALUES_HASH]);
     }
     let Run {
         status,

@@ -20,8 +20,8 @@ pub fn parse(data: &Path, file: &str) -> J {
 /// A key: its root and the segments below it.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Key {
-    root: String,
-    path: Vec<String>,
+    pub root: String,
+    pub path: Vec<String>,
 }
 
 impl Key {
@@ -86,55 +86,63 @@ pub fn keys(parsed: &BTreeMap<String, J>) -> Vec<Key> {
 }
 
 /// The lookups of one key for one node, whose chain holds `levels`.
+/// The root key in beryl's copy (mapping.rs renames `classes`).
+pub fn beryl_root(root: &str) -> &str {
+    if root == "classes" { CLASSES_AS } else { root }
+}
+
 pub fn plan(key: &Key, levels: &[&J]) -> Vec<Lookup> {
     let values: Vec<&J> = levels.iter().filter_map(|l| l.get(&key.root)).collect();
-    let beryl_root = if key.root == "classes" {
-        CLASSES_AS
-    } else {
-        &key.root
-    };
     let base = Lookup {
         variant: "first",
         dotted: !key.path.is_empty(),
         puppet_key: key.spelled(&key.root),
-        beryl_key: key.spelled(beryl_root),
+        beryl_key: key.spelled(beryl_root(&key.root)),
         merge: None,
         knockout_prefix: None,
         default: None,
+        sort: false,
+        values_hash: false,
         render_as: "json".into(),
     };
-    let with =
-        |variant, merge: Option<&str>, ko: Option<&str>, default: Option<&str>, r: &str| Lookup {
+    let with = |variant, set: &dyn Fn(&mut Lookup)| {
+        let mut l = Lookup {
             variant,
-            merge: merge.map(str::to_string),
-            knockout_prefix: ko.map(str::to_string),
-            default: default.map(str::to_string),
-            render_as: r.to_string(),
             ..base.clone()
         };
+        set(&mut l);
+        l
+    };
+    let deep = |l: &mut Lookup| l.merge = Some("deep".into());
     let mut out = vec![
         base.clone(),
-        with("--default", None, None, Some(DEFAULT), "json"),
+        with("--default", &|l| l.default = Some(DEFAULT.into())),
     ];
+    if key.path.is_empty() {
+        // Puppet reads the values hash by the whole key, beryl by the root
+        // key: the same for a root key.
+        out.push(with("--default-values-hash", &|l| l.values_hash = true));
+    }
     if values.is_empty() {
         return out;
     }
-    out.push(with("deep", Some("deep"), None, None, "json"));
-    out.push(with(
-        "deep, knockout --",
-        Some("deep"),
-        Some("--"),
-        None,
-        "json",
-    ));
+    out.push(with("deep", &deep));
+    out.push(with("deep, knockout --", &|l| {
+        deep(l);
+        l.knockout_prefix = Some("--".into());
+    }));
+    out.push(with("deep, sort merged arrays", &|l| {
+        deep(l);
+        l.sort = true;
+    }));
     if !values.iter().any(|v| v.is_object()) {
-        out.push(with("unique", Some("unique"), None, None, "json"));
+        out.push(with("unique", &|l| l.merge = Some("unique".into())));
     }
     if values.iter().all(|v| v.is_object()) {
-        out.push(with("hash", Some("hash"), None, None, "json"));
+        out.push(with("hash", &|l| l.merge = Some("hash".into())));
     }
     if key.path.is_empty() && values.iter().all(|v| !v.is_object() && !v.is_array()) {
-        out.push(with("first, --render-as s", None, None, None, "s"));
+        out.push(with("first, --render-as s", &|l| l.render_as = "s".into()));
     }
     out
 }

@@ -50,7 +50,21 @@ pub struct Lookup {
     pub merge: Option<String>,
     pub knockout_prefix: Option<String>,
     pub default: Option<String>,
+    /// `--sort-merged-arrays`.
+    pub sort: bool,
+    /// `--default-values-hash` (beryl: [`VALUES_HASH`]; Puppet: the key's
+    /// entry of it as `default_values_hash`).
+    pub values_hash: bool,
     pub render_as: String,
+}
+
+/// The `--default-values-hash` file beryl reads, in the run's directory:
+/// every root key to [`values_hash_value`].
+pub const VALUES_HASH: &str = "values-hash.yml";
+
+/// What the values hash gives a root key (named as Puppet names it).
+pub fn values_hash_value(puppet_root: &str) -> String {
+    format!("from the values hash: {puppet_root}")
 }
 
 /// What a program printed and its exit status.
@@ -96,6 +110,21 @@ fn beryl_lookup_agrees_with_puppet_lookup() {
     check_driver_against_cli(&scratch, &code, &plans, &theirs);
     check_puppet_side(&plans, &theirs);
 
+    let values_hash: serde_json::Map<String, J> = keys
+        .iter()
+        .filter(|k| k.path.is_empty())
+        .map(|k| {
+            (
+                keys::beryl_root(&k.root).to_string(),
+                J::from(values_hash_value(&k.root)),
+            )
+        })
+        .collect();
+    // JSON is YAML.
+    crate::support::write(
+        &tmp.path().join(VALUES_HASH),
+        J::from(values_hash).to_string(),
+    );
     let probe = beryl(tmp.path(), &args(&["lookup", "--help"]));
     if probe.status != 0 {
         let table = puppet_only_table(&plans, &theirs);

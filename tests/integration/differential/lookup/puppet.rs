@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value as J, json};
 
-use super::{Lookup, Reply};
+use super::{Lookup, Reply, values_hash_value};
 use crate::support::repo;
 
 /// The settings both the driver and the CLI get: a scratch confdir and
@@ -38,6 +38,13 @@ fn request(l: &Lookup) -> J {
     }
     if let Some(d) = &l.default {
         r["default"] = json!(d);
+    }
+    if l.sort {
+        r["sort_merged_arrays"] = json!(true);
+    }
+    if l.values_hash {
+        let root = &l.puppet_key;
+        r["default_values_hash"] = json!({root: values_hash_value(root)});
     }
     r
 }
@@ -117,6 +124,10 @@ pub fn cli(scratch: &Path, code: &Path, node: &str, facts: &J, l: &Lookup, env: 
     if let Some(d) = &l.default {
         cmd.args(["--default", d]);
     }
+    if l.sort {
+        cmd.arg("--sort-merged-arrays");
+    }
+    assert!(!l.values_hash, "the CLI has no --default-values-hash");
     let out = cmd.arg(&l.puppet_key).output().expect("run puppet lookup");
     Reply {
         exit: out.status.code().unwrap_or(-1),
