@@ -89,10 +89,15 @@ fn beryl_lookup_agrees_with_puppet_lookup() {
     let scratch = tmp.path().join("puppet");
 
     // Per node: its lookups, then Puppet's replies.
+    // `--render-as s` prints one value per run (several hosts make one
+    // mapping), so each key is rendered so on the first node that has it.
     let mut plans: Vec<Vec<Lookup>> = Vec::new();
+    let mut rendered = std::collections::BTreeSet::new();
     for node in NODES {
         let levels: Vec<&J> = node.chain(&data).iter().map(|f| &parsed[f]).collect();
-        plans.push(keys.iter().flat_map(|k| plan(k, &levels)).collect());
+        let mut plan: Vec<Lookup> = keys.iter().flat_map(|k| plan(k, &levels)).collect();
+        plan.retain(|l| l.render_as != "s" || rendered.insert(l.beryl_key.clone()));
+        plans.push(plan);
     }
     let mut theirs: Vec<Vec<Reply>> = vec![Vec::new(); NODES.len()];
     for env in ["production", "development"] {
