@@ -12,9 +12,14 @@
 //! classes: [roles.backup]    _classes/roles/backup.yml, or _classes/roles/backup/init.yml
 //! ```
 
+mod doc;
 pub(crate) mod files;
+mod layout;
 pub(crate) mod reclass;
 pub(crate) mod walk;
+
+pub(crate) use doc::ClassedDoc;
+use layout::{Find, Layout};
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -22,7 +27,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::diag::{Diag, Diags};
 use crate::inventory::{Inventory, LevelFile, LevelKind, Settings};
-use crate::value::{Map, Node, Value};
+use crate::value::Node;
 use crate::yaml::Limits;
 
 crate::diag::codes! {
@@ -57,134 +62,6 @@ crate::diag::codes! {
 /// The root key that lists a document's classes.
 pub(crate) const KEY: &str = crate::syntax::root::CLASSES;
 
-/// A document split into its class list and its data.
-#[derive(Debug)]
-pub(crate) struct ClassedDoc {
-    /// The document without its `classes` key (the same node when it has none).
-    pub data: Arc<Node>,
-    /// The class names as written: string nodes, with their spans.
-    pub classes: Vec<Node>,
-    /// Whether the data holds a string with `$[` (an inventory query, or an
-    /// escaped `\$[`): it goes through `exports::substitute`.
-    pub queries: bool,
-    /// Whether the data holds an inventory query: the host needs the fleet.
-    pub asks: bool,
-    /// A reclass file's `applications`, as written (`~x` removes x).
-    pub applications: Vec<String>,
-    /// A reclass file's `exports`.
-    pub exports: Option<Arc<Node>>,
-    /// A reclass file's `environment`.
-    pub environment: Option<String>,
-    /// What reading the file found that is not an error.
-    pub warnings: Diags,
-}
-
-impl ClassedDoc {
-    /// Splits a loaded document. `classes` must be a list of strings (or
-    /// null); a prefixed `~classes` or `=classes` is refused.
-    pub(crate) fn split(node: &Arc<Node>) -> Result<ClassedDoc, Diags> {
-        let queries = crate::syntax::query::mentions_query(node);
-        let asks = queries && crate::syntax::query::asks(node);
-        let Some(root) = node.as_map() else {
-            return Ok(ClassedDoc {
-                data: node.clone(),
-                classes: Vec::new(),
-                queries,
-                asks,
-                ..ClassedDoc::empty()
-            });
-        };
-        // A prefixed `~classes` is refused by inventory::levels::check.
-        let mut errors = Vec::new();
-        let Some(entry) = root.get(KEY) else {
-            return Ok(ClassedDoc {
-                data: node.clone(),
-                classes: Vec::new(),
-                queries,
-                asks,
-                ..ClassedDoc::empty()
-            });
-        };
-        let classes = match &entry.node.value {
-            Value::Null => Vec::new(),
-            Value::Seq(items) => {
-                for item in items.iter().filter(|i| i.as_str().is_none()) {
-                    errors.push(
-                        Diag::new(
-                            Code::NotAName,
-                            format!("a class name is a string, not {}", item.value.type_name()),
-                        )
-                        .label(&item.span, "expected a class name such as roles.backup"),
-                    );
-                }
-                items.clone()
-            }
-            other => {
-                errors.push(
-                    Diag::new(
-                        Code::NotAList,
-                        format!(
-                            "`classes` must be a list of class names, found {}",
-                            other.type_name()
-                        ),
-                    )
-                    .label(
-                        &entry.node.span,
-                        "expected a list such as [roles.backup, monitoring]",
-                    ),
-                );
-                Vec::new()
-            }
-        };
-        if !errors.is_empty() {
-            return Err(errors);
-        }
-        let data: Map = root
-            .iter()
-            .filter(|(k, _)| *k != KEY)
-            .map(|(k, e)| (k.clone(), e.clone()))
-            .collect();
-        Ok(ClassedDoc {
-            data: Arc::new(Node::new(Value::Map(data), node.span.clone())),
-            classes,
-            queries,
-            asks,
-            ..ClassedDoc::empty()
-        })
-    }
-
-    /// A document with no data, classes or reclass keys.
-    pub(crate) fn empty() -> ClassedDoc {
-        ClassedDoc {
-            data: Arc::new(Node::synthetic(Value::Null)),
-            classes: Vec::new(),
-            queries: false,
-            asks: false,
-            applications: Vec::new(),
-            exports: None,
-            environment: None,
-            warnings: Vec::new(),
-        }
-    }
-
-    /// A document of data alone (`_reclass_`, input data), with no classes.
-    pub(crate) fn data(data: Arc<Node>) -> ClassedDoc {
-        ClassedDoc {
-            data,
-            ..ClassedDoc::empty()
-        }
-    }
-
-    /// A document that only names classes (a reclass node's class mappings).
-    pub(crate) fn naming(classes: Vec<Node>) -> ClassedDoc {
-        ClassedDoc {
-            data: Arc::new(Node::synthetic(Value::Map(Map::new()))),
-            classes,
-            ..ClassedDoc::empty()
-        }
-    }
-}
-
 /// A class file, loaded.
 #[derive(Debug)]
 pub(crate) struct Class {
@@ -201,6 +78,8 @@ type Cells<T> = Mutex<HashMap<String, Cell<Result<T, Diags>>>>;
 pub(crate) struct Library<'a> {
     inventory: &'a Inventory,
     limits: Limits,
+    /// The flavor's rules for classes, chosen once.
+    layout: Layout,
     classes: Cells<Option<Arc<Class>>>,
     units: Cells<Arc<ClassedDoc>>,
     settings: OnceLock<Result<Settings, Diags>>,
@@ -217,22 +96,13 @@ impl<'a> Library<'a> {
         Self {
             inventory,
             limits,
+            layout: Layout::of(inventory),
             classes: Mutex::new(HashMap::new()),
             units: Mutex::new(HashMap::new()),
             settings: OnceLock::new(),
             root: OnceLock::new(),
             index: OnceLock::new(),
             read_warnings: Mutex::new(HashMap::new()),
-        }
-    }
-
-    /// The YAML an inventory's files are written in: beryl's YAML 1.2 core,
-    /// or under reclass the YAML 1.1 of PyYAML that reclass reads
-    /// (docs/reclass-yaml.md).
-    fn schema(&self) -> crate::yaml::Schema {
-        match self.inventory.flavor.reclass() {
-            Some(_) => crate::yaml::Schema::Yaml11,
-            None => crate::yaml::Schema::Core,
         }
     }
 
@@ -248,9 +118,12 @@ impl<'a> Library<'a> {
             });
         let loaded = match document {
             Some(loaded) => loaded,
-            None => {
-                crate::yaml::load_file_as(&file.path, &file.display, &self.limits, self.schema())?
-            }
+            None => crate::yaml::load_file_as(
+                &file.path,
+                &file.display,
+                &self.limits,
+                self.layout.schema,
+            )?,
         };
         if !loaded.warnings.is_empty() {
             let mut w = self.read_warnings.lock().unwrap_or_else(|e| e.into_inner());
@@ -268,18 +141,12 @@ impl<'a> Library<'a> {
     /// Whether a skipped missing class is reported (reclass's
     /// `ignore_class_notfound_warning`; beryl's own layout skips silently).
     pub(crate) fn warns_skipped(&self) -> bool {
-        self.inventory
-            .flavor
-            .reclass()
-            .is_some_and(|o| o.ignore_class_notfound_warning)
+        self.layout.warns_skipped
     }
 
     /// Why `name` is not a class name of this inventory's flavor.
     pub(crate) fn check_name(&self, name: &str) -> Result<(), String> {
-        match self.inventory.flavor.reclass() {
-            Some(_) => reclass::check_name(name),
-            None => check_name(name),
-        }
+        (self.layout.check_name)(name)
     }
 
     /// The settings of `beryl.yml` (defaults without one).
@@ -316,10 +183,7 @@ impl<'a> Library<'a> {
 
     /// Splits a document by the flavor's rules.
     fn split(&self, node: &Arc<Node>, entity: &str) -> Result<ClassedDoc, Diags> {
-        match self.inventory.flavor.reclass() {
-            Some(_) => reclass::split(node, entity),
-            None => ClassedDoc::split(node),
-        }
+        (self.layout.split)(node, entity)
     }
 
     /// Under reclass, the class file of `name`, from the index of classes_uri.
@@ -345,24 +209,35 @@ impl<'a> Library<'a> {
     }
 
     fn load(&self, name: &str) -> Result<Option<Arc<Class>>, Diags> {
-        if self.inventory.flavor.reclass().is_some() {
-            let Some(file) = self.indexed(name)? else {
-                return Ok(None);
-            };
-            // A single-file inventory's class is a document of that file.
-            if self.inventory.documents.is_none() {
-                self.confine(&file.path, &file.display)?;
-            }
-            let node = self.read(&file).map_err(|d| vec![d])?;
-            let mut unit = reclass::split(&Arc::new(node), name)?;
-            unit.warnings.extend(self.take_read_warnings(&file.rel));
-            let unit = Arc::new(unit);
-            return Ok(Some(Arc::new(Class {
-                name: name.to_string(),
-                file,
-                unit,
-            })));
+        match self.layout.find {
+            Find::Index => self.load_indexed(name),
+            Find::Paths => self.load_by_path(name),
         }
+    }
+
+    /// Under reclass: the class of the index (a file of classes_uri, or a
+    /// document of a single-file inventory).
+    fn load_indexed(&self, name: &str) -> Result<Option<Arc<Class>>, Diags> {
+        let Some(file) = self.indexed(name)? else {
+            return Ok(None);
+        };
+        // A single-file inventory's class is a document of that file.
+        if self.inventory.documents.is_none() {
+            self.confine(&file.path, &file.display)?;
+        }
+        let node = self.read(&file).map_err(|d| vec![d])?;
+        let mut unit = self.split(&Arc::new(node), name)?;
+        unit.warnings.extend(self.take_read_warnings(&file.rel));
+        let unit = Arc::new(unit);
+        Ok(Some(Arc::new(Class {
+            name: name.to_string(),
+            file,
+            unit,
+        })))
+    }
+
+    /// beryl's: `_classes/a/b.yml`, `.yaml`, or `a/b/init.yml` for `a.b`.
+    fn load_by_path(&self, name: &str) -> Result<Option<Arc<Class>>, Diags> {
         let Some(dir) = &self.inventory.classes_dir else {
             return Ok(None);
         };
@@ -407,7 +282,7 @@ impl<'a> Library<'a> {
         let node =
             crate::yaml::load_file(&file.path, &file.display, &self.limits).map_err(|d| vec![d])?;
         crate::inventory::levels::check(LevelKind::Class, &node)?;
-        let unit = Arc::new(ClassedDoc::split(&Arc::new(node))?);
+        let unit = Arc::new(self.split(&Arc::new(node), name)?);
         Ok(Some(Arc::new(Class {
             name: name.to_string(),
             file,

@@ -170,7 +170,7 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
     let one = hosts.len() == 1 && crate::select::names_one(&args.node);
     let mut text = String::new();
     if let (true, Some(host), Some(l)) = (args.explain, hosts.first(), looked.first()) {
-        text.push_str(&explained(&compiler, host, &lookup.path, &args.key, l)?);
+        text.push_str(&explained(&compiler, host, &lookup.path, &args.key, l));
     }
     text.push_str(&if one {
         match found.pop() {
@@ -235,14 +235,17 @@ fn explained(
     path: &[String],
     key: &str,
     looked: &Looked,
-) -> Result<String, Failure> {
+) -> String {
     let mut text = String::new();
-    if looked.value.is_some() {
-        let compiled = crate::compile::compile(compiler, host)?;
-        if let Ok(e) = explain::explain(&host.fqdn, &compiled, path) {
-            text.push_str(&explain::to_text(&e));
-            text.push('\n');
-        }
+    // explain reads the rendered config: a host that does not validate has
+    // none, and a path render does not have (the lookup's fold differs) is
+    // not explained. The lookup goes on either way.
+    if looked.value.is_some()
+        && let Ok(compiled) = crate::compile::compile(compiler, host)
+        && let Ok(e) = explain::explain(&host.fqdn, &compiled, path)
+    {
+        text.push_str(&explain::to_text(&e));
+        text.push('\n');
     }
     text.push_str(&describe(key, &looked.choice));
     text.push('\n');
@@ -254,7 +257,7 @@ fn explained(
         };
         text.push_str(&format!("lookup {key}: {source}\n"));
     }
-    Ok(text)
+    text
 }
 
 fn parse_key(key: &str) -> Result<Vec<String>, Failure> {

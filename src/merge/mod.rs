@@ -1,15 +1,19 @@
 //! The merge engine: folds a chain of documents, lowest priority first.
 //!
-//! Entry point: [`merge_documents`]. Each document may carry a root `merge:`
-//! table; the tables are layered onto a base [`Policy`] and never appear in the
-//! result. At every path the engine asks the policy which [`Spec`] applies and
-//! dispatches on its [`Strategy`]; it has no rule of its own. The strategies live in
-//! `strategies.rs` (Beryl's, RFC 7396 and the simple Hiera ones) and `deep.rs`
-//! (Hiera `deep`, which is the deep_merge gem); key prefixes (`~`, `=`) in
-//! `keys.rs`; orderings in `order.rs`.
+//! Entry point: [`merge_documents`] (and [`merge_for_lookup`], one path as
+//! Hiera looks it up), in `fold.rs`. Each document may carry a root `merge:`
+//! or `lookup_options:` table (`tables.rs`); the tables are layered onto a
+//! base [`Policy`] and never appear in the result. At every path the engine
+//! asks the policy which [`Spec`] applies (unless an [`Override`] imposes
+//! one, `lookup.rs`) and dispatches on its [`Strategy`]; it has no rule of
+//! its own. The strategies live in `strategies.rs` (Beryl's, RFC 7396 and
+//! the simple Hiera ones) and `deep.rs` (Hiera `deep`, which is the
+//! deep_merge gem); key prefixes (`~`, `=`) in `prefixes.rs`; orderings in
+//! `order.rs`.
 
 mod deep;
 mod dialect;
+mod fold;
 pub(crate) mod lookup;
 mod order;
 pub(crate) mod policy;
@@ -22,12 +26,14 @@ mod warn;
 use std::sync::LazyLock;
 
 pub use dialect::{Allow, Constants, Dialect, Kinds};
+pub use fold::merge_documents;
+pub(crate) use fold::merge_for_lookup;
 pub use lookup::{Choice, Lookup, Override};
 pub use policy::{Pattern, Policy, Rule};
 pub use spec::{Spec, Strategy};
 
 use crate::diag::Diags;
-use crate::value::{Map, Node, Value};
+use crate::value::{Node, Value};
 
 crate::diag::codes! {
     /// The codes of the merge engine.
@@ -77,103 +83,6 @@ pub(crate) const TABLE_KEYS: &[&str] = &[
 ];
 
 static DEFAULT: LazyLock<Spec> = LazyLock::new(|| Spec::of(Strategy::Default));
-
-/// Merges `docs` (lowest priority first). Their tables (`merge:`,
-/// `lookup_options:`) are layered onto `base` in order; `root`, when given,
-/// is the strategy at the root and beats any table there. Returns every
-/// error found; warnings (a knockout that removes nothing, an empty value
-/// that deletes under `patch`) go with the errors, or into
-/// [`Merged::diags`] when there are none.
-///
-/// Paths where a reference (`${…}`) meets another value are not merged yet:
-/// they are returned in [`Merged::deferred`], to be finished with
-/// [`Merged::finish`] once the references are resolved.
-pub fn merge_documents(
-    docs: &[&Node],
-    base: &Policy,
-    root: Option<&Spec>,
-) -> Result<Merged, Diags> {
-    fold(docs, base, |_| {
-        (root.map(|s| Override::root(s.clone())), None)
-    })
-}
-
-/// Merges `docs` as [`merge_documents`] does, for a lookup of one path: the
-/// spec there is chosen once the tables are layered, in Hiera's order
-/// (lookup.rs), and the choice is in [`Merged::choice`].
-pub(crate) fn merge_for_lookup(
-    docs: &[&Node],
-    base: &Policy,
-    lookup: &Lookup,
-) -> Result<Merged, Diags> {
-    fold(docs, base, |policy| {
-        let (forced, choice) = lookup.choose(policy);
-        (forced, Some(choice))
-    })
-}
-
-/// The fold: layers the tables, asks `decide` for the spec imposed at a
-/// path (if any) given the layered table, and merges.
-fn fold(
-    docs: &[&Node],
-    base: &Policy,
-    decide: impl FnOnce(&Policy) -> (Option<Override>, Option<Choice>),
-) -> Result<Merged, Diags> {
-    let mut policy = base.clone();
-    let mut errors = Vec::new();
-    let mut warnings = Vec::new();
-    for doc in docs {
-        match tables::level_rules(doc, &policy) {
-            Ok((rules, w)) => {
-                policy.layer(rules);
-                warnings.extend(w);
-            }
-            Err(e) => errors.extend(e),
-        }
-    }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    let (forced, choice) = decide(&policy);
-    let mut merged = Merged {
-        node: Node::synthetic(Value::Null),
-        deferred: Vec::new(),
-        policy,
-        forced,
-        choice,
-        constants: Vec::new(),
-        constants_reported: Vec::new(),
-        diags: Vec::new(),
-        used: Vec::new(),
-    };
-    let mut engine = merged.engine(true);
-    let contributions: Vec<Option<&Node>> = docs.iter().map(|d| Some(*d)).collect();
-    let node = engine.merge_at(&DEFAULT, &contributions, false, false);
-    let (diags, deferred, reported, used) = (
-        engine.diags,
-        engine.deferred,
-        engine.constants_reported,
-        engine.used,
-    );
-    merged.diags = errors_first(diags)?;
-    merged.diags.splice(0..0, warnings);
-    merged.used = used;
-    merged.node = node.unwrap_or_else(|| Node::synthetic(Value::Map(Map::new())));
-    merged.deferred = deferred;
-    let table_keys = merged.policy.table_keys();
-    for doc in docs {
-        prefixes::constants(doc, table_keys, &mut Vec::new(), &mut merged.constants);
-    }
-    merged.constants_reported = reported;
-    // With deferred paths the tree is not final yet: refs::resolve checks.
-    if merged.deferred.is_empty() {
-        let errors = merged.check_constants();
-        if !errors.is_empty() {
-            return Err(errors);
-        }
-    }
-    Ok(merged)
-}
 
 /// The diagnostics as an error when one is an error, else the warnings.
 fn errors_first(diags: Diags) -> Result<Diags, Diags> {

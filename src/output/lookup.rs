@@ -102,7 +102,7 @@ pub(crate) fn describe(path: &str, choice: &Choice) -> String {
             from: Some(from),
             whole: true,
         } => format!(
-            "lookup {path}: the value `{spec}` gave `{}`, {}",
+            "lookup {path}: read in `{}` as merged by `{spec}`, {}",
             crate::syntax::path::display(from),
             at(rule)
         ),

@@ -9,7 +9,7 @@
 //! comment-only `web/_group.yml`, the class `roles.web`, and hosts host01
 //! (the class, most data), host02 and an empty host03.
 
-use crate::support::{args, beryl, fixture};
+use crate::support::{args, beryl, fixture, write};
 
 /// Runs `beryl lookup …` in the fixture: (status, stdout, stderr).
 fn lookup(a: &[&str]) -> (i32, String, String) {
@@ -65,6 +65,12 @@ fn step_2_an_exact_rule_and_its_root_key_for_a_dotted_key() {
         "---\nnofile: 4096\nnproc: 64\n",
     );
     found(&["limits.nproc", "--node", "host02"], "--- 64\n");
+    let (status, out, _) = lookup(&["limits.nproc", "--node", "host02", "--explain"]);
+    assert_eq!(status, 0);
+    assert!(
+        out.ends_with("lookup limits.nproc: read in `limits` as merged by `hash`, the rule `limits` (inventory/_default.yml:8)\n--- 64\n"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -260,6 +266,29 @@ fn explain_adds_the_choice_to_explains_report() {
         out,
         format!(
             "{report}\nlookup limits: merged by `hash`, the rule `limits` (inventory/_default.yml:8)\n---\nnofile: 4096\nnproc: 64\n"
+        )
+    );
+}
+
+/// A lookup reads data: a host whose `freebsd` does not validate is looked
+/// up, and --explain gives the lookup's line without explain's report.
+#[test]
+fn a_host_that_does_not_validate_is_looked_up() {
+    let dir = fixture("lookup");
+    write(
+        &dir.path().join("inventory/example.org/web/host02.yml"),
+        "freebsd: {bogus: 1}\n",
+    );
+    assert_ne!(beryl(dir.path(), &args(&["render", "host02"])).status, 0);
+    let r = beryl(
+        dir.path(),
+        &args(&["lookup", "freebsd", "--node", "host02", "--explain"]),
+    );
+    assert_eq!(
+        (r.status, r.stdout.as_str()),
+        (
+            0,
+            "lookup freebsd: merged by `first` (no rule for the path): the highest level that writes it wins\n---\nbogus: 1\n"
         )
     );
 }

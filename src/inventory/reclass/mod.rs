@@ -65,12 +65,13 @@ crate::diag::codes! {
 /// The config file names looked for in the inventory base, first found wins.
 pub(crate) const CONFIG_NAMES: &[&str] = &["reclass-config.yml", "kapicorp-reclass-config.yml"];
 
-/// Whether `root` is a reclass inventory: a file (Ferroclass's single-file
-/// inventory), or a folder with no `_default.yml`, and a config file, or
-/// `nodes/` (or Kapitan's `targets/`) beside `classes/`.
+/// Whether `root` is a reclass inventory: a file that declares nodes
+/// (Ferroclass's single-file inventory), or a folder with no
+/// `_default.yml`, and a config file, or `nodes/` (or Kapitan's `targets/`)
+/// beside `classes/`.
 pub(crate) fn recognise(root: &Path) -> bool {
     if root.is_file() {
-        return true;
+        return single::declares_nodes(root);
     }
     if ["_default.yml", "_default.yaml"]
         .iter()

@@ -133,6 +133,20 @@ pub(crate) fn load(file: &LevelFile, limits: &Limits) -> Result<(Vec<Host>, Docu
     Ok((hosts, docs))
 }
 
+/// Whether the file at `path` is a single-file inventory: it declares a
+/// node (a line `type: node`), so that another YAML file given where an
+/// inventory folder is expected is still refused as not a folder. A file
+/// too large to read here is let through, so that the size cap reports it.
+pub(crate) fn declares_nodes(path: &std::path::Path) -> bool {
+    let too_large =
+        std::fs::metadata(path).is_ok_and(|m| m.len() > crate::yaml::DEFAULT_MAX_FILE_SIZE);
+    too_large
+        || std::fs::read_to_string(path).is_ok_and(|text| {
+            text.lines()
+                .any(|l| l.split('#').next().unwrap_or("").trim_end() == "type: node")
+        })
+}
+
 /// The byte offset and 0-based line of each document start: the file's
 /// start, and every line that is `---` alone or followed by a blank.
 fn starts(text: &str) -> Vec<(usize, u32)> {
@@ -299,6 +313,19 @@ mod tests {
         // Spans are the whole file's: `b` is on line 12, column 6.
         assert_eq!((b.span.line, b.span.col), (12, 6));
         assert_eq!(&*b.span.source.as_ref().unwrap().text, text);
+    }
+
+    #[test]
+    fn a_file_is_an_inventory_when_it_declares_a_node() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = |text: &str| {
+            let path = dir.path().join("f.yml");
+            std::fs::write(&path, text).unwrap();
+            declares_nodes(&path)
+        };
+        assert!(file("name: a\ntype: node  # here\n"));
+        assert!(!file("freebsd:\n  type: node\n"));
+        assert!(!file("ssh: {user: root}\n"));
     }
 
     #[test]
