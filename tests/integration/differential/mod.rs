@@ -13,10 +13,12 @@
 //! `.ci/run`), where a missing peer fails the suite.
 //!
 //! `reclass/` holds classes, references and queries to kapicorp-reclass,
-//! `yaml11/` the YAML 1.1 dialect of reclass inventories to PyYAML.
+//! `yaml11/` the YAML 1.1 dialect of reclass inventories to PyYAML,
+//! `lookup/` `beryl lookup` to `puppet lookup` on a real Hiera repository.
 
 mod cases;
 mod differences;
+mod lookup;
 mod peers;
 mod reclass;
 mod reclass_real;
