@@ -1,6 +1,8 @@
 //! The deliberate differences (tests/peers/differences.yml) and the judge that
 //! decides whether a disagreement is one of them.
 
+use std::collections::BTreeMap;
+
 use beryl::value::{Node, Source, Value};
 use serde_json::Value as J;
 
@@ -116,6 +118,12 @@ pub fn judge(
         .filter(|d| d.peers.iter().any(|p| p == peer))
         .filter(|d| holds(&d.when, spec, levels, ours, theirs))
         .collect();
+    verdict(agree, &flagged)
+}
+
+/// The verdict on one case: whether both sides gave the same answer, and
+/// the listed differences whose conditions hold for it (in list order).
+pub fn verdict(agree: bool, flagged: &[&Difference]) -> Verdict {
     match (agree, flagged.first()) {
         (true, _) => match flagged.iter().find(|d| d.exact) {
             Some(d) => Verdict::ExactButAgree(d.id.clone()),
@@ -126,6 +134,58 @@ pub fn judge(
         (false, Some(d)) => Verdict::Explained(d.id.clone()),
         (false, None) => Verdict::Unexplained,
     }
+}
+
+/// The counts of one row of a differential's table.
+#[derive(Default)]
+pub struct Tally {
+    pub cases: usize,
+    pub agree: usize,
+    pub explained: BTreeMap<String, usize>,
+    pub flagged_but_agree: BTreeMap<String, usize>,
+}
+
+impl Tally {
+    /// Counts one case's verdict, and each explained difference in `seen`
+    /// too. Returns why the case fails the test, if it does.
+    pub fn count(&mut self, v: Verdict, seen: &mut BTreeMap<String, usize>) -> Option<Failed> {
+        self.cases += 1;
+        match v {
+            Verdict::Agree { flagged } => {
+                self.agree += 1;
+                for id in flagged {
+                    *self.flagged_but_agree.entry(id).or_default() += 1;
+                }
+                None
+            }
+            Verdict::Explained(id) => {
+                *seen.entry(id.clone()).or_default() += 1;
+                *self.explained.entry(id).or_default() += 1;
+                None
+            }
+            Verdict::ExactButAgree(id) => Some(Failed::ExactButAgree(id)),
+            Verdict::Unexplained => Some(Failed::Unexplained),
+        }
+    }
+}
+
+/// Why a case fails a differential test.
+pub enum Failed {
+    /// An exact difference selected a case that agrees: the list is wrong.
+    ExactButAgree(String),
+    /// A disagreement no listed difference explains.
+    Unexplained,
+}
+
+/// `id: count, …` of a map of counts, or `0`.
+pub fn list(m: &BTreeMap<String, usize>) -> String {
+    if m.is_empty() {
+        return "0".into();
+    }
+    m.iter()
+        .map(|(k, v)| format!("{k}: {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn holds(when: &str, spec: &J, levels: &[J], ours: &Answer, theirs: &Answer) -> bool {

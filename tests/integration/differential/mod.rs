@@ -32,7 +32,7 @@ use beryl::value::{Node, Source};
 use serde_json::{Value as J, json};
 
 use cases::Profile;
-use differences::Verdict;
+use differences::{Failed, Tally, list};
 use peers::{Answer, Driver};
 
 use crate::support::repo;
@@ -126,14 +126,6 @@ fn json_patch(levels: &[J]) -> Answer {
     Answer::Ok(doc)
 }
 
-#[derive(Default)]
-struct Tally {
-    cases: usize,
-    agree: usize,
-    explained: BTreeMap<String, usize>,
-    flagged_but_agree: BTreeMap<String, usize>,
-}
-
 #[test]
 fn strategies_agree_with_the_peers() {
     let differences = differences::load();
@@ -174,25 +166,16 @@ fn strategies_agree_with_the_peers() {
         };
         let mut tally = Tally::default();
         for ((spec, levels), peer) in cases.iter().zip(&theirs) {
-            tally.cases += 1;
             let ours = beryl_merge(spec, levels);
-            match differences::judge(&differences, config.peer, spec, levels, &ours, peer) {
-                Verdict::Agree { flagged } => {
-                    tally.agree += 1;
-                    for id in flagged {
-                        *tally.flagged_but_agree.entry(id).or_default() += 1;
-                    }
-                }
-                Verdict::Explained(id) => {
-                    *seen.entry(id.clone()).or_default() += 1;
-                    *tally.explained.entry(id).or_default() += 1;
-                }
-                Verdict::ExactButAgree(id) => failures.push(format!(
+            let v = differences::judge(&differences, config.peer, spec, levels, &ours, peer);
+            match tally.count(v, &mut seen) {
+                None => {}
+                Some(Failed::ExactButAgree(id)) => failures.push(format!(
                     "{}: `{id}` is exact but this case agrees: {spec} {}",
                     config.peer,
                     J::from(levels.clone())
                 )),
-                Verdict::Unexplained => failures.push(format!(
+                Some(Failed::Unexplained) => failures.push(format!(
                     "{} {spec}\n  levels: {}\n  peer:   {peer:?}\n  beryl:  {ours:?}",
                     config.peer,
                     J::from(levels.clone())
@@ -310,14 +293,4 @@ fn spec_text(spec: &J) -> String {
         s = format!("{s} ({})", opts.join(", "));
     }
     s
-}
-
-fn list(m: &BTreeMap<String, usize>) -> String {
-    if m.is_empty() {
-        return "0".into();
-    }
-    m.iter()
-        .map(|(k, v)| format!("{k}: {v}"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }

@@ -3,7 +3,7 @@
 
 use serde_json::Value as J;
 
-use super::super::differences::{Difference, ordered_eq};
+use super::super::differences::{Difference, Verdict, ordered_eq, verdict};
 use super::{Lookup, Reply};
 
 /// What the predicates may read about a lookup besides the answers.
@@ -52,13 +52,6 @@ pub fn beryl(r: &Reply, json: bool, key: &str) -> Outcome {
     }
 }
 
-pub enum Verdict {
-    Agree { flagged: Vec<String> },
-    Explained(String),
-    ExactButAgree(String),
-    Unexplained,
-}
-
 fn same(a: &Outcome, b: &Outcome) -> bool {
     match (a, b) {
         (Outcome::Value(x), Outcome::Value(y)) => ordered_eq(x, y),
@@ -74,16 +67,7 @@ pub fn judge(differences: &[Difference], case: &Case, ours: &Outcome, theirs: &O
         .filter(|d| d.peers.iter().any(|p| p == "puppet-lookup"))
         .filter(|d| holds(&d.when, case, ours, theirs))
         .collect();
-    match (agree, flagged.first()) {
-        (true, _) => match flagged.iter().find(|d| d.exact) {
-            Some(d) => Verdict::ExactButAgree(d.id.clone()),
-            None => Verdict::Agree {
-                flagged: flagged.iter().map(|d| d.id.clone()).collect(),
-            },
-        },
-        (false, Some(d)) => Verdict::Explained(d.id.clone()),
-        (false, None) => Verdict::Unexplained,
-    }
+    verdict(agree, &flagged)
 }
 
 fn holds(when: &str, case: &Case, ours: &Outcome, theirs: &Outcome) -> bool {

@@ -3,18 +3,16 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::super::differences;
-use super::judge::{self, Outcome, Verdict};
+use super::super::differences::{self, Failed, list};
+use super::judge::{self, Outcome};
 use super::mapping::NODES;
 use super::{Lookup, Reply, TITLE};
 
+/// A variant's counts, and how many lookups Puppet found.
 #[derive(Default)]
 struct Tally {
-    cases: usize,
-    agree: usize,
+    counts: differences::Tally,
     found: usize,
-    explained: BTreeMap<String, usize>,
-    flagged_but_agree: BTreeMap<String, usize>,
 }
 
 pub fn judge_all(
@@ -36,28 +34,21 @@ pub fn judge_all(
             let p = judge::puppet(&theirs[n][i], json);
             let b = judge::beryl(&ours[n][i], json, &l.beryl_key);
             let t = tallies.entry(l.variant).or_default();
-            t.cases += 1;
             t.found += usize::from(matches!(p, Outcome::Value(_) | Outcome::Text(_)));
             let case = judge::Case {
                 lookup: l,
                 twice: twice[n],
             };
-            match judge::judge(&differences, &case, &b, &p) {
-                Verdict::Agree { flagged } => {
-                    t.agree += 1;
-                    for id in flagged {
-                        *t.flagged_but_agree.entry(id).or_default() += 1;
-                    }
-                }
-                Verdict::Explained(id) => {
-                    *seen.entry(id.clone()).or_default() += 1;
-                    *t.explained.entry(id).or_default() += 1;
-                }
-                Verdict::ExactButAgree(id) => failures.push(format!(
+            match t
+                .counts
+                .count(judge::judge(&differences, &case, &b, &p), &mut seen)
+            {
+                None => {}
+                Some(Failed::ExactButAgree(id)) => failures.push(format!(
                     "{} {l:?}: `{id}` is exact but this lookup agrees",
                     NODES[n].short
                 )),
-                Verdict::Unexplained => failures.push(format!(
+                Some(Failed::Unexplained) => failures.push(format!(
                     "{} {} [{}]\n  puppet: {p:?}\n  beryl:  {b:?}",
                     NODES[n].short, l.beryl_key, l.variant
                 )),
@@ -80,22 +71,22 @@ pub fn judge_all(
         let _ = writeln!(
             table,
             "| {variant} | {} | {} | {} | {} | {} |",
-            t.cases,
+            t.counts.cases,
             t.found,
-            t.agree,
-            list(&t.explained),
-            list(&t.flagged_but_agree)
+            t.counts.agree,
+            list(&t.counts.explained),
+            list(&t.counts.flagged_but_agree)
         );
-        total.cases += t.cases;
+        total.counts.cases += t.counts.cases;
         total.found += t.found;
-        total.agree += t.agree;
+        total.counts.agree += t.counts.agree;
     }
     let _ = writeln!(
         table,
         "| all | {} | {} | {} | {} | |",
-        total.cases,
+        total.counts.cases,
         total.found,
-        total.agree,
+        total.counts.agree,
         list(&seen)
     );
     let _ = write!(
@@ -137,14 +128,4 @@ pub fn puppet_only_table(plans: &[Vec<Lookup>], theirs: &[Vec<Reply>]) -> String
         let _ = writeln!(t, "| {v} | {a} | {b} | {c} | {d} |");
     }
     t
-}
-
-fn list(m: &BTreeMap<String, usize>) -> String {
-    if m.is_empty() {
-        return "0".into();
-    }
-    m.iter()
-        .map(|(k, v)| format!("{k}: {v}"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
