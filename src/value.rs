@@ -13,6 +13,7 @@ use indexmap::IndexMap;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 
 mod loc;
+pub(crate) mod repr;
 
 pub(crate) use loc::{Loc, Step};
 

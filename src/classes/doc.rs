@@ -34,7 +34,8 @@ impl ClassedDoc {
     pub(crate) fn split(node: &Arc<Node>) -> Result<ClassedDoc, Diags> {
         let queries = crate::syntax::query::mentions_query(node);
         let asks = queries && crate::syntax::query::asks(node);
-        let Some(root) = node.as_map() else {
+        // A document that is not a mapping, or names no classes, is all data.
+        let Some((root, entry)) = node.as_map().and_then(|r| r.get(KEY).map(|e| (r, e))) else {
             return Ok(ClassedDoc {
                 data: node.clone(),
                 classes: Vec::new(),
@@ -45,15 +46,6 @@ impl ClassedDoc {
         };
         // A prefixed `~classes` is refused by inventory::levels::check.
         let mut errors = Vec::new();
-        let Some(entry) = root.get(KEY) else {
-            return Ok(ClassedDoc {
-                data: node.clone(),
-                classes: Vec::new(),
-                queries,
-                asks,
-                ..ClassedDoc::empty()
-            });
-        };
         let classes = match &entry.node.value {
             Value::Null => Vec::new(),
             Value::Seq(items) => {

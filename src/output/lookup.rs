@@ -115,41 +115,20 @@ pub(crate) fn describe(path: &str, choice: &Choice) -> String {
 /// Ruby's `inspect` of the value Puppet would hold: strings in double quotes
 /// with Ruby's escapes, `nil`, `[a, b]`, `{"k"=>v}`.
 fn inspect(node: &Node, out: &mut String) {
-    match &node.value {
-        Value::Null => out.push_str("nil"),
-        Value::Str(s) => inspect_str(s, out),
-        Value::Seq(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                inspect(item, out);
-            }
-            out.push(']');
-        }
-        Value::Map(map) => {
-            out.push('{');
-            for (i, (k, e)) in map.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                inspect_str(k, out);
-                out.push_str("=>");
-                inspect(&e.node, out);
-            }
-            out.push('}');
-        }
-        _ => out.push_str(&scalar(node)),
-    }
+    crate::value::repr::write(node, &RUBY, out);
 }
 
-/// A number or boolean as YAML writes it (`1.5`, `true`).
-fn scalar(node: &Node) -> String {
-    super::to_string(node, super::Format::Yaml)
-        .map(|s| s.trim_end().to_string())
-        .unwrap_or_default()
-}
+/// Ruby's spellings; a number as YAML writes it (`1.5`).
+const RUBY: crate::value::repr::Style = crate::value::repr::Style {
+    null: "nil",
+    bools: ["false", "true"],
+    pair: "=>",
+    string: inspect_str,
+    number: |node, out| {
+        let text = super::to_string(node, super::Format::Yaml).unwrap_or_default();
+        out.push_str(text.trim_end());
+    },
+};
 
 fn inspect_str(s: &str, out: &mut String) {
     out.push('"');

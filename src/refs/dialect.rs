@@ -115,37 +115,21 @@ pub(crate) fn python_str(node: &Node) -> String {
 
 /// Python's `repr()` of a value, as `str()` writes lists and dicts.
 pub(crate) fn python_repr(node: &Node, out: &mut String) {
-    match &node.value {
-        Value::Null => out.push_str("None"),
-        Value::Bool(true) => out.push_str("True"),
-        Value::Bool(false) => out.push_str("False"),
-        Value::Int(i) => out.push_str(&i.to_string()),
-        Value::Float(f) => out.push_str(&python_float(*f)),
-        Value::Str(s) => python_string(s, out),
-        Value::Seq(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                python_repr(item, out);
-            }
-            out.push(']');
-        }
-        Value::Map(m) => {
-            out.push('{');
-            for (i, (k, e)) in m.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                python_string(k, out);
-                out.push_str(": ");
-                python_repr(&e.node, out);
-            }
-            out.push('}');
-        }
-    }
+    crate::value::repr::write(node, &PYTHON, out);
 }
+
+/// Python's spellings.
+const PYTHON: crate::value::repr::Style = crate::value::repr::Style {
+    null: "None",
+    bools: ["False", "True"],
+    pair: ": ",
+    string: python_string,
+    number: |node, out| match node.value {
+        Value::Float(f) => out.push_str(&python_float(f)),
+        Value::Int(i) => out.push_str(&i.to_string()),
+        _ => {}
+    },
+};
 
 /// Python's `repr()` of a float: the shortest digits that read back, in
 /// positional notation when the decimal exponent is from -4 to 15, else in
