@@ -63,6 +63,8 @@ pub(super) enum Kind {
 #[derive(Debug)]
 pub(super) struct Entry {
     pub kind: Kind,
+    /// The mode as git lists it (`100644`, `100755`, `120000`).
+    pub mode: String,
     pub id: String,
     pub path: String,
 }
@@ -116,6 +118,7 @@ pub(super) fn list(
         };
         entries.push(Entry {
             kind,
+            mode: mode.to_string(),
             id: id.to_string(),
             path,
         });

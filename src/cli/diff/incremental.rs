@@ -1,0 +1,340 @@
+//! An incremental diff: compile, on each side, only the hosts whose inputs
+//! differ between the sides (docs/diff.md §9).
+//!
+//! Both sides are listed first, each file with an id that is equal exactly
+//! when its content is: git's mode and blob id for `git:REV` (`ls-tree`,
+//! nothing read), a sha256 of the content for a directory. The changed paths
+//! go through the rules of `reach.rs`; the hosts they reach are compiled on
+//! each side, the others get the same hash on both, so the comparison skips
+//! them. A `git:REV` side is discovered from its listing, and only the files
+//! the compiled hosts can read are written out of git.
+//!
+//! Whatever cannot be told soundly leaves the diff to the full path
+//! (`None`): sides of two kinds, a render directory, a reclass inventory,
+//! links, `--select`, a change the rules place on every host, a compiled
+//! host with a query, or one whose exports differ between the sides.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use super::compiled::{Compiled, compile_side};
+use super::{Context, Failure, Loaded, does_not_compile, reach};
+use crate::inventory::Inventory;
+use crate::inventory::listed::Tree;
+use crate::inventory::revision::{self, Listing, Place, Snapshot};
+use crate::output::render_dir;
+
+/// How many hosts were compiled, of how many on either side.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Count {
+    pub compiled: usize,
+    pub hosts: usize,
+}
+
+/// A side before anything is compiled.
+enum Source {
+    Git(Box<Listing>),
+    Dir(PathBuf),
+}
+
+/// Each file of a side by path (relative to the inventory, or to the key
+/// directory), with an id equal exactly when the content is.
+struct Ids {
+    inventory: BTreeMap<String, String>,
+    ssh: BTreeMap<String, String>,
+}
+
+/// A side discovered, nothing compiled yet.
+struct Prepared {
+    inventory: &'static Inventory,
+    /// A revision's listing and its scratch tree, still empty.
+    git: Option<(Box<Listing>, Snapshot)>,
+    ssh: Place,
+    /// How diagnostics name the inventory.
+    display: String,
+}
+
+/// Both sides (`(role, spec)`, old then new), compiled incrementally, or
+/// `None` for the full diff.
+pub(super) fn sides(
+    ctx: &Context,
+    specs: [(&str, &str); 2],
+    plans: bool,
+) -> Result<Option<([Loaded; 2], Count)>, Failure> {
+    let mut sources = Vec::new();
+    for (_, spec) in specs {
+        match source(ctx, spec)? {
+            Some(s) => sources.push(s),
+            None => return Ok(None),
+        }
+    }
+    let same_kind = matches!(
+        (&sources[0], &sources[1]),
+        (Source::Git(_), Source::Git(_)) | (Source::Dir(_), Source::Dir(_))
+    );
+    if !same_kind {
+        return Ok(None);
+    }
+    let ids: Vec<Ids> = sources.iter().filter_map(ids).collect();
+    if ids.len() != 2 {
+        return Ok(None);
+    }
+    let mut sides = Vec::new();
+    for ((role, spec), source) in specs.into_iter().zip(sources) {
+        match prepare(ctx, source, spec).map_err(|e| does_not_compile(role, spec, e))? {
+            Some(p) => sides.push(p),
+            None => return Ok(None),
+        }
+    }
+    let changed = differing(&ids[0].inventory, &ids[1].inventory);
+    let keys = differing(&ids[0].ssh, &ids[1].ssh);
+    let Some(affected) = reach::affected(&changed, &keys, sides[0].inventory, sides[1].inventory)
+    else {
+        return Ok(None);
+    };
+    let mut compiled: Vec<(Compiled, Option<Snapshot>)> = Vec::new();
+    for ((role, spec), side) in specs.into_iter().zip(sides) {
+        let snapshot = match side.git {
+            Some((listing, snapshot)) => {
+                let keep = needed(&listing, side.inventory, &affected);
+                listing
+                    .fill(&snapshot, ctx.limits.max_file_size, |p| keep.contains(p))
+                    .map_err(|e| does_not_compile(role, spec, vec![e.into()]))?;
+                Some(snapshot)
+            }
+            None => None,
+        };
+        let c = compile_side(
+            ctx,
+            side.inventory,
+            &side.display,
+            &side.ssh,
+            plans,
+            Some(&affected),
+        )
+        .map_err(|e| does_not_compile(role, spec, e))?;
+        match c {
+            Some(c) => compiled.push((c, snapshot)),
+            None => return Ok(None),
+        }
+    }
+    // A query of an unchanged host reads the compiled hosts' exports.
+    if affected
+        .iter()
+        .any(|h| compiled[0].0.exports.get(h) != compiled[1].0.exports.get(h))
+    {
+        return Ok(None);
+    }
+    let hosts: BTreeSet<&String> = compiled
+        .iter()
+        .flat_map(|(c, _)| c.side.hosts.keys())
+        .collect();
+    let count = Count {
+        compiled: affected.len(),
+        hosts: hosts.len(),
+    };
+    let mut loaded = compiled.into_iter().map(|(c, snap)| (c.side, snap, None));
+    let (Some(old), Some(new)) = (loaded.next(), loaded.next()) else {
+        return Ok(None);
+    };
+    Ok(Some(([old, new], count)))
+}
+
+/// The repository paths a revision's scratch tree needs for compiling the
+/// hosts `affected`: the root's files, the class files, the templates and
+/// sources, the key files, and the chain files of those hosts.
+fn needed(listing: &Listing, inv: &Inventory, affected: &BTreeSet<String>) -> BTreeSet<String> {
+    let mut keep: BTreeSet<String> = BTreeSet::new();
+    let shared = |rel: &str| {
+        !rel.contains('/')
+            || [crate::inventory::CLASSES_DIR]
+                .iter()
+                .chain(crate::inventory::DATA_DIRS)
+                .any(|d| rel.strip_prefix(d).is_some_and(|r| r.starts_with('/')))
+    };
+    keep.extend(
+        listing
+            .inventory()
+            .filter(|f| shared(f.rel))
+            .filter_map(|f| listing.repo_path(false, f.rel)),
+    );
+    keep.extend(listing.ssh().filter_map(|f| listing.repo_path(true, f.rel)));
+    for host in inv.hosts.iter().filter(|h| affected.contains(&h.fqdn)) {
+        for level in inv.chain(host) {
+            keep.extend(listing.repo_path(false, &level.file.rel));
+        }
+    }
+    keep
+}
+
+/// The source a side names, or `None` when it is one the incremental diff
+/// does not handle (a render directory, a path that is not a directory:
+/// the full diff says why).
+fn source(ctx: &Context, spec: &str) -> Result<Option<Source>, Failure> {
+    if let Some(rev) = spec.strip_prefix("git:") {
+        let listing =
+            revision::list(&ctx.inventory_dir, &ctx.ssh_dir, rev).map_err(|e| vec![e.into()])?;
+        return Ok(listing
+            .has_inventory()
+            .then(|| Source::Git(Box::new(listing))));
+    }
+    let dir = PathBuf::from(spec);
+    Ok((dir.is_dir() && !render_dir::is_render_dir(&dir)).then_some(Source::Dir(dir)))
+}
+
+/// The ids of a side's files; `None` when one is not a plain file (a link
+/// is followed only by the full diff's discovery).
+fn ids(source: &Source) -> Option<Ids> {
+    match source {
+        Source::Git(listing) => {
+            let mut ids = Ids {
+                inventory: BTreeMap::new(),
+                ssh: BTreeMap::new(),
+            };
+            for (map, files) in [
+                (&mut ids.inventory, listing.inventory().collect::<Vec<_>>()),
+                (&mut ids.ssh, listing.ssh().collect()),
+            ] {
+                for f in files {
+                    if !f.plain {
+                        return None;
+                    }
+                    map.insert(f.rel.to_string(), f.id);
+                }
+            }
+            Some(ids)
+        }
+        Source::Dir(dir) => {
+            let mut inventory = BTreeMap::new();
+            // Both directory sides read the key directory of the command
+            // line: it is the same on both.
+            digests(dir, "", &mut inventory).then_some(Ids {
+                inventory,
+                ssh: BTreeMap::new(),
+            })
+        }
+    }
+}
+
+/// The sha256 of every file under `root/rel`, by path relative to `root`;
+/// false when an entry is neither a file nor a directory, or unreadable.
+fn digests(root: &Path, rel: &str, out: &mut BTreeMap<String, String>) -> bool {
+    use sha2::{Digest, Sha256};
+    let Ok(entries) = std::fs::read_dir(root.join(rel)) else {
+        return false;
+    };
+    for entry in entries {
+        let Ok(entry) = entry else { return false };
+        let Ok(name) = entry.file_name().into_string() else {
+            return false;
+        };
+        let path = if rel.is_empty() {
+            name
+        } else {
+            format!("{rel}/{name}")
+        };
+        match entry.file_type() {
+            Ok(t) if t.is_dir() => {
+                if !digests(root, &path, out) {
+                    return false;
+                }
+            }
+            Ok(t) if t.is_file() => {
+                let Ok(bytes) = std::fs::read(entry.path()) else {
+                    return false;
+                };
+                let digest = Sha256::digest(&bytes);
+                out.insert(path, format!("{digest:x}"));
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// The paths present on one side only, or with another id.
+fn differing<'a>(
+    old: &'a BTreeMap<String, String>,
+    new: &'a BTreeMap<String, String>,
+) -> Vec<&'a str> {
+    let mut paths: BTreeSet<&str> = BTreeSet::new();
+    for (a, b) in [(old, new), (new, old)] {
+        for (path, id) in a {
+            if b.get(path) != Some(id) {
+                paths.insert(path);
+            }
+        }
+    }
+    paths.into_iter().collect()
+}
+
+/// Discovers a side: a directory from the disk, a revision from its
+/// listing (into an empty scratch tree). `None` for a reclass inventory.
+fn prepare(ctx: &Context, source: Source, spec: &str) -> Result<Option<Prepared>, Failure> {
+    match source {
+        Source::Git(listing) => {
+            let snapshot = listing.snapshot().map_err(|e| vec![e.into()])?;
+            let Some(place) = snapshot.inventory.clone() else {
+                return Ok(None);
+            };
+            let tree = Tree::of(listing.inventory().map(|f| f.rel));
+            let Some(found) = Inventory::discover_listed(&place.dir, &place.display, tree) else {
+                return Ok(None);
+            };
+            Ok(Some(Prepared {
+                inventory: Box::leak(Box::new(found?)),
+                ssh: snapshot.ssh.clone(),
+                git: Some((listing, snapshot)),
+                display: place.display,
+            }))
+        }
+        Source::Dir(dir) => {
+            let inv = Inventory::discover(&dir, spec)?;
+            if inv.flavor.reclass().is_some() {
+                return Ok(None);
+            }
+            Ok(Some(Prepared {
+                inventory: Box::leak(Box::new(inv)),
+                git: None,
+                ssh: Place {
+                    dir: ctx.ssh_dir.clone(),
+                    display: ctx.ssh_dir.display().to_string(),
+                },
+                display: spec.to_string(),
+            }))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_differs_when_its_id_does_or_one_side_lacks_it() {
+        let map = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+            pairs
+                .iter()
+                .map(|(p, i)| (p.to_string(), i.to_string()))
+                .collect()
+        };
+        let old = map(&[("a.yml", "1"), ("b.yml", "2"), ("gone.yml", "3")]);
+        let new = map(&[("a.yml", "1"), ("b.yml", "9"), ("new.yml", "4")]);
+        assert_eq!(differing(&old, &new), ["b.yml", "gone.yml", "new.yml"]);
+        assert!(differing(&old, &old).is_empty());
+    }
+
+    #[test]
+    fn a_directory_is_listed_by_content() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("a.org/web")).unwrap();
+        std::fs::write(dir.path().join("a.org/web/h.yml"), "x: 1\n").unwrap();
+        std::fs::write(dir.path().join("_default.yml"), "x: 1\n").unwrap();
+        let mut ids = BTreeMap::new();
+        assert!(digests(dir.path(), "", &mut ids));
+        assert_eq!(ids.len(), 2);
+        assert_eq!(ids["a.org/web/h.yml"], ids["_default.yml"]);
+        std::os::unix::fs::symlink("_default.yml", dir.path().join("link.yml")).unwrap();
+        assert!(!digests(dir.path(), "", &mut BTreeMap::new()));
+    }
+}
