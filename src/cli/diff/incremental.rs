@@ -2,15 +2,17 @@
 //! differ between the sides (docs/diff.md §9).
 //!
 //! Both sides are listed first, each file with an id that is equal exactly
-//! when its content is: git's mode and blob id for `git:REV` (`ls-tree`,
-//! nothing read), a sha256 of the content for a directory. The changed paths
+//! when its content is: git's blob id for `git:REV` (`ls-tree`, nothing
+//! read) and for a directory compared with one (`git hash-object`, as CI's
+//! `beryl diff git:main` compares the work tree), else a sha256 of the
+//! content. The changed paths
 //! go through the rules of `reach.rs`; the hosts they reach are compiled on
 //! each side, the others get the same hash on both, so the comparison skips
 //! them. A `git:REV` side is discovered from its listing, and only the files
 //! the compiled hosts can read are written out of git.
 //!
 //! Whatever cannot be told soundly leaves the diff to the full path
-//! (`None`): sides of two kinds, a render directory, a reclass inventory,
+//! (`None`): a render directory, a reclass inventory,
 //! links, `--select`, a change the rules place on every host, a compiled
 //! host with a query, or one whose exports differ between the sides.
 
@@ -38,7 +40,8 @@ enum Source {
 }
 
 /// Each file of a side by path (relative to the inventory, or to the key
-/// directory), with an id equal exactly when the content is.
+/// directory), with an id equal exactly when the content is: git's blob id
+/// for a revision and for a directory compared with one, else a sha256.
 struct Ids {
     inventory: BTreeMap<String, String>,
     ssh: BTreeMap<String, String>,
@@ -68,16 +71,19 @@ pub(super) fn sides(
             None => return Ok(None),
         }
     }
-    let same_kind = matches!(
-        (&sources[0], &sources[1]),
-        (Source::Git(_), Source::Git(_)) | (Source::Dir(_), Source::Dir(_))
-    );
-    if !same_kind {
-        return Ok(None);
-    }
-    let ids: Vec<Ids> = sources.iter().filter_map(ids).collect();
-    if ids.len() != 2 {
-        return Ok(None);
+    // A directory is hashed as git hashes a blob when the other side is a
+    // revision (`git diff git:main`), else by sha256; with a revision, its
+    // key directory is compared when the revision holds one.
+    let revision = sources.iter().find_map(|s| match s {
+        Source::Git(l) => Some(l.ssh_in_repo()),
+        Source::Dir(_) => None,
+    });
+    let mut ids = Vec::new();
+    for source in &sources {
+        match side_ids(ctx, source, revision)? {
+            Some(i) => ids.push(i),
+            None => return Ok(None),
+        }
     }
     let mut sides = Vec::new();
     for ((role, spec), source) in specs.into_iter().zip(sources) {
@@ -182,44 +188,78 @@ fn source(ctx: &Context, spec: &str) -> Result<Option<Source>, Failure> {
     Ok((dir.is_dir() && !render_dir::is_render_dir(&dir)).then_some(Source::Dir(dir)))
 }
 
-/// The ids of a side's files; `None` when one is not a plain file (a link
-/// is followed only by the full diff's discovery).
-fn ids(source: &Source) -> Option<Ids> {
+/// The ids of a side's files, as [`Ids`] says; `None` when one is not a
+/// plain file (a link is followed only by the full diff's discovery).
+/// `revision` is `Some` when a side is a `git:REV`, with whether its key
+/// directory is in the repository.
+fn side_ids(
+    ctx: &Context,
+    source: &Source,
+    revision: Option<bool>,
+) -> Result<Option<Ids>, Failure> {
+    let mut ids = Ids {
+        inventory: BTreeMap::new(),
+        ssh: BTreeMap::new(),
+    };
     match source {
         Source::Git(listing) => {
-            let mut ids = Ids {
-                inventory: BTreeMap::new(),
-                ssh: BTreeMap::new(),
-            };
             for (map, files) in [
                 (&mut ids.inventory, listing.inventory().collect::<Vec<_>>()),
                 (&mut ids.ssh, listing.ssh().collect()),
             ] {
                 for f in files {
                     if !f.plain {
-                        return None;
+                        return Ok(None);
                     }
                     map.insert(f.rel.to_string(), f.id);
                 }
             }
-            Some(ids)
         }
         Source::Dir(dir) => {
-            let mut inventory = BTreeMap::new();
-            // Both directory sides read the key directory of the command
-            // line: it is the same on both.
-            digests(dir, "", &mut inventory).then_some(Ids {
-                inventory,
-                ssh: BTreeMap::new(),
-            })
+            // The key directory of the command line, unless both sides read
+            // it (two directories, or a revision without its own).
+            let dirs = [
+                (&mut ids.inventory, Some(dir.as_path())),
+                (
+                    &mut ids.ssh,
+                    (revision == Some(true)).then_some(ctx.ssh_dir.as_path()),
+                ),
+            ];
+            for (map, root) in dirs {
+                let Some(root) = root else { continue };
+                let mut paths = Vec::new();
+                if root.exists() && !files(root, "", &mut paths) {
+                    return Ok(None);
+                }
+                let full: Vec<PathBuf> = paths.iter().map(|p| root.join(p)).collect();
+                let hashes = match revision {
+                    Some(_) => revision::blob_ids(&full).map_err(|e| vec![e.into()])?,
+                    None => full
+                        .iter()
+                        .map(|p| sha256(p))
+                        .collect::<Option<_>>()
+                        .unwrap_or_default(),
+                };
+                if hashes.len() != paths.len() {
+                    return Ok(None);
+                }
+                map.extend(paths.into_iter().zip(hashes));
+            }
         }
     }
+    Ok(Some(ids))
 }
 
-/// The sha256 of every file under `root/rel`, by path relative to `root`;
-/// false when an entry is neither a file nor a directory, or unreadable.
-fn digests(root: &Path, rel: &str, out: &mut BTreeMap<String, String>) -> bool {
+/// The sha256 of a file's content, in hex.
+fn sha256(path: &Path) -> Option<String> {
     use sha2::{Digest, Sha256};
+    let bytes = std::fs::read(path).ok()?;
+    Some(format!("{:x}", Sha256::digest(&bytes)))
+}
+
+/// The files under `root/rel`, relative to `root`; false when an entry is
+/// neither a file nor a directory (a link), or a directory is unreadable.
+fn files(root: &Path, rel: &str, out: &mut Vec<String>) -> bool {
     let Ok(entries) = std::fs::read_dir(root.join(rel)) else {
         return false;
     };
@@ -228,6 +268,9 @@ fn digests(root: &Path, rel: &str, out: &mut BTreeMap<String, String>) -> bool {
         let Ok(name) = entry.file_name().into_string() else {
             return false;
         };
+        if name == ".git" {
+            continue;
+        }
         let path = if rel.is_empty() {
             name
         } else {
@@ -235,17 +278,11 @@ fn digests(root: &Path, rel: &str, out: &mut BTreeMap<String, String>) -> bool {
         };
         match entry.file_type() {
             Ok(t) if t.is_dir() => {
-                if !digests(root, &path, out) {
+                if !files(root, &path, out) {
                     return false;
                 }
             }
-            Ok(t) if t.is_file() => {
-                let Ok(bytes) = std::fs::read(entry.path()) else {
-                    return false;
-                };
-                let digest = Sha256::digest(&bytes);
-                out.insert(path, format!("{digest:x}"));
-            }
+            Ok(t) if t.is_file() => out.push(path),
             _ => return false,
         }
     }
@@ -330,11 +367,15 @@ mod tests {
         std::fs::create_dir_all(dir.path().join("a.org/web")).unwrap();
         std::fs::write(dir.path().join("a.org/web/h.yml"), "x: 1\n").unwrap();
         std::fs::write(dir.path().join("_default.yml"), "x: 1\n").unwrap();
-        let mut ids = BTreeMap::new();
-        assert!(digests(dir.path(), "", &mut ids));
-        assert_eq!(ids.len(), 2);
-        assert_eq!(ids["a.org/web/h.yml"], ids["_default.yml"]);
+        let mut found = Vec::new();
+        assert!(files(dir.path(), "", &mut found));
+        found.sort();
+        let found: [String; 2] = found.try_into().unwrap();
+        assert_eq!(found, ["_default.yml", "a.org/web/h.yml"]);
+        let [a, b] = found.map(|f| sha256(&dir.path().join(f)));
+        assert!(a.is_some());
+        assert_eq!(a, b);
         std::os::unix::fs::symlink("_default.yml", dir.path().join("link.yml")).unwrap();
-        assert!(!digests(dir.path(), "", &mut BTreeMap::new()));
+        assert!(!files(dir.path(), "", &mut Vec::new()));
     }
 }

@@ -21,67 +21,30 @@ enum Reach {
     Host,
 }
 
-/// A rule: a pattern of path components, relative to the inventory. `**`
-/// is any number of components (none included), `*` one component, `.*` a
-/// hidden one, `!yaml` one that is not a YAML file name, `*.yaml` any YAML
-/// file name, `NAME.yaml` that stem as `.yml` or `.yaml`; anything else is
-/// itself. The first rule that matches decides.
-struct Rule {
-    pattern: &'static str,
-    reach: Reach,
-}
-
-const RULES: &[Rule] = &[
+/// The rules, a pattern of path components relative to the inventory and
+/// what a changed file that matches it reaches. `**` is any number of
+/// components (none included), `*` one component, `.*` a hidden one,
+/// `!yaml` one that is not a YAML file name, `*.yaml` any YAML file name,
+/// `NAME.yaml` that stem as `.yml` or `.yaml`; anything else is itself. The
+/// first rule that matches decides.
+const RULES: &[(&str, Reach)] = &[
     // The settings and the first level of every chain.
-    Rule {
-        pattern: "beryl.yaml",
-        reach: Reach::Every,
-    },
-    Rule {
-        pattern: "_default.yaml",
-        reach: Reach::Every,
-    },
+    ("beryl.yaml", Reach::Every),
+    ("_default.yaml", Reach::Every),
     // A class can be named by any chain, and a class list is only known by
     // reading every level file: every host (docs/diff.md §9).
-    Rule {
-        pattern: "_classes/**",
-        reach: Reach::Every,
-    },
+    ("_classes/**", Reach::Every),
     // `freebsd.files`' sources and templates (src/compile/files.rs), read
     // by whichever host names them: every host.
-    Rule {
-        pattern: "templates/**",
-        reach: Reach::Every,
-    },
-    Rule {
-        pattern: "files/**",
-        reach: Reach::Every,
-    },
+    ("templates/**", Reach::Every),
+    ("files/**", Reach::Every),
     // Discovery skips hidden entries, and reads only YAML files.
-    Rule {
-        pattern: "**/.*/**",
-        reach: Reach::Nothing,
-    },
-    Rule {
-        pattern: "**/!yaml",
-        reach: Reach::Nothing,
-    },
-    Rule {
-        pattern: "*/_domain.yaml",
-        reach: Reach::Domain,
-    },
-    Rule {
-        pattern: "*/*/_group.yaml",
-        reach: Reach::Group,
-    },
-    Rule {
-        pattern: "*/*.yaml",
-        reach: Reach::Host,
-    },
-    Rule {
-        pattern: "*/*/*.yaml",
-        reach: Reach::Host,
-    },
+    ("**/.*/**", Reach::Nothing),
+    ("**/!yaml", Reach::Nothing),
+    ("*/_domain.yaml", Reach::Domain),
+    ("*/*/_group.yaml", Reach::Group),
+    ("*/*.yaml", Reach::Host),
+    ("*/*/*.yaml", Reach::Host),
 ];
 
 /// The hosts, on either side, that the changed inventory files `changed`
@@ -101,7 +64,7 @@ pub(super) fn affected(
     let mut hosts = BTreeSet::new();
     for path in changed {
         let parts: Vec<&str> = path.split('/').collect();
-        let reach = RULES.iter().find(|r| matches(r.pattern, &parts))?.reach;
+        let reach = RULES.iter().find(|r| matches(r.0, &parts))?.1;
         if reach == Reach::Every {
             return None;
         }
@@ -128,7 +91,7 @@ pub(super) fn affected(
     Some(hosts)
 }
 
-/// Whether the path components `parts` match `pattern` (see [`Rule`]).
+/// Whether the path components `parts` match `pattern` (see [`RULES`]).
 fn matches(pattern: &str, parts: &[&str]) -> bool {
     let pattern: Vec<&str> = pattern.split('/').collect();
     glob(&pattern, parts)
@@ -172,10 +135,7 @@ mod tests {
 
     fn reach(path: &str) -> Option<Reach> {
         let parts: Vec<&str> = path.split('/').collect();
-        RULES
-            .iter()
-            .find(|r| matches(r.pattern, &parts))
-            .map(|r| r.reach)
+        RULES.iter().find(|r| matches(r.0, &parts)).map(|r| r.1)
     }
 
     #[test]

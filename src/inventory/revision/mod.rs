@@ -84,7 +84,8 @@ pub(crate) struct Listed<'a> {
     /// Relative to the inventory (`example.org/web/_group.yml`) or to the
     /// key directory.
     pub rel: &'a str,
-    /// `<mode> <blob id>`: equal exactly when the file is the same file.
+    /// The blob id: equal exactly when the content is (a change of mode
+    /// alone changes nothing beryl reads; a link is not `plain`).
     pub id: String,
     /// A plain file (not a link, not a submodule).
     pub plain: bool,
@@ -157,10 +158,16 @@ impl Listing {
             };
             Some(Listed {
                 rel,
-                id: format!("{} {}", e.mode, e.id),
+                id: e.id.clone(),
                 plain: e.kind == git::Kind::File,
             })
         })
+    }
+
+    /// Whether the key directory lies inside the repository (else it is
+    /// the one given, the same on every side).
+    pub(crate) fn ssh_in_repo(&self) -> bool {
+        self.rel_ssh.is_some()
     }
 
     /// Where the inventory will be in a scratch tree at `scratch`,
@@ -235,6 +242,12 @@ impl Listing {
             format!("{dir}/{rel}")
         })
     }
+}
+
+/// git's blob id of each of the files `paths`, as `git hash-object` gives
+/// it for the bytes on disk: comparable with a [`Listing`]'s ids.
+pub(crate) fn blob_ids(paths: &[PathBuf]) -> Result<Vec<String>, RevisionError> {
+    git::blob_ids(paths)
 }
 
 /// `path` made absolute with its links resolved, also when its last
