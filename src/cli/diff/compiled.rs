@@ -69,7 +69,7 @@ pub(super) fn compile_side(
             } else {
                 None
             };
-            let inputs = HostConfig::inputs(&c, &names);
+            let inputs = HostConfig::inputs(&c, &names, keys);
             let exports = exports_text(&c.config)?;
             Ok((render_dir::hash(&text), plan, inputs, exports))
         });

@@ -24,6 +24,7 @@ use super::{Context, Failure, Loaded, does_not_compile, reach};
 use crate::inventory::Inventory;
 use crate::inventory::listed::Tree;
 use crate::inventory::revision::{self, Listing, Place, Snapshot};
+use crate::output::fleetdiff::Files;
 use crate::output::render_dir;
 
 /// How many hosts were compiled, of how many on either side.
@@ -131,6 +132,26 @@ pub(super) fn sides(
     {
         return Ok(None);
     }
+    // An input that only the other side's compiled hosts read is still there,
+    // unchanged: the full diff, whose hosts all read it, sees it on both.
+    let ssh_shown = format!("{}/", ctx.ssh_dir.display());
+    let unchanged = |name: &str| match name.strip_prefix(&ssh_shown) {
+        Some(rel) if revision == Some(true) => {
+            ids[0].ssh.contains_key(rel) && ids[0].ssh.get(rel) == ids[1].ssh.get(rel)
+        }
+        // Both sides read the key directory of the command line.
+        Some(_) => true,
+        None => {
+            ids[0].inventory.contains_key(name)
+                && ids[0].inventory.get(name) == ids[1].inventory.get(name)
+        }
+    };
+    if let [(a, _), (b, _)] = &mut compiled[..]
+        && let (Some(a), Some(b)) = (&mut a.side.files, &mut b.side.files)
+    {
+        share(a, b, &unchanged);
+        share(b, a, &unchanged);
+    }
     let hosts: BTreeSet<&String> = compiled
         .iter()
         .flat_map(|(c, _)| c.side.hosts.keys())
@@ -144,6 +165,15 @@ pub(super) fn sides(
         return Ok(None);
     };
     Ok(Some(([old, new], count)))
+}
+
+/// Gives `to` the unchanged inputs that only `from` holds.
+fn share(from: &Files, to: &mut Files, unchanged: &dyn Fn(&str) -> bool) {
+    for (name, content) in &from.0 {
+        if !to.0.contains_key(name) && unchanged(name) {
+            to.0.insert(name.clone(), content.clone());
+        }
+    }
 }
 
 /// The repository paths a revision's scratch tree needs for compiling the

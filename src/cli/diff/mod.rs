@@ -33,8 +33,10 @@ crate::diag::codes! {
 ///
 /// OLD and NEW are each an inventory directory, a `render --out` directory
 /// (with its manifest), or `git:REV` (the inventory at that revision of the
-/// enclosing git repository). NEW defaults to the working inventory. Hosts
-/// whose hashes agree are skipped without being compared. Lists merged by key
+/// enclosing git repository). NEW defaults to the working inventory. Only
+/// the hosts whose inputs differ between the sides are compiled (stderr
+/// says how many; --full compiles all), and hosts whose hashes agree are
+/// skipped without being compared. Lists merged by key
 /// (users by name) are compared by key, other lists as aligned sequences;
 /// every path is one `beryl explain` reads. Identical changes are grouped
 /// across hosts. Exit 0 when nothing differs, 1 when something does, 2 on

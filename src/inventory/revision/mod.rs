@@ -87,7 +87,8 @@ pub(crate) struct Listed<'a> {
     /// The blob id: equal exactly when the content is (a change of mode
     /// alone changes nothing beryl reads; a link is not `plain`).
     pub id: String,
-    /// A plain file (not a link, not a submodule).
+    /// A plain file (not a link, not a submodule) at a plain path (no
+    /// empty, `.` or `..` component).
     pub plain: bool,
 }
 
@@ -159,7 +160,10 @@ impl Listing {
             Some(Listed {
                 rel,
                 id: e.id.clone(),
-                plain: e.kind == git::Kind::File,
+                // A path the scratch tree would refuse is left to the full
+                // checkout, which says why.
+                plain: e.kind == git::Kind::File
+                    && e.path.split('/').all(|c| !matches!(c, "" | "." | "..")),
             })
         })
     }
