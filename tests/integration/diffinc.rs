@@ -85,7 +85,7 @@ fn append(path: &Path, text: &str) {
 }
 
 /// Makes the edit in the work tree; returns the number of hosts it must
-/// recompile when that is one.
+/// recompile when it reaches only some.
 fn edit(r: &GitRepo, kind: Edit, rng: &mut Rng, seed: u64) -> Option<usize> {
     let inv = |rel: &str| r.file(&format!("inventory/{rel}"));
     let value = rng.below(1000);
@@ -99,7 +99,11 @@ fn edit(r: &GitRepo, kind: Edit, rng: &mut Rng, seed: u64) -> Option<usize> {
         Edit::Group => append(&inv(rng.pick(GROUPS)), &note),
         Edit::Domain => append(&inv(rng.pick(DOMAINS)), &note),
         Edit::Default => append(&inv("_default.yml"), &note),
-        Edit::Class => append(&inv("_classes/roles/web.yml"), &note),
+        Edit::Class => {
+            // roles.web is the class of the two web hosts.
+            append(&inv("_classes/roles/web.yml"), &note);
+            return Some(2);
+        }
         Edit::KeyFile => {
             let bob = fs::read_to_string(r.file("ssh/bob.pub")).unwrap();
             let to = rng.pick(&["alice.pub", "carol.pub", "ops.pub"]);

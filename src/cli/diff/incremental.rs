@@ -95,18 +95,34 @@ pub(super) fn sides(
     }
     let changed = differing(&ids[0].inventory, &ids[1].inventory);
     let keys = differing(&ids[0].ssh, &ids[1].ssh);
-    let Some(affected) = reach::affected(&changed, &keys, sides[0].inventory, sides[1].inventory)
+    let Some(reached) = reach::affected(&changed, &keys, sides[0].inventory, sides[1].inventory)
     else {
         return Ok(None);
     };
+    let mut affected = reached.hosts;
+    // A changed class file reaches the hosts whose closure holds it, on
+    // either side: every host's classes are expanded, from the whole tree.
+    let whole = !reached.classes.is_empty();
+    if whole {
+        for ((role, spec), side) in specs.into_iter().zip(&sides) {
+            if let Some((listing, snapshot)) = &side.git {
+                listing
+                    .fill(snapshot, ctx.limits.max_file_size, |_| true)
+                    .map_err(|e| does_not_compile(role, spec, vec![e.into()]))?;
+            }
+            affected.extend(class_users(ctx, side.inventory, &reached.classes));
+        }
+    }
     let mut compiled: Vec<(Compiled, Option<Snapshot>)> = Vec::new();
     for ((role, spec), side) in specs.into_iter().zip(sides) {
         let snapshot = match side.git {
             Some((listing, snapshot)) => {
-                let keep = needed(&listing, side.inventory, &affected);
-                listing
-                    .fill(&snapshot, ctx.limits.max_file_size, |p| keep.contains(p))
-                    .map_err(|e| does_not_compile(role, spec, vec![e.into()]))?;
+                if !whole {
+                    let keep = needed(&listing, side.inventory, &affected);
+                    listing
+                        .fill(&snapshot, ctx.limits.max_file_size, |p| keep.contains(p))
+                        .map_err(|e| does_not_compile(role, spec, vec![e.into()]))?;
+                }
                 Some(snapshot)
             }
             None => None,
@@ -165,6 +181,29 @@ pub(super) fn sides(
         return Ok(None);
     };
     Ok(Some(([old, new], count)))
+}
+
+/// The hosts of `inv` whose class closure holds one of the class files
+/// `classes`, or whose classes cannot be expanded (its compile says why).
+fn class_users(ctx: &Context, inv: &Inventory, classes: &[&str]) -> Vec<String> {
+    use rayon::prelude::*;
+    // Expanding classes reads no key.
+    let keys = crate::keys::KeyStore::new(&ctx.ssh_dir, "", ctx.limits.max_file_size);
+    let compiler = crate::compile::Compiler::new(inv, &keys, ctx.limits);
+    let names: Vec<String> = classes.iter().flat_map(|c| reach::class_names(c)).collect();
+    let holds = |rel: &str, class: &Option<String>| {
+        classes.contains(&rel)
+            || classes.iter().any(|c| rel.ends_with(&format!("/{c}")))
+            || class.as_ref().is_some_and(|c| names.contains(c))
+    };
+    inv.hosts
+        .par_iter()
+        .filter(|h| match compiler.class_files(h) {
+            Ok(files) => files.iter().any(|(rel, class)| holds(rel, class)),
+            Err(_) => true,
+        })
+        .map(|h| h.fqdn.clone())
+        .collect()
 }
 
 /// Gives `to` the unchanged inputs that only `from` holds.

@@ -13,6 +13,9 @@ enum Reach {
     Nothing,
     /// Every host (the whole diff is computed).
     Every,
+    /// The hosts whose class closure holds the class file, on either side
+    /// (found by expanding every host's classes: incremental.rs).
+    Class,
     /// The hosts of the domain named by the path's first component.
     Domain,
     /// The hosts of the group named by the path's first two components.
@@ -31,9 +34,8 @@ const RULES: &[(&str, Reach)] = &[
     // The settings and the first level of every chain.
     ("beryl.yaml", Reach::Every),
     ("_default.yaml", Reach::Every),
-    // A class can be named by any chain, and a class list is only known by
-    // reading every level file: every host (docs/diff.md §9).
-    ("_classes/**", Reach::Every),
+    // A class can be named by any chain: the hosts whose closure holds it.
+    ("_classes/**", Reach::Class),
     // `freebsd.files`' sources and templates (src/compile/files.rs), read
     // by whichever host names them: every host.
     ("templates/**", Reach::Every),
@@ -47,35 +49,46 @@ const RULES: &[(&str, Reach)] = &[
     ("*/*/*.yaml", Reach::Host),
 ];
 
+/// What the changed files reach: hosts, and class files whose hosts are
+/// found by expanding every host's classes.
+#[derive(Debug, Default)]
+pub(super) struct Reached<'a> {
+    pub hosts: BTreeSet<String>,
+    pub classes: Vec<&'a str>,
+}
+
 /// The hosts, on either side, that the changed inventory files `changed`
 /// (relative to the inventory) and key files `keys` (relative to the SSH
 /// key directory) can change; `None` when that is every host or cannot be
 /// told.
-pub(super) fn affected(
-    changed: &[&str],
+pub(super) fn affected<'a>(
+    changed: &[&'a str],
     keys: &[&str],
     old: &Inventory,
     new: &Inventory,
-) -> Option<BTreeSet<String>> {
+) -> Option<Reached<'a>> {
     // A key file is read by every host whose chain names the key: every host.
     if !keys.is_empty() {
         return None;
     }
     let mut hosts = BTreeSet::new();
-    for path in changed {
+    let mut classes = Vec::new();
+    for &path in changed {
         let parts: Vec<&str> = path.split('/').collect();
         let reach = RULES.iter().find(|r| matches(r.0, &parts))?.1;
-        if reach == Reach::Every {
-            return None;
+        match reach {
+            Reach::Every => return None,
+            Reach::Class => classes.push(path),
+            _ => {}
         }
         let before = hosts.len();
         for inv in [old, new] {
             for h in &inv.hosts {
                 let hit = match reach {
-                    Reach::Nothing | Reach::Every => false,
+                    Reach::Nothing | Reach::Every | Reach::Class => false,
                     Reach::Domain => h.domain == parts[0],
                     Reach::Group => h.domain == parts[0] && h.group.as_deref() == Some(parts[1]),
-                    Reach::Host => h.file.rel == *path,
+                    Reach::Host => h.file.rel == path,
                 };
                 if hit {
                     hosts.insert(h.fqdn.clone());
@@ -88,7 +101,22 @@ pub(super) fn affected(
             return None;
         }
     }
-    Some(hosts)
+    Some(Reached { hosts, classes })
+}
+
+/// The class names a class file can be named by: `_classes/roles/web.yml`
+/// is `roles.web`; an `init` file is also its directory's name.
+pub(super) fn class_names(path: &str) -> Vec<String> {
+    let rel = path.strip_prefix("_classes/").unwrap_or(path);
+    let stem = match rel.rsplit_once('.') {
+        Some((stem, _)) => stem,
+        None => rel,
+    };
+    let mut names = vec![stem.replace('/', ".")];
+    if let Some(dir) = stem.strip_suffix("/init") {
+        names.push(dir.replace('/', "."));
+    }
+    names
 }
 
 /// Whether the path components `parts` match `pattern` (see [`RULES`]).
@@ -139,11 +167,18 @@ mod tests {
     }
 
     #[test]
+    fn a_class_file_is_named_by_its_path() {
+        assert_eq!(class_names("_classes/roles/web.yml"), ["roles.web"]);
+        assert_eq!(class_names("_classes/base.yaml"), ["base"]);
+        assert_eq!(class_names("_classes/app/init.yml"), ["app.init", "app"]);
+    }
+
+    #[test]
     fn each_kind_of_path_has_its_rule() {
         assert_eq!(reach("_default.yml"), Some(Reach::Every));
         assert_eq!(reach("_default.YAML"), Some(Reach::Every));
         assert_eq!(reach("beryl.yml"), Some(Reach::Every));
-        assert_eq!(reach("_classes/web/nginx.yml"), Some(Reach::Every));
+        assert_eq!(reach("_classes/web/nginx.yml"), Some(Reach::Class));
         assert_eq!(reach("templates/motd.j2"), Some(Reach::Every));
         assert_eq!(reach("files/.hidden"), Some(Reach::Every));
         assert_eq!(reach("a.org/_domain.yml"), Some(Reach::Domain));
