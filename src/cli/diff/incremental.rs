@@ -104,14 +104,40 @@ pub(super) fn sides(
     // either side: every host's classes are expanded, from the whole tree.
     let whole = !reached.classes.is_empty();
     if whole {
+        // Only a chain with a file that can name a class can hold one: a
+        // revision's level files are read in memory, and only the chains of
+        // either side that can are written out and expanded.
+        let mut candidates: Option<BTreeSet<String>> = None;
         for ((role, spec), side) in specs.into_iter().zip(&sides) {
-            if let Some((listing, snapshot)) = &side.git {
+            if let Some((listing, _)) = &side.git {
+                let naming = naming_classes(listing, ctx)
+                    .map_err(|e| does_not_compile(role, spec, vec![e.into()]))?;
+                let inv = side.inventory;
+                let can = inv
+                    .hosts
+                    .iter()
+                    .filter(|h| inv.chain(h).iter().any(|l| naming.contains(&l.file.rel)));
+                candidates
+                    .get_or_insert_with(|| affected.clone())
+                    .extend(can.map(|h| h.fqdn.clone()));
+            }
+        }
+        let mut found = BTreeSet::new();
+        for ((role, spec), side) in specs.into_iter().zip(&sides) {
+            if let (Some((listing, snapshot)), Some(c)) = (&side.git, &candidates) {
+                let keep = needed(listing, side.inventory, c);
                 listing
-                    .fill(snapshot, ctx.limits.max_file_size, |_| true)
+                    .fill(snapshot, ctx.limits.max_file_size, |p| keep.contains(p))
                     .map_err(|e| does_not_compile(role, spec, vec![e.into()]))?;
             }
-            affected.extend(class_users(ctx, side.inventory, &reached.classes));
+            found.extend(class_users(
+                ctx,
+                side.inventory,
+                &reached.classes,
+                candidates.as_ref(),
+            ));
         }
+        affected.extend(found);
     }
     let mut compiled: Vec<(Compiled, Option<Snapshot>)> = Vec::new();
     for ((role, spec), side) in specs.into_iter().zip(sides) {
@@ -185,7 +211,12 @@ pub(super) fn sides(
 
 /// The hosts of `inv` whose class closure holds one of the class files
 /// `classes`, or whose classes cannot be expanded (its compile says why).
-fn class_users(ctx: &Context, inv: &Inventory, classes: &[&str]) -> Vec<String> {
+fn class_users(
+    ctx: &Context,
+    inv: &Inventory,
+    classes: &[&str],
+    among: Option<&BTreeSet<String>>,
+) -> Vec<String> {
     use rayon::prelude::*;
     // Expanding classes reads no key.
     let keys = crate::keys::KeyStore::new(&ctx.ssh_dir, "", ctx.limits.max_file_size);
@@ -198,12 +229,34 @@ fn class_users(ctx: &Context, inv: &Inventory, classes: &[&str]) -> Vec<String> 
     };
     inv.hosts
         .par_iter()
+        .filter(|h| among.is_none_or(|a| a.contains(&h.fqdn)))
         .filter(|h| match compiler.class_files(h) {
             Ok(files) => files.iter().any(|(rel, class)| holds(rel, class)),
             Err(_) => true,
         })
         .map(|h| h.fqdn.clone())
         .collect()
+}
+
+/// The level files of a revision (not class files) that can name a class:
+/// those whose text holds `classes`, or a double-quoted escape (which could
+/// spell it).
+fn naming_classes(
+    listing: &Listing,
+    ctx: &Context,
+) -> Result<BTreeSet<String>, revision::RevisionError> {
+    let is_class = |rel: &str| rel.starts_with(crate::inventory::CLASSES_DIR);
+    let texts = listing.read_inventory(ctx.limits.max_file_size, |rel| !is_class(rel))?;
+    // A key spelled with an escape needs a double-quoted scalar: a line
+    // with both `"` and `\\` (an explicit `?` key starts such a line too).
+    let escaped = |line: &[u8]| line.contains(&b'"') && line.contains(&b'\\');
+    let can =
+        |t: &[u8]| t.windows(7).any(|w| w == b"classes") || t.split(|&b| b == b'\n').any(escaped);
+    Ok(texts
+        .into_iter()
+        .filter(|(_, t)| can(t))
+        .map(|(rel, _)| rel)
+        .collect())
 }
 
 /// Gives `to` the unchanged inputs that only `from` holds.

@@ -232,6 +232,38 @@ impl Listing {
         writer.finish()
     }
 
+    /// The content of the inventory files for which `keep` holds (given the
+    /// path relative to the inventory), by that path, read in memory through
+    /// one `git cat-file --batch`.
+    pub(crate) fn read_inventory(
+        &self,
+        max_file_size: u64,
+        keep: impl Fn(&str) -> bool,
+    ) -> Result<std::collections::HashMap<String, Vec<u8>>, RevisionError> {
+        let strip = |path: &str| -> Option<String> {
+            if self.rel_inv.is_empty() {
+                Some(path.to_string())
+            } else {
+                path.strip_prefix(&self.rel_inv)?
+                    .strip_prefix('/')
+                    .map(str::to_string)
+            }
+        };
+        let blobs: Vec<&git::Entry> = self
+            .entries
+            .iter()
+            .filter(|e| e.kind == git::Kind::File && strip(&e.path).is_some_and(|r| keep(&r)))
+            .collect();
+        let mut out = std::collections::HashMap::new();
+        git::read_blobs(&self.top, &blobs, max_file_size, |entry, bytes| {
+            if let Some(rel) = strip(&entry.path) {
+                out.insert(rel, bytes.to_vec());
+            }
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
     /// The path relative to the repository of a path relative to the
     /// inventory directory, or to the key directory.
     pub(crate) fn repo_path(&self, ssh: bool, rel: &str) -> Option<String> {
