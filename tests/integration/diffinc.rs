@@ -23,6 +23,8 @@ enum Edit {
     Domain,
     Default,
     Class,
+    /// A new class file, which a group starts naming.
+    NewClass,
     KeyFile,
     Template,
     /// A host's exports, which the edge group's query reads.
@@ -37,6 +39,7 @@ const EDITS: &[Edit] = &[
     Edit::Domain,
     Edit::Default,
     Edit::Class,
+    Edit::NewClass,
     Edit::KeyFile,
     Edit::Template,
     Edit::Export,
@@ -102,6 +105,13 @@ fn edit(r: &GitRepo, kind: Edit, rng: &mut Rng, seed: u64) -> Option<usize> {
         Edit::Class => {
             // roles.web is the class of the two web hosts.
             append(&inv("_classes/roles/web.yml"), &note);
+            return Some(2);
+        }
+        Edit::NewClass => {
+            fs::write(inv("_classes/roles/db.yml"), note.trim_start()).unwrap();
+            let group = inv("example.org/db/_group.yml");
+            let text = fs::read_to_string(&group).unwrap();
+            fs::write(&group, format!("classes:\n  - roles.db\n{text}")).unwrap();
             return Some(2);
         }
         Edit::KeyFile => {
