@@ -78,6 +78,18 @@ impl Compiler<'_> {
         Ok(self.expand(host)?.classes)
     }
 
+    /// The files of a host's class closure, each with its class name:
+    /// what `beryl diff` reads to tell which hosts a changed class reaches.
+    pub(crate) fn class_files(&self, host: &Host) -> Result<Vec<(String, Option<String>)>, Diags> {
+        let expanded = self.expand(host)?;
+        Ok(expanded
+            .docs
+            .into_iter()
+            .filter(|d| d.class.is_some())
+            .map(|d| (d.rel, d.class))
+            .collect())
+    }
+
     /// Merges the documents (their queries answered from `all`, every host's
     /// exports, or left as written without it), with the `_beryl_` header;
     /// for a lookup, with its spec chosen at its path (merge::lookup).

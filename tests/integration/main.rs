@@ -83,6 +83,7 @@ mod ci;
 mod diff;
 mod differential;
 mod diffgit;
+mod diffinc;
 mod docs;
 mod example;
 mod fakebsd;
