@@ -8,7 +8,7 @@ use crate::compile::Compiler;
 use crate::diag::Diag;
 use crate::inventory::Host;
 use crate::output::annotate::{self, Notes};
-use crate::output::render_dir;
+use crate::output::render_dir::{self, reuse};
 use crate::output::{self, Format};
 
 crate::diag::codes! {
@@ -57,6 +57,11 @@ pub(crate) struct Args {
     #[arg(long, value_name = "DIR")]
     pub out: Option<std::path::PathBuf>,
 
+    /// With --out: compile and write every host, even those whose inputs
+    /// did not change since the manifest was written.
+    #[arg(long, requires = "out")]
+    pub full: bool,
+
     #[command(flatten)]
     pub opts: super::options::CompileArgs,
 }
@@ -75,7 +80,7 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
     let compiler = ctx.compiler(&inventory);
     let hosts = ctx.select(&compiler, &args.hosts, args.all)?;
     if let Some(dir) = &args.out {
-        return render_dir(ctx, &compiler, &hosts, dir, args.format.into());
+        return render_dir(ctx, &compiler, &hosts, dir, args.format.into(), args.full);
     }
     let mut configs = Vec::with_capacity(hosts.len());
     let mut errors = Vec::new();
@@ -124,37 +129,83 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
     Ok(Outcome::Ok)
 }
 
-/// `--out DIR`: every host compiled (in parallel), then written with its
-/// manifest; on any error nothing in DIR changes.
+/// `--out DIR`: every host whose inputs changed since DIR's manifest (every
+/// host with `full`) compiled in parallel, then written with the manifest;
+/// on any error nothing in DIR changes (output/render_dir/reuse.rs).
 fn render_dir(
     ctx: &Context,
     compiler: &Compiler<'_>,
     hosts: &[&Host],
     dir: &std::path::Path,
     format: Format,
+    full: bool,
 ) -> Result<Outcome, Failure> {
     // Each host's file is staged as soon as it is rendered, so the writes
     // overlap the other hosts' compiles and no text is kept; nothing in DIR
     // changes until the commit, and dropping the writer undoes the stage.
     let writer = render_dir::DirWriter::begin(dir, format).map_err(|d| vec![d])?;
-    let results = ctx.compile_many(compiler, hosts, |host, c| {
+    let inventory = compiler.inventory();
+    let options = options(ctx, inventory, format);
+    // A reclass inventory records nothing: its hosts are always compiled.
+    let records = inventory.flavor.reclass().is_none() && inventory.documents.is_none();
+    let roots = reuse::Roots {
+        inventory: inventory.root.clone(),
+        ssh: ctx.ssh_dir.clone(),
+    };
+    let plan = if full || !records {
+        reuse::Plan::default()
+    } else {
+        let current: Vec<reuse::Current<'_>> = hosts
+            .iter()
+            .map(|h| reuse::Current {
+                fqdn: &h.fqdn,
+                chain: inventory
+                    .chain(h)
+                    .iter()
+                    .map(|l| l.file.rel.as_str())
+                    .collect(),
+            })
+            .collect();
+        let fleet = hosts.len() == inventory.hosts.len();
+        reuse::Plan::new(writer.old(), &options, &current, fleet, &roots, dir)
+    };
+    let todo: Vec<&Host> = (hosts.iter().copied())
+        .filter(|h| !plan.reused.contains_key(&h.fqdn))
+        .collect();
+    let results = ctx.compile_many(compiler, &todo, |host, c| {
         crate::validate::host(&host.fqdn, &c)?;
         let text = output::to_string(&c.config, format).map_err(|d| vec![d])?;
-        drop(c);
-        let staged = writer.stage(&host.fqdn, &text);
-        Ok((host.fqdn.clone(), staged))
+        let record = records.then(|| record(c.inputs));
+        // A host compiled again to the same bytes keeps its file.
+        let hash = render_dir::hash(&text);
+        let staged = if !full && writer.unchanged(&host.fqdn, &hash) {
+            Ok(Some((hash, false)))
+        } else {
+            writer
+                .stage(&host.fqdn, &text)
+                .map(|h| h.map(|h| (h, true)))
+        };
+        Ok((host.fqdn.clone(), staged, record))
     });
     let mut errors = Vec::new();
     let mut write_error = None;
     let mut hashes = std::collections::BTreeMap::new();
+    let mut compiled = std::collections::BTreeMap::new();
+    let mut kept: std::collections::BTreeSet<String> = plan.reused.keys().cloned().collect();
     for result in results {
         match result {
-            Ok((fqdn, Ok(Some(hash)))) => {
+            Ok((fqdn, Ok(Some((hash, staged))), record)) => {
+                if let Some(r) = record {
+                    compiled.insert(fqdn.clone(), r);
+                }
+                if !staged {
+                    kept.insert(fqdn.clone());
+                }
                 hashes.insert(fqdn, hash);
             }
-            Ok((_, Ok(None))) => {}
+            Ok((_, Ok(None), _)) => {}
             // The first failed write; the later ones were skipped.
-            Ok((_, Err(d))) => write_error = write_error.or(Some(d)),
+            Ok((_, Err(d), _)) => write_error = write_error.or(Some(d)),
             Err(e) => errors.extend(e),
         }
     }
@@ -162,6 +213,52 @@ fn render_dir(
     if !errors.is_empty() {
         return Err(errors);
     }
-    writer.commit(hashes).map_err(|d| vec![d])?;
+    eprintln!(
+        "recompiled {} of {} hosts, wrote {}",
+        todo.len(),
+        hosts.len(),
+        hosts.len() - kept.len()
+    );
+    for (fqdn, (hash, _)) in &plan.reused {
+        hashes.insert(fqdn.clone(), hash.clone());
+    }
+    let table = plan.records(compiled, &roots);
+    let manifest = render_dir::Manifest::new(format, options, hashes, table);
+    writer.commit(manifest, &kept).map_err(|d| vec![d])?;
     Ok(Outcome::Ok)
+}
+
+/// A compile's inputs as the manifest records them (reuse.rs).
+fn record(inputs: crate::compile::Inputs) -> reuse::Record {
+    let keys = inputs.keys.iter().map(|k| format!("{}{k}", reuse::SSH));
+    reuse::Record {
+        chain: inputs.chain,
+        reads: inputs.files.into_iter().chain(keys).collect(),
+        fleet: inputs.fleet,
+    }
+}
+
+/// Everything a host's output depends on besides its own inputs: a change
+/// here compiles every host. Not the paths of the inventory or of the SSH key
+/// directory: the inputs are recorded relative to them, by content, so that
+/// a checkout elsewhere (a CI runner's) still reuses.
+fn options(
+    ctx: &Context,
+    inventory: &crate::inventory::Inventory,
+    format: Format,
+) -> std::collections::BTreeMap<String, String> {
+    let settings = ["yml", "yaml"].map(|ext| {
+        let name = format!("{}.{ext}", crate::inventory::SETTINGS_STEM);
+        let digest = reuse::digest(&inventory.root.join(&name));
+        format!("{name}={}", digest.unwrap_or_else(|| "none".into()))
+    });
+    [
+        ("beryl", env!("CARGO_PKG_VERSION").to_string()),
+        ("format", format!("{format:?}").to_lowercase()),
+        ("limits", format!("{:?}", ctx.limits)),
+        ("settings", settings.join(" ")),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
 }

@@ -113,7 +113,9 @@ impl Fleet {
             .collect();
         beryl_with_env(
             self.path(),
-            &args(&["render", "--all", "--out", "out"]),
+            // --full: every host staged, so that the journal has many steps
+            // (an incremental write stages only the changed hosts).
+            &args(&["render", "--all", "--out", "out", "--full"]),
             &env,
             None,
         )
