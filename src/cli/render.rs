@@ -33,7 +33,7 @@ crate::diag::codes! {
 /// `_beryl_`). Stripping the comments gives the plain YAML output.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  beryl render host01\n  beryl render example.org/web/host01 --format json\n  beryl render --all\n  beryl render example.org/web/ 'db*'\n  beryl render class:roles.web\n  beryl render host01 --annotate"
+    after_help = "Examples:\n  beryl render host01\n  beryl render example.org/web/host01 --format json\n  beryl render --all\n  beryl render example.org/web/ 'db*'\n  beryl render class:roles.web\n  beryl render host01 --annotate\n  beryl render --all --out out/"
 )]
 pub(crate) struct Args {
     /// Hosts: names, DOMAIN/, DOMAIN/GROUP/, quoted globs or class:NAME (docs/inventory.md §2).
@@ -54,6 +54,7 @@ pub(crate) struct Args {
 
     /// Write one file per host into DIR (`<fqdn>.yml` or `.json`) and a hash
     /// manifest, `beryl-manifest.json`. Nothing changes unless every host compiles.
+    /// Only the hosts whose inputs changed since the manifest are compiled.
     #[arg(long, value_name = "DIR")]
     pub out: Option<std::path::PathBuf>,
 

@@ -2,9 +2,12 @@
 //!
 //! Entry points: [`write_dir`] and [`Manifest::read`]. A directory holds
 //! `<fqdn>.yml` (or `.json`) per host and `beryl-manifest.json`:
-//! `{"version": 1, "format": "yaml", "hosts": {fqdn: "sha256:<hex>"}}`, hosts
-//! sorted. Files of hosts that the previous manifest listed and that are gone
-//! are removed; nothing else in the directory is touched.
+//! `{"version": 2, "format": "yaml", "options": …, "hosts": {fqdn:
+//! "sha256:<hex>"}, "inputs": …, "records": …}`, hosts sorted; `options`,
+//! `inputs` and `records` say what each host read, so that the next write
+//! compiles only the hosts whose inputs changed (reuse.rs). Files of hosts
+//! that the previous manifest listed and that are gone are removed; nothing
+//! else in the directory is touched.
 //!
 //! # Writing is a transaction
 //!
