@@ -170,72 +170,110 @@ fn render_dir(
         let fleet = hosts.len() == inventory.hosts.len();
         reuse::Plan::new(writer.old(), &options, &current, fleet, &roots, dir)
     };
-    let todo: Vec<&Host> = (hosts.iter().copied())
-        .filter(|h| !plan.reused.contains_key(&h.fqdn))
+    let mut plan = plan;
+    let mut done = Done {
+        kept: plan.reused.keys().cloned().collect(),
+        ..Done::default()
+    };
+    // The fleet hosts whose own inputs did not change wait for the others:
+    // reused if their exports did not change (reuse.rs), else compiled.
+    let first: Vec<&Host> = (hosts.iter().copied())
+        .filter(|h| !plan.reused.contains_key(&h.fqdn) && !plan.pending.contains_key(&h.fqdn))
         .collect();
-    let results = ctx.compile_many(compiler, &todo, |host, c| {
+    let stage = |host: &Host, c: crate::compile::Compiled| {
         crate::validate::host(&host.fqdn, &c)?;
         let text = output::to_string(&c.config, format).map_err(|d| vec![d])?;
-        let record = records.then(|| record(c.inputs));
+        let record = records.then(|| record(c.inputs, &c.config));
         // A host compiled again to the same bytes keeps its file.
         let hash = render_dir::hash(&text);
         let staged = if !full && writer.unchanged(&host.fqdn, &hash) {
             Ok(Some((hash, false)))
         } else {
-            writer
-                .stage(&host.fqdn, &text)
-                .map(|h| h.map(|h| (h, true)))
+            (writer.stage(&host.fqdn, &text)).map(|h| h.map(|h| (h, true)))
         };
         Ok((host.fqdn.clone(), staged, record))
-    });
-    let mut errors = Vec::new();
-    let mut write_error = None;
-    let mut hashes = std::collections::BTreeMap::new();
-    let mut compiled = std::collections::BTreeMap::new();
-    let mut kept: std::collections::BTreeSet<String> = plan.reused.keys().cloned().collect();
-    for result in results {
-        match result {
-            Ok((fqdn, Ok(Some((hash, staged))), record)) => {
-                if let Some(r) = record {
-                    compiled.insert(fqdn.clone(), r);
-                }
-                if !staged {
-                    kept.insert(fqdn.clone());
-                }
-                hashes.insert(fqdn, hash);
-            }
-            Ok((_, Ok(None), _)) => {}
-            // The first failed write; the later ones were skipped.
-            Ok((_, Err(d), _)) => write_error = write_error.or(Some(d)),
-            Err(e) => errors.extend(e),
-        }
-    }
-    errors.extend(write_error);
-    if !errors.is_empty() {
-        return Err(errors);
-    }
+    };
+    done.add(ctx.compile_many(compiler, &first, stage))?;
+    let rest = plan.settle(&done.compiled);
+    let second: Vec<&Host> = (hosts.iter().copied())
+        .filter(|h| rest.contains(&h.fqdn))
+        .collect();
+    done.add(ctx.compile_many(compiler, &second, stage))?;
+    done.kept.extend(plan.reused.keys().cloned());
     eprintln!(
         "recompiled {} of {} hosts, wrote {}",
-        todo.len(),
+        first.len() + second.len(),
         hosts.len(),
-        hosts.len() - kept.len()
+        hosts.len() - done.kept.len()
     );
     for (fqdn, (hash, _)) in &plan.reused {
-        hashes.insert(fqdn.clone(), hash.clone());
+        done.hashes.insert(fqdn.clone(), hash.clone());
     }
-    let table = plan.records(compiled, &roots);
-    let manifest = render_dir::Manifest::new(format, options, hashes, table);
-    writer.commit(manifest, &kept).map_err(|d| vec![d])?;
+    let table = plan.records(done.compiled, &roots);
+    let manifest = render_dir::Manifest::new(format, options, done.hashes, table);
+    writer.commit(manifest, &done.kept).map_err(|d| vec![d])?;
     Ok(Outcome::Ok)
 }
 
-/// A compile's inputs as the manifest records them (reuse.rs).
-fn record(inputs: crate::compile::Inputs) -> reuse::Record {
+/// One host compiled for `--out`: its FQDN, its hash and whether it was
+/// staged (or the write error), and its record.
+type Staged = (
+    String,
+    Result<Option<(String, bool)>, Diag>,
+    Option<reuse::Record>,
+);
+
+/// What the compiles of a `--out` write gave.
+#[derive(Default)]
+struct Done {
+    hashes: std::collections::BTreeMap<String, String>,
+    compiled: std::collections::BTreeMap<String, reuse::Record>,
+    /// The hosts whose file stays as it is.
+    kept: std::collections::BTreeSet<String>,
+}
+
+impl Done {
+    /// Takes in compiled hosts; every error, the first failed write last.
+    fn add(&mut self, results: Vec<Result<Staged, crate::diag::Diags>>) -> Result<(), Failure> {
+        let mut errors = Vec::new();
+        let mut write_error = None;
+        for result in results {
+            match result {
+                Ok((fqdn, Ok(Some((hash, staged))), record)) => {
+                    if let Some(r) = record {
+                        self.compiled.insert(fqdn.clone(), r);
+                    }
+                    if !staged {
+                        self.kept.insert(fqdn.clone());
+                    }
+                    self.hashes.insert(fqdn, hash);
+                }
+                Ok((_, Ok(None), _)) => {}
+                // The first failed write; the later ones were skipped.
+                Ok((_, Err(d), _)) => write_error = write_error.or(Some(d)),
+                Err(e) => errors.extend(e),
+            }
+        }
+        errors.extend(write_error);
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors)
+        }
+    }
+}
+
+/// A compile's inputs as the manifest records them, with the sha256 of the
+/// host's exports (reuse.rs).
+fn record(inputs: crate::compile::Inputs, config: &crate::value::Node) -> reuse::Record {
     let keys = inputs.keys.iter().map(|k| format!("{}{k}", reuse::SSH));
+    let exports = config.get("_beryl_").and_then(|b| b.get("exports"));
+    let exports = exports.and_then(|e| output::to_string(e, Format::Json).ok());
     reuse::Record {
         chain: inputs.chain,
         reads: inputs.files.into_iter().chain(keys).collect(),
         fleet: inputs.fleet,
+        exports: exports.map(|text| render_dir::hash(&text)),
     }
 }
 

@@ -3,7 +3,8 @@
 //! case and seed, a re-render into the previous output directory gives the
 //! same bytes as a render into a fresh one, the manifest included, and
 //! recompiles no more hosts than the ones that read the edited file (and,
-//! when any host changed, the hosts whose queries read the fleet's exports).
+//! when any host changed, the hosts whose queries read the fleet's exports);
+//! a host edit that changes no export recompiles one host.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -212,6 +213,10 @@ fn case(edit: Edit, seed: u64, classes: bool) -> (usize, usize) {
         n <= bound,
         "{edit:?} seed {seed}: recompiled {n}, but only {bound} hosts read {touched:?}"
     );
+    // A host edit that leaves its exports alone recompiles that host alone.
+    if matches!(edit, Edit::Host) && read.is_disjoint(&fleet) {
+        assert_eq!(n, 1, "{edit:?} seed {seed}: {touched:?}");
+    }
     assert!(
         read.is_empty() || n > 0,
         "{edit:?} seed {seed}: {read:?} read {touched:?}, but nothing was recompiled"

@@ -12,10 +12,14 @@
 //! A host is reused when the options are the recorded ones, it is in the old
 //! manifest with its file present, its chain (from today's discovery) is the
 //! recorded one, and every recorded input's digest (or absence) is today's.
-//! A `fleet` host is reused only when, besides, every host of the fleet is
-//! in the run, the old manifest lists exactly those hosts, and each of them
-//! is reused on its own record: one host recompiled, added or removed
-//! recompiles every host that reads the fleet's exports.
+//! A `fleet` host (its queries read every host's exports) is reused only
+//! when, besides, every host of the inventory is in the run, the old
+//! manifest lists exactly those hosts, and every host compiled again is a
+//! host without queries, before and now, whose exports are the recorded ones
+//! (each record keeps the sha256 of the host's exports): the fleet's exports
+//! are then the ones the fleet host read. A host added or removed, or a
+//! changed host whose exports changed, recompiles every fleet host. So the
+//! fleet hosts wait ([`Plan::pending`]) until the others are compiled.
 //!
 //! Paths are relative to the inventory root, or `ssh:NAME` for a file of the
 //! SSH key directory. A digest is `sha256:` of the bytes; a symbolic link
@@ -46,6 +50,9 @@ pub(crate) struct Entry {
     pub reads: Vec<usize>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub fleet: bool,
+    /// The sha256 of the host's exports, when it has any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exports: Option<String>,
 }
 
 /// One host's record, by path.
@@ -56,6 +63,7 @@ pub(crate) struct Record {
     /// Every other input, sorted.
     pub reads: BTreeSet<String>,
     pub fleet: bool,
+    pub exports: Option<String>,
 }
 
 /// Where the recorded paths are.
@@ -130,6 +138,11 @@ pub(crate) struct Current<'a> {
 pub(crate) struct Plan {
     /// By FQDN: the hash of its file and its record.
     pub reused: BTreeMap<String, (String, Record)>,
+    /// The fleet hosts whose own inputs did not change, when the hosts are
+    /// the old ones: reused if [`Plan::settle`] says so, else compiled.
+    pub pending: BTreeMap<String, (String, Record)>,
+    /// The old records' fleet flags and exports, by FQDN.
+    old: HashMap<String, (bool, Option<String>)>,
     digests: HashMap<String, Option<String>>,
 }
 
@@ -181,25 +194,49 @@ impl Plan {
             }
             let record = Record {
                 chain: host.chain.iter().map(|s| s.to_string()).collect(),
-                reads: entry
-                    .reads
-                    .iter()
+                reads: (entry.reads.iter())
                     .filter_map(|&i| path(i))
                     .map(str::to_string)
                     .collect(),
                 fleet: entry.fleet,
+                exports: entry.exports.clone(),
             };
             reused.insert(host.fqdn.to_string(), (hash.clone(), record));
         }
-        // Every host reused on its own record, and the same hosts as before:
-        // the fleet's exports are the recorded ones.
-        let whole = fleet && reused.len() == hosts.len() && old.hosts.len() == hosts.len();
-        if !whole {
-            reused.retain(|_, (_, r)| !r.fleet);
+        let (mut pending, reused): (BTreeMap<_, _>, _) =
+            reused.into_iter().partition(|(_, (_, r))| r.fleet);
+        // The same hosts as before, or every fleet host is compiled.
+        let same = fleet
+            && old.hosts.len() == hosts.len()
+            && hosts.iter().all(|h| old.hosts.contains_key(h.fqdn));
+        if !same {
+            pending.clear();
         }
+        let records = old.records.iter();
         Plan {
             reused,
+            pending,
+            old: records
+                .map(|(f, e)| (f.clone(), (e.fleet, e.exports.clone())))
+                .collect(),
             digests: now,
+        }
+    }
+
+    /// Once the other hosts are compiled (`compiled`, their records): the
+    /// pending fleet hosts are reused when every host compiled is, before
+    /// and now, a host without queries whose exports did not change. Returns
+    /// the hosts still to compile (none when they are reused).
+    pub(crate) fn settle(&mut self, compiled: &BTreeMap<String, Record>) -> Vec<String> {
+        let unchanged = |(fqdn, r): (&String, &Record)| {
+            !r.fleet && self.old.get(fqdn) == Some(&(false, r.exports.clone()))
+        };
+        let pending = std::mem::take(&mut self.pending);
+        if compiled.iter().all(unchanged) {
+            self.reused.extend(pending);
+            Vec::new()
+        } else {
+            pending.into_keys().collect()
         }
     }
 
@@ -240,6 +277,7 @@ impl Plan {
                     chain: r.chain.iter().map(|p| index[p]).collect(),
                     reads: r.reads.iter().map(|p| index[p]).collect(),
                     fleet: r.fleet,
+                    exports: r.exports.clone(),
                 };
                 (fqdn.clone(), entry)
             })

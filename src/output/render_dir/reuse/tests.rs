@@ -41,6 +41,7 @@ fn rec(own: &str, reads: &[&str], fleet: bool) -> Record {
         chain: vec!["d.yml".into(), own.into()],
         reads: reads.iter().map(|s| s.to_string()).collect(),
         fleet,
+        exports: Some(format!("sha256:{own}")),
     }
 }
 
@@ -69,7 +70,8 @@ fn kept(f: &Fixture, old: &Manifest) -> Vec<String> {
         fqdn: h,
         chain: vec!["d.yml", if h == "a" { "a.yml" } else { "b.yml" }],
     });
-    let plan = Plan::new(Some(old), &options(), &hosts, true, &f.roots, &f.out);
+    let mut plan = Plan::new(Some(old), &options(), &hosts, true, &f.roots, &f.out);
+    assert!(plan.settle(&BTreeMap::new()).is_empty());
     plan.reused.into_keys().collect()
 }
 
@@ -143,22 +145,46 @@ fn other_options_an_old_version_or_a_new_chain_keep_nothing() {
 }
 
 #[test]
-fn a_fleet_host_is_kept_only_when_the_whole_fleet_is() {
+fn a_fleet_host_is_kept_only_when_the_fleet_exports_the_same() {
     let f = fixture();
     let old = manifest(&f, true);
     assert_eq!(kept(&f, &old), ["a", "b"]);
     fs::write(f.roots.inventory.join("a.yml"), "a2").unwrap();
-    assert!(
-        kept(&f, &old).is_empty(),
-        "a recompiled: b's exports may change"
-    );
+    let hosts = ["a", "b"].map(|h| Current {
+        fqdn: h,
+        chain: vec!["d.yml", if h == "a" { "a.yml" } else { "b.yml" }],
+    });
+    let settle = |a: Record| {
+        let mut plan = Plan::new(Some(&old), &options(), &hosts, true, &f.roots, &f.out);
+        assert!(plan.reused.is_empty() && plan.pending.contains_key("b"));
+        let rest = plan.settle(&BTreeMap::from([("a".to_string(), a)]));
+        (rest, plan.reused.into_keys().collect::<Vec<_>>())
+    };
+    let same = rec("a.yml", &[], false);
+    assert_eq!(settle(same.clone()), (vec![], vec!["b".to_string()]));
+    let exports = Record {
+        exports: Some("sha256:other".into()),
+        ..same.clone()
+    };
+    assert_eq!(settle(exports), (vec!["b".to_string()], vec![]));
+    let asks = Record {
+        fleet: true,
+        ..same
+    };
+    assert_eq!(settle(asks), (vec!["b".to_string()], vec![]));
     let f = fixture();
     let hosts = [Current {
         fqdn: "b",
         chain: vec!["d.yml", "b.yml"],
     }];
     let plan = Plan::new(Some(&old), &options(), &hosts, true, &f.roots, &f.out);
-    assert!(plan.reused.is_empty(), "a removed");
+    assert!(
+        plan.reused.is_empty() && plan.pending.is_empty(),
+        "a removed"
+    );
     let plan = Plan::new(Some(&old), &options(), &hosts, false, &f.roots, &f.out);
-    assert!(plan.reused.is_empty(), "not the whole fleet");
+    assert!(
+        plan.reused.is_empty() && plan.pending.is_empty(),
+        "not the whole fleet"
+    );
 }
