@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use super::{Compiled, Compiler, MergedDoc, complete, set_header, with_header};
+use super::{Compiled, Compiler, Inputs, MergedDoc, complete, set_header, with_header};
 use crate::classes::walk::{self, Doc, Expanded};
 use crate::diag::Diags;
 use crate::exports::AllExports;
@@ -203,13 +203,17 @@ impl Compiler<'_> {
                     display: default.rsplit_once('/').map_or(".", |(root, _)| root),
                     max_file_size: self.limits.max_file_size,
                 };
-                if let Err(mut errors) = super::files::resolve(&mut c.freebsd, &c.config, &dirs) {
+                let reads = &mut c.inputs.files;
+                if let Err(mut errors) =
+                    super::files::resolve(&mut c.freebsd, &c.config, &dirs, reads)
+                {
                     errors.extend(diags);
                     return Err(errors);
                 }
                 c.diags = diags;
                 c.rules_used = rules_used;
                 c.reclass = reclass;
+                self.record(host, expanded, all.is_some(), &mut c.inputs);
                 Ok(c)
             }
             Err(mut errors) => {
@@ -221,6 +225,17 @@ impl Compiler<'_> {
 }
 
 impl Compiler<'_> {
+    /// The rest of a host's record (inputs.rs): its chain, every path its
+    /// class names may be written at, and whether it read the fleet's exports.
+    fn record(&self, host: &Host, expanded: &Expanded, fleet: bool, inputs: &mut Inputs) {
+        let chain = self.inventory.chain(host);
+        inputs.chain = chain.iter().map(|l| l.file.rel.clone()).collect();
+        for name in &expanded.probed {
+            inputs.files.extend(self.library.paths(name));
+        }
+        inputs.fleet = fleet;
+    }
+
     /// Under reclass, the node's facts beside its parameters.
     fn reclass_info(
         &self,

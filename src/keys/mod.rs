@@ -32,6 +32,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 pub use key::{Key, Origin, inject};
+pub(crate) use store::files_of as key_files;
 
 use crate::diag::Diag;
 use crate::value::{Node, Span};

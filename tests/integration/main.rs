@@ -93,6 +93,7 @@ mod fleet_apply;
 mod fuzz;
 mod geninv;
 mod graph;
+mod incremental;
 mod init;
 mod install;
 mod install_items;
