@@ -68,10 +68,15 @@ pub(crate) fn write_atomic(
 
 /// The sha256 of a text in lowercase hex, as `sha256 -q` prints it.
 pub fn sha256_hex(text: &str) -> String {
+    sha256_hex_bytes(text.as_bytes())
+}
+
+/// The sha256 of bytes in lowercase hex.
+pub(crate) fn sha256_hex_bytes(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};
     use std::fmt::Write as _;
     let mut hex = String::with_capacity(64);
-    for b in Sha256::digest(text.as_bytes()) {
+    for b in Sha256::digest(bytes) {
         let _ = write!(hex, "{b:02x}");
     }
     hex

@@ -241,14 +241,8 @@ impl<'a> Library<'a> {
         let Some(dir) = &self.inventory.classes_dir else {
             return Ok(None);
         };
-        let base = name.replace('.', "/");
         let mut found: Vec<(String, PathBuf)> = Vec::new();
-        for rel in [
-            format!("{base}.yml"),
-            format!("{base}.yaml"),
-            format!("{base}/init.yml"),
-            format!("{base}/init.yaml"),
-        ] {
+        for rel in spellings(name) {
             let path = dir.path.join(&rel);
             if std::fs::symlink_metadata(&path).is_ok() {
                 found.push((rel, path));
@@ -290,6 +284,22 @@ impl<'a> Library<'a> {
         })))
     }
 
+    /// The files, relative to the inventory root, that may define the class
+    /// `name`: a file appearing at any of them changes the hosts that name
+    /// it (compile/inputs.rs). Empty under reclass, whose hosts are never
+    /// reused.
+    pub(crate) fn paths(&self, name: &str) -> Vec<String> {
+        if self.layout.find != Find::Paths {
+            return Vec::new();
+        }
+        let dir = (self.inventory.classes_dir.as_ref())
+            .map_or(crate::inventory::CLASSES_DIR, |d| d.rel.as_str());
+        spellings(name)
+            .into_iter()
+            .map(|rel| format!("{dir}/{rel}"))
+            .collect()
+    }
+
     /// A class file must be a regular file inside `_classes/` once links are
     /// followed.
     fn confine(&self, path: &Path, display: &str) -> Result<(), Diags> {
@@ -320,6 +330,18 @@ impl<'a> Library<'a> {
         }
         Ok(())
     }
+}
+
+/// beryl's spellings of the class `a.b`, under `_classes/`: `a/b.yml`,
+/// `a/b.yaml`, `a/b/init.yml`, `a/b/init.yaml`.
+fn spellings(name: &str) -> [String; 4] {
+    let base = name.replace('.', "/");
+    [
+        format!("{base}.yml"),
+        format!("{base}.yaml"),
+        format!("{base}/init.yml"),
+        format!("{base}/init.yaml"),
+    ]
 }
 
 fn cell<T>(map: &Mutex<HashMap<String, Cell<T>>>, key: &str) -> Cell<T> {

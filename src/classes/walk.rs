@@ -44,6 +44,8 @@ pub(crate) struct Expanded {
     pub applications: Vec<String>,
     /// The warnings of the documents read.
     pub warnings: Diags,
+    /// Every class name looked up, found or not (for [`Library::paths`]).
+    pub probed: Vec<String>,
 }
 
 impl Expanded {
@@ -182,6 +184,7 @@ impl Walk<'_, '_, '_> {
         if self.seen.contains(&name) {
             return;
         }
+        self.out.probed.push(name.clone());
         let class = match self.library.class(&name) {
             Ok(Some(class)) => class,
             Ok(None) => {

@@ -9,8 +9,9 @@
 //! variable is an error at the template's line and at the YAML that names
 //! the template.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use minijinja::{AutoEscape, Environment, UndefinedBehavior};
 
@@ -53,16 +54,24 @@ pub(crate) struct Dirs<'a> {
 }
 
 /// Renders each template and reads each source of the host's files.
-/// Returns every error.
-pub(crate) fn resolve(freebsd: &mut FreeBsd, config: &Node, dirs: &Dirs<'_>) -> Result<(), Diags> {
+/// Returns every error. `reads` gains every file read or looked for, relative
+/// to the inventory root (the templates an `{% include %}` asked for too).
+pub(crate) fn resolve(
+    freebsd: &mut FreeBsd,
+    config: &Node,
+    dirs: &Dirs<'_>,
+    reads: &mut BTreeSet<String>,
+) -> Result<(), Diags> {
     let mut errors = Vec::new();
     let mut env: Option<Environment<'_>> = None;
+    let loaded = Arc::new(Mutex::new(BTreeSet::new()));
     for i in 0..freebsd.files.len() {
         let source = freebsd.files[i].source.clone();
         let content = match &source {
             Some(FileSource::Content(text)) => Ok(text.value.clone()),
             Some(FileSource::Template(name)) => {
-                let env = env.get_or_insert_with(|| environment(dirs));
+                reads.insert(format!("{TEMPLATES_DIR}/{}", name.value));
+                let env = env.get_or_insert_with(|| environment(dirs, loaded.clone()));
                 render(env, name, config, dirs)
             }
             Some(FileSource::Source(name)) => read(dirs, FILES_DIR, name).and_then(|(_, bytes)| {
@@ -73,11 +82,16 @@ pub(crate) fn resolve(freebsd: &mut FreeBsd, config: &Node, dirs: &Dirs<'_>) -> 
             }),
             None => continue,
         };
+        if let Some(FileSource::Source(name)) = &source {
+            reads.insert(format!("{FILES_DIR}/{}", name.value));
+        }
         match content {
             Ok(c) => freebsd.files[i].content = Some(c),
             Err(d) => errors.push(d),
         }
     }
+    let loaded = loaded.lock().unwrap_or_else(|e| e.into_inner());
+    reads.extend(loaded.iter().map(|n| format!("{TEMPLATES_DIR}/{n}")));
     if errors.is_empty() {
         Ok(())
     } else {
@@ -152,8 +166,9 @@ fn read(dirs: &Dirs<'_>, dir: &str, name: &Located<String>) -> Result<(PathBuf, 
 
 /// One environment per host: templates load from `templates/` (an
 /// `{% include %}` too), strict undefined, no escaping, the trailing
-/// newline kept, a block tag's own newline dropped (`trim_blocks`).
-fn environment<'a>(dirs: &Dirs<'_>) -> Environment<'a> {
+/// newline kept, a block tag's own newline dropped (`trim_blocks`). Every
+/// name the loader is asked for, found or not, joins `loaded`.
+fn environment<'a>(dirs: &Dirs<'_>, loaded: Arc<Mutex<BTreeSet<String>>>) -> Environment<'a> {
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     env.set_auto_escape_callback(|_| AutoEscape::None);
@@ -165,6 +180,7 @@ fn environment<'a>(dirs: &Dirs<'_>) -> Environment<'a> {
         if crate::freebsd::names::inventory_path(name).is_err() {
             return Ok(None);
         }
+        (loaded.lock().unwrap_or_else(|e| e.into_inner())).insert(name.to_string());
         let path = base.join(name);
         match (std::fs::canonicalize(&path), std::fs::canonicalize(&base)) {
             (Ok(real), Ok(b)) if real.starts_with(&b) => {}

@@ -29,6 +29,7 @@
 
 mod dialect;
 pub(crate) mod files;
+mod inputs;
 mod lookup;
 mod pipeline;
 mod queries;
@@ -40,6 +41,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 pub use dialect::{Dialect, ReclassSettings};
+pub use inputs::Inputs;
 pub(crate) use lookup::Looked;
 
 use crate::classes::Library;
@@ -136,6 +138,8 @@ pub struct Compiled {
     pub rules_used: Vec<Span>,
     /// Under reclass, the node's classes, applications, environment and exports.
     pub reclass: Option<reclass::ReclassInfo>,
+    /// What the compile read and probed (inputs.rs).
+    pub inputs: Inputs,
 }
 
 /// One document of a host's chain.
@@ -271,13 +275,14 @@ pub fn complete(
     store: &KeyStore,
 ) -> Result<Compiled, Diags> {
     let mut errors = Vec::new();
+    let mut inputs = Inputs::default();
     // Only _domain.yml may set the root `ssh_keys` (levels.rs).
     let domain_keys = match config.get("ssh_keys") {
         // A key given twice (by name and inline, say) counts once.
-        Some(list) => keys::inject(&resolve_list(store, list, &mut errors), &[]),
+        Some(list) => keys::inject(&resolve_list(store, list, &mut errors, &mut inputs), &[]),
         None => Vec::new(),
     };
-    let users = inject_keys(store, &mut config, &domain_keys, &mut errors);
+    let users = inject_keys(store, &mut config, &domain_keys, &mut errors, &mut inputs);
     let freebsd = match schema::validate(config.get("freebsd")) {
         Ok(mut f) => {
             files::inline(&mut f);
@@ -302,16 +307,30 @@ pub fn complete(
             diags: Vec::new(),
             rules_used: Vec::new(),
             reclass: None,
+            inputs,
         }),
         _ => Err(errors),
     }
 }
 
-fn resolve_list(store: &KeyStore, list: &Node, errors: &mut Diags) -> Vec<Key> {
+/// Resolves a list of `ssh_keys` entries; the key files read (by their
+/// names, the probed one included) join `inputs`, before `inject` drops
+/// the keys given twice.
+fn resolve_list(
+    store: &KeyStore,
+    list: &Node,
+    errors: &mut Diags,
+    inputs: &mut Inputs,
+) -> Vec<Key> {
     let mut keys = Vec::new();
     for entry in list.as_seq().unwrap_or_default() {
         match store.resolve(entry) {
-            Ok(k) => keys.extend(k),
+            Ok(k) => {
+                if let Some(keys::Origin::File { name, .. }) = k.first().map(|k| &k.origin) {
+                    inputs.keys.extend(keys::key_files(name));
+                }
+                keys.extend(k);
+            }
             Err(d) => errors.push(d),
         }
     }
@@ -339,6 +358,7 @@ fn inject_keys(
     merged: &mut Node,
     domain: &[Key],
     errors: &mut Diags,
+    inputs: &mut Inputs,
 ) -> Vec<UserKeys> {
     let mut out = Vec::new();
     let Value::Map(root) = &mut merged.value else {
@@ -365,7 +385,7 @@ fn inject_keys(
                     value: Value::Seq(_),
                     ..
                 },
-            ) => resolve_list(store, list, errors),
+            ) => resolve_list(store, list, errors, inputs),
             // Not a list: validation reports it; leave the value as written.
             Some(_) => continue,
             None => Vec::new(),

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use super::{Compiled, Compiler, MergedDoc, complete, set_header, with_header};
+use super::{Compiled, Compiler, Inputs, MergedDoc, complete, set_header, with_header};
 use crate::classes::walk::{self, Doc, Expanded};
 use crate::diag::Diags;
 use crate::exports::AllExports;
@@ -76,6 +76,18 @@ impl Compiler<'_> {
     /// its class files; nothing is merged unless a class name holds `${…}`.
     pub(crate) fn classes(&self, host: &Host) -> Result<Vec<String>, Diags> {
         Ok(self.expand(host)?.classes)
+    }
+
+    /// The files of a host's class closure, each with its class name:
+    /// what `beryl diff` reads to tell which hosts a changed class reaches.
+    pub(crate) fn class_files(&self, host: &Host) -> Result<Vec<(String, Option<String>)>, Diags> {
+        let expanded = self.expand(host)?;
+        Ok(expanded
+            .docs
+            .into_iter()
+            .filter(|d| d.class.is_some())
+            .map(|d| (d.rel, d.class))
+            .collect())
     }
 
     /// Merges the documents (their queries answered from `all`, every host's
@@ -215,13 +227,17 @@ impl Compiler<'_> {
                     display: default.rsplit_once('/').map_or(".", |(root, _)| root),
                     max_file_size: self.limits.max_file_size,
                 };
-                if let Err(mut errors) = super::files::resolve(&mut c.freebsd, &c.config, &dirs) {
+                let reads = &mut c.inputs.files;
+                if let Err(mut errors) =
+                    super::files::resolve(&mut c.freebsd, &c.config, &dirs, reads)
+                {
                     errors.extend(diags);
                     return Err(errors);
                 }
                 c.diags = diags;
                 c.rules_used = rules_used;
                 c.reclass = reclass;
+                self.record(host, expanded, all.is_some(), &mut c.inputs);
                 Ok(c)
             }
             Err(mut errors) => {
@@ -233,6 +249,17 @@ impl Compiler<'_> {
 }
 
 impl Compiler<'_> {
+    /// The rest of a host's record (inputs.rs): its chain, every path its
+    /// class names may be written at, and whether it read the fleet's exports.
+    fn record(&self, host: &Host, expanded: &Expanded, fleet: bool, inputs: &mut Inputs) {
+        let chain = self.inventory.chain(host);
+        inputs.chain = chain.iter().map(|l| l.file.rel.clone()).collect();
+        for name in &expanded.probed {
+            inputs.files.extend(self.library.paths(name));
+        }
+        inputs.fleet = fleet;
+    }
+
     /// Under reclass, the node's facts beside its parameters.
     fn reclass_info(
         &self,

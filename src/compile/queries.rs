@@ -181,6 +181,13 @@ impl Compiler<'_> {
         })
     }
 
+    /// Whether compiling `host` needs every host's exports (its documents
+    /// hold a query); an error in its chain is not one, and the compile
+    /// reports it.
+    pub(crate) fn asks(&self, host: &Host) -> bool {
+        self.expand(host).is_ok_and(|e| e.asks())
+    }
+
     /// Every host's exports if they are computed already, without waiting.
     pub(super) fn all_exports_ready(&self) -> Option<&AllExports> {
         self.all_exports.get()

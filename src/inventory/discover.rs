@@ -4,6 +4,7 @@ use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use super::listed::Tree;
 use super::{Code, Domain, Group, Host, Inventory, LevelFile};
 use crate::diag::{Diag, Diags};
 
@@ -25,6 +26,7 @@ impl Inventory {
             display: root_display.trim_end_matches('/').to_string(),
             errors: Vec::new(),
             broken: HashSet::new(),
+            listed: None,
         };
         let canonical = match fs::canonicalize(root) {
             Ok(c) if c.is_dir() => c,
@@ -73,6 +75,24 @@ impl Inventory {
     }
 }
 
+/// Discovers the inventory listed in `tree`, its files named under `root`
+/// (src/inventory/listed.rs).
+pub(super) fn walk_listed(root: &Path, root_display: &str, tree: Tree) -> Result<Inventory, Diags> {
+    let mut walk = Walk {
+        root: root.to_path_buf(),
+        display: root_display.trim_end_matches('/').to_string(),
+        errors: Vec::new(),
+        broken: HashSet::new(),
+        listed: Some(tree),
+    };
+    let inv = walk.root_dir(root);
+    if walk.errors.is_empty() {
+        Ok(inv)
+    } else {
+        Err(walk.errors)
+    }
+}
+
 struct Walk {
     root: PathBuf,
     display: String,
@@ -80,6 +100,9 @@ struct Walk {
     /// Stems of YAML names already reported as not being files, by
     /// directory (`example.org/_domain`), so that no "missing" error follows.
     broken: HashSet<String>,
+    /// The files as listed, when the walk reads a listing rather than the
+    /// disk: only regular files, so no entry needs following.
+    listed: Option<Tree>,
 }
 
 enum Kind {
@@ -126,6 +149,14 @@ impl Walk {
     /// its type comes from the directory listing, so a plain tree costs no
     /// system call per entry.
     fn list(&mut self, dir_rel: &str, canonical_root: &Path) -> Vec<Item> {
+        if let Some(tree) = &self.listed {
+            let entries = tree.entries(dir_rel);
+            return entries
+                .into_iter()
+                .filter(|(name, _)| !name.starts_with('.'))
+                .filter_map(|(name, is_dir)| self.item(dir_rel, name, is_dir, !is_dir))
+                .collect();
+        }
         let dir = self.root.join(dir_rel);
         let entries = match fs::read_dir(&dir) {
             Ok(e) => e,
@@ -163,18 +194,10 @@ impl Walk {
         // A domain or group lists every host of the fleet: the path and the
         // name shown in messages are made only for a link or an error.
         for (name, file_type) in names {
-            let rel = if dir_rel.is_empty() {
-                name.clone()
-            } else {
-                let mut rel = String::with_capacity(dir_rel.len() + 1 + name.len());
-                rel.push_str(dir_rel);
-                rel.push('/');
-                rel.push_str(&name);
-                rel
-            };
             let (is_dir, is_file) = match file_type {
                 Some(t) if !t.is_symlink() => (t.is_dir(), t.is_file()),
                 _ => {
+                    let rel = rel_of(dir_rel, &name);
                     let path = self.root.join(&rel);
                     let shown = self.display_of(&rel);
                     let Some(real) = self.follow(&path, &shown, canonical_root) else {
@@ -183,38 +206,45 @@ impl Walk {
                     (real.is_dir(), real.is_file())
                 }
             };
-            let kind = if is_dir {
-                if let Some(stem) = yaml_stem(&name) {
-                    // `host01.yml/` is a file gone wrong, not a group or a
-                    // domain with a strange name.
-                    let shown = self.display_of(&rel);
-                    self.error(
-                        Code::NotAFile,
-                        format!("{shown} is a directory, not a YAML file"),
-                        Some("level and host files must be regular files (or links to them)"),
-                    );
-                    let dir = dir_rel.to_string();
-                    self.broken.insert(format!("{dir}/{stem}"));
-                    continue;
-                }
-                Kind::Dir
-            } else if let Some(stem) = yaml_stem(&name) {
-                if !is_file {
-                    let shown = self.display_of(&rel);
-                    self.error(
-                        Code::NotAFile,
-                        format!("{shown} is not a regular file"),
-                        Some("level and host files must be regular files (or links to them)"),
-                    );
-                    continue;
-                }
-                Kind::Yaml(stem.to_string())
-            } else {
-                Kind::Other
-            };
-            items.push(Item { name, rel, kind });
+            items.extend(self.item(dir_rel, name, is_dir, is_file));
         }
         items
+    }
+
+    /// The entry `name` of the directory `dir_rel`, classified, or `None`
+    /// (reported) when it is a level or host file that is not a file.
+    fn item(&mut self, dir_rel: &str, name: String, is_dir: bool, is_file: bool) -> Option<Item> {
+        let rel = rel_of(dir_rel, &name);
+        let kind = if is_dir {
+            if let Some(stem) = yaml_stem(&name) {
+                // `host01.yml/` is a file gone wrong, not a group or a
+                // domain with a strange name.
+                let shown = self.display_of(&rel);
+                self.error(
+                    Code::NotAFile,
+                    format!("{shown} is a directory, not a YAML file"),
+                    Some("level and host files must be regular files (or links to them)"),
+                );
+                let dir = dir_rel.to_string();
+                self.broken.insert(format!("{dir}/{stem}"));
+                return None;
+            }
+            Kind::Dir
+        } else if let Some(stem) = yaml_stem(&name) {
+            if !is_file {
+                let shown = self.display_of(&rel);
+                self.error(
+                    Code::NotAFile,
+                    format!("{shown} is not a regular file"),
+                    Some("level and host files must be regular files (or links to them)"),
+                );
+                return None;
+            }
+            Kind::Yaml(stem.to_string())
+        } else {
+            Kind::Other
+        };
+        Some(Item { name, rel, kind })
     }
 
     /// Resolves a link, which must stay inside the inventory.
@@ -467,6 +497,19 @@ impl Walk {
             }
         }
     }
+}
+
+/// The path of the entry `name` of the directory `dir_rel`, relative to the
+/// root: made once per entry, sized up front.
+fn rel_of(dir_rel: &str, name: &str) -> String {
+    if dir_rel.is_empty() {
+        return name.to_string();
+    }
+    let mut rel = String::with_capacity(dir_rel.len() + 1 + name.len());
+    rel.push_str(dir_rel);
+    rel.push('/');
+    rel.push_str(name);
+    rel
 }
 
 /// The stem of a YAML file name (`.yml` or `.yaml`, in any case).

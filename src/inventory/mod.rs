@@ -17,6 +17,7 @@
 
 mod discover;
 pub(crate) mod levels;
+pub(crate) mod listed;
 pub mod reclass;
 pub(crate) mod revision;
 pub(crate) mod settings;

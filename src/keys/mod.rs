@@ -32,6 +32,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 pub use key::{Key, Origin, inject};
+pub(crate) use store::files_of as key_files;
 
 use crate::diag::Diag;
 use crate::value::{Node, Span};
@@ -142,6 +143,29 @@ impl KeyStore {
                 Key::from_parsed(p.clone(), origin)
             })
             .collect())
+    }
+
+    /// Every key of the key file shown as `path`, by line, as `(line, key)`,
+    /// when this store has read it: what the file holds, whichever hosts
+    /// kept which of its keys.
+    pub(crate) fn file_keys(
+        &self,
+        path: &str,
+    ) -> Option<std::collections::BTreeSet<(usize, String)>> {
+        let cache = self.lock();
+        let loaded = cache.values().flatten().find(|l| l.path == path)?;
+        Some(
+            loaded
+                .keys
+                .iter()
+                .map(|(line, p)| {
+                    let origin = Origin::Inline {
+                        at: crate::value::Span::synthetic(),
+                    };
+                    (*line, Key::from_parsed(p.clone(), origin).line())
+                })
+                .collect(),
+        )
     }
 
     /// The key file of `name`, read once per store.

@@ -54,12 +54,8 @@ pub(crate) fn load(dir: &Path, display: &str, max: u64, name: &str) -> Result<Lo
             Some("point beryl at the key directory with --ssh-dir DIR or BERYL_SSH_DIR".into()),
         ));
     }
-    let (pub_file, candidates) = if name.ends_with(".pub") {
-        (name.to_string(), vec![name.to_string()])
-    } else {
-        let pub_file = format!("{name}.pub");
-        (pub_file.clone(), vec![pub_file, name.to_string()])
-    };
+    let candidates = files_of(name);
+    let pub_file = candidates[0].clone();
     // The first candidate that exists in any form wins, a broken link
     // included: never fall through to the private key next to a `.pub`.
     let Some(file) = candidates
@@ -160,6 +156,16 @@ pub(crate) fn load(dir: &Path, display: &str, max: u64, name: &str) -> Result<Lo
         ));
     }
     Ok(Loaded { path, keys })
+}
+
+/// The file names a key name is looked up at, in order: `NAME.pub`, then
+/// `NAME` (one name when it ends in `.pub`). Never empty.
+pub(crate) fn files_of(name: &str) -> Vec<String> {
+    if name.ends_with(".pub") {
+        vec![name.to_string()]
+    } else {
+        vec![format!("{name}.pub"), name.to_string()]
+    }
 }
 
 /// A key name is a plain file name of the SSH key directory.

@@ -2,9 +2,12 @@
 //!
 //! Entry points: [`write_dir`] and [`Manifest::read`]. A directory holds
 //! `<fqdn>.yml` (or `.json`) per host and `beryl-manifest.json`:
-//! `{"version": 1, "format": "yaml", "hosts": {fqdn: "sha256:<hex>"}}`, hosts
-//! sorted. Files of hosts that the previous manifest listed and that are gone
-//! are removed; nothing else in the directory is touched.
+//! `{"version": 2, "format": "yaml", "options": …, "hosts": {fqdn:
+//! "sha256:<hex>"}, "inputs": …, "records": …}`, hosts sorted; `options`,
+//! `inputs` and `records` say what each host read, so that the next write
+//! compiles only the hosts whose inputs changed (reuse.rs). Files of hosts
+//! that the previous manifest listed and that are gone are removed; nothing
+//! else in the directory is touched.
 //!
 //! # Writing is a transaction
 //!
@@ -49,7 +52,7 @@
 //! with "No space left on device": the fault tests (tests/integration/
 //! faults.rs) use them. Release builds ignore both.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
@@ -83,12 +86,23 @@ pub(crate) struct Rendered {
     pub text: String,
 }
 
+/// A render directory's manifest; version 1 has only `format` and `hosts`,
+/// version 2 adds the records of reuse.rs.
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub(crate) struct Manifest {
     pub version: u32,
     #[serde(default)]
     pub format: Option<String>,
+    /// What the output depends on besides each host's inputs (reuse.rs).
+    #[serde(default)]
+    pub options: BTreeMap<String, String>,
     pub hosts: BTreeMap<String, String>,
+    /// Every host's inputs: their digests, `None` for a path probed empty.
+    #[serde(default)]
+    pub inputs: BTreeMap<String, Option<String>>,
+    /// Each host's inputs, as indices into `inputs`.
+    #[serde(default)]
+    pub records: BTreeMap<String, reuse::Entry>,
 }
 
 /// What the apply step does: move these files from the stage into DIR (the
@@ -155,6 +169,54 @@ impl Manifest {
         Ok((read_manifest(dir)?, lock))
     }
 
+    /// A version-2 manifest in `format` with these hosts and records.
+    pub(crate) fn new(
+        format: Format,
+        options: BTreeMap<String, String>,
+        hosts: BTreeMap<String, String>,
+        (inputs, records): (
+            BTreeMap<String, Option<String>>,
+            BTreeMap<String, reuse::Entry>,
+        ),
+    ) -> Manifest {
+        Manifest {
+            version: reuse::VERSION,
+            format: Some(format_name(format).to_string()),
+            options,
+            hosts,
+            inputs,
+            records,
+        }
+    }
+
+    /// The manifest as written: JSON, one line per host, input and record,
+    /// so that 10,000 hosts stay a few megabytes and `diff` shows a change
+    /// as the lines it touches.
+    fn text(&self) -> String {
+        fn json<T: Serialize + ?Sized>(v: &T) -> String {
+            serde_json::to_string(v).unwrap_or_default()
+        }
+        fn map<V: Serialize>(out: &mut String, key: &str, map: &BTreeMap<String, V>) {
+            out.push_str(&format!(",\n  \"{key}\": {{"));
+            for (i, (k, v)) in map.iter().enumerate() {
+                out.push_str(if i == 0 { "\n    " } else { ",\n    " });
+                out.push_str(&format!("{}: {}", json(k), json(v)));
+            }
+            out.push_str(if map.is_empty() { "}" } else { "\n  }" });
+        }
+        let mut out = format!(
+            "{{\n  \"version\": {},\n  \"format\": {}",
+            self.version,
+            json(&self.format)
+        );
+        map(&mut out, "options", &self.options);
+        map(&mut out, "hosts", &self.hosts);
+        map(&mut out, "inputs", &self.inputs);
+        map(&mut out, "records", &self.records);
+        out.push_str("\n}\n");
+        out
+    }
+
     /// The file of a host in a directory with this manifest.
     pub(crate) fn file(&self, dir: &Path, fqdn: &str) -> PathBuf {
         dir.join(self.file_name(fqdn))
@@ -219,7 +281,8 @@ pub(crate) fn write_dir(dir: &Path, hosts: &[Rendered], format: Format) -> Resul
             hashes.insert(h.fqdn.clone(), hash);
         }
     }
-    writer.commit(hashes)
+    let manifest = Manifest::new(format, BTreeMap::new(), hashes, Default::default());
+    writer.commit(manifest, &BTreeSet::new()).map(drop)
 }
 
 /// A write of a render directory in progress. [`DirWriter::begin`] locks and
@@ -287,17 +350,42 @@ impl DirWriter {
         }
     }
 
-    /// Commits the staged files: `hosts` holds every host's hash, by FQDN.
-    pub(crate) fn commit(mut self, hosts: BTreeMap<String, String>) -> Result<(), Diag> {
-        let dir = self.dir.clone();
-        let manifest = Manifest {
-            version: 1,
-            format: Some(format_name(self.format).to_string()),
-            hosts,
+    /// Whether DIR already holds `fqdn`'s file with this hash, as its
+    /// manifest says, in this write's format: that host need not be staged.
+    pub(crate) fn unchanged(&self, fqdn: &str, hash: &str) -> bool {
+        let Some(old) = &self.old else {
+            return false;
         };
+        old.format.as_deref() == Some(format_name(self.format))
+            && old.hosts.get(fqdn).is_some_and(|h| h == hash)
+            && old.file(&self.dir, fqdn).is_file()
+    }
+
+    /// The manifest DIR had when the write began.
+    pub(crate) fn old(&self) -> Option<&Manifest> {
+        self.old.as_ref()
+    }
+
+    /// Commits the staged files and `manifest`, which lists every host: the
+    /// hosts in `kept` were not staged, and their files stay as they are.
+    /// Returns whether anything was written: nothing is when no host was
+    /// staged and the manifest is the one DIR has.
+    pub(crate) fn commit(
+        mut self,
+        manifest: Manifest,
+        kept: &BTreeSet<String>,
+    ) -> Result<bool, Diag> {
+        let dir = self.dir.clone();
+        let text = manifest.text();
+        if kept.len() == manifest.hosts.len()
+            && std::fs::read(dir.join(MANIFEST)).is_ok_and(|old| old == text.as_bytes())
+        {
+            return Ok(false);
+        }
         let mut moves: Vec<String> = manifest
             .hosts
             .keys()
+            .filter(|fqdn| !kept.contains(*fqdn))
             .map(|fqdn| manifest.file_name(fqdn))
             .collect();
         // Remove what beryl wrote before and no longer writes.
@@ -311,8 +399,6 @@ impl DirWriter {
                 }
             }
         }
-        let mut text = serde_json::to_string_pretty(&manifest).unwrap_or_default();
-        text.push('\n');
         moves.push(MANIFEST.to_string());
         let journal = Journal {
             version: 1,
@@ -333,7 +419,8 @@ impl DirWriter {
                 dir.display()
             );
             d
-        })
+        })?;
+        Ok(true)
     }
 }
 
@@ -553,6 +640,8 @@ mod fault {
         Ok(())
     }
 }
+
+pub(crate) mod reuse;
 
 #[cfg(test)]
 mod tests;

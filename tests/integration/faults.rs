@@ -106,17 +106,21 @@ impl Fleet {
         copy_tree(&self.path().join("old"), &out);
     }
 
+    /// A full write: every host staged, so that the journal has many steps.
     fn render(&self, env: &[(&str, String)]) -> Run {
+        self.render_with(env, &["--full"])
+    }
+
+    /// `render --all --out out` with `more` arguments (none: an incremental
+    /// write, which stages only the changed hosts).
+    fn render_with(&self, env: &[(&str, String)], more: &[&str]) -> Run {
         let env: Vec<(String, String)> = env
             .iter()
             .map(|(k, v)| (k.to_string(), v.clone()))
             .collect();
-        beryl_with_env(
-            self.path(),
-            &args(&["render", "--all", "--out", "out"]),
-            &env,
-            None,
-        )
+        let mut a = vec!["render", "--all", "--out", "out"];
+        a.extend(more);
+        beryl_with_env(self.path(), &args(&a), &env, None)
     }
 
     /// Recovers `out/` the way any reader does (`beryl diff` on it), with an
@@ -170,14 +174,37 @@ fn aborted(run: &Run) -> bool {
 /// the next reader rolls the new one forward.
 #[test]
 fn an_interrupted_write_leaves_the_old_or_the_new_output() {
+    let seen = interrupted_writes(&["--full"]);
+    assert!(seen.0 > 20, "only {} steps", seen.0);
+    assert!(
+        seen.1 > 5 && seen.2 > 5,
+        "aborts before/after the commit: {seen:?}"
+    );
+}
+
+/// The same for an incremental write, which stages only the hosts that
+/// changed (host01, mail2) and removes ns1's file.
+#[test]
+fn an_interrupted_incremental_write_leaves_the_old_or_the_new_output() {
+    let seen = interrupted_writes(&[]);
+    assert!(
+        seen.1 > 2 && seen.2 > 2,
+        "aborts before/after the commit: {seen:?}"
+    );
+}
+
+/// Aborts `render --all --out out MORE` before each of its steps in turn,
+/// and checks what each abort leaves. Returns the number of steps and of
+/// aborts before and after the commit.
+fn interrupted_writes(more: &[&str]) -> (usize, usize, usize) {
     let f = fleet();
-    let mut seen = (0, 0);
+    let mut seen = (0, 0, 0);
     for k in 0.. {
         f.reset();
-        let run = f.render(&[("BERYL_FAULT_ABORT_AFTER", k.to_string())]);
+        let run = f.render_with(&[("BERYL_FAULT_ABORT_AFTER", k.to_string())], more);
         if run.status == 0 {
             assert_eq!(f.whole(&format!("K={k}, not aborted")), "new");
-            assert!(k > 20, "only {k} steps");
+            seen.0 = k;
             break;
         }
         assert!(aborted(&run), "K={k}: {} {}", run.status, run.stderr);
@@ -202,12 +229,9 @@ fn an_interrupted_write_leaves_the_old_or_the_new_output() {
         assert_eq!(state, if committed { "new" } else { "old" }, "K={k}");
         // `diff out new` says whether they differ.
         assert_eq!(read.status, i32::from(state == "old"), "K={k}");
-        if committed { seen.1 += 1 } else { seen.0 += 1 }
+        if committed { seen.2 += 1 } else { seen.1 += 1 }
     }
-    assert!(
-        seen.0 > 5 && seen.1 > 5,
-        "aborts before/after the commit: {seen:?}"
-    );
+    seen
 }
 
 /// The recovery itself interrupted at each of its steps, after a write that

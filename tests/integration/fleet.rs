@@ -17,7 +17,7 @@ fn out_writes_one_file_per_host_and_a_sorted_manifest() {
     let manifest: serde_json::Value =
         serde_json::from_slice(&fs::read(d.path().join("out/beryl-manifest.json")).unwrap())
             .unwrap();
-    assert_eq!(manifest["version"], 1);
+    assert_eq!(manifest["version"], 2);
     let hosts: Vec<&String> = manifest["hosts"].as_object().unwrap().keys().collect();
     let mut sorted = hosts.clone();
     sorted.sort();
@@ -185,4 +185,71 @@ fn diff_against_git_revisions_and_plans() {
         beryl(d.path(), &args(&["diff", "git:no-such-rev"])).status,
         2
     );
+}
+
+/// The modification time of each file of `dir`, by name.
+fn mtimes(dir: &std::path::Path) -> std::collections::BTreeMap<String, std::time::SystemTime> {
+    fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            let name = e.file_name().into_string().unwrap();
+            (name, e.metadata().unwrap().modified().unwrap())
+        })
+        .collect()
+}
+
+/// A re-render compiles and writes only the hosts whose inputs changed, says
+/// how many on stderr, and gives the bytes of a full render.
+#[test]
+fn out_recompiles_only_the_hosts_whose_inputs_changed() {
+    let d = example();
+    let render = |out: &str, more: &[&str]| {
+        let mut a = vec!["render", "--all", "--out", out];
+        a.extend(more);
+        let run = beryl(d.path(), &args(&a));
+        assert_eq!(run.status, 0, "{}", run.stderr);
+        run.stderr
+    };
+    assert!(render("out", &[]).contains("recompiled 8 of 8 hosts, wrote 8"));
+    let before = mtimes(&d.path().join("out"));
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    assert!(render("out", &[]).contains("recompiled 0 of 8 hosts, wrote 0"));
+    assert_eq!(mtimes(&d.path().join("out")), before, "nothing rewritten");
+    crate::support::edit(
+        &d.path().join("inventory/example.org/web/host01.yml"),
+        "swap: 8g",
+        "swap: 16g",
+    );
+    // host01 alone: its exports did not change, so the hosts whose queries
+    // read every host's exports are reused too.
+    assert!(render("out", &[]).contains("recompiled 1 of 8 hosts, wrote 1"));
+    let after = mtimes(&d.path().join("out"));
+    let changed: Vec<&String> = after.keys().filter(|k| after[*k] != before[*k]).collect();
+    assert_eq!(changed, ["beryl-manifest.json", "host01.example.org.yml"]);
+    render("fresh", &[]);
+    assert_eq!(files(&d.path().join("out")), files(&d.path().join("fresh")));
+    assert!(render("out", &["--full"]).contains("recompiled 8 of 8 hosts, wrote 8"));
+}
+
+/// A manifest of version 1 records no inputs: every host is compiled, and
+/// the directory gets a version-2 manifest.
+#[test]
+fn an_old_manifest_recompiles_every_host() {
+    let d = example();
+    let run = beryl(d.path(), &args(&["render", "--all", "--out", "out"]));
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let path = d.path().join("out/beryl-manifest.json");
+    let mut manifest: serde_json::Value =
+        serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+    manifest["version"] = 1.into();
+    fs::write(&path, manifest.to_string()).unwrap();
+    let run = beryl(d.path(), &args(&["render", "--all", "--out", "out"]));
+    assert!(
+        run.stderr.contains("recompiled 8 of 8 hosts"),
+        "{}",
+        run.stderr
+    );
+    let manifest: serde_json::Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+    assert_eq!(manifest["version"], 2);
 }

@@ -1,5 +1,8 @@
 //! `beryl diff`: which hosts change between two states of a fleet, and how.
 
+mod compiled;
+mod incremental;
+mod reach;
 mod select;
 
 use std::io::Write;
@@ -7,14 +10,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::{Context, Failure, Outcome, write_out};
-use crate::compile::{self, Compiler};
 use crate::diag::Diag;
 use crate::inventory::Inventory;
 use crate::inventory::revision::{self, Snapshot};
-use crate::keys::KeyStore;
-use crate::output::fleetdiff::{self, Files, HostConfig, HostState, Names, Side};
+use crate::output::fleetdiff::{self, Files, HostConfig, HostState, Side};
 use crate::output::render_dir::{self, Manifest};
-use crate::output::{self, Format as OutFormat};
 
 crate::diag::codes! {
     /// The codes of the `diff` command.
@@ -33,8 +33,10 @@ crate::diag::codes! {
 ///
 /// OLD and NEW are each an inventory directory, a `render --out` directory
 /// (with its manifest), or `git:REV` (the inventory at that revision of the
-/// enclosing git repository). NEW defaults to the working inventory. Hosts
-/// whose hashes agree are skipped without being compared. Lists merged by key
+/// enclosing git repository). NEW defaults to the working inventory. Only
+/// the hosts whose inputs differ between the sides are compiled (stderr
+/// says how many; --full compiles all), and hosts whose hashes agree are
+/// skipped without being compared. Lists merged by key
 /// (users by name) are compared by key, other lists as aligned sequences;
 /// every path is one `beryl explain` reads. Identical changes are grouped
 /// across hosts. Exit 0 when nothing differs, 1 when something does, 2 on
@@ -78,6 +80,12 @@ pub(crate) struct Args {
     #[arg(long, value_name = "SELECTOR")]
     pub select: Vec<String>,
 
+    /// Compile every host of both sides, even those whose inputs are the
+    /// same on both (by default only the hosts an edit can reach are
+    /// compiled: docs/diff.md §9).
+    #[arg(long)]
+    pub full: bool,
+
     #[command(flatten)]
     pub opts: super::options::CompileArgs,
 }
@@ -90,16 +98,32 @@ pub(crate) enum Format {
 }
 
 pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
-    let mut old = side(ctx, "old", &args.old, args.plan)?;
-    let mut new = match &args.new {
-        Some(spec) => side(ctx, "new", spec, args.plan)?,
-        None => side(
-            ctx,
-            "new",
-            &ctx.inventory_dir.display().to_string(),
-            args.plan,
-        )?,
+    let working = ctx.inventory_dir.display().to_string();
+    let new_spec = args.new.as_deref().unwrap_or(&working);
+    let specs = [("old", args.old.as_str()), ("new", new_spec)];
+    let quick = if args.full || !args.select.is_empty() {
+        None
+    } else {
+        incremental::sides(ctx, specs, args.plan)?
     };
+    let (mut old, mut new, count) = match quick {
+        Some(([old, new], count)) => (old, new, Some(count)),
+        None => {
+            let old = side(ctx, "old", &args.old, args.plan)?;
+            let new = side(ctx, "new", new_spec, args.plan)?;
+            let count = full_count(&old, &new);
+            (old, new, count)
+        }
+    };
+    if let Some(c) = count {
+        let line = format!(
+            "recompiled {} of {} host{}\n",
+            thousands(c.compiled),
+            thousands(c.hosts),
+            if c.hosts == 1 { "" } else { "s" }
+        );
+        let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    }
     select::filter(&args.select, &mut old.0, &mut new.0)?;
     let report = fleetdiff::compare(&old.0, &new.0, args.plan)?;
     let text = match (args.format, args.stat) {
@@ -114,6 +138,37 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
     } else {
         Outcome::Ok
     })
+}
+
+/// After a full diff, every host of a side that is an inventory was
+/// compiled; `None` when neither is.
+fn full_count(old: &Loaded, new: &Loaded) -> Option<incremental::Count> {
+    let compiled: std::collections::BTreeSet<&String> = [old, new]
+        .into_iter()
+        .filter(|s| s.2.is_none())
+        .flat_map(|s| s.0.hosts.keys())
+        .collect();
+    let all: std::collections::BTreeSet<&String> = [old, new]
+        .into_iter()
+        .flat_map(|s| s.0.hosts.keys())
+        .collect();
+    (old.2.is_none() || new.2.is_none()).then_some(incremental::Count {
+        compiled: compiled.len(),
+        hosts: all.len(),
+    })
+}
+
+/// `10000` as `10,000`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The command line that prints this diff whole, for the markdown form's
@@ -207,13 +262,7 @@ fn does_not_compile(role: &str, spec: &str, errors: Failure) -> Failure {
 
 /// Every host of an inventory, compiled (in parallel) and hashed as
 /// `render --out` hashes it, with its plan (`--plan`) and its inputs.
-/// Diagnostics name its files under `display`. A host's config (with the
-/// spans of its values and its merge policy, src/output/fleetdiff/input.rs)
-/// is compiled again when the diff reads it, which it does only for a host
-/// whose hashes differ: a side keeps no config, so that 10k hosts fit in
-/// memory. The inventory, the key store and the compiler (whose caches make
-/// the second compile cheap: each file was parsed once) therefore live as
-/// long as the process, which runs one diff.
+/// Diagnostics name its files under `display`.
 fn inventory_side(
     ctx: &Context,
     dir: &Path,
@@ -222,72 +271,11 @@ fn inventory_side(
     plans: bool,
 ) -> Result<Side, Failure> {
     let inventory: &'static Inventory = Box::leak(Box::new(Inventory::discover(dir, display)?));
-    let keys: &'static KeyStore = Box::leak(Box::new(KeyStore::new(
-        &ssh.dir,
-        &ssh.display,
-        ctx.limits.max_file_size,
-    )));
-    // Files are shown relative to the inventory, key files under the SSH
-    // directory given on the command line, whatever tree they were read from.
-    let names = Arc::new(Names::new(
-        display,
-        &ssh.display,
-        &ctx.ssh_dir.display().to_string(),
-    ));
-    let compiler = Arc::new(Compiler::new(inventory, keys, ctx.limits));
-    let hosts: Vec<_> = inventory.hosts.iter().collect();
-    let templates = crate::plan::render::Templates::new(None, 0).map_err(|d| vec![d])?;
-    // diff prints no warning of either side's hosts.
-    let progress = super::context::Progress::new(hosts.len());
-    let results = compile::compile_many(&compiler, &hosts, |host, r| {
-        let side = r.and_then(|c| {
-            let text = output::to_string(&c.config, OutFormat::Yaml).map_err(|d| vec![d])?;
-            let plan = if plans {
-                let p = crate::plan::build(&host.fqdn, &c)?;
-                Some(templates.installerconfig(&p).map_err(|d| vec![d])?)
-            } else {
-                None
-            };
-            let inputs = HostConfig::inputs(&c, &names);
-            Ok((render_dir::hash(&text), plan, inputs))
-        });
-        progress.tick();
-        side
-    });
-    drop(progress);
-    let mut files = Files::default();
-    let mut side = Side {
+    let compiled = compiled::compile_side(ctx, inventory, display, ssh, plans, None)?;
+    Ok(compiled.map(|c| c.side).unwrap_or_else(|| Side {
         hosts: Default::default(),
         files: None,
-    };
-    let mut errors = Vec::new();
-    for (host, r) in inventory.hosts.iter().zip(results) {
-        match r {
-            Ok((hash, plan, inputs)) => {
-                let (compiler, names) = (compiler.clone(), names.clone());
-                let load = move || {
-                    let c = compile::compile(&compiler, host)?;
-                    Ok(Arc::new(HostConfig::from_compiled(c, &names)))
-                };
-                side.hosts.insert(
-                    host.fqdn.clone(),
-                    HostState {
-                        hash,
-                        load: Box::new(load),
-                        plan,
-                        inputs: files.add(inputs),
-                    },
-                );
-            }
-            Err(e) => errors.extend(e),
-        }
-    }
-    side.files = Some(files);
-    if errors.is_empty() {
-        Ok(side)
-    } else {
-        Err(errors)
-    }
+    }))
 }
 
 /// A `render --out` directory (recovered first if a write was interrupted):
@@ -330,4 +318,16 @@ fn read_rendered(file: &Path) -> Result<crate::value::Node, Diag> {
     let text = crate::yaml::read_output(file, &name)?;
     let limits = crate::limits::Limits::for_output(max);
     crate::yaml::parse_any(&crate::value::Source::new(name, text), &limits)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn counts_are_grouped_by_thousands() {
+        assert_eq!(super::thousands(0), "0");
+        assert_eq!(super::thousands(999), "999");
+        assert_eq!(super::thousands(1000), "1,000");
+        assert_eq!(super::thousands(10000), "10,000");
+        assert_eq!(super::thousands(1234567), "1,234,567");
+    }
 }

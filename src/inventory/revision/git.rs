@@ -206,3 +206,41 @@ fn cat_file_error(stderr: String) -> RevisionError {
         stderr,
     }
 }
+
+/// git's blob id of each file of `paths` (`git hash-object --stdin-paths`),
+/// their content hashed as is (`--no-filters`): equal to a listed blob's id
+/// exactly when the bytes are those of the blob.
+pub(super) fn blob_ids(paths: &[std::path::PathBuf]) -> Result<Vec<String>, RevisionError> {
+    use std::os::unix::ffi::OsStrExt;
+    if paths.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut child = Command::new("git")
+        .args(["hash-object", "--no-filters", "--stdin-paths"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(RevisionError::NoGit)?;
+    let mut stdin = child.stdin.take().expect("piped");
+    let mut names = Vec::new();
+    for p in paths {
+        names.extend_from_slice(p.as_os_str().as_bytes());
+        names.push(b'\n');
+    }
+    // Written from another thread, as for cat-file: git answers as it reads.
+    let feeder = std::thread::spawn(move || stdin.write_all(&names));
+    let out = child.wait_with_output().map_err(RevisionError::NoGit)?;
+    let _ = feeder.join();
+    let ids: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    if !out.status.success() || ids.len() != paths.len() {
+        return Err(RevisionError::Git {
+            command: "hash-object".into(),
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        });
+    }
+    Ok(ids)
+}

@@ -56,6 +56,45 @@ pub(crate) fn checkout(
     rev: &str,
     max_file_size: u64,
 ) -> Result<Snapshot, RevisionError> {
+    let listing = list(inventory, ssh, rev)?;
+    let snapshot = listing.snapshot()?;
+    listing.fill(&snapshot, max_file_size, |_| true)?;
+    Ok(snapshot)
+}
+
+/// The listing of the inventory and key directories at a revision: every
+/// file with its mode and blob id (`git ls-tree -r`), nothing read yet.
+#[derive(Debug)]
+pub(crate) struct Listing {
+    top: PathBuf,
+    rev: String,
+    /// The inventory and key directories relative to the repository (the
+    /// key directory `None` when it lies outside it).
+    rel_inv: String,
+    rel_ssh: Option<String>,
+    /// The key directory as given, for one outside the repository.
+    ssh_given: PathBuf,
+    entries: Vec<git::Entry>,
+}
+
+/// A file of a [`Listing`]: its path relative to its directory, and what
+/// git knows of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Listed<'a> {
+    /// Relative to the inventory (`example.org/web/_group.yml`) or to the
+    /// key directory.
+    pub rel: &'a str,
+    /// The blob id: equal exactly when the content is (a change of mode
+    /// alone changes nothing beryl reads; a link is not `plain`).
+    pub id: String,
+    /// A plain file (not a link, not a submodule) at a plain path (no
+    /// empty, `.` or `..` component).
+    pub plain: bool,
+}
+
+/// Lists the inventory directory `inventory` and the key directory `ssh`
+/// (as given on the command line) at the commit `rev`.
+pub(crate) fn list(inventory: &Path, ssh: &Path, rev: &str) -> Result<Listing, RevisionError> {
     if rev.is_empty() || rev.starts_with('-') {
         return Err(RevisionError::NotARevision { rev: rev.into() });
     }
@@ -77,45 +116,174 @@ pub(crate) fn checkout(
     })?;
     let rel_ssh = real(ssh).and_then(|s| relative(&s, &top));
     let commit = git::resolve(&top, rev)?;
-
-    let scratch = Scratch::new()?;
     let mut wanted = vec![rel_inv.clone()];
     wanted.extend(rel_ssh.clone());
     let entries = git::list(&top, &commit, &wanted)?;
-    let has_inventory = entries.iter().any(|e| under(&e.path, &rel_inv));
-    let mut writer = Writer {
-        root: &scratch.root,
-        rev,
-        links: Vec::new(),
-    };
-    let blobs: Vec<&git::Entry> = entries
-        .iter()
-        .filter(|e| e.kind != git::Kind::Other)
-        .collect();
-    git::read_blobs(&top, &blobs, max_file_size, |entry, bytes| {
-        writer.write(entry, bytes)
-    })?;
-    writer.finish()?;
+    Ok(Listing {
+        top,
+        rev: rev.to_string(),
+        rel_inv,
+        rel_ssh,
+        ssh_given: ssh.to_path_buf(),
+        entries,
+    })
+}
 
-    let place = |rel: &str| Place {
-        dir: scratch.root.join(rel),
-        display: if rel.is_empty() {
-            ".".into()
-        } else {
-            rel.to_string()
-        },
-    };
-    Ok(Snapshot {
-        inventory: has_inventory.then(|| place(&rel_inv)),
-        ssh: match &rel_ssh {
+impl Listing {
+    /// Whether the revision has the inventory directory at all.
+    pub(crate) fn has_inventory(&self) -> bool {
+        self.entries.iter().any(|e| under(&e.path, &self.rel_inv))
+    }
+
+    /// The files of the inventory directory, relative to it.
+    pub(crate) fn inventory(&self) -> impl Iterator<Item = Listed<'_>> {
+        self.within(Some(&self.rel_inv))
+    }
+
+    /// The files of the key directory, relative to it (none when it lies
+    /// outside the repository: it is the same on both sides).
+    pub(crate) fn ssh(&self) -> impl Iterator<Item = Listed<'_>> {
+        self.within(self.rel_ssh.as_deref())
+    }
+
+    fn within<'a>(&'a self, dir: Option<&'a str>) -> impl Iterator<Item = Listed<'a>> {
+        self.entries.iter().filter_map(move |e| {
+            let dir = dir?;
+            if !under(&e.path, dir) {
+                return None;
+            }
+            let rel = if dir.is_empty() {
+                &e.path[..]
+            } else {
+                &e.path[dir.len() + 1..]
+            };
+            Some(Listed {
+                rel,
+                id: e.id.clone(),
+                // A path the scratch tree would refuse is left to the full
+                // checkout, which says why.
+                plain: e.kind == git::Kind::File
+                    && e.path.split('/').all(|c| !matches!(c, "" | "." | "..")),
+            })
+        })
+    }
+
+    /// Whether the key directory lies inside the repository (else it is
+    /// the one given, the same on every side).
+    pub(crate) fn ssh_in_repo(&self) -> bool {
+        self.rel_ssh.is_some()
+    }
+
+    /// Where the inventory will be in a scratch tree at `scratch`,
+    /// and how diagnostics name it.
+    fn places(&self, scratch: &Path) -> (Place, Place) {
+        let place = |rel: &str| Place {
+            dir: scratch.join(rel),
+            display: if rel.is_empty() {
+                ".".into()
+            } else {
+                rel.to_string()
+            },
+        };
+        let ssh = match &self.rel_ssh {
             Some(r) => place(r),
             None => Place {
-                dir: ssh.to_path_buf(),
-                display: ssh.to_string_lossy().into_owned(),
+                dir: self.ssh_given.clone(),
+                display: self.ssh_given.to_string_lossy().into_owned(),
             },
-        },
-        _scratch: scratch,
-    })
+        };
+        (place(&self.rel_inv), ssh)
+    }
+
+    /// An empty scratch tree for this listing, to [`Self::fill`]: where its
+    /// inventory and key directory will be is known before any file is.
+    pub(crate) fn snapshot(&self) -> Result<Snapshot, RevisionError> {
+        let scratch = Scratch::new()?;
+        let (inventory, ssh) = self.places(&scratch.root);
+        Ok(Snapshot {
+            inventory: self.has_inventory().then_some(inventory),
+            ssh,
+            _scratch: scratch,
+        })
+    }
+
+    /// Writes into the scratch tree of `snapshot` the listed files for which
+    /// `keep` holds (given the path relative to the repository), read
+    /// through one `git cat-file --batch`.
+    pub(crate) fn fill(
+        &self,
+        snapshot: &Snapshot,
+        max_file_size: u64,
+        keep: impl Fn(&str) -> bool,
+    ) -> Result<(), RevisionError> {
+        let mut writer = Writer {
+            root: &snapshot._scratch.root,
+            rev: &self.rev,
+            links: Vec::new(),
+        };
+        let blobs: Vec<&git::Entry> = self
+            .entries
+            .iter()
+            .filter(|e| e.kind != git::Kind::Other && keep(&e.path))
+            .collect();
+        git::read_blobs(&self.top, &blobs, max_file_size, |entry, bytes| {
+            writer.write(entry, bytes)
+        })?;
+        writer.finish()
+    }
+
+    /// The content of the inventory files for which `keep` holds (given the
+    /// path relative to the inventory), by that path, read in memory through
+    /// one `git cat-file --batch`.
+    pub(crate) fn read_inventory(
+        &self,
+        max_file_size: u64,
+        keep: impl Fn(&str) -> bool,
+    ) -> Result<std::collections::HashMap<String, Vec<u8>>, RevisionError> {
+        let strip = |path: &str| -> Option<String> {
+            if self.rel_inv.is_empty() {
+                Some(path.to_string())
+            } else {
+                path.strip_prefix(&self.rel_inv)?
+                    .strip_prefix('/')
+                    .map(str::to_string)
+            }
+        };
+        let blobs: Vec<&git::Entry> = self
+            .entries
+            .iter()
+            .filter(|e| e.kind == git::Kind::File && strip(&e.path).is_some_and(|r| keep(&r)))
+            .collect();
+        let mut out = std::collections::HashMap::new();
+        git::read_blobs(&self.top, &blobs, max_file_size, |entry, bytes| {
+            if let Some(rel) = strip(&entry.path) {
+                out.insert(rel, bytes.to_vec());
+            }
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// The path relative to the repository of a path relative to the
+    /// inventory directory, or to the key directory.
+    pub(crate) fn repo_path(&self, ssh: bool, rel: &str) -> Option<String> {
+        let dir = if ssh {
+            self.rel_ssh.as_deref()?
+        } else {
+            &self.rel_inv
+        };
+        Some(if dir.is_empty() {
+            rel.to_string()
+        } else {
+            format!("{dir}/{rel}")
+        })
+    }
+}
+
+/// git's blob id of each of the files `paths`, as `git hash-object` gives
+/// it for the bytes on disk: comparable with a [`Listing`]'s ids.
+pub(crate) fn blob_ids(paths: &[PathBuf]) -> Result<Vec<String>, RevisionError> {
+    git::blob_ids(paths)
 }
 
 /// `path` made absolute with its links resolved, also when its last

@@ -114,7 +114,11 @@ impl HostConfig {
     /// The inputs of a compiled host, each with its content (shown name →
     /// content): the chain's level and class files, and the key files it
     /// read.
-    pub(crate) fn inputs(c: &Compiled, names: &Names) -> Vec<(Arc<str>, Content)> {
+    pub(crate) fn inputs(
+        c: &Compiled,
+        names: &Names,
+        store: &crate::keys::KeyStore,
+    ) -> Vec<(Arc<str>, Content)> {
         let mut inputs: Vec<(Arc<str>, Content)> = c
             .levels
             .iter()
@@ -139,6 +143,7 @@ impl HostConfig {
             }
         }
         for (file, keys) in keys {
+            let keys = store.file_keys(file).unwrap_or(keys);
             inputs.push((Arc::from(names.show(file)), Content::Keys(keys)));
         }
         inputs
@@ -150,9 +155,9 @@ impl HostConfig {
 pub(crate) enum Content {
     /// A level or class file: its text.
     Text(Arc<str>),
-    /// A key file: the keys read from it, by line. Each host sees the keys it
-    /// kept (a user's copy of a domain key is dropped), so a side holds the
-    /// union over its hosts.
+    /// A key file: its keys, by line (every key of the file, not only those
+    /// a host kept, so that whether it changed does not depend on which
+    /// hosts were compiled).
     Keys(BTreeSet<(usize, String)>),
 }
 

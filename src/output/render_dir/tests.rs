@@ -82,6 +82,7 @@ fn an_interrupted_commit_is_rolled_forward() {
             .into_iter()
             .map(|(h, t)| (h.to_string(), hash(t)))
             .collect(),
+        ..Manifest::default()
     };
     fs::write(
         stage.join(MANIFEST),

@@ -1,0 +1,129 @@
+//! An inventory tree known from a listing of its files (a git revision's
+//! `ls-tree`) rather than from the disk: discovery walks it as it walks a
+//! directory, so that the layout is checked on every file without one being
+//! written (`beryl diff git:A git:B`, src/cli/diff/incremental.rs).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use super::Inventory;
+use crate::diag::Diags;
+
+/// Each directory's entries, by the directory's path relative to the root
+/// (`""` for the root): the name, and whether it is a directory.
+#[derive(Debug, Default)]
+pub(crate) struct Tree {
+    dirs: BTreeMap<String, BTreeSet<(String, bool)>>,
+}
+
+impl Tree {
+    /// The tree of the regular files `files` (relative paths, `/`
+    /// separators); their directories are implied.
+    pub(crate) fn of<'a>(files: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut tree = Tree::default();
+        tree.dirs.entry(String::new()).or_default();
+        for file in files {
+            let mut dir = String::new();
+            let mut parts = file.split('/').peekable();
+            while let Some(name) = parts.next() {
+                let is_dir = parts.peek().is_some();
+                tree.dirs
+                    .entry(dir.clone())
+                    .or_default()
+                    .insert((name.to_string(), is_dir));
+                if is_dir {
+                    if !dir.is_empty() {
+                        dir.push('/');
+                    }
+                    dir.push_str(name);
+                }
+            }
+        }
+        tree
+    }
+
+    /// The entries of the directory `rel`, sorted by name: `(name, is_dir)`.
+    pub(super) fn entries(&self, rel: &str) -> Vec<(String, bool)> {
+        self.dirs
+            .get(rel)
+            .map(|e| e.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// Whether the root holds a `_default.yml` (or `.yaml`): a beryl
+    /// inventory, not a reclass one (src/inventory/reclass/).
+    pub(crate) fn has_default(&self) -> bool {
+        self.entries("").iter().any(|(name, is_dir)| {
+            !is_dir
+                && matches!(
+                    name.to_ascii_lowercase().as_str(),
+                    "_default.yml" | "_default.yaml"
+                )
+        })
+    }
+}
+
+impl Inventory {
+    /// Discovers a beryl inventory from the listing `tree`, reporting every
+    /// layout error as [`Inventory::discover`] would on the same files
+    /// written under `root`, whose paths its level files name. `None` for
+    /// a tree without `_default.yml` (possibly a reclass layout, which only
+    /// the disk walk recognises).
+    pub(crate) fn discover_listed(
+        root: &Path,
+        root_display: &str,
+        tree: Tree,
+    ) -> Option<Result<Inventory, Diags>> {
+        tree.has_default()
+            .then(|| super::discover::walk_listed(root, root_display, tree))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_listing_implies_its_directories() {
+        let t = Tree::of(["_default.yml", "a.org/_domain.yml", "a.org/web/h1.yml"]);
+        assert_eq!(
+            t.entries(""),
+            vec![("_default.yml".into(), false), ("a.org".into(), true)]
+        );
+        assert_eq!(
+            t.entries("a.org"),
+            vec![("_domain.yml".into(), false), ("web".into(), true)]
+        );
+        assert_eq!(t.entries("a.org/web"), vec![("h1.yml".into(), false)]);
+        assert!(t.has_default());
+        assert!(!Tree::of(["nodes/n.yml"]).has_default());
+    }
+
+    #[test]
+    fn discovery_from_a_listing_checks_the_layout() {
+        let root = Path::new("/nowhere");
+        let ok = Tree::of([
+            "_default.yml",
+            "a.org/_domain.yml",
+            "a.org/web/h1.yml",
+            "a.org/m.yml",
+        ]);
+        let inv = Inventory::discover_listed(root, "inv", ok)
+            .unwrap()
+            .unwrap();
+        let names: Vec<_> = inv.hosts.iter().map(|h| h.fqdn.as_str()).collect();
+        assert_eq!(names, ["h1.a.org", "m.a.org"]);
+        assert_eq!(inv.hosts[0].file.path, root.join("a.org/web/h1.yml"));
+        assert_eq!(inv.hosts[0].file.display, "inv/a.org/web/h1.yml");
+        let bad = Tree::of(["_default.yml", "a.org/web/x/h1.yml"]);
+        let errors = Inventory::discover_listed(root, "inv", bad)
+            .unwrap()
+            .unwrap_err();
+        let codes: Vec<_> = errors.iter().map(|d| d.code).collect();
+        assert!(codes.iter().any(|c| c.ends_with("too_deep")), "{codes:?}");
+        assert!(
+            codes.iter().any(|c| c.ends_with("missing_domain_file")),
+            "{codes:?}"
+        );
+    }
+}
