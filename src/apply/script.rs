@@ -1,6 +1,9 @@
 //! The POSIX sh apply script: for each step, check, change if needed,
 //! re-check, and report `= id`, `~ id` or `! id FAILED: reason`.
 
+use std::fmt::Write as _;
+use std::sync::OnceLock;
+
 use super::Step;
 use crate::shell::{QuoteError, word};
 
@@ -42,17 +45,18 @@ pub(crate) fn script_guarded(
     opts: Options,
     guard: Option<Guard<'_>>,
 ) -> Result<String, QuoteError> {
-    let mut out = HEADER
-        .replace("@PATH@", crate::freebsd::SCRIPT_PATH)
-        .replace("@RECORD@", &word(crate::desired::RECORD)?)
-        .replace(
-            "@RECORD_DIR@",
-            &word(crate::desired::dirname(crate::desired::RECORD))?,
-        )
-        .replace("@KINDS@", &super::prune::functions());
+    let head = header()?;
+    // The script's own size, known up front: one allocation instead of a
+    // string doubled through the steps' file contents.
+    let body: usize = steps
+        .iter()
+        .map(|s| s.check.len() + s.change.len() + 2 * s.id.len() + 96)
+        .sum();
+    let mut out = String::with_capacity(head.len() + body + 256);
+    out.push_str(head);
     let records: Vec<_> = steps.iter().filter_map(|s| s.record.as_ref()).collect();
     out.push_str(&super::prune::desired(&records, opts.prune)?);
-    out.push_str(&format!("echo {}\n", word(&format!("apply {host}"))?));
+    let _ = writeln!(out, "echo {}", word(&format!("apply {host}"))?);
     if let Some(g) = guard {
         out.push_str(
             &GUARD
@@ -73,7 +77,8 @@ pub(crate) fn script_guarded(
         } else {
             ""
         };
-        out.push_str(&format!(
+        let _ = write!(
+            out,
             "\ncheck_{i}() {{\n\t{}\n}}\n{literal}change_{i}() {{\n\t{}\n}}\nstep {} check_{i} change_{i}{record}{}\n",
             step.check,
             step.change,
@@ -83,13 +88,14 @@ pub(crate) fn script_guarded(
                 (Some(note), None) => format!(" '' '' {}", word(note)?),
                 (None, _) => String::new(),
             }
-        ));
+        );
         for n in &step.notify {
-            out.push_str(&format!(
-                "[ \"$stepped\" = 0 ] || notify {} {}\n",
+            let _ = writeln!(
+                out,
+                "[ \"$stepped\" = 0 ] || notify {} {}",
                 word(&n.service)?,
                 word(&n.action)?
-            ));
+            );
         }
     }
     // Removals first, then the handlers: a service reloads once, after
@@ -100,6 +106,23 @@ pub(crate) fn script_guarded(
     }
     out.push_str(FOOTER);
     Ok(out)
+}
+
+/// The script's start, the same for every host: built once per process
+/// (validation builds the script of every host of the fleet).
+fn header() -> Result<&'static str, QuoteError> {
+    static HEAD: OnceLock<Result<String, QuoteError>> = OnceLock::new();
+    let head = HEAD.get_or_init(|| {
+        Ok(HEADER
+            .replace("@PATH@", crate::freebsd::SCRIPT_PATH)
+            .replace("@RECORD@", &word(crate::desired::RECORD)?)
+            .replace(
+                "@RECORD_DIR@",
+                &word(crate::desired::dirname(crate::desired::RECORD))?,
+            )
+            .replace("@KINDS@", &super::prune::functions()))
+    });
+    head.as_deref().map_err(|e| *e)
 }
 
 const HEADER: &str = r#"#!/bin/sh

@@ -34,6 +34,7 @@ mod lookup;
 mod pipeline;
 mod queries;
 pub mod reclass;
+mod subtree;
 pub(crate) mod warn;
 
 use std::collections::HashMap;

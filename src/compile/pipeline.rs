@@ -100,6 +100,19 @@ impl Compiler<'_> {
         all: Option<&AllExports>,
         lookup: Option<&merge::Lookup>,
     ) -> Result<(Vec<Arc<Node>>, Merged), Diags> {
+        let nodes = self.documents(expanded, all)?;
+        let docs: Vec<&Node> = nodes.iter().map(|n| &**n).collect();
+        let merged = self.merge_with_header(host, expanded, &docs, lookup)?;
+        Ok((nodes, merged))
+    }
+
+    /// The host's documents as they are merged: their queries answered from
+    /// `all` (or left as written without it).
+    pub(super) fn documents(
+        &self,
+        expanded: &Expanded,
+        all: Option<&AllExports>,
+    ) -> Result<Vec<Arc<Node>>, Diags> {
         let mut nodes = Vec::with_capacity(expanded.docs.len());
         let mut errors = Vec::new();
         // reclass: a host's queries see its own environment, unless one of
@@ -126,15 +139,26 @@ impl Compiler<'_> {
         if !errors.is_empty() {
             return Err(errors);
         }
-        let docs: Vec<&Node> = nodes.iter().map(|n| &**n).collect();
+        Ok(nodes)
+    }
+
+    /// `docs` merged, with the `_beryl_` header; for a lookup, with its spec
+    /// chosen at its path (merge::lookup).
+    pub(super) fn merge_with_header(
+        &self,
+        host: &Host,
+        expanded: &Expanded,
+        docs: &[&Node],
+        lookup: Option<&merge::Lookup>,
+    ) -> Result<Merged, Diags> {
         let mut merged = match lookup {
-            Some(l) => merge::merge_for_lookup(&docs, &self.policy, l)?,
-            None => merge::merge_documents(&docs, &self.policy, None)?,
+            Some(l) => merge::merge_for_lookup(docs, &self.policy, l)?,
+            None => merge::merge_documents(docs, &self.policy, None)?,
         };
         // `_beryl_` goes in first, so that `${_beryl_.fqdn}` resolves.
         let files = level_files(&expanded.docs);
         merged.node = with_header(self.inventory, host, files, &expanded.classes, merged.node);
-        Ok((nodes, merged))
+        Ok(merged)
     }
 
     /// The documents merged, and every reference resolved.

@@ -15,11 +15,12 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::Compiler;
+use super::{Compiler, subtree};
 use crate::classes::walk::{Doc, Expanded};
 use crate::diag::Diags;
 use crate::exports::{self, AllExports};
 use crate::inventory::Host;
+use crate::merge::Merged;
 use crate::refs;
 use crate::value::Node;
 
@@ -96,7 +97,7 @@ impl Compiler<'_> {
         {
             return Ok(exports::empty());
         }
-        let mut merged = self.merged(host, expanded, None, None)?.1;
+        let mut merged = self.exports_merged(host, expanded)?;
         match refs::resolve_subtree(
             &mut merged,
             &self.limits,
@@ -106,6 +107,43 @@ impl Compiler<'_> {
             Some(node) => exports::checked(node),
             None => Ok(exports::empty()),
         }
+    }
+
+    /// The host merged for its exports: on the root keys they read only
+    /// (subtree.rs) when that is known, else on its whole config. An error
+    /// in a part the exports do not read leaves them as they are (as a
+    /// broken reference there does).
+    fn exports_merged(&self, host: &Host, expanded: &Expanded) -> Result<Merged, Diags> {
+        let nodes = self.documents(expanded, None)?;
+        let docs: Vec<&Node> = nodes.iter().map(|n| &**n).collect();
+        let roots = match self.inventory.flavor.reclass() {
+            None => subtree::roots_read(&docs, exports::KEY, self.dialect.refs),
+            Some(_) => None,
+        };
+        match roots {
+            Some(roots) => {
+                let only: Vec<Node> = docs.iter().map(|d| subtree::only(d, &roots)).collect();
+                let only: Vec<&Node> = only.iter().collect();
+                self.merge_with_header(host, expanded, &only, None)
+            }
+            None => self.merge_with_header(host, expanded, &docs, None),
+        }
+    }
+
+    /// A host's exports both ways, for the test that they are equal: merged
+    /// on the roots they read, and on the whole config.
+    #[cfg(test)]
+    pub(super) fn exports_both_ways(&self, host: &Host) -> [Result<Option<Node>, Diags>; 2] {
+        let expanded = self.expand(host).expect("the host expands");
+        let resolve = |mut merged: Merged| {
+            let path = [exports::KEY.to_string()];
+            refs::resolve_subtree(&mut merged, &self.limits, &path, self.dialect.refs)
+        };
+        [
+            self.exports_merged(host, &expanded).and_then(resolve),
+            self.merged(host, &expanded, None, None)
+                .and_then(|(_, merged)| resolve(merged)),
+        ]
     }
 
     /// Every host's exports, computed once per run (in parallel when called

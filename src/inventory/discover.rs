@@ -189,19 +189,17 @@ impl Walk {
                 }
             }
         }
-        names.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut items = Vec::new();
+        names.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut items = Vec::with_capacity(names.len());
+        // A domain or group lists every host of the fleet: the path and the
+        // name shown in messages are made only for a link or an error.
         for (name, file_type) in names {
-            let rel = if dir_rel.is_empty() {
-                name.clone()
-            } else {
-                format!("{dir_rel}/{name}")
-            };
-            let path = self.root.join(&rel);
-            let shown = self.display_of(&rel);
             let (is_dir, is_file) = match file_type {
                 Some(t) if !t.is_symlink() => (t.is_dir(), t.is_file()),
                 _ => {
+                    let rel = rel_of(dir_rel, &name);
+                    let path = self.root.join(&rel);
+                    let shown = self.display_of(&rel);
                     let Some(real) = self.follow(&path, &shown, canonical_root) else {
                         continue;
                     };
@@ -216,16 +214,12 @@ impl Walk {
     /// The entry `name` of the directory `dir_rel`, classified, or `None`
     /// (reported) when it is a level or host file that is not a file.
     fn item(&mut self, dir_rel: &str, name: String, is_dir: bool, is_file: bool) -> Option<Item> {
-        let rel = if dir_rel.is_empty() {
-            name.clone()
-        } else {
-            format!("{dir_rel}/{name}")
-        };
-        let shown = self.display_of(&rel);
+        let rel = rel_of(dir_rel, &name);
         let kind = if is_dir {
             if let Some(stem) = yaml_stem(&name) {
                 // `host01.yml/` is a file gone wrong, not a group or a
                 // domain with a strange name.
+                let shown = self.display_of(&rel);
                 self.error(
                     Code::NotAFile,
                     format!("{shown} is a directory, not a YAML file"),
@@ -238,6 +232,7 @@ impl Walk {
             Kind::Dir
         } else if let Some(stem) = yaml_stem(&name) {
             if !is_file {
+                let shown = self.display_of(&rel);
                 self.error(
                     Code::NotAFile,
                     format!("{shown} is not a regular file"),
@@ -484,9 +479,10 @@ impl Walk {
     }
 
     fn check_duplicate_fqdns(&mut self, hosts: &[Host]) {
-        let mut seen: HashMap<String, &Host> = HashMap::new();
+        let mut seen: HashMap<String, &Host> = HashMap::with_capacity(hosts.len());
         for h in hosts {
-            if let Some(first) = seen.get(&h.fqdn.to_ascii_lowercase()) {
+            let key = h.fqdn.to_ascii_lowercase();
+            if let Some(first) = seen.get(&key) {
                 let message = format!(
                     "{} and {} both define the host {}",
                     first.file.display, h.file.display, h.fqdn
@@ -497,16 +493,31 @@ impl Walk {
                     Some("a host is defined once: as <domain>/<host>.yml or <domain>/<group>/<host>.yml, with .yml or .yaml"),
                 );
             } else {
-                seen.insert(h.fqdn.to_ascii_lowercase(), h);
+                seen.insert(key, h);
             }
         }
     }
 }
 
+/// The path of the entry `name` of the directory `dir_rel`, relative to the
+/// root: made once per entry, sized up front.
+fn rel_of(dir_rel: &str, name: &str) -> String {
+    if dir_rel.is_empty() {
+        return name.to_string();
+    }
+    let mut rel = String::with_capacity(dir_rel.len() + 1 + name.len());
+    rel.push_str(dir_rel);
+    rel.push('/');
+    rel.push_str(name);
+    rel
+}
+
 /// The stem of a YAML file name (`.yml` or `.yaml`, in any case).
 fn yaml_stem(name: &str) -> Option<&str> {
-    let lower = name.to_ascii_lowercase();
-    let ext = [".yml", ".yaml"].into_iter().find(|e| lower.ends_with(e))?;
+    let ext = [".yml", ".yaml"].into_iter().find(|e| {
+        name.len() >= e.len()
+            && name.as_bytes()[name.len() - e.len()..].eq_ignore_ascii_case(e.as_bytes())
+    })?;
     Some(&name[..name.len() - ext.len()]).filter(|s| !s.is_empty())
 }
 
@@ -518,4 +529,27 @@ pub(crate) fn label_problem(s: &str) -> Option<String> {
         ));
     }
     crate::freebsd::names::hostname(s).err()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::yaml_stem;
+
+    #[test]
+    fn yaml_stems_in_any_case() {
+        for (name, stem) in [
+            ("host01.yml", Some("host01")),
+            ("host01.YML", Some("host01")),
+            ("_group.Yaml", Some("_group")),
+            ("hôte.yaml", Some("hôte")),
+            ("a.yaml.yml", Some("a.yaml")),
+            (".yml", None),
+            ("yml", None),
+            ("notes.txt", None),
+            ("host01.yml.bak", None),
+            ("é", None),
+        ] {
+            assert_eq!(yaml_stem(name), stem, "{name}");
+        }
+    }
 }

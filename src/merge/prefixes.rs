@@ -132,13 +132,17 @@ impl Engine<'_> {
                 }
                 continue;
             };
+            // Two keys of one mapping can name the same child only through a
+            // prefix (the mapping's own keys are distinct): without one, no
+            // clash is possible and nothing needs remembering.
+            let prefixed = map.keys().any(|k| k.starts_with(['~', '=', '\\']));
             let mut seen: IndexMap<&str, &Span> = IndexMap::new();
             for (raw, entry) in *map {
                 let (name, prefix) = split(raw);
                 if at_root && self.policy.is_table_key(name) {
                     continue;
                 }
-                if let Some(first) = seen.insert(name, &entry.key_span) {
+                if prefixed && let Some(first) = seen.insert(name, &entry.key_span) {
                     self.diags.push(
                         Diag::new(
                             Code::PrefixClash,
@@ -170,11 +174,19 @@ impl Engine<'_> {
                     }
                     continue;
                 }
-                let child = out.entry(name.to_string()).or_insert_with(|| Child {
-                    key_span: entry.key_span.clone(),
-                    cs: vec![None; i],
-                    reset: false,
-                });
+                // The key is copied once per child, not once per level.
+                let at = match out.get_index_of(name) {
+                    Some(at) => at,
+                    None => {
+                        let child = Child {
+                            key_span: entry.key_span.clone(),
+                            cs: vec![None; i],
+                            reset: false,
+                        };
+                        out.insert_full(name.to_string(), child).0
+                    }
+                };
+                let child = &mut out[at];
                 child.key_span = entry.key_span.clone();
                 child.cs.resize(i, None);
                 // `~` replaces what was merged so far; `=` fixes the value as
