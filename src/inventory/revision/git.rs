@@ -134,15 +134,12 @@ pub(super) fn read_blobs(
     if entries.is_empty() {
         return Ok(());
     }
-    let mut child = Command::new("git")
-        .arg("-C")
-        .arg(top)
-        .args(["cat-file", "--batch"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(RevisionError::NoGit)?;
+    let mut child = piped(
+        Command::new("git")
+            .arg("-C")
+            .arg(top)
+            .args(["cat-file", "--batch"]),
+    )?;
     let mut stdin = child.stdin.take().expect("piped");
     let ids: Vec<u8> = entries
         .iter()
@@ -215,13 +212,8 @@ pub(super) fn blob_ids(paths: &[std::path::PathBuf]) -> Result<Vec<String>, Revi
     if paths.is_empty() {
         return Ok(Vec::new());
     }
-    let mut child = Command::new("git")
-        .args(["hash-object", "--no-filters", "--stdin-paths"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(RevisionError::NoGit)?;
+    let mut child =
+        piped(Command::new("git").args(["hash-object", "--no-filters", "--stdin-paths"]))?;
     let mut stdin = child.stdin.take().expect("piped");
     let mut names = Vec::new();
     for p in paths {
@@ -243,4 +235,13 @@ pub(super) fn blob_ids(paths: &[std::path::PathBuf]) -> Result<Vec<String>, Revi
         });
     }
     Ok(ids)
+}
+
+/// Starts a git that reads its stdin and whose output and errors are ours.
+fn piped(cmd: &mut Command) -> Result<std::process::Child, RevisionError> {
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(RevisionError::NoGit)
 }
