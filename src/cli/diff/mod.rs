@@ -115,6 +115,8 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
             (old, new, count)
         }
     };
+    // Said once the selection holds, so that an error comes alone.
+    select::filter(&args.select, &mut old.0, &mut new.0)?;
     if let Some(c) = count {
         let line = format!(
             "recompiled {} of {} host{}\n",
@@ -124,7 +126,6 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
         );
         let _ = std::io::stderr().lock().write_all(line.as_bytes());
     }
-    select::filter(&args.select, &mut old.0, &mut new.0)?;
     let report = fleetdiff::compare(&old.0, &new.0, args.plan)?;
     let text = match (args.format, args.stat) {
         (Format::Json, _) => fleetdiff::to_json(&report),
