@@ -153,7 +153,7 @@ fn render_dir(
         inventory: inventory.root.clone(),
         ssh: ctx.ssh_dir.clone(),
     };
-    let plan = if full || !records {
+    let mut plan = if full || !records {
         reuse::Plan::default()
     } else {
         let current: Vec<reuse::Current<'_>> = hosts
@@ -170,11 +170,7 @@ fn render_dir(
         let fleet = hosts.len() == inventory.hosts.len();
         reuse::Plan::new(writer.old(), &options, &current, fleet, &roots, dir)
     };
-    let mut plan = plan;
-    let mut done = Done {
-        kept: plan.reused.keys().cloned().collect(),
-        ..Done::default()
-    };
+    let mut done = Done::default();
     // The fleet hosts whose own inputs did not change wait for the others:
     // reused if their exports did not change (reuse.rs), else compiled.
     let first: Vec<&Host> = (hosts.iter().copied())

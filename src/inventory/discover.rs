@@ -21,13 +21,7 @@ impl Inventory {
         if super::reclass::recognise(root) {
             return Self::discover_reclass(root, root_display, &Default::default());
         }
-        let mut walk = Walk {
-            root: root.to_path_buf(),
-            display: root_display.trim_end_matches('/').to_string(),
-            errors: Vec::new(),
-            broken: HashSet::new(),
-            listed: None,
-        };
+        let walk = Walk::new(root, root_display, None);
         let canonical = match fs::canonicalize(root) {
             Ok(c) if c.is_dir() => c,
             Ok(_) => {
@@ -49,12 +43,7 @@ impl Inventory {
                 ]);
             }
         };
-        let inv = walk.root_dir(&canonical);
-        if walk.errors.is_empty() {
-            Ok(inv)
-        } else {
-            Err(walk.errors)
-        }
+        walk.run(&canonical)
     }
 }
 
@@ -78,19 +67,7 @@ impl Inventory {
 /// Discovers the inventory listed in `tree`, its files named under `root`
 /// (src/inventory/listed.rs).
 pub(super) fn walk_listed(root: &Path, root_display: &str, tree: Tree) -> Result<Inventory, Diags> {
-    let mut walk = Walk {
-        root: root.to_path_buf(),
-        display: root_display.trim_end_matches('/').to_string(),
-        errors: Vec::new(),
-        broken: HashSet::new(),
-        listed: Some(tree),
-    };
-    let inv = walk.root_dir(root);
-    if walk.errors.is_empty() {
-        Ok(inv)
-    } else {
-        Err(walk.errors)
-    }
+    Walk::new(root, root_display, Some(tree)).run(root)
 }
 
 struct Walk {
@@ -118,6 +95,29 @@ struct Item {
 }
 
 impl Walk {
+    /// A walk of the inventory at `root`, shown as `root_display`: of the
+    /// disk, or of `listed`.
+    fn new(root: &Path, root_display: &str, listed: Option<Tree>) -> Walk {
+        Walk {
+            root: root.to_path_buf(),
+            display: root_display.trim_end_matches('/').to_string(),
+            errors: Vec::new(),
+            broken: HashSet::new(),
+            listed,
+        }
+    }
+
+    /// The inventory under `root` (canonical for the disk), or every layout
+    /// error.
+    fn run(mut self, root: &Path) -> Result<Inventory, Diags> {
+        let inv = self.root_dir(root);
+        if self.errors.is_empty() {
+            Ok(inv)
+        } else {
+            Err(self.errors)
+        }
+    }
+
     fn file(&self, rel: &str) -> LevelFile {
         LevelFile {
             path: self.root.join(rel),

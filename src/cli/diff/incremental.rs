@@ -374,9 +374,7 @@ fn side_ids(
 
 /// The sha256 of a file's content, in hex.
 fn sha256(path: &Path) -> Option<String> {
-    use sha2::{Digest, Sha256};
-    let bytes = std::fs::read(path).ok()?;
-    Some(format!("{:x}", Sha256::digest(&bytes)))
+    Some(crate::fsutil::sha256_hex_bytes(&std::fs::read(path).ok()?))
 }
 
 /// The files under `root/rel`, relative to `root`; false when an entry is
