@@ -181,6 +181,13 @@ impl<'a> Library<'a> {
         .clone()
     }
 
+    /// Forgets the unit of `rel`, whose document no compile will read again
+    /// (a compiled host's own file); reading it again splits it again.
+    pub(crate) fn release(&self, rel: &str) {
+        let mut map = self.units.lock().unwrap_or_else(|e| e.into_inner());
+        map.remove(rel);
+    }
+
     /// Splits a document by the flavor's rules.
     fn split(&self, node: &Arc<Node>, entity: &str) -> Result<ClassedDoc, Diags> {
         (self.layout.split)(node, entity)

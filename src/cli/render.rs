@@ -7,7 +7,7 @@ use super::{Context, Failure, Outcome, write_out};
 use crate::compile::Compiler;
 use crate::diag::Diag;
 use crate::inventory::Host;
-use crate::output::annotate::{self, Notes};
+use crate::output::annotate::Notes;
 use crate::output::render_dir::{self, reuse};
 use crate::output::{self, Format};
 
@@ -83,50 +83,38 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
     if let Some(dir) = &args.out {
         return render_dir(ctx, &compiler, &hosts, dir, args.format.into(), args.full);
     }
-    let mut configs = Vec::with_capacity(hosts.len());
-    let mut errors = Vec::new();
-    let mut notes = Vec::new();
+    // One host named prints its config alone; else the FQDN → config
+    // mapping, each host's entry serialised as soon as it is compiled.
+    let bare = hosts.len() == 1 && crate::select::names_one(&args.hosts);
+    let format = args.format.into();
     let results = ctx.compile_many(&compiler, &hosts, |host, c| {
         crate::validate::host(&host.fqdn, &c)?;
-        let n = args.annotate.then(|| Notes::for_host(&c));
-        Ok((host.fqdn.clone(), c.config, n))
+        let notes = args.annotate.then(|| Notes::for_host(&c));
+        let key = (!bare).then_some(host.fqdn.as_str());
+        let text = output::part(key, c.config, notes, format).map_err(|d| vec![d])?;
+        Ok((host.fqdn.clone(), text))
     });
+    let mut parts = Vec::with_capacity(hosts.len());
+    let mut errors = Vec::new();
     for result in results {
         match result {
-            Ok((fqdn, config, n)) => {
-                if let Some(n) = n {
-                    notes.push((fqdn.clone(), n));
-                }
-                configs.push((fqdn, config));
-            }
+            Ok(part) => parts.push(part),
             Err(e) => errors.extend(e),
         }
     }
     if !errors.is_empty() {
         return Err(errors);
     }
-    let (node, notes) = if configs.len() == 1 && crate::select::names_one(&args.hosts) {
-        let node = configs
-            .pop()
-            .map(|(_, c)| c)
-            .unwrap_or_else(|| output::mapping([]));
-        (node, notes.pop().map(|(_, n)| n).unwrap_or_default())
+    parts.sort_by(|a, b| a.0.cmp(&b.0));
+    let parts: Vec<String> = parts.into_iter().map(|(_, text)| text).collect();
+    let pieces: Box<dyn Iterator<Item = &str>> = if bare {
+        Box::new(parts.iter().map(String::as_str))
     } else {
-        configs.sort_by(|a, b| a.0.cmp(&b.0));
-        // Each host's notes, placed under its FQDN.
-        let mut all = Notes::default();
-        for (fqdn, n) in notes {
-            all.extend(n.under(&fqdn));
-        }
-        (output::mapping(configs), all)
+        Box::new(output::join(&parts, format))
     };
-    let text = if args.annotate {
-        annotate::to_string(&node, &notes)
-    } else {
-        output::to_string(&node, args.format.into())
-    };
-    let text = text.map_err(|d| vec![d])?;
-    write_out(out, &text)?;
+    for piece in pieces {
+        write_out(out, piece)?;
+    }
     Ok(Outcome::Ok)
 }
 

@@ -81,7 +81,11 @@ pub(crate) fn compile_many<T: Send>(
     then: impl Fn(&Host, Result<Compiled, Diags>) -> T + Sync,
 ) -> Vec<T> {
     use rayon::prelude::*;
-    let first = |h: &&Host| compile_unless_waiting(compiler, h).map(|r| then(h, r));
+    let first = |h: &&Host| {
+        let r = compile_unless_waiting(compiler, h)?;
+        compiler.release(h);
+        Some(then(h, r))
+    };
     // One host stays on this thread: handing it to a worker only adds a
     // wake-up, which a loaded machine can make milliseconds long.
     let mut out: Vec<Option<T>> = if hosts.len() < 2 {
@@ -94,7 +98,11 @@ pub(crate) fn compile_many<T: Send>(
         out.par_iter_mut()
             .zip(hosts.par_iter())
             .filter(|(r, _)| r.is_none())
-            .for_each(|(r, h)| *r = Some(then(h, compile(compiler, h))));
+            .for_each(|(r, h)| {
+                let compiled = compile(compiler, h);
+                compiler.release(h);
+                *r = Some(then(h, compiled));
+            });
     }
     out.into_iter().flatten().collect()
 }
@@ -254,6 +262,15 @@ impl<'a> Compiler<'a> {
                 })
         })
         .clone()
+    }
+
+    /// Drops a compiled host's own file from the cache: no other host's
+    /// chain holds it, and the fleet's exports, if asked for later, reuse
+    /// what its compile found (queries.rs), so a fleet's host files are
+    /// not all kept parsed to the end of the run.
+    fn release(&self, host: &Host) {
+        self.lock().remove(&host.file.rel);
+        self.library.release(&host.file.rel);
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<OnceLock<Loaded>>>> {

@@ -71,13 +71,6 @@ impl Notes {
         Self { at }
     }
 
-    /// Adds the notes of another tree (both already placed with `under`).
-    pub(crate) fn extend(&mut self, other: Notes) {
-        for (loc, note) in other.at {
-            self.at.entry(loc).or_insert(note);
-        }
-    }
-
     fn set(&mut self, loc: Loc, note: String) {
         self.at.entry(loc).or_insert(note);
     }

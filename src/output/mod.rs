@@ -59,6 +59,60 @@ pub fn to_string(node: &Node, format: Format) -> Result<String, Diag> {
     Ok(text)
 }
 
+/// One host's part of a render: its config alone (`key` none), or the entry
+/// `key: config` of the FQDN → config mapping of a render of several hosts,
+/// annotated when `notes` are given (YAML only). Each host's part is
+/// serialised on its own, as soon as it is compiled, so a fleet's configs are
+/// never held as trees; [`join`] puts the entries together into the text
+/// [`to_string`] gives for the whole mapping.
+pub(crate) fn part(
+    key: Option<&str>,
+    config: Node,
+    notes: Option<annotate::Notes>,
+    format: Format,
+) -> Result<String, Diag> {
+    let (node, notes) = match key {
+        None => (config, notes),
+        Some(key) => (
+            mapping([(key.to_string(), config)]),
+            notes.map(|n| n.under(key)),
+        ),
+    };
+    let text = match notes {
+        Some(notes) => annotate::to_string(&node, &notes)?,
+        None => to_string(&node, format)?,
+    };
+    let mut text = match (key, format) {
+        // `{\n  "key": …\n}\n`: the entry is the lines between the braces.
+        (Some(_), Format::Json) => text
+            .strip_prefix("{\n")
+            .and_then(|t| t.strip_suffix("\n}\n"))
+            .map(str::to_string)
+            .unwrap_or(text),
+        _ => text,
+    };
+    // Kept until the whole fleet is written: no spare capacity.
+    text.shrink_to_fit();
+    Ok(text)
+}
+
+/// The text of the mapping whose entries [`part`] serialised, in order, as
+/// the pieces to write one after another (a fleet's text is never copied
+/// into one string).
+pub(crate) fn join(entries: &[String], format: Format) -> impl Iterator<Item = &str> {
+    let (open, between, close) = match (format, entries.is_empty()) {
+        (_, true) => ("{}\n", "", ""),
+        (Format::Yaml, false) => ("", "", ""),
+        (Format::Json, false) => ("{\n", ",\n", "\n}\n"),
+    };
+    let body = (entries.iter().enumerate())
+        .flat_map(move |(i, e)| [if i == 0 { "" } else { between }, e.as_str()]);
+    std::iter::once(open)
+        .chain(body)
+        .chain(std::iter::once(close))
+        .filter(|piece| !piece.is_empty())
+}
+
 /// A mapping of names to nodes, in the order given (callers sort it).
 pub(crate) fn mapping(items: impl IntoIterator<Item = (String, Node)>) -> Node {
     let map: Map = items

@@ -7,7 +7,7 @@
 
 use proptest::prelude::*;
 
-use super::{Format, to_string};
+use super::{Format, join, mapping, part, to_string};
 use crate::value::{Entry, Map, Node, Source, Span, Value};
 
 /// Cases per format.
@@ -201,6 +201,26 @@ proptest! {
     #[test]
     fn json_reads_back_as_written(n in tree()) {
         round_trip(&n, Format::Json)?;
+    }
+
+    /// A fleet render serialises each host alone (`part`) and joins the
+    /// parts: the text must be the whole mapping's, in both formats, for
+    /// any configs (empty ones, scalars, none at all).
+    #[test]
+    fn joined_parts_are_the_whole_mapping(hosts in prop::collection::vec(tree(), 0..4)) {
+        let named: Vec<(String, Node)> = (hosts.into_iter().enumerate())
+            .map(|(i, n)| (format!("host{i}.example.org"), n))
+            .collect();
+        for format in [Format::Yaml, Format::Json] {
+            let whole = to_string(&mapping(named.clone()), format)
+                .map_err(|d| TestCaseError::fail(d.message))?;
+            let parts: Vec<String> = named
+                .iter()
+                .map(|(k, n)| part(Some(k), n.clone(), None, format))
+                .collect::<Result<_, _>>()
+                .map_err(|d| TestCaseError::fail(d.message))?;
+            prop_assert_eq!(join(&parts, format).collect::<String>(), whole);
+        }
     }
 }
 
