@@ -268,7 +268,7 @@ impl<'a> Compiler<'a> {
     /// chain holds it, and the fleet's exports, if asked for later, reuse
     /// what its compile found (queries.rs), so a fleet's host files are
     /// not all kept parsed to the end of the run.
-    fn release(&self, host: &Host) {
+    pub(super) fn release(&self, host: &Host) {
         self.lock().remove(&host.file.rel);
         self.library.release(&host.file.rel);
     }

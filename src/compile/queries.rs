@@ -153,7 +153,13 @@ impl Compiler<'_> {
             let one = |h: &Host| {
                 let (exports, environment) = match self.found.known(&h.fqdn) {
                     Some((e, environment)) => (Ok(e), environment),
-                    None => self.exports_of(h),
+                    None => {
+                        let found = self.exports_of(h);
+                        // Parsed for its exports only: a host that waited
+                        // for them parses its file again when compiled.
+                        self.release(h);
+                        found
+                    }
                 };
                 (h.fqdn.clone(), exports, environment)
             };
