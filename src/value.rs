@@ -129,9 +129,12 @@ impl Span {
         self.source.as_deref().map(|s| s.name.as_str())
     }
 
+    /// Whether two spans are in the same file: the same load of it, or two
+    /// loads with the same name and bytes (a host file read for its
+    /// exports and again for its compile: src/compile/partial.rs).
     pub fn same_source(&self, other: &Span) -> bool {
         match (&self.source, &other.source) {
-            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b) || (a.name == b.name && a.text == b.text),
             _ => false,
         }
     }

@@ -59,7 +59,7 @@ pub(super) fn roots_read(docs: &[&Node], start: &str, dialect: Dialect) -> Optio
 
 /// Whether the root key written `raw` may act on the root key `name`: it is
 /// `name` under any prefix, or ends with it (a knockout `--name`).
-fn keeps(raw: &str, name: &str) -> bool {
+pub(super) fn keeps(raw: &str, name: &str) -> bool {
     prefix::split(raw).0.ends_with(name)
 }
 
@@ -186,6 +186,55 @@ mod tests {
         assert!(compared > 20, "only {compared} hosts with exports");
     }
 
+    /// The property for partial.rs: a host's exports from the part of its
+    /// file they read are its exports from the whole file, values, key
+    /// order and errors alike, on the same inventories; and the part is
+    /// used for most of their hosts.
+    #[test]
+    fn exports_from_a_part_of_the_host_file_equal_exports_from_the_whole_file() {
+        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fleet");
+        let mut trees = vec![(fixture.join("inventory"), fixture.join("ssh"), None)];
+        for seed in 1..=3 {
+            let dir = tempfile::tempdir().unwrap();
+            write_inventory(dir.path(), seed);
+            trees.push((
+                dir.path().join("inventory"),
+                dir.path().join("ssh"),
+                Some(dir),
+            ));
+        }
+        let (mut parts, mut wholes) = (0, 0);
+        for (inv, ssh, _keep) in &trees {
+            let inventory = crate::inventory::Inventory::discover(inv, "inventory").unwrap();
+            let keys = crate::keys::KeyStore::new(ssh, "ssh", 1 << 20);
+            let compiler = super::super::Compiler::new(&inventory, &keys, Default::default());
+            for host in &inventory.hosts {
+                // The part first: reading the whole file caches it.
+                let Some((part, _)) = compiler.exports_from_part(host) else {
+                    wholes += 1;
+                    continue;
+                };
+                let (whole, _) = compiler.exports_of(host);
+                match (part, whole) {
+                    (Ok(a), Ok(b)) => {
+                        assert!(a.value.same_ordered(&b.value), "{}", host.fqdn);
+                        parts += 1;
+                    }
+                    (a, b) => assert_eq!(
+                        format!("{:?}", a.err()),
+                        format!("{:?}", b.err()),
+                        "{}",
+                        host.fqdn
+                    ),
+                }
+            }
+        }
+        assert!(
+            parts > 30 && wholes > 5,
+            "{parts} from a part, {wholes} whole"
+        );
+    }
+
     /// A small inventory whose exports read other roots through chains of
     /// references, with knockouts, prefixes and merge tables around them.
     fn write_inventory(dir: &std::path::Path, seed: u64) {
@@ -228,9 +277,22 @@ mod tests {
                     } else {
                         "site: {rack: r1}\n"
                     };
+                    // Host files for the part read (partial.rs): exports of
+                    // their own through chains of roots, one too long for its
+                    // rounds, multi-line entries and comments it leaves out.
+                    let more = match (h + g + seed) % 4 {
+                        0 => "",
+                        1 => {
+                            "exports:\n  rack: \"${where.rack}\"\nwhere:\n  rack: \"${loc.rack}\" # via loc\nloc: {rack: r9}\n"
+                        }
+                        2 => "# a comment\nmotd: \"a\n  b: c\"\nlist:\n  - [x,\n    y]\n",
+                        _ => {
+                            "exports: {chain: \"${c1.v}\"}\nc1: {v: \"${c2.v}\"}\nc2: {v: \"${c3.v}\"}\nc3: {v: \"${c4.v}\"}\nc4: {v: \"${c5.v}\"}\nc5: {v: end}\n"
+                        }
+                    };
                     write(
                         &format!("{group}/h{d}{g}{h}.yml"),
-                        format!("net: {{ip: {ip}, aliases: [c]}}\n{own}"),
+                        format!("net: {{ip: {ip}, aliases: [c]}}\n{own}{more}"),
                     );
                 }
             }
