@@ -1,6 +1,7 @@
 use std::fs;
 use std::path::Path;
 
+use super::journal::Journal;
 use super::*;
 
 fn hosts(names: &[(&str, &str)]) -> Vec<Rendered> {
