@@ -4,6 +4,7 @@ mod compiled;
 mod incremental;
 mod reach;
 mod select;
+mod side;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
