@@ -150,17 +150,7 @@ mod tests {
     /// whole config, values, key order and errors alike.
     #[test]
     fn exports_on_the_roots_they_read_equal_exports_on_the_whole_config() {
-        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fleet");
-        let mut trees = vec![(fixture.join("inventory"), fixture.join("ssh"), None)];
-        for seed in 1..=3 {
-            let dir = tempfile::tempdir().unwrap();
-            write_inventory(dir.path(), seed);
-            trees.push((
-                dir.path().join("inventory"),
-                dir.path().join("ssh"),
-                Some(dir),
-            ));
-        }
+        let trees = trees();
         let mut compared = 0;
         for (inv, ssh, _keep) in &trees {
             let inventory = crate::inventory::Inventory::discover(inv, "inventory").unwrap();
@@ -192,17 +182,7 @@ mod tests {
     /// used for most of their hosts.
     #[test]
     fn exports_from_a_part_of_the_host_file_equal_exports_from_the_whole_file() {
-        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fleet");
-        let mut trees = vec![(fixture.join("inventory"), fixture.join("ssh"), None)];
-        for seed in 1..=3 {
-            let dir = tempfile::tempdir().unwrap();
-            write_inventory(dir.path(), seed);
-            trees.push((
-                dir.path().join("inventory"),
-                dir.path().join("ssh"),
-                Some(dir),
-            ));
-        }
+        let trees = trees();
         let (mut parts, mut wholes) = (0, 0);
         for (inv, ssh, _keep) in &trees {
             let inventory = crate::inventory::Inventory::discover(inv, "inventory").unwrap();
@@ -233,6 +213,28 @@ mod tests {
             parts > 30 && wholes > 5,
             "{parts} from a part, {wholes} whole"
         );
+    }
+
+    /// The inventories of the properties: the fleet fixture, and
+    /// [`write_inventory`]'s for seeds 1 to 3 (inventory, keys, and the
+    /// temporary directory that holds them).
+    fn trees() -> Vec<(
+        std::path::PathBuf,
+        std::path::PathBuf,
+        Option<tempfile::TempDir>,
+    )> {
+        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fleet");
+        let mut trees = vec![(fixture.join("inventory"), fixture.join("ssh"), None)];
+        for seed in 1..=3 {
+            let dir = tempfile::tempdir().unwrap();
+            write_inventory(dir.path(), seed);
+            trees.push((
+                dir.path().join("inventory"),
+                dir.path().join("ssh"),
+                Some(dir),
+            ));
+        }
+        trees
     }
 
     /// A small inventory whose exports read other roots through chains of
