@@ -181,16 +181,6 @@ impl<'a> Library<'a> {
         .clone()
     }
 
-    /// A document split by the flavor's rules, cached nowhere (a part of a
-    /// host file, read for its exports: src/compile/partial.rs).
-    pub(crate) fn unit_fresh(
-        &self,
-        node: &Arc<Node>,
-        entity: &str,
-    ) -> Result<Arc<ClassedDoc>, Diags> {
-        self.split(node, entity).map(Arc::new)
-    }
-
     /// Forgets the unit of `rel`, whose document no compile will read again
     /// (a compiled host's own file); reading it again splits it again.
     pub(crate) fn release(&self, rel: &str) {

@@ -31,7 +31,6 @@ mod dialect;
 pub(crate) mod files;
 mod inputs;
 mod lookup;
-mod partial;
 mod pipeline;
 mod queries;
 pub mod reclass;
@@ -263,13 +262,6 @@ impl<'a> Compiler<'a> {
                 })
         })
         .clone()
-    }
-
-    /// Whether `rel` is read and parsed already.
-    fn cached(&self, rel: &str) -> bool {
-        self.lock()
-            .get(rel)
-            .is_some_and(|cell| cell.get().is_some())
     }
 
     /// Drops a compiled host's own file from the cache: no other host's

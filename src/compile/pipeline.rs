@@ -7,11 +7,10 @@
 use std::sync::Arc;
 
 use super::{Compiled, Compiler, Inputs, MergedDoc, complete, set_header, with_header};
-use crate::classes::ClassedDoc;
 use crate::classes::walk::{self, Doc, Expanded};
 use crate::diag::Diags;
 use crate::exports::AllExports;
-use crate::inventory::{Host, LevelKind};
+use crate::inventory::Host;
 use crate::merge::{self, Merged};
 use crate::refs;
 use crate::value::{Node, Span};
@@ -27,27 +26,14 @@ struct Resolved {
 impl Compiler<'_> {
     /// The host's chain with its classes, in merge order.
     pub(super) fn expand(&self, host: &Host) -> Result<Expanded, Diags> {
-        self.expand_with(host, None)
-    }
-
-    /// [`Compiler::expand`] with the host file's unit given (`own`: a part
-    /// of the file, read for the host's exports, partial.rs).
-    pub(super) fn expand_with(
-        &self,
-        host: &Host,
-        own: Option<Arc<ClassedDoc>>,
-    ) -> Result<Expanded, Diags> {
         let chain = self.inventory.chain(host);
         let mut levels = Vec::with_capacity(chain.len());
         let mut errors = Vec::new();
         for level in &chain {
-            let unit = match (&own, level.kind) {
-                (Some(unit), LevelKind::Host) => Ok(unit.clone()),
-                _ => self
-                    .load(level.kind, level.file)
-                    .and_then(|node| self.library.unit(&level.file.rel, &node, &host.fqdn)),
-            };
-            match unit {
+            match self
+                .load(level.kind, level.file)
+                .and_then(|node| self.library.unit(&level.file.rel, &node, &host.fqdn))
+            {
                 Ok(unit) => levels.push((level.file, unit)),
                 Err(e) => errors.extend(e),
             }

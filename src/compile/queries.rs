@@ -78,7 +78,7 @@ impl Compiler<'_> {
     /// any (without merging). Only the references the exports read are
     /// resolved: a broken reference elsewhere in the host fails the host,
     /// not its exports (as in reclass).
-    pub(super) fn exports_of(&self, host: &Host) -> (Result<Node, Diags>, Option<String>) {
+    fn exports_of(&self, host: &Host) -> (Result<Node, Diags>, Option<String>) {
         match self.expand(host) {
             Ok(expanded) => (
                 self.exports_in(host, &expanded),
@@ -89,7 +89,7 @@ impl Compiler<'_> {
     }
 
     /// The exports of an expanded host.
-    pub(super) fn exports_in(&self, host: &Host, expanded: &Expanded) -> Result<Node, Diags> {
+    fn exports_in(&self, host: &Host, expanded: &Expanded) -> Result<Node, Diags> {
         if !expanded
             .docs
             .iter()
@@ -154,8 +154,7 @@ impl Compiler<'_> {
                 let (exports, environment) = match self.found.known(&h.fqdn) {
                     Some((e, environment)) => (Ok(e), environment),
                     None => {
-                        let found =
-                            (self.exports_from_part(h)).unwrap_or_else(|| self.exports_of(h));
+                        let found = self.exports_of(h);
                         // Parsed for its exports only: a host that waited
                         // for them parses its file again when compiled.
                         self.release(h);

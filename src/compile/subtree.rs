@@ -59,7 +59,7 @@ pub(super) fn roots_read(docs: &[&Node], start: &str, dialect: Dialect) -> Optio
 
 /// Whether the root key written `raw` may act on the root key `name`: it is
 /// `name` under any prefix, or ends with it (a knockout `--name`).
-pub(super) fn keeps(raw: &str, name: &str) -> bool {
+fn keeps(raw: &str, name: &str) -> bool {
     prefix::split(raw).0.ends_with(name)
 }
 
@@ -176,45 +176,6 @@ mod tests {
         assert!(compared > 20, "only {compared} hosts with exports");
     }
 
-    /// The property for partial.rs: a host's exports from the part of its
-    /// file they read are its exports from the whole file, values, key
-    /// order and errors alike, on the same inventories; and the part is
-    /// used for most of their hosts.
-    #[test]
-    fn exports_from_a_part_of_the_host_file_equal_exports_from_the_whole_file() {
-        let trees = trees();
-        let (mut parts, mut wholes) = (0, 0);
-        for (inv, ssh, _keep) in &trees {
-            let inventory = crate::inventory::Inventory::discover(inv, "inventory").unwrap();
-            let keys = crate::keys::KeyStore::new(ssh, "ssh", 1 << 20);
-            let compiler = super::super::Compiler::new(&inventory, &keys, Default::default());
-            for host in &inventory.hosts {
-                // The part first: reading the whole file caches it.
-                let Some((part, _)) = compiler.exports_from_part(host) else {
-                    wholes += 1;
-                    continue;
-                };
-                let (whole, _) = compiler.exports_of(host);
-                match (part, whole) {
-                    (Ok(a), Ok(b)) => {
-                        assert!(a.value.same_ordered(&b.value), "{}", host.fqdn);
-                        parts += 1;
-                    }
-                    (a, b) => assert_eq!(
-                        format!("{:?}", a.err()),
-                        format!("{:?}", b.err()),
-                        "{}",
-                        host.fqdn
-                    ),
-                }
-            }
-        }
-        assert!(
-            parts > 30 && wholes > 5,
-            "{parts} from a part, {wholes} whole"
-        );
-    }
-
     /// The inventories of the properties: the fleet fixture, and
     /// [`write_inventory`]'s for seeds 1 to 3 (inventory, keys, and the
     /// temporary directory that holds them).
@@ -279,9 +240,8 @@ mod tests {
                     } else {
                         "site: {rack: r1}\n"
                     };
-                    // Host files for the part read (partial.rs): exports of
-                    // their own through chains of roots, one too long for its
-                    // rounds, multi-line entries and comments it leaves out.
+                    // Host files with exports of their own, read through
+                    // chains of roots, and multi-line entries around them.
                     let more = match (h + g + seed) % 4 {
                         0 => "",
                         1 => {

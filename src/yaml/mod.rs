@@ -9,7 +9,6 @@
 //! The `*_as` entry points take a [`Schema`]: [`Schema::Core`] is the above,
 //! [`Schema::Yaml11`] the YAML 1.1 reclass reads (yaml11/, docs/reclass-yaml.md).
 
-pub(crate) mod entries;
 mod raw;
 mod schema;
 pub(crate) mod spelling;
