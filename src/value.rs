@@ -130,8 +130,9 @@ impl Span {
     }
 
     /// Whether two spans are in the same file: the same load of it, or two
-    /// loads with the same name and bytes (a host file read for its
-    /// exports and again for its compile: src/compile/partial.rs).
+    /// loads with the same name and bytes (a host file read for the fleet's
+    /// exports, released, then read again for its own compile:
+    /// `Compiler::release` in src/compile/mod.rs).
     pub fn same_source(&self, other: &Span) -> bool {
         match (&self.source, &other.source) {
             (Some(a), Some(b)) => Arc::ptr_eq(a, b) || (a.name == b.name && a.text == b.text),
