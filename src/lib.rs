@@ -37,6 +37,7 @@ pub mod merge;
 pub mod output;
 pub mod plan;
 pub mod refs;
+pub mod resource;
 mod schema;
 mod select;
 pub mod shell;

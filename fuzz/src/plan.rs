@@ -20,9 +20,11 @@ use std::sync::Arc;
 
 use arbitrary::{Arbitrary, Result, Unstructured};
 use beryl::compile::{MergedDoc, complete};
-use beryl::desired::Resource;
 use beryl::merge::{Policy, merge_documents};
 use beryl::plan::{self, render::Templates};
+use beryl::resource::Resource;
+use beryl::resource::root_password::RootPassword;
+use beryl::resource::user::User;
 use beryl::value::{Entry, Map, Node, Value};
 
 use super::sh::{self, Command};
@@ -524,7 +526,7 @@ fn installerconfig(text: &str, plan: &plan::Plan) {
     has(words(&["export"], &["PATH".into()]));
     for step in &plan.steps {
         match &step.resource {
-            Resource::User(a) => {
+            Resource::User(User::Present(a)) => {
                 let mut argv = vec!["-n".to_string(), a.name.clone(), "-m".into()];
                 let mut opt = |flag: &str, v: Option<String>| {
                     if let Some(v) = v {
@@ -539,30 +541,30 @@ fn installerconfig(text: &str, plan: &plan::Plan) {
                 argv.extend(["-h".into(), "-".into()]);
                 has(words(&["pw", "useradd"], &argv));
             }
-            Resource::Packages { packages } => has(words(
+            Resource::Packages(p) => has(words(
                 &["env", "ASSUME_ALWAYS_YES=yes", "pkg", "install", "-y"],
-                packages,
+                &p.packages,
             )),
-            Resource::Group { name } => {
-                has(words(&["pw", "groupadd", "-n"], std::slice::from_ref(name)))
-            }
-            Resource::Timezone { zone } => {
-                has(words(&["tzsetup", "-s"], std::slice::from_ref(zone)))
-            }
+            Resource::Group(g) => has(words(
+                &["pw", "groupadd", "-n"],
+                std::slice::from_ref(&g.name),
+            )),
+            Resource::Timezone(t) => has(words(&["tzsetup", "-s"], std::slice::from_ref(&t.zone))),
             Resource::Rc(v) => has(words(
                 &["sysrc", "-f", "/etc/rc.conf"],
                 &[format!("{}={}", v.name, v.value)],
             )),
-            Resource::Keys { keys, .. } => has(words(&["printf", "%s\\n"], keys)),
+            Resource::Keys(k) => has(words(&["printf", "%s\\n"], &k.keys)),
             Resource::File(f) => has(words(&["printf", "%s"], std::slice::from_ref(&f.content))),
-            Resource::Sshd { settings } => {
-                let lines: Vec<String> = settings.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            Resource::Sshd(s) => {
+                let lines: Vec<String> =
+                    s.settings.iter().map(|(k, v)| format!("{k} {v}")).collect();
                 has(words(&["printf", "%s\\n", "# Set by beryl."], &lines))
             }
-            Resource::RootPassword { hash: None } => {
+            Resource::RootPassword(RootPassword { hash: None }) => {
                 has(words(&["pw", "usermod", "-n", "root", "-h", "-"], &[]))
             }
-            Resource::RootPassword { hash: Some(h) } => {
+            Resource::RootPassword(RootPassword { hash: Some(h) }) => {
                 has(words(&["printf", "%s\\n"], std::slice::from_ref(h)))
             }
             Resource::Service(svc) => has(words(
@@ -573,7 +575,9 @@ fn installerconfig(text: &str, plan: &plan::Plan) {
                     if svc.enable { "YES" } else { "NO" }
                 )],
             )),
-            Resource::Absent { .. } => panic!("a user removed during an install:\n{text}"),
+            Resource::User(User::Absent { .. }) => {
+                panic!("a user removed during an install:\n{text}")
+            }
             Resource::Zpool(p) => {
                 let head = [
                     "zpool".to_string(),
@@ -585,10 +589,10 @@ fn installerconfig(text: &str, plan: &plan::Plan) {
                 ];
                 has(words(&[], &[&head[..], &p.vdevs[..]].concat()))
             }
-            Resource::Dataset(d) if d.destroy => {
+            Resource::Zfs(d) if d.destroy => {
                 panic!("a dataset destroyed during an install:\n{text}")
             }
-            Resource::Dataset(d) => {
+            Resource::Zfs(d) => {
                 let mut argv = Vec::new();
                 for p in &d.props {
                     argv.extend(["-o".to_string(), format!("{}={}", p.name, p.value)]);
@@ -596,8 +600,8 @@ fn installerconfig(text: &str, plan: &plan::Plan) {
                 argv.push(d.name.clone());
                 has(words(&["zfs", "create", "-p"], &argv))
             }
-            Resource::ZfsUnmount { pools } => {
-                for pool in pools {
+            Resource::ZfsUnmount(u) => {
+                for pool in &u.pools {
                     has(words(
                         &[
                             "zfs",
@@ -613,15 +617,16 @@ fn installerconfig(text: &str, plan: &plan::Plan) {
                     ))
                 }
             }
-            Resource::Sysctl { name, value } => {
+            Resource::Sysctl(t) => {
+                let (name, value) = (&t.name, &t.value);
                 let (n, v) = (format!("name={name}"), format!("value={value}"));
                 let head = ["awk", "-v", n.as_str(), "-v", v.as_str()];
                 let found = commands.iter().any(|c| sh::argv(c).starts_with(&head));
                 assert!(found, "no sysctl.conf edit for {name} in:\n{text}");
             }
-            Resource::Loader { name, value } => has(words(
+            Resource::Loader(t) => has(words(
                 &["sysrc", "-f", "/boot/loader.conf"],
-                &[format!("{name}={value}")],
+                &[format!("{}={}", t.name, t.value)],
             )),
             Resource::Cron(e) => has(words(&["printf", "%s"], std::slice::from_ref(&e.content))),
         }
@@ -698,7 +703,9 @@ fn apply_script(text: &str, steps: &[beryl::apply::Step]) {
     check_apply(&commands, text);
     for step in steps {
         let change = sh::lex(&step.change).unwrap_or_else(|e| panic!("{e}: {}", step.change));
-        if let beryl::apply::Desired::Package { name } = &step.desired {
+        if let beryl::resource::Want::Packages(beryl::resource::packages::Want::Package { name }) =
+            &step.desired
+        {
             assert_eq!(
                 sh::argv(&change[0]),
                 [

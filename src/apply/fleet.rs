@@ -171,14 +171,16 @@ pub(crate) fn footer(hosts: &[HostReport<'_>]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::apply::diff::{Action, compare};
-    use crate::apply::{Desired, render};
+    use crate::apply::Step;
+    use crate::apply::diff::compare;
+    use crate::resource::verdict::Action;
+    use crate::resource::{Want, packages};
 
     fn outcomes(action: Action) -> Vec<Outcome> {
-        let step = render::step(Desired::Package {
+        let want = Want::Packages(packages::Want::Package {
             name: "sudo".into(),
-        })
-        .unwrap();
+        });
+        let step = Step::new(want, None).unwrap();
         let mut o = compare(&[step], None, true);
         o[0].action = action;
         o

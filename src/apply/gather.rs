@@ -7,13 +7,13 @@
 use std::path::{Path, PathBuf};
 
 use super::ssh;
-use super::state::{FORMAT_VERSION, State};
 use crate::desired::Login;
+use crate::resource::state::{FORMAT_VERSION, State};
 
 /// The facts script of a host with these steps: what it looks at is what
 /// its steps query (`beryl facts HOST`).
 pub(crate) fn facts_script(steps: &[super::Step]) -> Result<String, crate::shell::QuoteError> {
-    super::state::facts_script(&super::queries(steps))
+    crate::resource::state::facts_script(&super::queries(steps))
 }
 
 /// A host to gather from: how to reach it and its facts script.

@@ -99,7 +99,7 @@ pub(crate) fn host_plan(
         .iter()
         .map(|o| PlannedStep {
             id: o.id.clone(),
-            kind: text(&o.kind),
+            kind: o.kind.to_string(),
             action: text(&o.action),
             desired: serde_json::json!({ "type": "removed" }),
             check: o.check.clone(),
@@ -124,9 +124,9 @@ pub(crate) fn host_plan(
 fn planned(s: &Step, action: &str) -> PlannedStep {
     PlannedStep {
         id: s.id.clone(),
-        kind: text(&s.kind),
+        kind: s.kind().to_string(),
         action: action.to_string(),
-        desired: serde_json::to_value(&s.desired).unwrap_or_default(),
+        desired: s.desired.to_json(),
         check: s.check.clone(),
         change: s.change.clone(),
     }
@@ -221,10 +221,12 @@ pub(crate) fn check(saved: &HostPlan, steps: &[Step], now: &Stamp<'_>) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::apply::{Desired, diff};
+    use crate::apply::diff;
+    use crate::resource::{Want, timezone::Timezone};
 
     fn steps() -> Vec<Step> {
-        vec![crate::apply::render::step(Desired::Timezone { zone: "UTC".into() }).unwrap()]
+        let want = Want::Timezone(Timezone { zone: "UTC".into() });
+        vec![Step::new(want, None).unwrap()]
     }
 
     fn stamp() -> Stamp<'static> {

@@ -72,7 +72,7 @@ pub(crate) fn script_guarded(
         };
         // A file's content is literal text: a `$` in its single quotes is
         // meant (shellcheck's SC2016 says otherwise).
-        let literal = if step.kind == super::StepKind::File {
+        let literal = if matches!(step.desired, crate::resource::Want::File(_)) {
             "# shellcheck disable=SC2016\n"
         } else {
             ""
@@ -83,7 +83,7 @@ pub(crate) fn script_guarded(
             step.check,
             step.change,
             word(&step.id)?,
-            match (super::system::note(step.kind), &step.record) {
+            match (step.desired.note(), &step.record) {
                 (Some(note), Some(_)) => format!(" {}", word(note)?),
                 (Some(note), None) => format!(" '' '' {}", word(note)?),
                 (None, _) => String::new(),
@@ -115,10 +115,10 @@ fn header() -> Result<&'static str, QuoteError> {
     let head = HEAD.get_or_init(|| {
         Ok(HEADER
             .replace("@PATH@", crate::freebsd::SCRIPT_PATH)
-            .replace("@RECORD@", &word(crate::desired::RECORD)?)
+            .replace("@RECORD@", &word(crate::resource::RECORD)?)
             .replace(
                 "@RECORD_DIR@",
-                &word(crate::desired::dirname(crate::desired::RECORD))?,
+                &word(crate::resource::dirname(crate::resource::RECORD))?,
             )
             .replace("@KINDS@", &super::prune::functions()))
     });

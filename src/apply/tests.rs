@@ -2,13 +2,17 @@
 //! frame. The whole scripts run in tests/integration/, on a fake FreeBSD
 //! root whose tools behave as FreeBSD's sources say.
 
-use super::diff::{Action, compare};
-use super::state::State;
-use super::{Desired, Step, sha256_hex};
-use crate::desired::{Account, RcVar};
+use super::diff::compare;
+use super::{Step, sha256_hex};
+use crate::resource::file::{File, Notify};
+use crate::resource::rc::Rc;
+use crate::resource::state::State;
+use crate::resource::user::{Account, User};
+use crate::resource::verdict::Action;
+use crate::resource::{Want, keys, packages, root_password, service, sshd, timezone};
 
-fn step(desired: Desired) -> Step {
-    super::render::step(desired).unwrap()
+fn step(desired: Want) -> Step {
+    Step::new(desired, None).unwrap()
 }
 
 fn state(json: &str) -> State {
@@ -16,11 +20,11 @@ fn state(json: &str) -> State {
 }
 
 fn keys(content: &str) -> Step {
-    step(Desired::Keys {
+    step(Want::Keys(keys::Want {
         user: "alice".into(),
         group: "staff".into(),
         content: content.into(),
-    })
+    }))
 }
 
 fn alice(ssh_dir: &str, content: &str) -> State {
@@ -45,9 +49,9 @@ fn action(step: &Step, s: &State) -> Action {
 /// when it holds `/`.
 #[test]
 fn a_package_named_by_origin_is_checked_by_pattern_and_judged_by_origin() {
-    let want = step(Desired::Package {
+    let want = step(Want::Packages(packages::Want::Package {
         name: "databases/postgresql16-server".into(),
-    });
+    }));
     assert_eq!(want.check, "pkg info -e databases/postgresql16-server");
     assert!(!want.check.contains("-O"));
     let s = state(
@@ -61,7 +65,7 @@ fn a_package_named_by_origin_is_checked_by_pattern_and_judged_by_origin() {
 
 #[test]
 fn pkg_is_bootstrapped_first_and_without_a_question() {
-    let s = step(Desired::Bootstrap);
+    let s = step(Want::Packages(packages::Want::Bootstrap));
     assert_eq!(s.change, "env ASSUME_ALWAYS_YES=yes pkg bootstrap");
     assert_eq!(action(&s, &state(r#"{"pkg": false}"#)), Action::Create);
     assert_eq!(action(&s, &state(r#"{"pkg": true}"#)), Action::Noop);
@@ -113,7 +117,9 @@ fn the_script_feeds_no_standard_input_to_checks_and_changes() {
     // that read it (pkg asking to bootstrap itself) would eat the next steps.
     let s = super::script::script(
         "h",
-        &[step(Desired::Timezone { zone: "UTC".into() })],
+        &[step(Want::Timezone(timezone::Timezone {
+            zone: "UTC".into(),
+        }))],
         Default::default(),
     )
     .unwrap();
@@ -126,14 +132,14 @@ fn the_script_feeds_no_standard_input_to_checks_and_changes() {
 
 #[test]
 fn a_users_groups_change_as_lists() {
-    let want = step(Desired::User(Account {
+    let want = step(Want::User(User::Present(Account {
         name: "carol".into(),
         uid: None,
         shell: None,
         comment: None,
         primary_group: None,
         groups: vec!["wheel".into(), "dba".into()],
-    }));
+    })));
     let s = state(
         r#"{"users": {"carol": {"uid": "1003"}},
             "groups": {"wheel": {"gid": "0", "members": "root,carol"}, "dba": {"gid": "1000", "members": ""}}}"#,
@@ -151,7 +157,7 @@ fn a_users_groups_change_as_lists() {
 }
 
 fn rc(name: &str, value: &str) -> Step {
-    step(Desired::Rc(RcVar {
+    step(Want::Rc(Rc {
         name: name.into(),
         value: value.into(),
         owners: crate::freebsd::rcd::owners(name),
@@ -204,7 +210,9 @@ fn rc_values_are_judged_as_rc_sees_them() {
 
 #[test]
 fn roots_password_is_locked_unless_a_hash_is_given() {
-    let locked = step(Desired::RootPassword { hash: None });
+    let locked = step(Want::RootPassword(root_password::RootPassword {
+        hash: None,
+    }));
     assert_eq!(locked.change, "pw usermod -n root -h -");
     assert_eq!(
         action(&locked, &state(r#"{"root_password": "*"}"#)),
@@ -215,9 +223,9 @@ fn roots_password_is_locked_unless_a_hash_is_given() {
     assert_eq!(out[0].action, Action::Update);
     assert_eq!(out[0].changes[0].before, "empty");
     let hash = "$6$salt$abc";
-    let set = step(Desired::RootPassword {
+    let set = step(Want::RootPassword(root_password::RootPassword {
         hash: Some(hash.into()),
-    });
+    }));
     assert!(
         set.change.ends_with("| pw usermod -n root -H 0"),
         "{}",
@@ -230,9 +238,9 @@ fn roots_password_is_locked_unless_a_hash_is_given() {
 #[test]
 fn sshd_keeps_match_blocks() {
     let settings = vec![("PermitRootLogin".to_string(), "no".to_string())];
-    let s = step(Desired::Sshd {
+    let s = step(Want::Sshd(sshd::Sshd {
         settings: settings.clone(),
-    });
+    }));
     let have = "# Set by beryl.\nPermitRootLogin no\nMatch User x\n\tPermitRootLogin yes\n";
     let snap = serde_json::json!({"files": {"/etc/ssh/sshd_config": {
         "sha256": sha256_hex(have), "mode": "644", "owner": "root", "group": "wheel", "content": have}}});
@@ -240,7 +248,7 @@ fn sshd_keeps_match_blocks() {
 }
 
 fn nginx(enable: bool) -> Step {
-    step(Desired::Service(crate::desired::Service {
+    step(Want::Service(service::Service {
         name: "nginx".into(),
         rcvar: "nginx_enable".into(),
         owners: vec!["nginx".into()],
@@ -297,7 +305,7 @@ fn a_service_is_enabled_and_running() {
 }
 
 fn file(path: &str, content: &str, notify: &[(&str, &str)]) -> Step {
-    step(Desired::File(crate::desired::File {
+    step(Want::File(File {
         path: path.into(),
         content: content.into(),
         mode: "644".into(),
@@ -306,7 +314,7 @@ fn file(path: &str, content: &str, notify: &[(&str, &str)]) -> Step {
         validate: Some(vec!["nginx".into(), "-t".into(), "-c".into(), "%s".into()]),
         notify: notify
             .iter()
-            .map(|(s, a)| crate::desired::Notify {
+            .map(|(s, a)| Notify {
                 service: s.to_string(),
                 action: a.to_string(),
             })

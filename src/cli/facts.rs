@@ -75,7 +75,7 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
     match args.hosts.as_slice() {
         [] => {
             // No host: the queries of none, the generic script.
-            let script = crate::apply::state::facts_script(&Default::default())
+            let script = crate::resource::state::facts_script(&Default::default())
                 .map_err(|e| vec![crate::apply::quote_error("facts", e)])?;
             write_out(out, &script)?;
         }

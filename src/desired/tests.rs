@@ -12,10 +12,3 @@ fn base_tables_hold_the_names_the_issue_lists() {
     }
     assert!(!base::is_account("alice"));
 }
-
-#[test]
-fn restart_rows_name_base_scripts() {
-    for (_, script) in super::RESTART {
-        assert!(crate::freebsd::rcd::exists(script), "{script}");
-    }
-}

@@ -485,7 +485,7 @@ mod tests {
     /// The facts script asks for exactly the properties of the table.
     #[test]
     fn the_facts_script_asks_for_every_property() {
-        let facts = crate::apply::state::FACTS_SCRIPT;
+        let facts = crate::resource::state::FACTS_SCRIPT;
         assert!(
             facts.contains(&format!("zfs_props={}\n", names())),
             "{}",

@@ -13,8 +13,9 @@ pub mod render;
 use serde::Serialize;
 
 use crate::compile::Compiled;
-use crate::desired::{self, Host, Link, Resource};
+use crate::desired::{self, DesiredState, Link};
 use crate::diag::{Diag, Diags};
+use crate::resource::{self, Resource, sshd};
 use crate::schema::Install;
 
 crate::diag::codes! {
@@ -59,7 +60,7 @@ pub struct Plan {
     pub sshd_awk: &'static str,
     /// The setup script's steps, in order.
     pub steps: Vec<Step>,
-    /// Where the setup script records what it created (`desired::RECORD`).
+    /// Where the setup script records what it created (`resource::RECORD`).
     pub record: &'static str,
     /// The record's lines (`KIND ID`, sorted): everything the install
     /// creates that apply may prune once it leaves the config.
@@ -176,7 +177,7 @@ pub(crate) fn requirements(c: &Compiled) -> Vec<Diag> {
 }
 
 /// The plan itself, once the requirements hold.
-pub(crate) fn layout(h: Host) -> Plan {
+pub(crate) fn layout(h: DesiredState) -> Plan {
     let mut preamble = vec![
         // `script` empties its log after the preamble unless BSDINSTALL_LOG
         // names it (scripts/script 731704f5, after sourcing the preamble):
@@ -217,14 +218,14 @@ pub(crate) fn layout(h: Host) -> Plan {
         .resources
         .iter()
         .find_map(|r| match r {
-            Resource::Packages { packages } => Some(packages.len()),
+            Resource::Packages(p) => Some(p.packages.len()),
             _ => None,
         })
         .unwrap_or(0);
     let users = h
         .resources
         .iter()
-        .filter(|r| matches!(r, Resource::User(_)))
+        .filter(|r| matches!(r, Resource::User(resource::user::User::Present(_))))
         .count();
     let network = packages > 0 || h.dist_site.is_some();
     // The data pools' disks are cleared like the boot pool's: the install
@@ -235,13 +236,10 @@ pub(crate) fn layout(h: Host) -> Plan {
             disks.extend(p.disks.iter().cloned());
         }
     }
-    // A dataset is recorded by its own step, only when the install created
-    // it: zfsboot's datasets and a pool's root exist already.
     let mut records: Vec<String> = h
         .resources
         .iter()
-        .filter(|r| !matches!(r, Resource::Dataset(_)))
-        .flat_map(Resource::records)
+        .flat_map(Resource::install_records)
         .map(|r| r.line())
         .collect();
     records.sort();
@@ -249,17 +247,11 @@ pub(crate) fn layout(h: Host) -> Plan {
     let steps = h
         .resources
         .into_iter()
-        // A fresh system has no user to remove, nor a dataset to destroy.
-        .filter(|r| {
-            !matches!(
-                r,
-                Resource::Absent { .. } | Resource::Dataset(desired::Dataset { destroy: true, .. })
-            )
-        })
+        .filter(Resource::installed)
         .map(|resource| Step {
             id: resource.id(),
             awk_keys: match &resource {
-                Resource::Sshd { settings } => Some(desired::sshd::awk_keys(settings)),
+                Resource::Sshd(s) => Some(sshd::awk_keys(&s.settings)),
                 _ => None,
             },
             resource,
@@ -284,14 +276,14 @@ pub(crate) fn layout(h: Host) -> Plan {
         fetch_sets: h.dist_site.is_some(),
         preamble,
         disks,
-        record: desired::RECORD,
+        record: resource::RECORD,
         records,
         network,
         links: if network { h.links } else { Vec::new() },
         defaultrouter: h.defaultrouter.filter(|_| network),
         nameservers: h.nameservers,
         path: crate::freebsd::SCRIPT_PATH,
-        sshd_awk: desired::sshd::AWK,
+        sshd_awk: sshd::AWK,
         steps,
     }
 }

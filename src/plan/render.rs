@@ -15,78 +15,26 @@ use minijinja::{Environment, UndefinedBehavior, Value, context};
 use super::{Code, Plan};
 use crate::diag::Diag;
 
-/// The embedded templates: (name, text).
-pub(crate) const TEMPLATES: &[(&str, &str)] = &[
-    (
-        "installerconfig.sh.j2",
-        include_str!("../../templates/installerconfig.sh.j2"),
-    ),
-    ("setup.sh.j2", include_str!("../../templates/setup.sh.j2")),
-    (
-        "steps/packages.sh.j2",
-        include_str!("../../templates/steps/packages.sh.j2"),
-    ),
-    (
-        "steps/group.sh.j2",
-        include_str!("../../templates/steps/group.sh.j2"),
-    ),
-    (
-        "steps/user.sh.j2",
-        include_str!("../../templates/steps/user.sh.j2"),
-    ),
-    (
-        "steps/root_password.sh.j2",
-        include_str!("../../templates/steps/root_password.sh.j2"),
-    ),
-    (
-        "steps/keys.sh.j2",
-        include_str!("../../templates/steps/keys.sh.j2"),
-    ),
-    (
-        "steps/file.sh.j2",
-        include_str!("../../templates/steps/file.sh.j2"),
-    ),
-    (
-        "steps/sshd.sh.j2",
-        include_str!("../../templates/steps/sshd.sh.j2"),
-    ),
-    (
-        "steps/rc.sh.j2",
-        include_str!("../../templates/steps/rc.sh.j2"),
-    ),
-    (
-        "steps/timezone.sh.j2",
-        include_str!("../../templates/steps/timezone.sh.j2"),
-    ),
-    (
-        "steps/service.sh.j2",
-        include_str!("../../templates/steps/service.sh.j2"),
-    ),
-    (
-        "steps/zpool.sh.j2",
-        include_str!("../../templates/steps/zpool.sh.j2"),
-    ),
-    (
-        "steps/zfs.sh.j2",
-        include_str!("../../templates/steps/zfs.sh.j2"),
-    ),
-    (
-        "steps/zfs_unmount.sh.j2",
-        include_str!("../../templates/steps/zfs_unmount.sh.j2"),
-    ),
-    (
-        "steps/sysctl.sh.j2",
-        include_str!("../../templates/steps/sysctl.sh.j2"),
-    ),
-    (
-        "steps/loader.sh.j2",
-        include_str!("../../templates/steps/loader.sh.j2"),
-    ),
-    (
-        "steps/cron.sh.j2",
-        include_str!("../../templates/steps/cron.sh.j2"),
-    ),
-];
+/// The embedded templates: (name, text): the installerconfig, its setup
+/// script, and each resource kind's step (`steps/KIND.sh.j2`, the kind's
+/// [`crate::resource::Kind::TEMPLATE`]).
+pub(crate) fn templates() -> Vec<(String, &'static str)> {
+    let frame = [
+        (
+            "installerconfig.sh.j2",
+            include_str!("../../templates/installerconfig.sh.j2"),
+        ),
+        ("setup.sh.j2", include_str!("../../templates/setup.sh.j2")),
+    ];
+    let steps = crate::resource::TEMPLATES
+        .iter()
+        .filter_map(|(kind, text)| Some((format!("steps/{kind}.sh.j2"), (*text)?)));
+    frame
+        .into_iter()
+        .map(|(name, text)| (name.to_string(), text))
+        .chain(steps)
+        .collect()
+}
 
 /// Where the templates come from.
 pub struct Templates {
@@ -109,15 +57,15 @@ impl Templates {
         env.add_filter("dirname", dirname);
         env.set_formatter(quote_formatter);
         // The awk program of the sysctl.conf edit, for steps/sysctl.sh.j2.
-        env.add_global("sysctl_awk", crate::desired::system::SYSCTL_AWK);
+        env.add_global("sysctl_awk", crate::resource::sysctl::SYSCTL_AWK);
         let origin = match dir {
             None => "templates/".to_string(),
             Some(d) => format!("{}/", d.display().to_string().trim_end_matches('/')),
         };
         match dir {
             None => {
-                for (name, text) in TEMPLATES {
-                    env.add_template(name, text)
+                for (name, text) in templates() {
+                    env.add_template_owned(name, text)
                         .map_err(|e| template_error(&origin, e))?;
                 }
             }
@@ -248,7 +196,7 @@ fn sh(value: Value) -> Result<Value, minijinja::Error> {
 
 /// The directory of an absolute path (`/a/b/c` → `/a/b`).
 fn dirname(path: String) -> String {
-    crate::desired::dirname(&path).to_string()
+    crate::resource::dirname(&path).to_string()
 }
 
 /// A template error, with the template's name and line.
@@ -289,7 +237,7 @@ mod tests {
     #[test]
     fn no_template_bypasses_the_quoting() {
         let mut bad = Vec::new();
-        for (name, text) in TEMPLATES {
+        for (name, text) in templates() {
             for (n, line) in text.lines().enumerate() {
                 if line.contains("safe") && line.contains("{{") {
                     bad.push(format!("templates/{name}:{}: `safe`", n + 1));
@@ -342,8 +290,8 @@ mod tests {
     #[test]
     fn errors_in_included_templates_name_that_template() {
         let dir = tempfile::tempdir().unwrap();
-        for (name, text) in TEMPLATES {
-            let path = dir.path().join(name);
+        for (name, text) in templates() {
+            let path = dir.path().join(&name);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(&path, text).unwrap();
         }

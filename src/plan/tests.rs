@@ -1,5 +1,6 @@
 use super::*;
-use crate::desired::Account;
+use crate::resource::timezone::Timezone;
+use crate::resource::user::{Account, User};
 
 /// A small plan built by hand, for the renderer's tests.
 pub(super) fn sample_plan() -> Plan {
@@ -22,29 +23,29 @@ pub(super) fn sample_plan() -> Plan {
         defaultrouter: Some("192.0.2.1".into()),
         nameservers: vec!["192.0.2.53".into()],
         path: crate::freebsd::SCRIPT_PATH,
-        sshd_awk: crate::desired::sshd::AWK,
+        sshd_awk: crate::resource::sshd::AWK,
         steps: vec![
             Step {
                 id: "tz".into(),
-                resource: Resource::Timezone {
+                resource: Resource::Timezone(Timezone {
                     zone: "Europe/Paris".into(),
-                },
+                }),
                 awk_keys: None,
             },
             Step {
                 id: "user:o'neil".into(),
-                resource: Resource::User(Account {
+                resource: Resource::User(User::Present(Account {
                     name: "o'neil".into(),
                     uid: Some(1001),
                     shell: None,
                     comment: Some("$(touch MARK)".into()),
                     primary_group: None,
                     groups: vec!["wheel".into(), "ops".into()],
-                }),
+                })),
                 awk_keys: None,
             },
         ],
-        record: crate::desired::RECORD,
+        record: crate::resource::RECORD,
         records: vec!["pkg it's".into(), "pkg sudo".into()],
         summary: "beryl: done".into(),
     }

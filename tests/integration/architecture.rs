@@ -262,3 +262,227 @@ fn the_scanner_sees_imports_and_skips_tests() {
     let names: Vec<String> = named_modules(&code).into_iter().collect();
     assert_eq!(names, ["a", "c", "d"]);
 }
+
+/// The module paths a piece of code names from `crate::` or `super::` (each
+/// item of a `{…}` group, nested groups included), resolved against the
+/// module `here` (`["resource", "user"]` for src/resource/user.rs).
+fn module_paths(code: &str, here: &[String]) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let bytes = code.as_bytes();
+    for start in ["crate::", "super::"] {
+        for (at, _) in code.match_indices(start) {
+            if at > 0
+                && (bytes[at - 1].is_ascii_alphanumeric()
+                    || bytes[at - 1] == b'_'
+                    || bytes[at - 1] == b':')
+            {
+                continue; // part of a longer path, counted from its start
+            }
+            let mut base: Vec<String> = match start {
+                "crate::" => Vec::new(),
+                _ => here[..here.len().saturating_sub(1)].to_vec(),
+            };
+            let mut rest = &code[at + start.len()..];
+            while let Some(r) = rest.strip_prefix("super::") {
+                base.pop();
+                rest = r;
+            }
+            segments(rest, base, &mut out);
+        }
+    }
+    out
+}
+
+/// Reads `a::b::{c, d::e}` after a prefix into full paths.
+fn segments(text: &str, mut path: Vec<String>, out: &mut Vec<Vec<String>>) {
+    let mut rest = text.trim_start();
+    loop {
+        if let Some(group) = rest.strip_prefix('{') {
+            let mut depth = 0usize;
+            let mut item = String::new();
+            for c in group.chars() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        segments(&item, path.clone(), out);
+                        item.clear();
+                        continue;
+                    }
+                    _ => {}
+                }
+                item.push(c);
+            }
+            segments(&item, path, out);
+            return;
+        }
+        let Some(word) = first_word(rest) else {
+            out.push(path);
+            return;
+        };
+        rest = &rest.trim_start()[word.len()..];
+        if word != "self" {
+            path.push(word);
+        }
+        match rest.strip_prefix("::") {
+            Some(r) => rest = r,
+            None => {
+                out.push(path);
+                return;
+            }
+        }
+    }
+}
+
+/// The module path of a file of src/ (`resource/user.rs` → `resource::user`,
+/// `resource/mod.rs` → `resource`).
+fn module_of(rel: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = rel
+        .iter()
+        .map(|s| s.to_string_lossy().trim_end_matches(".rs").to_string())
+        .collect();
+    if parts.last().is_some_and(|p| p == "mod") {
+        parts.pop();
+    }
+    parts
+}
+
+/// Within each module, the files beside one another (a child module's
+/// folder counts as one) import each other without a circle: the module's
+/// own `mod.rs` declares them and is left out, test modules too.
+#[test]
+fn no_circle_between_the_files_of_a_module() {
+    let src = Path::new("src");
+    let tests = test_files(src);
+    // (module, sibling) -> siblings it names.
+    let mut graph: BTreeMap<(Vec<String>, String), BTreeSet<String>> = BTreeMap::new();
+    for file in rust_files(src) {
+        if tests.contains(&file) {
+            continue;
+        }
+        let rel = file.strip_prefix(src).unwrap();
+        let here = module_of(rel);
+        if here.is_empty() || matches!(here[0].as_str(), "lib" | "main") {
+            continue;
+        }
+        let code = production(&fs::read_to_string(&file).unwrap());
+        // Every ancestor module in which this file belongs to a sibling node.
+        for depth in 1..here.len() {
+            let (parent, node) = (&here[..depth], &here[depth]);
+            for path in module_paths(&code, &here) {
+                if path.len() > depth && path[..depth] == *parent && path[depth] != *node {
+                    graph
+                        .entry((parent.to_vec(), node.clone()))
+                        .or_default()
+                        .insert(path[depth].clone());
+                }
+            }
+        }
+    }
+    // The siblings of each module that exist as files or folders.
+    let exists = |parent: &[String], name: &str| {
+        let dir = src.join(parent.join("/"));
+        dir.join(format!("{name}.rs")).is_file() || dir.join(name).is_dir()
+    };
+    let mut circles = Vec::new();
+    for ((parent, node), names) in &graph {
+        for name in names {
+            if !exists(parent, name) {
+                continue;
+            }
+            // A path back from `name` to `node` among the siblings.
+            let mut seen = BTreeSet::new();
+            let mut stack = vec![vec![name.clone()]];
+            while let Some(trail) = stack.pop() {
+                let last = trail.last().unwrap().clone();
+                if last == *node {
+                    circles.push(format!(
+                        "{}: {node} -> {}",
+                        parent.join("::"),
+                        trail.join(" -> ")
+                    ));
+                    break;
+                }
+                if !seen.insert(last.clone()) {
+                    continue;
+                }
+                for next in graph.get(&(parent.clone(), last)).into_iter().flatten() {
+                    if exists(parent, next) {
+                        let mut t = trail.clone();
+                        t.push(next.clone());
+                        stack.push(t);
+                    }
+                }
+            }
+        }
+    }
+    circles.sort();
+    circles.dedup();
+    assert!(
+        circles.is_empty(),
+        "files of one module that import each other in a circle:\n{}",
+        circles.join("\n")
+    );
+}
+
+#[test]
+fn the_path_scanner_resolves_super_and_groups() {
+    let here: Vec<String> = ["resource", "user"].iter().map(|s| s.to_string()).collect();
+    let code = "use super::{Input, state::State, verdict::{Verdict, change}};\nuse crate::shell::word;\nsuper::super::x::y();";
+    let paths: Vec<String> = module_paths(code, &here)
+        .iter()
+        .map(|p| p.join("::"))
+        .collect();
+    assert!(
+        paths.contains(&"resource::state::State".to_string()),
+        "{paths:?}"
+    );
+    assert!(
+        paths.contains(&"resource::verdict::change".to_string()),
+        "{paths:?}"
+    );
+    assert!(paths.contains(&"shell::word".to_string()), "{paths:?}");
+    assert!(paths.contains(&"x::y".to_string()), "{paths:?}");
+}
+
+/// Every resource kind of the `kinds!` list has a row in the registry
+/// (`KINDS`) and a section in docs/resources.md's table of kinds.
+#[test]
+fn every_resource_kind_is_registered_and_documented() {
+    let code = fs::read_to_string("src/resource/mod.rs").unwrap();
+    let list = code
+        .split("\nkinds! {\n")
+        .nth(1)
+        .and_then(|s| s.split("\n}\n").next())
+        .expect("the kinds! list in src/resource/mod.rs");
+    let modules: Vec<&str> = list
+        .lines()
+        .filter_map(|l| l.trim().split_once('(')?.1.split("::").next())
+        .collect();
+    assert!(modules.len() >= 16, "{modules:?}");
+    let registry = code
+        .split("pub(crate) const KINDS: &[Row] = &[")
+        .nth(1)
+        .and_then(|s| s.split("\n];").next())
+        .expect("KINDS in src/resource/mod.rs");
+    let docs = fs::read_to_string("docs/resources.md").unwrap();
+    let mut missing = Vec::new();
+    for m in &modules {
+        if !registry.contains(&format!("row::<{m}::")) {
+            missing.push(format!("{m}: no row in KINDS"));
+        }
+        let text = fs::read_to_string(format!("src/resource/{m}.rs")).unwrap();
+        let name = text
+            .split("const NAME: &'static str = \"")
+            .nth(1)
+            .and_then(|s| s.split('"').next())
+            .unwrap_or_else(|| panic!("src/resource/{m}.rs names no kind"));
+        if !docs.contains(&format!("| `{name}` | [src/resource/{m}.rs]")) {
+            missing.push(format!(
+                "{name}: no row `| `{name}` | [src/resource/{m}.rs](…) |` in docs/resources.md"
+            ));
+        }
+    }
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
+}

@@ -5,9 +5,9 @@ use std::path::Path;
 
 use super::Code;
 use crate::apply::gather;
-use crate::apply::state::{FORMAT_VERSION, State};
 use crate::cli::Failure;
 use crate::diag::Diag;
+use crate::resource::state::{FORMAT_VERSION, State};
 
 /// A host's snapshot as read: the state, the file it came from, and the
 /// sha256 of its bytes (what a saved plan is stamped with).

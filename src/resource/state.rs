@@ -1,4 +1,6 @@
-//! A host's state snapshot, as the `facts` script writes it (docs/apply.md).
+//! A host's observed state: the snapshot the `facts` script writes
+//! (docs/apply.md), which each kind's `judge` reads. After [`State`], one
+//! type per thing a kind observes, named as the kind, in the kinds' order.
 
 use std::collections::BTreeMap;
 
@@ -67,7 +69,7 @@ pub(crate) struct State {
     /// The services of `freebsd.services`, by rc.d script name: whether
     /// `service NAME status` exits 0.
     #[serde(default)]
-    pub services: BTreeMap<String, ServiceState>,
+    pub services: BTreeMap<String, Service>,
     /// The imported pools (`zpool list -H -o name`); `None` when the
     /// snapshot does not say.
     #[serde(default)]
@@ -75,7 +77,7 @@ pub(crate) struct State {
     /// Datasets by name, with the properties beryl manages; `null` when
     /// absent.
     #[serde(default)]
-    pub zfs: BTreeMap<String, Option<Dataset>>,
+    pub zfs: BTreeMap<String, Option<Zfs>>,
     /// The live value of each sysctl asked about (`ids sysctl`); `null` for
     /// a name the kernel does not know.
     #[serde(default)]
@@ -91,25 +93,15 @@ pub(crate) struct State {
     pub cron: BTreeMap<String, Option<File>>,
 }
 
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct ServiceState {
-    pub running: bool,
+impl State {
+    /// Whether a recorded item is still on the host, as far as the
+    /// snapshot tells (a kind it does not look at counts as there).
+    pub(crate) fn has(&self, kind: &str, id: &str) -> bool {
+        super::pruned(kind).is_none_or(|p| (p.present)(self, id))
+    }
 }
 
-/// A dataset: each property's value (as `zfs get -H -p` prints it) and
-/// source (`local`, `default`, `inherited from X`).
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct Dataset {
-    #[serde(default)]
-    pub props: BTreeMap<String, ZfsValue>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct ZfsValue {
-    pub value: String,
-    pub source: String,
-}
-
+/// A group (`group`), as `pw groupshow` shows it.
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct Group {
     #[serde(default)]
@@ -119,6 +111,8 @@ pub(crate) struct Group {
     pub members: String,
 }
 
+/// A user (`user`, `keys`), as `pw usershow` shows it, and the home's
+/// `.ssh`.
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct User {
     #[serde(default)]
@@ -136,12 +130,15 @@ pub(crate) struct User {
     pub ssh_dir: Option<Dir>,
 }
 
+/// A directory's mode and owner.
 #[derive(Debug, Default, Clone, Deserialize)]
 pub(crate) struct Dir {
     pub mode: String,
     pub owner: String,
 }
 
+/// A file (`file`, `keys`, `sysctl`, `cron`, `sshd`): its digest, mode,
+/// owner and content; `null` when absent.
 #[derive(Debug, Default, Clone, Deserialize)]
 pub(crate) struct File {
     pub sha256: String,
@@ -152,73 +149,24 @@ pub(crate) struct File {
     pub content: String,
 }
 
-impl State {
-    /// The supplementary groups of a user, sorted.
-    pub(crate) fn groups_of(&self, user: &str) -> Vec<String> {
-        let mut out: Vec<String> = self
-            .groups
-            .iter()
-            .filter(|(_, g)| g.members.split(',').any(|m| m == user))
-            .map(|(name, _)| name.clone())
-            .collect();
-        out.sort();
-        out
-    }
+/// A service (`service`).
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct Service {
+    /// Whether `service NAME status` exits 0.
+    pub running: bool,
+}
 
-    /// Whether a recorded item is still on the host, as far as the
-    /// snapshot tells (a kind it does not look at counts as there).
-    pub(crate) fn has(&self, kind: &str, id: &str) -> bool {
-        match kind {
-            "pkg" => self.has_package(id),
-            "file" => self.files.get(id).is_some_and(Option::is_some),
-            "zfs" => self.zfs.get(id).is_some_and(Option::is_some),
-            "sysctl" => self
-                .sysctl_conf
-                .as_ref()
-                .is_some_and(|f| super::system::sysctl_edit(&f.content, id, "") != f.content),
-            "loader" => self.loader_conf.contains_key(id),
-            "cron" => self.cron.get(id).is_some_and(Option::is_some),
-            _ => true,
-        }
-    }
+/// A dataset (`zfs`): each property's value (as `zfs
+/// get -H -p` prints it) and source (`local`, `default`, `inherited from
+/// X`); `null` when absent.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct Zfs {
+    #[serde(default)]
+    pub props: BTreeMap<String, ZfsProp>,
+}
 
-    /// Whether pkg is bootstrapped; a snapshot that does not say counts as
-    /// bootstrapped when it lists packages.
-    pub(crate) fn pkg_bootstrapped(&self) -> bool {
-        self.pkg.unwrap_or(!self.packages.is_empty())
-    }
-
-    /// Whether a package is installed, as `pkg info -e PATTERN` finds it: a
-    /// pattern with `/` is an origin (its `@flavor` is not compared: `pkg
-    /// query %o` prints origins without one), any other a name.
-    pub(crate) fn has_package(&self, pattern: &str) -> bool {
-        match pattern.split_once('/') {
-            Some(_) => {
-                let origin = pattern.split('@').next().unwrap_or(pattern);
-                self.origins.iter().any(|o| o == origin)
-            }
-            None => self.packages.iter().any(|p| p == pattern),
-        }
-    }
-
-    /// An rc.conf variable as rc(8) sees it when it runs the scripts
-    /// `owners`: the defaults and rc.conf's files, then each owner's
-    /// `rc.conf.d` file in /etc, then in /usr/local/etc (rc.subr's
-    /// `load_rc_config`). `None` when nothing sets it. The apply script's
-    /// `rcvalue` computes the same on the host.
-    pub(crate) fn rc_value(&self, var: &str, owners: &[String]) -> Option<String> {
-        let mut value = self.rc_conf.get(var).cloned();
-        for owner in owners {
-            for dir in ["/etc/rc.conf.d", "/usr/local/etc/rc.conf.d"] {
-                if let Some(v) = self
-                    .rc_conf_d
-                    .get(&format!("{dir}/{owner}"))
-                    .and_then(|vars| vars.get(var))
-                {
-                    value = Some(v.clone());
-                }
-            }
-        }
-        value
-    }
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct ZfsProp {
+    pub value: String,
+    pub source: String,
 }

@@ -1,4 +1,5 @@
-//! sshd_config: beryl's settings first in the global section, because sshd
+//! `sshd`: the settings beryl manages in sshd_config (`freebsd.sshd`):
+//! beryl's settings first in the global section, because sshd
 //! takes the first value it reads for a keyword (sshd_config(5)). Other
 //! uncommented lines for the same keywords are dropped from the global
 //! section only: from the first `Match` line on, settings are conditional,
@@ -8,6 +9,98 @@
 //! computes the file beryl wants from the file a host has (for the dry run),
 //! and [`AWK`] does it on the host (for the install and apply). The apply
 //! tests run both on the same files.
+
+use serde::Serialize;
+
+use super::state::State;
+use super::verdict::{Action, Verdict, unified};
+use super::{Input, Kind, Resource, Shell};
+use crate::shell::{QuoteError, word as w, words};
+
+/// sshd's configuration.
+pub(crate) const SSHD_CONFIG: &str = "/etc/ssh/sshd_config";
+
+/// sshd settings, first in sshd_config's global section.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Sshd {
+    pub settings: Vec<(String, String)>,
+}
+
+/// Always one: the three settings of `freebsd.sshd`, with their defaults.
+pub(crate) fn layout(input: &Input<'_>) -> Vec<Resource> {
+    let s = &input.freebsd().sshd;
+    let yes_no = |b: bool| if b { "yes" } else { "no" }.to_string();
+    vec![
+        Sshd {
+            settings: vec![
+                ("PermitRootLogin".into(), s.permit_root_login.value.clone()),
+                (
+                    "PasswordAuthentication".into(),
+                    yes_no(s.password_authentication.value),
+                ),
+                (
+                    "KbdInteractiveAuthentication".into(),
+                    yes_no(s.kbd_interactive_authentication.value),
+                ),
+            ],
+        }
+        .into(),
+    ]
+}
+
+impl Kind for Sshd {
+    type Want = Sshd;
+    const NAME: &'static str = "sshd";
+    const TEMPLATE: Option<&'static str> = Some(include_str!("../../templates/steps/sshd.sh.j2"));
+
+    fn id(&self) -> String {
+        "sshd".into()
+    }
+
+    fn wants(&self) -> Vec<Sshd> {
+        vec![self.clone()]
+    }
+
+    fn step_id(want: &Sshd) -> String {
+        want.id()
+    }
+
+    fn shell(want: &Sshd) -> Result<Shell, QuoteError> {
+        let new = printed(&want.settings)?;
+        Ok(Shell {
+            check: format!("{new} | cmp -s - {SSHD_CONFIG}"),
+            change: format!(
+                "{new} > {SSHD_CONFIG}.beryl-tmp && mv -f {SSHD_CONFIG}.beryl-tmp {SSHD_CONFIG}"
+            ),
+        })
+    }
+
+    fn judge(want: &Sshd, s: &State) -> Verdict {
+        let have = s
+            .files
+            .get(SSHD_CONFIG)
+            .and_then(|f| f.as_ref())
+            .map_or("", |f| f.content.as_str());
+        let wanted = edit(have, &want.settings);
+        if wanted == have {
+            return Verdict::noop();
+        }
+        Verdict::new(Action::Update, Vec::new(), Some(unified(have, &wanted)))
+    }
+}
+
+/// The sshd_config beryl wants, printed from the one the host has.
+fn printed(settings: &[(String, String)]) -> Result<String, QuoteError> {
+    let lines: Vec<String> = std::iter::once(HEADER.to_string())
+        .chain(settings.iter().map(|(k, v)| format!("{k} {v}")))
+        .collect();
+    Ok(format!(
+        "{{ printf '%s\\n' {}; awk -v keys={} {} {SSHD_CONFIG}; }}",
+        words(&lines)?,
+        w(&awk_keys(settings))?,
+        w(AWK)?
+    ))
+}
 
 /// The first line of beryl's block; an older block is dropped wherever it is.
 pub(crate) const HEADER: &str = "# Set by beryl.";

@@ -1,0 +1,140 @@
+//! `cron`: an entry of `freebsd.cron`, as one system crontab file (five
+//! time fields or an `@` word, the user, the command) in the release's
+//! drop-in directory ([`crate::freebsd::cron`]): staged under a dot name
+//! that cron(8) skips, then renamed into place, mode 644, root:wheel.
+//!
+//! - **Records:** `cron NAME`, pruned with `rm -f` (cron drops a file gone
+//!   at its next load).
+
+use serde::Serialize;
+
+use super::state::State;
+use super::verdict::{Verdict, compare_file};
+use super::{Input, Kind, Prune, Record, Resource, Shell};
+use crate::freebsd::cron;
+use crate::fsutil::sha256_hex;
+use crate::shell::{QuoteError, word as w};
+
+/// The mode of a cron file.
+pub(crate) const CRON_MODE: &str = "644";
+
+/// A cron entry: one system crontab file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Cron {
+    pub name: String,
+    /// `DIR/beryl-NAME`, DIR the release's drop-in directory.
+    pub path: String,
+    /// The file cron stages nothing from: `DIR/.beryl-NAME` (cron skips
+    /// names starting with `.`, usr.sbin/cron/cron/database.c e4452d45).
+    pub staging: String,
+    /// The whole file.
+    pub content: String,
+}
+
+/// The entries, in the order written, in the release's drop-in directory.
+pub(crate) fn layout(input: &Input<'_>) -> Vec<Resource> {
+    let f = input.freebsd();
+    let dir = f
+        .version
+        .as_ref()
+        .and_then(|v| cron::find(&v.value))
+        .and_then(|c| c.dir);
+    // Without a directory, the release check has refused the host already.
+    let Some(dir) = dir else {
+        return Vec::new();
+    };
+    super::items(f.cron.iter().filter_map(|job| {
+        let (Some(schedule), Some(command)) = (&job.schedule, &job.command) else {
+            return None;
+        };
+        let name = &job.name.value;
+        let user = job.user.as_ref().map_or("root", |u| u.value.as_str());
+        Some(Cron {
+            name: name.clone(),
+            path: format!("{dir}/{}{name}", cron::PREFIX),
+            staging: format!("{dir}/.{}{name}", cron::PREFIX),
+            content: format!(
+                "# Written by beryl: freebsd.cron.{name}\n{} {user} {}\n",
+                schedule.value, command.value
+            ),
+        })
+    }))
+}
+
+/// How a recorded cron file is found and pruned.
+pub(crate) const PRUNE: Prune = Prune {
+    kind: "cron",
+    step_kind: "cron",
+    exists: "[ -e \"/usr/local/etc/cron.d/beryl-$1\" ]",
+    keep: "false",
+    remove: "rm -f \"/usr/local/etc/cron.d/beryl-$1\"",
+    source: "usr.sbin/cron/cron/database.c @e4452d45 (a file gone is dropped at the next load); src/freebsd/cron.rs",
+    kept: None,
+    removal_note: None,
+    present: |s, id| s.cron.get(id).is_some_and(Option::is_some),
+};
+
+impl Kind for Cron {
+    type Want = Cron;
+    const NAME: &'static str = "cron";
+    const TEMPLATE: Option<&'static str> = Some(include_str!("../../templates/steps/cron.sh.j2"));
+    const PRUNE: Option<&'static Prune> = Some(&PRUNE);
+
+    fn id(&self) -> String {
+        format!("cron:{}", self.name)
+    }
+
+    fn records(&self) -> Vec<Record> {
+        vec![Record::new("cron", &self.name)]
+    }
+
+    fn wants(&self) -> Vec<Cron> {
+        vec![self.clone()]
+    }
+
+    fn step_id(want: &Cron) -> String {
+        want.id()
+    }
+
+    /// Content, mode and owner.
+    fn shell(e: &Cron) -> Result<Shell, QuoteError> {
+        let path = w(&e.path)?;
+        let staging = w(&e.staging)?;
+        Ok(Shell {
+            check: format!(
+                "[ \"$(sha256 -q {path} 2>/dev/null)\" = {} ] && [ \"$(stat -f '%Lp %Su %Sg' {path} 2>/dev/null)\" = {} ]",
+                sha256_hex(&e.content),
+                w(&format!("{CRON_MODE} root wheel"))?
+            ),
+            change: format!(
+                "mkdir -p {} && printf '%s' {} > {staging} && chown root:wheel {staging} && chmod 0{CRON_MODE} {staging} && mv -f {staging} {path}",
+                w(super::dirname(&e.path))?,
+                w(&e.content)?
+            ),
+        })
+    }
+
+    fn judge(e: &Cron, s: &State) -> Verdict {
+        let Some(have) = s.cron.get(&e.name).and_then(|f| f.as_ref()) else {
+            return Verdict::create();
+        };
+        let mut changes = Vec::new();
+        let diff = compare_file(have, &e.content, CRON_MODE, "root", "wheel", &mut changes);
+        Verdict::update(changes, diff)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn facts_read_the_cron_directory_of_every_release() {
+        for c in crate::freebsd::cron::CRONS {
+            let dir = c.dir.unwrap_or_else(|| panic!("{}", c.version));
+            assert!(
+                super::super::state::FACTS_SCRIPT.contains(&format!("\"{dir}/beryl-$n\"")),
+                "facts.sh does not read {dir} ({})",
+                c.version
+            );
+        }
+    }
+}

@@ -1,0 +1,263 @@
+//! `file`: a whole file, with its mode and owner. Two places of the order
+//! make them ([`super::KINDS`]): the files beryl writes from other fields
+//! (the sudoers drop-in, the resolver's files), before sshd and rc; and the
+//! files of `freebsd.files`, after every kind they may need.
+//!
+//! - **Apply:** the check compares the sha256 and `stat -f '%Lp %Su %Sg'`;
+//!   the change writes a temporary file beside it, runs the validator on it
+//!   if any, then `install -m -o -g` puts it in place. Services it notifies
+//!   are reloaded or restarted once, after every step.
+//! - **Records:** `file PATH` for the files of `freebsd.files` only, pruned
+//!   with `rm -f`.
+
+use serde::Serialize;
+
+use super::state::State;
+use super::verdict::{Verdict, compare_file};
+use super::{Input, Kind, Prune, Record, Resource, Shell, lines};
+use crate::fsutil::sha256_hex;
+use crate::schema::{Ipv4, Ipv6, Located, ManagedFile};
+use crate::shell::{QuoteError, word as w, words};
+
+/// The sudoers drop-in beryl owns. A name with a dot is ignored by sudo's
+/// `@includedir`, so it has none.
+pub(crate) const SUDOERS: &str = "/usr/local/etc/sudoers.d/beryl";
+/// Where name servers survive resolvconf(8), which rewrites
+/// `/etc/resolv.conf` whenever dhclient or rtsold run.
+pub(crate) const RESOLVCONF_CONF: &str = "/etc/resolvconf.conf";
+/// The resolver file, written only where nothing rewrites it.
+pub(crate) const RESOLV_CONF: &str = "/etc/resolv.conf";
+/// visudo, by its full path: a package installs it under /usr/local/sbin,
+/// which is on no boot-time PATH.
+pub(crate) const VISUDO: &str = "/usr/local/sbin/visudo";
+
+/// A whole file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct File {
+    pub path: String,
+    pub content: String,
+    /// Octal, without a leading zero (`440`).
+    pub mode: String,
+    pub owner: String,
+    pub group: String,
+    /// A command that must accept the new content before it is installed:
+    /// its words, the staged file in place of the `%s` word.
+    pub validate: Option<Vec<String>>,
+    /// Services to reload or restart once per run after the file changed.
+    pub notify: Vec<Notify>,
+    /// Listed in `freebsd.files`: recorded when apply creates it, and
+    /// removed once it leaves the config. The files beryl writes from
+    /// other fields (sudoers, resolver) are not.
+    pub listed: bool,
+}
+
+/// A service to act on after a change (`freebsd.files.*.notify`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Notify {
+    /// The rc.d script name.
+    pub service: String,
+    /// `reload` or `restart`.
+    pub action: String,
+}
+
+impl File {
+    /// A root:wheel file that beryl writes from other fields.
+    fn written(path: &str, content: String, mode: &str, validate: Option<Vec<String>>) -> File {
+        File {
+            path: path.into(),
+            content,
+            mode: mode.into(),
+            owner: "root".into(),
+            group: "wheel".into(),
+            validate,
+            notify: Vec::new(),
+            listed: false,
+        }
+    }
+
+    /// The directory the file is in (`/usr/local/etc/sudoers.d` for the
+    /// sudoers drop-in; `/` for a file at the root).
+    pub(crate) fn dir(&self) -> &str {
+        super::dirname(&self.path)
+    }
+
+    /// The staged copy the validator checks, beside the file.
+    pub(crate) fn staged(&self) -> String {
+        format!("{}.beryl-tmp", self.path)
+    }
+
+    /// The validate command's words, the staged file in place of `%s`.
+    pub(crate) fn validate_words(&self) -> Option<Vec<String>> {
+        let staged = self.staged();
+        self.validate.as_ref().map(|words| {
+            words
+                .iter()
+                .map(|w| if w == "%s" { staged.clone() } else { w.clone() })
+                .collect()
+        })
+    }
+}
+
+/// The files beryl writes from other fields: the sudoers drop-in
+/// (`freebsd.sudoers`, checked by visudo), and the name servers for
+/// resolvconf(8), plus /etc/resolv.conf itself where no DHCP or SLAAC
+/// interface has it rewritten.
+pub(crate) fn layout_written(input: &Input<'_>) -> Vec<Resource> {
+    let f = input.freebsd();
+    let mut out = Vec::new();
+    if !f.sudoers.is_empty() {
+        out.push(File::written(
+            SUDOERS,
+            lines(f.sudoers.iter().map(|l| l.value.as_str())),
+            "440",
+            Some(vec![VISUDO.into(), "-cf".into(), "%s".into()]),
+        ));
+    }
+    let network = f.network.clone().unwrap_or_default();
+    let nameservers: Vec<&str> = network
+        .nameservers
+        .iter()
+        .map(|n| n.value.as_str())
+        .collect();
+    if !nameservers.is_empty() {
+        out.push(File::written(
+            RESOLVCONF_CONF,
+            format!(
+                "# Written by beryl: resolvconf(8) puts these first in {RESOLV_CONF}.\nname_servers=\"{}\"\n",
+                nameservers.join(" ")
+            ),
+            "644",
+            None,
+        ));
+        let rewritten = network.interfaces.iter().any(|i| {
+            matches!(i.ipv4.as_ref().map(|l| &l.value), Some(Ipv4::Dhcp))
+                || matches!(i.ipv6.as_ref().map(|l| &l.value), Some(Ipv6::Slaac))
+        });
+        if !rewritten {
+            out.push(File::written(
+                RESOLV_CONF,
+                lines(nameservers.iter().map(|n| format!("nameserver {n}"))),
+                "644",
+                None,
+            ));
+        }
+    }
+    super::items(out)
+}
+
+/// The files of `freebsd.files`, in the order written.
+pub(crate) fn layout_listed(input: &Input<'_>) -> Vec<Resource> {
+    super::items(input.freebsd().files.iter().map(listed))
+}
+
+/// A file of `freebsd.files`, with its defaults: mode 644, root:wheel.
+fn listed(m: &ManagedFile) -> File {
+    let text = |l: &Option<Located<String>>, default: &str| {
+        l.as_ref().map_or(default.to_string(), |v| v.value.clone())
+    };
+    File {
+        path: m.path.value.clone(),
+        content: m.content.clone().unwrap_or_default(),
+        mode: text(&m.mode, "644"),
+        owner: text(&m.owner, "root"),
+        group: text(&m.group, "wheel"),
+        validate: m.validate.as_ref().map(|v| v.value.clone()),
+        notify: m
+            .notify
+            .iter()
+            .map(|n| Notify {
+                service: n.service.value.clone(),
+                action: n.action.value.clone(),
+            })
+            .collect(),
+        listed: true,
+    }
+}
+
+/// How a recorded file is found and pruned.
+pub(crate) const PRUNE: Prune = Prune {
+    kind: "file",
+    step_kind: "file",
+    exists: "[ -e \"$1\" ] || [ -L \"$1\" ]",
+    keep: "false",
+    remove: "rm -f \"$1\"",
+    source: "POSIX rm(1)",
+    kept: None,
+    removal_note: None,
+    present: |s, id| s.files.get(id).is_some_and(Option::is_some),
+};
+
+impl Kind for File {
+    type Want = File;
+    const NAME: &'static str = "file";
+    const TEMPLATE: Option<&'static str> = Some(include_str!("../../templates/steps/file.sh.j2"));
+    const PRUNE: Option<&'static Prune> = Some(&PRUNE);
+
+    fn id(&self) -> String {
+        format!("file:{}", self.path)
+    }
+
+    fn records(&self) -> Vec<Record> {
+        // The files of `freebsd.files`, not those beryl writes from other
+        // fields.
+        match self.listed {
+            true => vec![Record::new("file", self.path.clone())],
+            false => Vec::new(),
+        }
+    }
+
+    fn wants(&self) -> Vec<File> {
+        vec![self.clone()]
+    }
+
+    fn step_id(want: &File) -> String {
+        want.id()
+    }
+
+    fn shell(f: &File) -> Result<Shell, QuoteError> {
+        let path = w(&f.path)?;
+        let check = format!(
+            "[ \"$(sha256 -q {path} 2>/dev/null)\" = {} ] && [ \"$(stat -f '%Lp %Su %Sg' {path} 2>/dev/null)\" = {} ]",
+            sha256_hex(&f.content),
+            w(&format!("{} {} {}", f.mode, f.owner, f.group))?
+        );
+        // Written to a temporary file beside it, checked by the validator
+        // if any, then installed with its mode and owner.
+        let tmp = w(&f.staged())?;
+        let mut change = vec![
+            format!("mkdir -p {}", w(f.dir())?),
+            format!("printf '%s' {} > {tmp}", w(&f.content)?),
+        ];
+        if let Some(v) = f.validate_words() {
+            change.push(words(&v)?);
+        }
+        change.push(format!(
+            "install -m {} -o {} -g {} {tmp} {path}",
+            w(&format!("0{}", f.mode))?,
+            w(&f.owner)?,
+            w(&f.group)?,
+        ));
+        change.push(format!("rm -f {tmp}"));
+        Ok(Shell {
+            check,
+            change: change.join(" && "),
+        })
+    }
+
+    fn judge(f: &File, s: &State) -> Verdict {
+        let Some(have) = s.files.get(&f.path).and_then(|f| f.as_ref()) else {
+            return Verdict::create();
+        };
+        let mut changes = Vec::new();
+        let diff = compare_file(have, &f.content, &f.mode, &f.owner, &f.group, &mut changes);
+        Verdict::update(changes, diff)
+    }
+
+    fn query(f: &File) -> Option<Record> {
+        Some(Record::new("file", f.path.clone()))
+    }
+
+    fn notify(f: &File) -> Vec<Notify> {
+        f.notify.clone()
+    }
+}

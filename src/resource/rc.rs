@@ -1,0 +1,189 @@
+//! `rc`: an rc.conf variable, as rc(8) must see it when it runs the scripts
+//! that read it: the defaults and rc.conf's files, then each owning
+//! script's `rc.conf.d` file in /etc and /usr/local/etc (rc.subr's
+//! `load_rc_config`).
+//!
+//! The variables come from the network (hostname, interfaces, routers,
+//! rtsold for SLAAC), `freebsd.rc_conf`, and what beryl needs (sshd, and zfs
+//! on a host with disks). sysrc writes each where rc.conf's files already
+//! set it (else /etc/rc.conf), and into each owner's `rc.conf.d` file that
+//! sets it too; a variable a running host only sees once a script runs
+//! again ([`RESTART`]) gets that script restarted.
+
+use serde::Serialize;
+
+use super::state::State;
+use super::verdict::{Action, Verdict, change};
+use super::{Input, Kind, Resource, Shell, text};
+use crate::freebsd::rcd;
+use crate::schema::{Ipv4, Ipv6};
+use crate::shell::{QuoteError, word as w, words};
+
+/// An rc.conf variable.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Rc {
+    pub name: String,
+    pub value: String,
+    /// The rc.d names whose `rc.conf.d/NAME` file can override it.
+    pub owners: Vec<String>,
+    /// The rc.d script to restart once it changed on a running host.
+    pub restart: Option<&'static str>,
+}
+
+/// Variables whose change a running host only sees once a script runs
+/// again, and the script (a file of [`rcd::SCRIPTS`]).
+pub(crate) const RESTART: &[(&str, &str)] = &[("hostname", "hostname")];
+
+/// The variables, in order: hostname, each interface's IPv4 then IPv6, the
+/// routers, rtsold, `freebsd.rc_conf`, sshd, zfs.
+pub(crate) fn layout(input: &Input<'_>) -> Vec<Resource> {
+    let f = input.freebsd();
+    let network = f.network.clone().unwrap_or_default();
+    let mut rc = vec![(
+        "hostname".to_string(),
+        text(&f.hostname).unwrap_or(input.fqdn.into()),
+    )];
+    let mut slaac = false;
+    for i in &network.interfaces {
+        let name = &i.name.value;
+        match i.ipv4.as_ref().map(|l| &l.value) {
+            Some(Ipv4::Dhcp) => rc.push((format!("ifconfig_{name}"), "DHCP".into())),
+            Some(Ipv4::Static(cidr)) => {
+                rc.push((format!("ifconfig_{name}"), format!("inet {cidr}")))
+            }
+            None => {}
+        }
+        match i.ipv6.as_ref().map(|l| &l.value) {
+            Some(Ipv6::Slaac) => {
+                slaac = true;
+                rc.push((format!("ifconfig_{name}_ipv6"), "inet6 accept_rtadv".into()));
+            }
+            Some(Ipv6::Static(cidr)) => {
+                rc.push((format!("ifconfig_{name}_ipv6"), format!("inet6 {cidr}")));
+            }
+            None => {}
+        }
+    }
+    if let Some(gw) = &network.defaultrouter {
+        rc.push(("defaultrouter".into(), gw.value.clone()));
+    }
+    if let Some(gw) = &network.ipv6_defaultrouter {
+        rc.push(("ipv6_defaultrouter".into(), gw.value.clone()));
+    }
+    // rtsold(8) solicits the router advertisements SLAAC needs at boot
+    // (rc.conf(5): rtsold_enable).
+    if slaac {
+        rc.push(("rtsold_enable".into(), "YES".into()));
+    }
+    for v in &f.rc_conf {
+        rc.push((v.name.value.clone(), v.value.value.clone()));
+    }
+    rc.push(("sshd_enable".into(), "YES".into()));
+    if !f.disks.is_empty() {
+        rc.push(("zfs_enable".into(), "YES".into()));
+    }
+    super::items(rc.into_iter().map(|(name, value)| Rc {
+        owners: rcd::owners(&name),
+        restart: RESTART.iter().find(|(v, _)| *v == name).map(|(_, s)| *s),
+        name,
+        value,
+    }))
+}
+
+impl Kind for Rc {
+    type Want = Rc;
+    const NAME: &'static str = "rc";
+    const TEMPLATE: Option<&'static str> = Some(include_str!("../../templates/steps/rc.sh.j2"));
+
+    fn id(&self) -> String {
+        format!("rc:{}", self.name)
+    }
+
+    fn wants(&self) -> Vec<Rc> {
+        vec![self.clone()]
+    }
+
+    fn step_id(want: &Rc) -> String {
+        want.id()
+    }
+
+    fn shell(v: &Rc) -> Result<Shell, QuoteError> {
+        Ok(Shell {
+            check: format!(
+                "[ \"$(rcvalue {})\" = {} ]",
+                owners(&v.name, &v.owners)?,
+                w(&v.value)?
+            ),
+            change: set(v)?,
+        })
+    }
+
+    fn judge(v: &Rc, s: &State) -> Verdict {
+        match value(s, &v.name, &v.owners) {
+            Some(have) if have == v.value => Verdict::noop(),
+            Some(have) => {
+                Verdict::new(Action::Update, vec![change(&v.name, &have, &v.value)], None)
+            }
+            None => Verdict::new(Action::Create, vec![change(&v.name, "", &v.value)], None),
+        }
+    }
+}
+
+/// The words `VAR OWNER…` of the apply script's `rcvalue`.
+pub(crate) fn owners(var: &str, owners: &[String]) -> Result<String, QuoteError> {
+    let var = var.to_string();
+    words(&std::iter::once(&var).chain(owners).collect::<Vec<_>>())
+}
+
+/// sysrc writes the variable where rc.conf's files already set it (else
+/// /etc/rc.conf), and into each `rc.conf.d` file of its script that sets it
+/// too; a variable a running host only sees once a script runs again gets
+/// that script restarted.
+pub(crate) fn set(v: &Rc) -> Result<String, QuoteError> {
+    let assign = w(&format!("{}={}", v.name, v.value))?;
+    let mut change = vec![format!("sysrc {assign} >/dev/null")];
+    for owner in &v.owners {
+        for dir in ["/etc/rc.conf.d", "/usr/local/etc/rc.conf.d"] {
+            let file = w(&format!("{dir}/{owner}"))?;
+            change.push(format!(
+                "{{ ! rcdefines {file} {name} || sysrc -f {file} {assign} >/dev/null; }}",
+                name = w(&v.name)?
+            ));
+        }
+    }
+    if let Some(script) = v.restart {
+        change.push(format!("service {} restart", w(script)?));
+    }
+    Ok(change.join(" && "))
+}
+
+/// An rc.conf variable as rc(8) sees it when it runs the scripts `owners`:
+/// the defaults and rc.conf's files, then each owner's `rc.conf.d` file in
+/// /etc, then in /usr/local/etc (rc.subr's `load_rc_config`). `None` when
+/// nothing sets it. The apply script's `rcvalue` computes the same on the
+/// host.
+pub(crate) fn value(s: &State, var: &str, owners: &[String]) -> Option<String> {
+    let mut value = s.rc_conf.get(var).cloned();
+    for owner in owners {
+        for dir in ["/etc/rc.conf.d", "/usr/local/etc/rc.conf.d"] {
+            if let Some(v) = s
+                .rc_conf_d
+                .get(&format!("{dir}/{owner}"))
+                .and_then(|vars| vars.get(var))
+            {
+                value = Some(v.clone());
+            }
+        }
+    }
+    value
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn restart_rows_name_base_scripts() {
+        for (_, script) in super::RESTART {
+            assert!(crate::freebsd::rcd::exists(script), "{script}");
+        }
+    }
+}

@@ -1,0 +1,97 @@
+//! `root_password`: root's password field in /etc/master.passwd, locked
+//! (`*`) unless `freebsd.root_password` gives a crypt(3) hash. The dry run
+//! and the facts never show the hash: facts report `sha256:` and the digest
+//! of the field.
+
+use serde::Serialize;
+
+use super::state::State;
+use super::verdict::{Action, Verdict, change};
+use super::{Input, Kind, Resource, Shell, text};
+use crate::fsutil::sha256_hex;
+use crate::shell::{QuoteError, word as w};
+
+/// root's password: `None` locked (`*`), else this crypt(3) hash.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RootPassword {
+    pub hash: Option<String>,
+}
+
+/// Always one: root's password is always managed.
+pub(crate) fn layout(input: &Input<'_>) -> Vec<Resource> {
+    vec![
+        RootPassword {
+            hash: text(&input.freebsd().root_password),
+        }
+        .into(),
+    ]
+}
+
+impl Kind for RootPassword {
+    type Want = RootPassword;
+    const NAME: &'static str = "root_password";
+    const TEMPLATE: Option<&'static str> =
+        Some(include_str!("../../templates/steps/root_password.sh.j2"));
+
+    fn id(&self) -> String {
+        "root".into()
+    }
+
+    fn wants(&self) -> Vec<RootPassword> {
+        vec![self.clone()]
+    }
+
+    fn step_kind(_: &RootPassword) -> &'static str {
+        "root"
+    }
+
+    fn desired_type(_: &RootPassword) -> &'static str {
+        "root_password"
+    }
+
+    fn step_id(want: &RootPassword) -> String {
+        want.id()
+    }
+
+    fn shell(want: &RootPassword) -> Result<Shell, QuoteError> {
+        let field = want.hash.as_deref().unwrap_or("*");
+        Ok(Shell {
+            check: format!(
+                "[ \"$(awk -F: '$1 == \"root\" {{ print $2 }}' /etc/master.passwd)\" = {} ]",
+                w(field)?
+            ),
+            change: match &want.hash {
+                None => "pw usermod -n root -h -".to_string(),
+                Some(h) => format!("printf '%s\\n' {} | pw usermod -n root -H 0", w(h)?),
+            },
+        })
+    }
+
+    fn judge(want: &RootPassword, s: &State) -> Verdict {
+        let wanted = want
+            .hash
+            .as_ref()
+            .map_or("*".to_string(), |h| format!("sha256:{}", sha256_hex(h)));
+        let empty = format!("sha256:{}", sha256_hex(""));
+        let shown = |v: &str| {
+            match v {
+                "*" => "locked",
+                v if v == empty => "empty",
+                _ => "a hash",
+            }
+            .to_string()
+        };
+        if s.root_password == wanted {
+            return Verdict::noop();
+        }
+        Verdict::new(
+            Action::Update,
+            vec![change(
+                "password",
+                &shown(&s.root_password),
+                &shown(&wanted),
+            )],
+            None,
+        )
+    }
+}

@@ -1,0 +1,118 @@
+//! The dry run's vocabulary: what applying one step would do to the host a
+//! facts snapshot describes ([`Verdict`]), as each kind's `judge` says it.
+
+use serde::Serialize;
+
+use super::state;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Action {
+    Create,
+    Update,
+    Delete,
+    Noop,
+    /// No snapshot: decided on the host.
+    Unknown,
+}
+
+/// One field that differs. `before` and `after` are strings, except for a
+/// user's `groups`: lists of names.
+#[derive(Debug, Serialize)]
+pub(crate) struct Change {
+    pub field: String,
+    pub before: serde_json::Value,
+    pub after: serde_json::Value,
+}
+
+/// What applying one step would do: the action, the fields that differ, and
+/// a unified diff of a file's content when it changes.
+#[derive(Debug)]
+pub(crate) struct Verdict {
+    pub action: Action,
+    pub changes: Vec<Change>,
+    pub diff: Option<String>,
+}
+
+impl Verdict {
+    pub(crate) fn new(action: Action, changes: Vec<Change>, diff: Option<String>) -> Verdict {
+        Verdict {
+            action,
+            changes,
+            diff,
+        }
+    }
+
+    /// Nothing to do.
+    pub(crate) fn noop() -> Verdict {
+        Verdict::new(Action::Noop, Vec::new(), None)
+    }
+
+    /// Created, with nothing more to say.
+    pub(crate) fn create() -> Verdict {
+        Verdict::new(Action::Create, Vec::new(), None)
+    }
+
+    /// Created when absent, else nothing to do.
+    pub(crate) fn create_unless(present: bool) -> Verdict {
+        if present {
+            Verdict::noop()
+        } else {
+            Verdict::create()
+        }
+    }
+
+    /// Nothing to do without changes, else an update with them.
+    pub(crate) fn update(changes: Vec<Change>, diff: Option<String>) -> Verdict {
+        if changes.is_empty() {
+            Verdict::noop()
+        } else {
+            Verdict::new(Action::Update, changes, diff)
+        }
+    }
+}
+
+/// A field that differs, as strings.
+pub(crate) fn change(field: &str, before: &str, after: &str) -> Change {
+    Change {
+        field: field.into(),
+        before: before.into(),
+        after: after.into(),
+    }
+}
+
+/// Mode, owner and content of a file; the unified diff when the content
+/// differs.
+pub(crate) fn compare_file(
+    have: &state::File,
+    content: &str,
+    mode: &str,
+    owner: &str,
+    group: &str,
+    changes: &mut Vec<Change>,
+) -> Option<String> {
+    if have.mode != mode {
+        changes.push(change("mode", &have.mode, mode));
+    }
+    let (ho, wo) = (
+        format!("{}:{}", have.owner, have.group),
+        format!("{owner}:{group}"),
+    );
+    if ho != wo {
+        changes.push(change("owner", &ho, &wo));
+    }
+    let want = crate::fsutil::sha256_hex(content);
+    if have.sha256 == want {
+        return None;
+    }
+    changes.push(change("sha256", &have.sha256, &want));
+    Some(unified(&have.content, content))
+}
+
+/// A unified diff from what the host has to what beryl wants.
+pub(crate) fn unified(have: &str, want: &str) -> String {
+    similar::TextDiff::from_lines(have, want)
+        .unified_diff()
+        .header("current", "desired")
+        .to_string()
+}
