@@ -20,10 +20,7 @@ fn every_kind_has_a_row_and_every_row_a_kind() {
 fn every_kind_has_an_install_template() {
     for (name, text) in TEMPLATES {
         let text = text.unwrap_or_else(|| panic!("{name} has no template"));
-        assert!(
-            text.starts_with("# "),
-            "steps/{name}.sh.j2 starts with a comment"
-        );
+        assert!(!text.trim().is_empty(), "steps/{name}.sh.j2 is empty");
     }
 }
 
