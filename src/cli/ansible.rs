@@ -82,10 +82,7 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
             .map(|(_, vars)| vars)
             .unwrap_or_else(|| Node::synthetic(crate::value::Value::Null))
     };
-    write_out(
-        out,
-        &output::to_string(&node, Format::Json).map_err(|d| vec![d])?,
-    )?;
+    write_out(out, &output::to_string(&node, Format::Json)?)?;
     Ok(Outcome::Ok)
 }
 

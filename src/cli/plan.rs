@@ -62,8 +62,7 @@ pub(crate) enum Format {
 }
 
 pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
-    let templates =
-        Templates::new(args.templates.as_deref(), ctx.limits.max_file_size).map_err(|d| vec![d])?;
+    let templates = Templates::new(args.templates.as_deref(), ctx.limits.max_file_size)?;
     let inventory = ctx.inventory()?;
     let compiler = ctx.compiler(&inventory);
     let hosts = ctx.select(&compiler, &args.hosts, args.all)?;
@@ -82,7 +81,7 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
     }
     let results = ctx.compile_many(&compiler, &hosts, |host, c| {
         let p = plan::build(&host.fqdn, &c)?;
-        let text = render(&templates, &p, args.format).map_err(|d| vec![d])?;
+        let text = render(&templates, &p, args.format)?;
         Ok((host.fqdn.clone(), text))
     });
     let mut files = Vec::with_capacity(hosts.len());

@@ -175,7 +175,7 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
             let info = c.reclass.unwrap_or_else(unreachable_info);
             let uri = uri(&inventory, host);
             let node = output::reclass::nodeinfo(&host.fqdn, &uri, c.config, &info, &stamp);
-            let text = output::reclass::to_string(&node, format, pretty).map_err(|d| vec![d])?;
+            let text = output::reclass::to_string(&node, format, pretty)?;
             write_out(out, &text)?;
         }
         None => {
@@ -210,7 +210,7 @@ fn inventory_nodes(
         let info = c.reclass.unwrap_or_else(unreachable_info);
         let uri = uri(inventory, host);
         output::reclass::InventoryNode::new(&host.fqdn, &uri, c.config, info, stamp, format, pretty)
-            .map_err(|d| vec![d])
+            .map_err(Failure::from)
     });
     let mut nodes = Vec::new();
     let mut errors = Vec::new();

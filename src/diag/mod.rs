@@ -74,6 +74,14 @@ pub struct Diag {
 
 pub(crate) type Diags = Vec<Diag>;
 
+/// A diagnostic as a list of one, so that `?` passes a single error on where
+/// a list is returned.
+impl From<Diag> for Diags {
+    fn from(d: Diag) -> Diags {
+        vec![d]
+    }
+}
+
 impl Diag {
     /// An error with the code of a stage's `codes!` enum.
     pub fn new(code: impl Code, message: impl Into<String>) -> Self {

@@ -180,8 +180,7 @@ pub(super) fn compile<'a>(
         // The script must be writable: a value no word can hold fails here.
         script::script(&host.fqdn, &steps, script::Options::default())
             .map_err(|e| quoting(&host.fqdn, e))?;
-        let config = crate::output::to_string(&c.config, crate::output::Format::Json)
-            .map_err(|d| vec![d])?;
+        let config = crate::output::to_string(&c.config, crate::output::Format::Json)?;
         let facts_script = gather::facts_script(&steps).map_err(|e| quoting(&host.fqdn, e))?;
         Ok((steps, h.login, apply::sha256_hex(&config), facts_script))
     });

@@ -144,7 +144,7 @@ pub(super) fn settle(
     }
     if let Some(path) = &config {
         let shown = path.display().to_string();
-        let node = crate::yaml::load_file(path, &shown, limits).map_err(|d| vec![d])?;
+        let node = crate::yaml::load_file(path, &shown, limits)?;
         read(&mut o, &node, base)?;
         o.config_file = Some(path.clone());
     }

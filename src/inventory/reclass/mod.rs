@@ -281,8 +281,7 @@ pub(crate) fn find_config(base: Option<&Path>) -> Option<PathBuf> {
 /// (kapicorp joins it to the current directory: the same when reclass is run
 /// where its config is).
 pub(crate) fn base_uri(config: &Path, limits: &Limits) -> Result<Option<PathBuf>, Diags> {
-    let node = crate::yaml::load_file(config, &config.display().to_string(), limits)
-        .map_err(|d| vec![d])?;
+    let node = crate::yaml::load_file(config, &config.display().to_string(), limits)?;
     let Some(base) = node.get("inventory_base_uri").and_then(|n| n.as_str()) else {
         return Ok(None);
     };
