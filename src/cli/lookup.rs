@@ -212,19 +212,7 @@ fn lookup_all(
     } else {
         hosts.par_iter().map(one).collect()
     };
-    let mut out = Vec::with_capacity(results.len());
-    let mut errors = Vec::new();
-    for r in results {
-        match r {
-            Ok(l) => out.push(l),
-            Err(e) => errors.extend(e),
-        }
-    }
-    if errors.is_empty() {
-        Ok(out)
-    } else {
-        Err(errors)
-    }
+    crate::diag::collect(results)
 }
 
 /// `beryl explain`'s report for the path (when the rendered config has it),

@@ -84,17 +84,7 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
         let text = render(&templates, &p, args.format)?;
         Ok((host.fqdn.clone(), text))
     });
-    let mut files = Vec::with_capacity(hosts.len());
-    let mut errors = Vec::new();
-    for result in results {
-        match result {
-            Ok(file) => files.push(file),
-            Err(e) => errors.extend(e),
-        }
-    }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
+    let files = crate::diag::collect(results)?;
     match (&args.out, several) {
         (None, _) => write_out(
             out,

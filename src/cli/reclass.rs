@@ -212,18 +212,7 @@ fn inventory_nodes(
         output::reclass::InventoryNode::new(&host.fqdn, &uri, c.config, info, stamp, format, pretty)
             .map_err(Failure::from)
     });
-    let mut nodes = Vec::new();
-    let mut errors = Vec::new();
-    for r in results {
-        match r {
-            Ok(n) => nodes.push(n),
-            Err(e) => errors.extend(e),
-        }
-    }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    Ok(nodes)
+    crate::diag::collect(results)
 }
 
 /// The `uri` of a node of a reclass inventory.

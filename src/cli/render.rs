@@ -94,17 +94,7 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
         let text = output::part(key, c.config, notes, format)?;
         Ok((host.fqdn.clone(), text))
     });
-    let mut parts = Vec::with_capacity(hosts.len());
-    let mut errors = Vec::new();
-    for result in results {
-        match result {
-            Ok(part) => parts.push(part),
-            Err(e) => errors.extend(e),
-        }
-    }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
+    let mut parts = crate::diag::collect(results)?;
     parts.sort_by(|a, b| a.0.cmp(&b.0));
     let parts: Vec<String> = parts.into_iter().map(|(_, text)| text).collect();
     let pieces: Box<dyn Iterator<Item = &str>> = if bare {
