@@ -121,19 +121,11 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
                 .help("beryl reclass -b DIR --nodeinfo NODE, or beryl reclass -b DIR --inventory"),
         ]);
     }
-    let config = args.config.clone().or_else(|| {
-        if args.inventory_base_uri.is_some() {
-            None
-        } else {
-            crate::inventory::reclass::find_config(None)
-        }
-    });
-    let base = match (&args.inventory_base_uri, &config) {
-        (Some(b), _) => b.clone(),
-        (None, Some(c)) => crate::inventory::reclass::base_uri(c, &ctx.limits)?
-            .unwrap_or_else(|| PathBuf::from(".")),
-        (None, None) => PathBuf::from("."),
-    };
+    let (base, config) = crate::inventory::reclass::locate(
+        args.inventory_base_uri.as_deref(),
+        args.config.as_deref(),
+        &ctx.limits,
+    )?;
     let overrides = Overrides {
         config,
         storage_type: args.storage_type,
