@@ -66,6 +66,15 @@ crate::diag::codes! {
     }
 }
 
+/// The stem of the first level's file, at the inventory root (`_default.yml`).
+pub(crate) const DEFAULT_STEM: &str = "_default";
+
+/// The stem of a domain's level file (`<domain>/_domain.yml`).
+pub(crate) const DOMAIN_STEM: &str = "_domain";
+
+/// The stem of a group's level file (`<domain>/<group>/_group.yml`).
+pub(crate) const GROUP_STEM: &str = "_group";
+
 /// The folder of class files, at the inventory root (src/classes/).
 pub(crate) const CLASSES_DIR: &str = "_classes";
 
