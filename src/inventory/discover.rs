@@ -515,7 +515,7 @@ fn rel_of(dir_rel: &str, name: &str) -> String {
 }
 
 /// The stem of a YAML file name (`.yml` or `.yaml`, in any case).
-fn yaml_stem(name: &str) -> Option<&str> {
+pub(super) fn yaml_stem(name: &str) -> Option<&str> {
     let ext = [".yml", ".yaml"].into_iter().find(|e| {
         name.len() >= e.len()
             && name.as_bytes()[name.len() - e.len()..].eq_ignore_ascii_case(e.as_bytes())

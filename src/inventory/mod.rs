@@ -1,5 +1,6 @@
 //! Inventory discovery: the layout rules and the chain of a host (selecting
-//! hosts on the command line is src/select/).
+//! hosts on the command line is src/select/); by the same layout, which
+//! hosts a changed file reaches (`Inventory::reach`, reach.rs).
 //!
 //! Entry point: [`Inventory::discover`]. Discovery only lists directories; it
 //! never reads a file, so rendering one host reads only the files of its chain.
@@ -18,11 +19,13 @@
 mod discover;
 pub(crate) mod levels;
 pub(crate) mod listed;
+mod reach;
 pub mod reclass;
 pub(crate) mod revision;
 pub(crate) mod settings;
 
 pub(crate) use discover::label_problem;
+pub(crate) use reach::Reach;
 pub use reclass::{Flavor, ReclassOptions};
 pub(crate) use settings::{SETTINGS_STEM, Settings};
 
