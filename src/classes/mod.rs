@@ -232,7 +232,7 @@ impl<'a> Library<'a> {
         if self.inventory.documents.is_none() {
             self.confine(&file.path, &file.display)?;
         }
-        let node = self.read(&file).map_err(|d| vec![d])?;
+        let node = self.read(&file)?;
         let mut unit = self.split(&Arc::new(node), name)?;
         unit.warnings.extend(self.take_read_warnings(&file.rel));
         let unit = Arc::new(unit);
@@ -280,8 +280,7 @@ impl<'a> Library<'a> {
             rel: format!("{}/{rel}", dir.rel),
             display,
         };
-        let node =
-            crate::yaml::load_file(&file.path, &file.display, &self.limits).map_err(|d| vec![d])?;
+        let node = crate::yaml::load_file(&file.path, &file.display, &self.limits)?;
         crate::inventory::levels::check(LevelKind::Class, &node)?;
         let unit = Arc::new(self.split(&Arc::new(node), name)?);
         Ok(Some(Arc::new(Class {

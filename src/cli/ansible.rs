@@ -50,17 +50,7 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
             ansible::hostvars(&compiled.config, &login),
         ))
     });
-    let mut done = Vec::new();
-    let mut errors = Vec::new();
-    for r in results {
-        match r {
-            Ok(p) => done.push(p),
-            Err(e) => errors.extend(e),
-        }
-    }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
+    let mut done = crate::diag::collect(results)?;
     let node = if args.list {
         let members: Vec<(ansible::Member<'_>, Node)> = hosts
             .iter()
@@ -82,10 +72,7 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
             .map(|(_, vars)| vars)
             .unwrap_or_else(|| Node::synthetic(crate::value::Value::Null))
     };
-    write_out(
-        out,
-        &output::to_string(&node, Format::Json).map_err(|d| vec![d])?,
-    )?;
+    write_out(out, &output::to_string(&node, Format::Json)?)?;
     Ok(Outcome::Ok)
 }
 

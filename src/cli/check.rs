@@ -150,7 +150,7 @@ fn report(
             ctx.warn(&people);
             diagnostics::summary_line(&set, &scope)
         }
-        Format::Json => diagnostics::json(&set, &scope).map_err(|d| vec![d])?,
+        Format::Json => diagnostics::json(&set, &scope)?,
         Format::Github => {
             let cwd = std::env::current_dir().unwrap_or_default();
             let workspace = std::env::var_os("GITHUB_WORKSPACE").map(std::path::PathBuf::from);

@@ -88,7 +88,7 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
     let host = ctx.select_one(&compiler, &args.host, "explain")?;
     let compiled = crate::compile::compile(&compiler, host)?;
     ctx.warn(&compiled.diags);
-    let explanation = explain::explain(&host.fqdn, &compiled, &path).map_err(|d| vec![d])?;
+    let explanation = explain::explain(&host.fqdn, &compiled, &path)?;
     let text = match args.format {
         Format::Text => explain::to_text(&explanation),
         Format::Json => {

@@ -86,17 +86,10 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
         }
         Ok(rows)
     });
-    let mut rows = Vec::new();
-    let mut errors = Vec::new();
-    for r in results {
-        match r {
-            Ok(r) => rows.extend(r),
-            Err(e) => errors.extend(e),
-        }
-    }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
+    let rows: Vec<_> = crate::diag::collect(results)?
+        .into_iter()
+        .flatten()
+        .collect();
     let text = match args.format {
         ListFormat::Json => {
             let mut s = serde_json::to_string_pretty(&rows).unwrap_or_default();

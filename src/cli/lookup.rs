@@ -174,12 +174,12 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
     }
     text.push_str(&if one {
         match found.pop() {
-            Some((_, v)) => render(&v, how).map_err(|d| vec![d])?,
+            Some((_, v)) => render(&v, how)?,
             None => String::new(),
         }
     } else {
         found.sort_by(|a, b| a.0.cmp(&b.0));
-        render(&output::mapping(found), how).map_err(|d| vec![d])?
+        render(&output::mapping(found), how)?
     });
     write_out(out, &text)?;
     if missing.is_empty() {
@@ -212,19 +212,7 @@ fn lookup_all(
     } else {
         hosts.par_iter().map(one).collect()
     };
-    let mut out = Vec::with_capacity(results.len());
-    let mut errors = Vec::new();
-    for r in results {
-        match r {
-            Ok(l) => out.push(l),
-            Err(e) => errors.extend(e),
-        }
-    }
-    if errors.is_empty() {
-        Ok(out)
-    } else {
-        Err(errors)
-    }
+    crate::diag::collect(results)
 }
 
 /// `beryl explain`'s report for the path (when the rendered config has it),
@@ -283,7 +271,7 @@ fn parse_default(text: &str) -> Result<Node, Failure> {
 }
 
 fn values_hash(ctx: &Context, file: &std::path::Path) -> Result<Node, Failure> {
-    let node = super::merge::load(ctx, file).map_err(|d| vec![d])?;
+    let node = super::merge::load(ctx, file)?;
     match node.value {
         Value::Map(_) => Ok(node),
         Value::Null => Ok(output::mapping([])),

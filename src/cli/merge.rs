@@ -90,7 +90,7 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
     if docs.is_empty() {
         // Nothing but empty documents: no data at all.
         let null = Node::synthetic(crate::value::Value::Null);
-        let text = output::to_string(&null, args.format.into()).map_err(|d| vec![d])?;
+        let text = output::to_string(&null, args.format.into())?;
         write_out(out, &text)?;
         return Ok(Outcome::Ok);
     }
@@ -98,7 +98,7 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
     let mut merged = merge::merge_documents(&refs, &Policy::default(), root.as_ref())?;
     crate::refs::resolve(&mut merged, &ctx.limits)?;
     ctx.warn(&merged.diags);
-    let text = output::to_string(&merged.node, args.format.into()).map_err(|d| vec![d])?;
+    let text = output::to_string(&merged.node, args.format.into())?;
     write_out(out, &text)?;
     Ok(Outcome::Ok)
 }

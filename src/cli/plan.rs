@@ -62,8 +62,7 @@ pub(crate) enum Format {
 }
 
 pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
-    let templates =
-        Templates::new(args.templates.as_deref(), ctx.limits.max_file_size).map_err(|d| vec![d])?;
+    let templates = Templates::new(args.templates.as_deref(), ctx.limits.max_file_size)?;
     let inventory = ctx.inventory()?;
     let compiler = ctx.compiler(&inventory);
     let hosts = ctx.select(&compiler, &args.hosts, args.all)?;
@@ -82,20 +81,10 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
     }
     let results = ctx.compile_many(&compiler, &hosts, |host, c| {
         let p = plan::build(&host.fqdn, &c)?;
-        let text = render(&templates, &p, args.format).map_err(|d| vec![d])?;
+        let text = render(&templates, &p, args.format)?;
         Ok((host.fqdn.clone(), text))
     });
-    let mut files = Vec::with_capacity(hosts.len());
-    let mut errors = Vec::new();
-    for result in results {
-        match result {
-            Ok(file) => files.push(file),
-            Err(e) => errors.extend(e),
-        }
-    }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
+    let files = crate::diag::collect(results)?;
     match (&args.out, several) {
         (None, _) => write_out(
             out,

@@ -121,19 +121,11 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
                 .help("beryl reclass -b DIR --nodeinfo NODE, or beryl reclass -b DIR --inventory"),
         ]);
     }
-    let config = args.config.clone().or_else(|| {
-        if args.inventory_base_uri.is_some() {
-            None
-        } else {
-            crate::inventory::reclass::find_config(None)
-        }
-    });
-    let base = match (&args.inventory_base_uri, &config) {
-        (Some(b), _) => b.clone(),
-        (None, Some(c)) => crate::inventory::reclass::base_uri(c, &ctx.limits)?
-            .unwrap_or_else(|| PathBuf::from(".")),
-        (None, None) => PathBuf::from("."),
-    };
+    let (base, config) = crate::inventory::reclass::locate(
+        args.inventory_base_uri.as_deref(),
+        args.config.as_deref(),
+        &ctx.limits,
+    )?;
     let overrides = Overrides {
         config,
         storage_type: args.storage_type,
@@ -175,7 +167,7 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
             let info = c.reclass.unwrap_or_else(unreachable_info);
             let uri = uri(&inventory, host);
             let node = output::reclass::nodeinfo(&host.fqdn, &uri, c.config, &info, &stamp);
-            let text = output::reclass::to_string(&node, format, pretty).map_err(|d| vec![d])?;
+            let text = output::reclass::to_string(&node, format, pretty)?;
             write_out(out, &text)?;
         }
         None => {
@@ -210,20 +202,9 @@ fn inventory_nodes(
         let info = c.reclass.unwrap_or_else(unreachable_info);
         let uri = uri(inventory, host);
         output::reclass::InventoryNode::new(&host.fqdn, &uri, c.config, info, stamp, format, pretty)
-            .map_err(|d| vec![d])
+            .map_err(Failure::from)
     });
-    let mut nodes = Vec::new();
-    let mut errors = Vec::new();
-    for r in results {
-        match r {
-            Ok(n) => nodes.push(n),
-            Err(e) => errors.extend(e),
-        }
-    }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    Ok(nodes)
+    crate::diag::collect(results)
 }
 
 /// The `uri` of a node of a reclass inventory.

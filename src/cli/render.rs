@@ -91,20 +91,10 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
         crate::validate::host(&host.fqdn, &c)?;
         let notes = args.annotate.then(|| Notes::for_host(&c));
         let key = (!bare).then_some(host.fqdn.as_str());
-        let text = output::part(key, c.config, notes, format).map_err(|d| vec![d])?;
+        let text = output::part(key, c.config, notes, format)?;
         Ok((host.fqdn.clone(), text))
     });
-    let mut parts = Vec::with_capacity(hosts.len());
-    let mut errors = Vec::new();
-    for result in results {
-        match result {
-            Ok(part) => parts.push(part),
-            Err(e) => errors.extend(e),
-        }
-    }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
+    let mut parts = crate::diag::collect(results)?;
     parts.sort_by(|a, b| a.0.cmp(&b.0));
     let parts: Vec<String> = parts.into_iter().map(|(_, text)| text).collect();
     let pieces: Box<dyn Iterator<Item = &str>> = if bare {
@@ -132,7 +122,7 @@ fn render_dir(
     // Each host's file is staged as soon as it is rendered, so the writes
     // overlap the other hosts' compiles and no text is kept; nothing in DIR
     // changes until the commit, and dropping the writer undoes the stage.
-    let writer = render_dir::DirWriter::begin(dir, format).map_err(|d| vec![d])?;
+    let writer = render_dir::DirWriter::begin(dir, format)?;
     let inventory = compiler.inventory();
     let options = options(ctx, inventory, format);
     // A reclass inventory records nothing: its hosts are always compiled.
@@ -166,7 +156,7 @@ fn render_dir(
         .collect();
     let stage = |host: &Host, c: crate::compile::Compiled| {
         crate::validate::host(&host.fqdn, &c)?;
-        let text = output::to_string(&c.config, format).map_err(|d| vec![d])?;
+        let text = output::to_string(&c.config, format)?;
         let record = records.then(|| record(c.inputs, &c.config));
         // A host compiled again to the same bytes keeps its file.
         let hash = render_dir::hash(&text);
@@ -195,7 +185,7 @@ fn render_dir(
     }
     let table = plan.records(done.compiled, &roots);
     let manifest = render_dir::Manifest::new(format, options, done.hashes, table);
-    writer.commit(manifest, &done.kept).map_err(|d| vec![d])?;
+    writer.commit(manifest, &done.kept)?;
     Ok(Outcome::Ok)
 }
 

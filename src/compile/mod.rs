@@ -252,7 +252,7 @@ impl<'a> Compiler<'a> {
         cell.get_or_init(|| {
             self.library
                 .read(file)
-                .map_err(|d| vec![d])
+                .map_err(Diags::from)
                 .and_then(|node| {
                     // A reclass file's top-level keys are reclass's (classes/reclass.rs).
                     if self.inventory.flavor.reclass().is_some() {

@@ -74,6 +74,34 @@ pub struct Diag {
 
 pub(crate) type Diags = Vec<Diag>;
 
+/// A diagnostic as a list of one, so that `?` passes a single error on where
+/// a list is returned.
+impl From<Diag> for Diags {
+    fn from(d: Diag) -> Diags {
+        vec![d]
+    }
+}
+
+/// Every value of `results`, in order; or, when any of them failed, every
+/// error of them, in order.
+pub(crate) fn collect<T>(
+    results: impl IntoIterator<Item = Result<T, Diags>>,
+) -> Result<Vec<T>, Diags> {
+    let mut values = Vec::new();
+    let mut errors = Vec::new();
+    for result in results {
+        match result {
+            Ok(v) => values.push(v),
+            Err(e) => errors.extend(e),
+        }
+    }
+    if errors.is_empty() {
+        Ok(values)
+    } else {
+        Err(errors)
+    }
+}
+
 impl Diag {
     /// An error with the code of a stage's `codes!` enum.
     pub fn new(code: impl Code, message: impl Into<String>) -> Self {

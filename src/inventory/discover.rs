@@ -5,7 +5,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::listed::Tree;
-use super::{Code, Domain, Group, Host, Inventory, LevelFile};
+use super::{
+    Code, DEFAULT_STEM, DOMAIN_STEM, Domain, GROUP_STEM, Group, Host, Inventory, LevelFile,
+};
 use crate::diag::{Diag, Diags};
 
 const ROOT_HELP: &str = "give the inventory with -i/--inventory DIR or BERYL_INVENTORY";
@@ -278,7 +280,7 @@ impl Walk {
         let mut hosts = Vec::new();
         for item in self.list("", canonical) {
             match item.kind {
-                Kind::Yaml(stem) if stem == "_default" => match &default {
+                Kind::Yaml(stem) if stem == DEFAULT_STEM => match &default {
                     Some(first) => self.duplicate_level(first, &item.rel),
                     None => default = Some(self.file(&item.rel)),
                 },
@@ -379,7 +381,7 @@ impl Walk {
         hosts: &mut Vec<Host>,
     ) {
         let domain = dir.name.clone();
-        let (file, subdirs) = self.level_dir(dir, canonical, "_domain", &domain, None, hosts);
+        let (file, subdirs) = self.level_dir(dir, canonical, DOMAIN_STEM, &domain, None, hosts);
         for sub in subdirs {
             if let Some(why) = label_problem(&sub.name) {
                 let shown = self.display_of(&sub.rel);
@@ -391,7 +393,7 @@ impl Walk {
                 continue;
             }
             let (file, deeper) =
-                self.level_dir(&sub, canonical, "_group", &domain, Some(&sub.name), hosts);
+                self.level_dir(&sub, canonical, GROUP_STEM, &domain, Some(&sub.name), hosts);
             for d in deeper {
                 let shown = self.display_of(&d.rel);
                 self.error(
@@ -442,9 +444,9 @@ impl Walk {
     fn misplaced(&mut self, stem: &str, rel: &str, place: &str) {
         let shown = self.display_of(rel);
         let home = match stem {
-            "_default" => Some("the inventory root"),
-            "_domain" => Some("a domain directory (inventory/<domain>/_domain.yml)"),
-            "_group" => Some("a group directory (inventory/<domain>/<group>/_group.yml)"),
+            DEFAULT_STEM => Some("the inventory root"),
+            DOMAIN_STEM => Some("a domain directory (inventory/<domain>/_domain.yml)"),
+            GROUP_STEM => Some("a group directory (inventory/<domain>/<group>/_group.yml)"),
             _ => None,
         };
         match home {
@@ -513,7 +515,7 @@ fn rel_of(dir_rel: &str, name: &str) -> String {
 }
 
 /// The stem of a YAML file name (`.yml` or `.yaml`, in any case).
-fn yaml_stem(name: &str) -> Option<&str> {
+pub(super) fn yaml_stem(name: &str) -> Option<&str> {
     let ext = [".yml", ".yaml"].into_iter().find(|e| {
         name.len() >= e.len()
             && name.as_bytes()[name.len() - e.len()..].eq_ignore_ascii_case(e.as_bytes())

@@ -1,5 +1,6 @@
 //! Inventory discovery: the layout rules and the chain of a host (selecting
-//! hosts on the command line is src/select/).
+//! hosts on the command line is src/select/); by the same layout, which
+//! hosts a changed file reaches (`Inventory::reach`, reach.rs).
 //!
 //! Entry point: [`Inventory::discover`]. Discovery only lists directories; it
 //! never reads a file, so rendering one host reads only the files of its chain.
@@ -18,11 +19,13 @@
 mod discover;
 pub(crate) mod levels;
 pub(crate) mod listed;
+mod reach;
 pub mod reclass;
 pub(crate) mod revision;
 pub(crate) mod settings;
 
 pub(crate) use discover::label_problem;
+pub(crate) use reach::Reach;
 pub use reclass::{Flavor, ReclassOptions};
 pub(crate) use settings::{SETTINGS_STEM, Settings};
 
@@ -65,6 +68,15 @@ crate::diag::codes! {
         DuplicateHost = "duplicate_host";
     }
 }
+
+/// The stem of the first level's file, at the inventory root (`_default.yml`).
+pub(crate) const DEFAULT_STEM: &str = "_default";
+
+/// The stem of a domain's level file (`<domain>/_domain.yml`).
+pub(crate) const DOMAIN_STEM: &str = "_domain";
+
+/// The stem of a group's level file (`<domain>/<group>/_group.yml`).
+pub(crate) const GROUP_STEM: &str = "_group";
 
 /// The folder of class files, at the inventory root (src/classes/).
 pub(crate) const CLASSES_DIR: &str = "_classes";

@@ -48,8 +48,7 @@ impl Settings {
         let Some(file) = file else {
             return Ok(Settings::default().with_default_patterns());
         };
-        let node =
-            crate::yaml::load_file(&file.path, &file.display, limits).map_err(|d| vec![d])?;
+        let node = crate::yaml::load_file(&file.path, &file.display, limits)?;
         Self::parse(&node)
     }
 

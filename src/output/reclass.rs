@@ -103,7 +103,7 @@ pub(crate) fn inventory(
     match format {
         Format::Yaml => {
             let whole = tree(nodes, header, classes, applications);
-            emit(&to_string(&whole, format, pretty).map_err(|d| vec![d])?)
+            emit(&to_string(&whole, format, pretty)?)
         }
         Format::Json => streamed(&nodes, &header, &classes, &applications, pretty, emit),
     }

@@ -16,22 +16,12 @@ pub(super) fn run(
     plans: &[Planned<'_>],
     out: &mut dyn Write,
 ) -> Result<Outcome, Failure> {
-    let mut snapshots: Vec<Option<Snapshot>> = Vec::with_capacity(plans.len());
-    let mut errors = Vec::new();
-    for p in plans {
-        let s = match (&args.state, &args.state_dir) {
+    let snapshots: Vec<Option<Snapshot>> =
+        crate::diag::collect(plans.iter().map(|p| match (&args.state, &args.state_dir) {
             (Some(file), _) => state::load(file).map(Some),
             (None, Some(dir)) => state::from_dir(dir, &p.host.fqdn),
             (None, None) => Ok(None),
-        };
-        match s {
-            Ok(s) => snapshots.push(s),
-            Err(e) => errors.extend(e),
-        }
-    }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
+        }))?;
     let outcomes: Vec<Vec<StepOutcome>> = plans
         .iter()
         .zip(&snapshots)

@@ -180,30 +180,24 @@ pub(super) fn compile<'a>(
         // The script must be writable: a value no word can hold fails here.
         script::script(&host.fqdn, &steps, script::Options::default())
             .map_err(|e| quoting(&host.fqdn, e))?;
-        let config = crate::output::to_string(&c.config, crate::output::Format::Json)
-            .map_err(|d| vec![d])?;
+        let config = crate::output::to_string(&c.config, crate::output::Format::Json)?;
         let facts_script = gather::facts_script(&steps).map_err(|e| quoting(&host.fqdn, e))?;
         Ok((steps, h.login, apply::sha256_hex(&config), facts_script))
     });
-    let mut plans = Vec::with_capacity(hosts.len());
-    let mut errors = Vec::new();
-    for (host, result) in hosts.iter().zip(results) {
-        match result {
-            Ok((steps, login, config_sha256, facts_script)) => plans.push(Planned {
+    let plans = crate::diag::collect(results)?;
+    Ok(hosts
+        .iter()
+        .zip(plans)
+        .map(
+            |(host, (steps, login, config_sha256, facts_script))| Planned {
                 host,
                 steps,
                 login,
                 config_sha256,
                 facts_script,
-            }),
-            Err(e) => errors.extend(e),
-        }
-    }
-    if errors.is_empty() {
-        Ok(plans)
-    } else {
-        Err(errors)
-    }
+            },
+        )
+        .collect())
 }
 
 pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {

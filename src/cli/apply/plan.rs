@@ -146,7 +146,7 @@ fn stale_reason(why: &Stale) -> String {
 /// Reads a saved plan, naming what it is when it is not one of ours.
 fn read(path: &Path) -> Result<saved::SavedPlan, Failure> {
     let name = path.display().to_string();
-    let text = crate::yaml::read_output(path, &name).map_err(|d| vec![d])?;
+    let text = crate::yaml::read_output(path, &name)?;
     let version = env!("BERYL_VERSION");
     saved::parse(&text, version).map_err(|e| {
         let (message, help) = match e {

@@ -32,7 +32,7 @@ pub(super) fn from_dir(dir: &Path, fqdn: &str) -> Result<Option<Snapshot>, Failu
 /// Reads and checks a snapshot file.
 pub(super) fn load(path: &Path) -> Result<Snapshot, Failure> {
     let name = path.display().to_string();
-    let text = crate::yaml::read_output(path, &name).map_err(|d| vec![d])?;
+    let text = crate::yaml::read_output(path, &name)?;
     let help = "take one with: beryl facts --gather HOST --out DIR";
     let state: State = serde_json::from_str(&text).map_err(|e| {
         vec![

@@ -57,15 +57,15 @@ pub(super) fn compile_side(
     if only.is_some() && hosts.iter().any(|h| compiler.asks(h)) {
         return Ok(None);
     }
-    let templates = crate::plan::render::Templates::new(None, 0).map_err(|d| vec![d])?;
+    let templates = crate::plan::render::Templates::new(None, 0)?;
     // diff prints no warning of either side's hosts.
     let progress = crate::cli::context::Progress::new(hosts.len());
     let results = compile::compile_many(&compiler, &hosts, |host, r| {
         let side = r.and_then(|c| {
-            let text = output::to_string(&c.config, OutFormat::Yaml).map_err(|d| vec![d])?;
+            let text = output::to_string(&c.config, OutFormat::Yaml)?;
             let plan = if plans {
                 let p = crate::plan::build(&host.fqdn, &c)?;
-                Some(templates.installerconfig(&p).map_err(|d| vec![d])?)
+                Some(templates.installerconfig(&p)?)
             } else {
                 None
             };
@@ -137,6 +137,6 @@ fn exports_text(config: &crate::value::Node) -> Result<Option<String>, Failure> 
     config
         .get("_beryl_")
         .and_then(|h| h.get("exports"))
-        .map(|e| output::to_string(e, OutFormat::Json).map_err(|d| vec![d]))
+        .map(|e| output::to_string(e, OutFormat::Json).map_err(Failure::from))
         .transpose()
 }

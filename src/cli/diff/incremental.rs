@@ -5,11 +5,11 @@
 //! when its content is: git's blob id for `git:REV` (`ls-tree`, nothing
 //! read) and for a directory compared with one (`git hash-object`, as CI's
 //! `beryl diff git:main` compares the work tree), else a sha256 of the
-//! content (side.rs). The changed paths
-//! go through the rules of `reach.rs`; the hosts they reach are compiled on
-//! each side, the others get the same hash on both, so the comparison skips
-//! them. A `git:REV` side is discovered from its listing, and only the files
-//! the compiled hosts can read are written out of git.
+//! content (side.rs). The changed paths go through the inventory's rules
+//! (reach.rs); the hosts they reach are compiled on each side, the others
+//! get the same hash on both, so the comparison skips them. A `git:REV`
+//! side is discovered from its listing, and only the files the compiled
+//! hosts can read are written out of git.
 //!
 //! Whatever cannot be told soundly leaves the diff to the full path
 //! (`None`): a render directory, a reclass inventory,

@@ -234,7 +234,7 @@ fn side(ctx: &Context, role: &str, spec: &str, plans: bool) -> Result<Loaded, Fa
                 ),
             )]);
         }
-        let (s, lock) = rendered_side(&dir).map_err(|d| vec![d])?;
+        let (s, lock) = rendered_side(&dir)?;
         return Ok((s, None, Some(lock)));
     }
     if !dir.is_dir() {
@@ -300,7 +300,7 @@ fn rendered_side(dir: &Path) -> Result<(Side, render_dir::DirLock), Diag> {
                 hash: hash.clone(),
                 load: Box::new(move || {
                     Ok(Arc::new(HostConfig {
-                        node: read_rendered(&file).map_err(|d| vec![d])?,
+                        node: read_rendered(&file)?,
                         policy: None,
                         names: None,
                         levels: Vec::new(),

@@ -24,19 +24,12 @@ pub(super) fn filter(selectors: &[String], old: &mut Side, new: &mut Side) -> Re
     if selectors.is_empty() {
         return Ok(());
     }
-    let mut headers = Vec::new();
-    let mut errors = Vec::new();
-    for side in [&*old, &*new] {
-        for (fqdn, state) in &side.hosts {
-            match (state.load)().map(|config| header(fqdn, &config.node)) {
-                Ok(h) => headers.push(h),
-                Err(d) => errors.extend(d),
-            }
-        }
-    }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
+    let headers = crate::diag::collect(
+        [&*old, &*new]
+            .into_iter()
+            .flat_map(|side| &side.hosts)
+            .map(|(fqdn, state)| (state.load)().map(|config| header(fqdn, &config.node))),
+    )?;
     let universe = Universe::of_hosts(
         headers
             .iter()

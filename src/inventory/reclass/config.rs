@@ -130,13 +130,10 @@ pub(super) fn settle(
     limits: &Limits,
 ) -> Result<ReclassOptions, Diags> {
     let mut o = ReclassOptions::defaults(base);
-    let config = match &over.config {
-        Some(c) => Some(c.clone()),
-        None => super::CONFIG_NAMES
-            .iter()
-            .map(|n| base.join(n))
-            .find(|p| p.is_file()),
-    };
+    let config = over
+        .config
+        .clone()
+        .or_else(|| super::find_config(Some(base)));
     // Kapitan's layout: targets/ beside classes/, and no nodes/.
     if !base.join("nodes").is_dir() && base.join("targets").is_dir() {
         o.nodes_uri = base.join("targets");
@@ -144,7 +141,7 @@ pub(super) fn settle(
     }
     if let Some(path) = &config {
         let shown = path.display().to_string();
-        let node = crate::yaml::load_file(path, &shown, limits).map_err(|d| vec![d])?;
+        let node = crate::yaml::load_file(path, &shown, limits)?;
         read(&mut o, &node, base)?;
         o.config_file = Some(path.clone());
     }

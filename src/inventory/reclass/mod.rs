@@ -62,8 +62,9 @@ crate::diag::codes! {
     }
 }
 
-/// The config file names looked for in the inventory base, first found wins.
-pub(crate) const CONFIG_NAMES: &[&str] = &["reclass-config.yml", "kapicorp-reclass-config.yml"];
+/// The config file names looked for in the inventory base, first found wins
+/// ([`find_config`]).
+const CONFIG_NAMES: &[&str] = &["reclass-config.yml", "kapicorp-reclass-config.yml"];
 
 /// Whether `root` is a reclass inventory: a file that declares nodes
 /// (Ferroclass's single-file inventory), or a folder with no
@@ -79,7 +80,7 @@ pub(crate) fn recognise(root: &Path) -> bool {
     {
         return false;
     }
-    CONFIG_NAMES.iter().any(|f| root.join(f).is_file())
+    find_config(Some(root)).is_some()
         || (root.join("classes").is_dir()
             && (root.join("nodes").is_dir() || root.join("targets").is_dir()))
 }
@@ -258,31 +259,55 @@ pub(crate) fn uri(options: &ReclassOptions, host: &super::Host) -> String {
     }
 }
 
-/// The first config file found outside an inventory base, or in `base`:
-/// `reclass-config.yml` and `kapicorp-reclass-config.yml` in the base; then
-/// `kapicorp-reclass-config.yml` and `reclass-config.yml` in the current
-/// directory, `~/.config/reclass/reclass-config.yml`,
-/// `/etc/reclass/reclass-config.yml`.
-pub(crate) fn find_config(base: Option<&Path>) -> Option<PathBuf> {
+/// Where reclass's config file is, the first found: in the inventory `base`
+/// when there is one (`reclass-config.yml`, then
+/// `kapicorp-reclass-config.yml`); without one, `kapicorp-reclass-config.yml`
+/// and `reclass-config.yml` in the current directory,
+/// `~/.config/reclass/reclass-config.yml`, `/etc/reclass/reclass-config.yml`.
+fn find_config(base: Option<&Path>) -> Option<PathBuf> {
     let mut places: Vec<PathBuf> = Vec::new();
-    if let Some(b) = base {
-        places.extend(CONFIG_NAMES.iter().map(|n| b.join(n)));
+    match base {
+        Some(b) => places.extend(CONFIG_NAMES.iter().map(|n| b.join(n))),
+        None => {
+            places.push(PathBuf::from("kapicorp-reclass-config.yml"));
+            places.push(PathBuf::from("reclass-config.yml"));
+            if let Some(home) = std::env::var_os("HOME") {
+                places.push(PathBuf::from(home).join(".config/reclass/reclass-config.yml"));
+            }
+            places.push(PathBuf::from("/etc/reclass/reclass-config.yml"));
+        }
     }
-    places.push(PathBuf::from("kapicorp-reclass-config.yml"));
-    places.push(PathBuf::from("reclass-config.yml"));
-    if let Some(home) = std::env::var_os("HOME") {
-        places.push(PathBuf::from(home).join(".config/reclass/reclass-config.yml"));
-    }
-    places.push(PathBuf::from("/etc/reclass/reclass-config.yml"));
     places.into_iter().find(|p| p.is_file())
+}
+
+/// The inventory base and the config file of `beryl reclass`: the config
+/// file given, else (without a base given) the first found outside an
+/// inventory base; the base given, else that config file's
+/// `inventory_base_uri`, else the current directory. With a base given and
+/// no config file, discovery finds the config file in the base.
+pub(crate) fn locate(
+    base: Option<&Path>,
+    config: Option<&Path>,
+    limits: &Limits,
+) -> Result<(PathBuf, Option<PathBuf>), Diags> {
+    let config = match (config, base) {
+        (Some(c), _) => Some(c.to_path_buf()),
+        (None, Some(_)) => None,
+        (None, None) => find_config(None),
+    };
+    let base = match (base, &config) {
+        (Some(b), _) => b.to_path_buf(),
+        (None, Some(c)) => base_uri(c, limits)?.unwrap_or_else(|| PathBuf::from(".")),
+        (None, None) => PathBuf::from("."),
+    };
+    Ok((base, config))
 }
 
 /// A config file's `inventory_base_uri`, relative to the file's folder
 /// (kapicorp joins it to the current directory: the same when reclass is run
 /// where its config is).
-pub(crate) fn base_uri(config: &Path, limits: &Limits) -> Result<Option<PathBuf>, Diags> {
-    let node = crate::yaml::load_file(config, &config.display().to_string(), limits)
-        .map_err(|d| vec![d])?;
+fn base_uri(config: &Path, limits: &Limits) -> Result<Option<PathBuf>, Diags> {
+    let node = crate::yaml::load_file(config, &config.display().to_string(), limits)?;
     let Some(base) = node.get("inventory_base_uri").and_then(|n| n.as_str()) else {
         return Ok(None);
     };

@@ -58,8 +58,7 @@ impl Kind {
 
 /// Reads `file` and splits it into hosts (sorted by name) and documents.
 pub(crate) fn load(file: &LevelFile, limits: &Limits) -> Result<(Vec<Host>, Documents), Diags> {
-    let text = crate::yaml::read_text(&file.path, &file.display, limits.max_file_size)
-        .map_err(|d| vec![d])?;
+    let text = crate::yaml::read_text(&file.path, &file.display, limits.max_file_size)?;
     let whole = Source::new(file.display.clone(), text);
     let mut docs = Documents::default();
     let mut hosts: Vec<Host> = Vec::new();

@@ -17,7 +17,7 @@ pub(super) fn streamed(
     pretty: bool,
     emit: &mut dyn FnMut(&str) -> Result<(), Diags>,
 ) -> Result<(), Diags> {
-    let json = |node: &Node, depth: usize| json(node, pretty, depth).map_err(|d| vec![d]);
+    let json = |node: &Node, depth: usize| json(node, pretty, depth).map_err(Diags::from);
     let mut out = String::new();
     let mut document = Object::open(&mut out, pretty, 0);
     document.key(&mut out, "__reclass__")?;
@@ -72,7 +72,7 @@ impl Object {
             out.push('\n');
             indent(out, self.depth + 1);
         }
-        let key = json(&Node::str(key.to_string()), self.pretty, 0).map_err(|d| vec![d])?;
+        let key = json(&Node::str(key.to_string()), self.pretty, 0)?;
         out.push_str(&key);
         out.push_str(if self.pretty { ": " } else { ":" });
         Ok(())
