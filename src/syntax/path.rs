@@ -2,8 +2,10 @@
 //!
 //! A path is a list of segments joined by `.`. A segment that contains `.`,
 //! `*`, `"` or `\`, starts with `^`, or is empty is written in double quotes,
-//! with `\"` and `\\` as its only escapes: `sysctl."net.inet.ip.forwarding"`.
-//! Entry points: [`parse`] and [`display`].
+//! with `\"` and `\\` as its only escapes: `sysctl."net.inet.ip.forwarding"`;
+//! beryl also quotes a segment holding `/`, `[` or `]` when it writes one.
+//! Entry points: [`parse`] and [`display`], the one spelling of a place of a
+//! config tree in what beryl prints.
 
 use std::fmt;
 
@@ -133,14 +135,22 @@ pub(crate) fn split(text: &str, delimiter: char) -> Vec<String> {
     out
 }
 
-/// True when a key must be quoted to be written as a path segment.
+/// True when a key must be quoted for [`parse`] to read it as one segment.
 pub(crate) fn needs_quotes(key: &str) -> bool {
     key.is_empty() || key.starts_with('^') || key.contains(['.', '*', '"', '\\'])
 }
 
+/// True when [`segment`] writes a key quoted: when it must be, and when it
+/// holds `/` (a file path or a dataset: `freebsd.files."/etc/motd".mode`
+/// does not read as the file `/etc/motd.mode`) or `[`, `]` (which a reader
+/// may take for a list item).
+fn quoted_when_shown(key: &str) -> bool {
+    needs_quotes(key) || key.contains(['/', '[', ']'])
+}
+
 /// Writes one key as a segment, quoting it when needed.
 pub(crate) fn segment(key: &str) -> String {
-    if !needs_quotes(key) {
+    if !quoted_when_shown(key) {
         return key.to_string();
     }
     let mut out = String::with_capacity(key.len() + 2);
@@ -156,11 +166,28 @@ pub(crate) fn segment(key: &str) -> String {
 }
 
 /// Writes a path of keys in the dotted syntax that [`parse`] reads back.
+/// This is the one spelling of a place of a config tree in everything beryl
+/// prints (messages, `explain`, `diff`, `lookup --explain`): keys dotted,
+/// quoted when [`segment`] says so; a list item as one more segment, named by
+/// its key field where its list has one (`freebsd.users.alice.shell`), else
+/// by its position (`freebsd.packages.3`).
 pub(crate) fn display<S: AsRef<str>>(keys: &[S]) -> String {
     keys.iter()
         .map(|k| segment(k.as_ref()))
         .collect::<Vec<_>>()
         .join(".")
+}
+
+/// The path of `key` under the place written `parent` (as [`display`]
+/// wrote it): what [`display`] writes for the keys of `parent` and `key`.
+pub(crate) fn child(parent: &str, key: &str) -> String {
+    format!("{parent}.{}", segment(key))
+}
+
+/// The path of the item at `index` of the list written `list`, named by
+/// its position: `freebsd.packages.3`.
+pub(crate) fn item(list: &str, index: usize) -> String {
+    format!("{list}.{index}")
 }
 
 #[cfg(test)]
@@ -221,11 +248,44 @@ mod tests {
 
     #[test]
     fn display_round_trips() {
-        for keys in [vec!["a", "b"], vec!["net.inet", "*", "", "q\"\\", "^x"]] {
+        for keys in [
+            vec!["a", "b"],
+            vec!["net.inet", "*", "", "q\"\\", "^x"],
+            vec!["files", "/etc/motd", "k[1]", "]"],
+        ] {
             let shown = display(&keys);
             let back: Vec<String> = parse(&shown).unwrap().into_iter().map(|s| s.text).collect();
             assert_eq!(back, keys, "{shown}");
         }
         assert_eq!(display(&["a", "b.c"]), r#"a."b.c""#);
+    }
+
+    #[test]
+    fn one_spelling_of_a_place() {
+        assert_eq!(
+            display(&["freebsd", "users", "alice", "shell"]),
+            "freebsd.users.alice.shell"
+        );
+        assert_eq!(display(&["freebsd", "packages", "3"]), "freebsd.packages.3");
+        // A key holding `/` is quoted, whether or not it holds a `.`.
+        assert_eq!(
+            display(&["freebsd", "files", "/etc/motd", "mode"]),
+            r#"freebsd.files."/etc/motd".mode"#
+        );
+        assert_eq!(
+            display(&["freebsd", "zfs", "datasets", "tank/pg"]),
+            r#"freebsd.zfs.datasets."tank/pg""#
+        );
+        // Built a step at a time, the same text.
+        let users = child("freebsd", "users");
+        assert_eq!(
+            child(&child(&users, "alice"), "shell"),
+            "freebsd.users.alice.shell"
+        );
+        assert_eq!(item(&child("freebsd", "packages"), 3), "freebsd.packages.3");
+        assert_eq!(
+            child(&child("freebsd", "files"), "/etc/x"),
+            display(&["freebsd", "files", "/etc/x"])
+        );
     }
 }
