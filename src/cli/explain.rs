@@ -31,7 +31,9 @@ crate::diag::codes! {
 ///
 /// PATH is dotted keys; list items are named by key (`freebsd.users.alice`)
 /// or by value (`freebsd.packages.vim`), and a position is read as that name.
-/// The syntax is documented in docs/references.md.
+/// Every spelling beryl prints is read, and an item in brackets too
+/// (`freebsd.users[alice].shell`). The syntax is documented in
+/// docs/references.md.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
     beryl explain host01 freebsd.packages\n  \
@@ -44,7 +46,7 @@ pub(crate) struct Args {
     pub host: String,
 
     /// A dotted path (quote segments holding `.`, `*` or `"`); list items by
-    /// key or value.
+    /// key or value, dotted or in brackets.
     #[arg(value_name = "PATH")]
     pub path: String,
 
@@ -69,7 +71,7 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
                 .help(help.to_string()),
         ]
     };
-    let segments = crate::syntax::path::parse(&args.path).map_err(|e| {
+    let segments = crate::syntax::path::parse_place(&args.path).map_err(|e| {
         bad(
             e.to_string(),
             "a dotted path such as freebsd.users.alice.shell",

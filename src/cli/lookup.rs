@@ -45,7 +45,8 @@ crate::diag::codes! {
     beryl lookup freebsd.hostname --all --render-as json")]
 #[group(id = "hosts", required = true, multiple = true)]
 pub(crate) struct Args {
-    /// The key: a dotted path (quote segments holding `.`, `*` or `"`).
+    /// The key: a dotted path (quote segments holding `.`, `*` or `"`); list
+    /// items by key, value or position, dotted or in brackets.
     #[arg(value_name = "KEY")]
     pub key: String,
 
@@ -249,7 +250,7 @@ fn explained(
 }
 
 fn parse_key(key: &str) -> Result<Vec<String>, Failure> {
-    let segments = crate::syntax::path::parse(key).map_err(|e| {
+    let segments = crate::syntax::path::parse_place(key).map_err(|e| {
         vec![
             Diag::new(Code::Key, format!("bad key `{key}`: {e}"))
                 .help("a dotted path such as freebsd.users.alice.shell"),

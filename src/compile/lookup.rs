@@ -10,7 +10,7 @@ use crate::diag::Diags;
 use crate::inventory::Host;
 use crate::merge::{self, Choice};
 use crate::refs;
-use crate::value::{Entry, Map, Node, Span, Value};
+use crate::value::{Entry, Loc, Map, Node, Span, Value};
 
 /// Where a default waits for its references, in the computed header (which
 /// no level may write).
@@ -46,7 +46,8 @@ impl Compiler<'_> {
         // of the tree may reference the key, whose value here is the
         // lookup's, not render's.
         let (limits, dialect) = (&self.limits, self.dialect.refs);
-        let value = refs::resolve_subtree(&mut merged, limits, &lookup.path, dialect)?;
+        let path = by_position(&merged.node, &lookup.path, &merged.policy);
+        let value = refs::resolve_subtree(&mut merged, limits, &path, dialect)?;
         let mut default = None;
         if let (None, Some(d)) = (&value, default_given) {
             put_default(&mut merged.node, d.clone());
@@ -60,6 +61,27 @@ impl Compiler<'_> {
             diags: std::mem::take(&mut merged.diags),
         })
     }
+}
+
+/// The path with the list items it names written by position, which a
+/// reference reads: an item is named by its position, its key field
+/// (`freebsd.users.alice`), or, as `beryl explain` names the items of a list
+/// of strings, its value (`freebsd.packages.vim`). A path that leads nowhere
+/// is left as it is.
+fn by_position(root: &Node, path: &[String], policy: &merge::Policy) -> Vec<String> {
+    let found = Loc::follow(root, path, |list, items, name| {
+        match name.parse::<usize>() {
+            Ok(i) if i < items.len() => Some(i),
+            _ => {
+                let field = policy.key_field(list);
+                items
+                    .iter()
+                    .position(|n| n.get(field).and_then(Node::as_str) == Some(name))
+                    .or_else(|| items.iter().position(|n| n.as_str() == Some(name)))
+            }
+        }
+    });
+    found.map_or_else(|| path.to_vec(), |loc| loc.plain())
 }
 
 fn entry(node: Node) -> Entry {
@@ -78,5 +100,48 @@ fn put_default(root: &mut Node, default: Node) {
         .or_insert_with(|| entry(Node::synthetic(Value::Map(Map::new()))));
     if let Value::Map(h) = &mut header.node.value {
         h.insert(DEFAULT.to_string(), entry(default));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::Source;
+
+    fn path(p: &str) -> Vec<String> {
+        crate::syntax::path::parse_place(p)
+            .unwrap()
+            .into_iter()
+            .map(|s| s.text)
+            .collect()
+    }
+
+    #[test]
+    fn list_items_by_key_value_or_position_are_one_place() {
+        let text =
+            "freebsd:\n  packages: [sudo, vim]\n  users:\n    - {name: alice, shell: /bin/sh}\n";
+        let root = crate::yaml::parse(&Source::new("t.yml", text), &Default::default()).unwrap();
+        let policy = merge::Policy::beryl();
+        let at = |p: &str| by_position(&root, &path(p), &policy);
+        for p in [
+            "freebsd.users.alice.shell",
+            "freebsd.users[alice].shell",
+            "freebsd.users.0.shell",
+            "freebsd.users[0].shell",
+        ] {
+            assert_eq!(at(p), ["freebsd", "users", "0", "shell"], "{p}");
+        }
+        for p in [
+            "freebsd.packages.vim",
+            "freebsd.packages[vim]",
+            "freebsd.packages.1",
+        ] {
+            assert_eq!(at(p), ["freebsd", "packages", "1"], "{p}");
+        }
+        // A path that leads nowhere is left as it is.
+        assert_eq!(
+            at("freebsd.packages.emacs"),
+            ["freebsd", "packages", "emacs"]
+        );
     }
 }

@@ -239,19 +239,28 @@ impl Diag {
     }
 }
 
-/// `text` with every `[digits]` written `[]`.
+/// `text` with the digits of every list position left out: a segment of
+/// digits after a `.` that follows a key, as a path names a list item by its
+/// position (`freebsd.packages.3` reads `freebsd.packages.`), and not a
+/// number's fraction (`15.0`) or a name's tail (`example.3com`).
 fn without_indexes(text: &str) -> String {
+    let b = text.as_bytes();
     let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find('[') {
-        out.push_str(&rest[..=i]);
-        rest = &rest[i + 1..];
-        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        if digits > 0 && rest[digits..].starts_with(']') {
-            rest = &rest[digits..];
+    let mut from = 0;
+    for (dot, _) in text.match_indices('.') {
+        let start = dot + 1;
+        let digits = b[start..].iter().take_while(|c| c.is_ascii_digit()).count();
+        // After a key, or after a position just left out (`a.0.1`).
+        let after_key = dot > 0 && (!b[dot - 1].is_ascii_digit() || dot == from);
+        let whole = b
+            .get(start + digits)
+            .is_none_or(|c| !(c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-') || *c >= 0x80));
+        if digits > 0 && after_key && whole {
+            out.push_str(&text[from..start]);
+            from = start + digits;
         }
     }
-    out.push_str(rest);
+    out.push_str(&text[from..]);
     out
 }
 

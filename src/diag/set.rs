@@ -175,11 +175,11 @@ mod tests {
             on(shared, "h1"),
             on(Diag::new(TestCode("beryl::y"), "no place"), "h3"),
             on(
-                Diag::new(TestCode("beryl::z"), "item [3]").label(&at(&a, 1, 1), "z"),
+                Diag::new(TestCode("beryl::z"), "item a.3").label(&at(&a, 1, 1), "z"),
                 "h1",
             ),
             on(
-                Diag::new(TestCode("beryl::z"), "item [2]").label(&at(&a, 1, 1), "z"),
+                Diag::new(TestCode("beryl::z"), "item a.2").label(&at(&a, 1, 1), "z"),
                 "h2",
             ),
         ]);

@@ -133,7 +133,7 @@ pub(crate) fn check(kind: LevelKind, node: &Node) -> Result<(), Diags> {
                     &entry.key_span,
                     "domain keys are set here only in _domain.yml",
                 )
-                .help("give a user its own keys under freebsd.users[].ssh_keys"),
+                .help("give a user its own keys under freebsd.users.*.ssh_keys"),
             );
         }
     }

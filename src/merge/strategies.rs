@@ -212,7 +212,7 @@ impl<'p> Engine<'p> {
         let path = if self.path.is_empty() {
             format!("item {index} of the root list")
         } else {
-            format!("{}[{index}]", crate::syntax::path::display(&self.path))
+            crate::syntax::path::item(&crate::syntax::path::display(&self.path), index)
         };
         let problem = match &item.value {
             Value::Map(m) => match m.get(key).map(|e| &e.node) {

@@ -2,7 +2,7 @@
 //! much they copy or build for one host, and how deep a value they place.
 //! The first breach stops the resolution.
 
-use super::resolver::{Fail, Resolver, show};
+use super::resolver::{Fail, Resolver};
 use crate::diag::Diag;
 use crate::limits::Limit;
 use crate::value::{Loc, Node, Span, Value};
@@ -13,7 +13,12 @@ impl Resolver<'_> {
         if self.stack.len() < self.limits.max_ref_depth {
             return Ok(());
         }
-        let chain: Vec<String> = self.stack.iter().take(3).map(|f| show(&f.loc)).collect();
+        let chain: Vec<String> = self
+            .stack
+            .iter()
+            .take(3)
+            .map(|f| self.show(&f.loc))
+            .collect();
         let d = Limit::RefDepth
             .diag(format!(
                 "references nest more than {} deep (a chain starting {} → …)",

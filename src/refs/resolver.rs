@@ -121,6 +121,12 @@ impl<'m> Resolver<'m> {
         loc.names(&self.merged.node, |list| Some(policy.key_field(list)))
     }
 
+    /// A location in messages, as `explain` names it (list items by their
+    /// key field when they have one).
+    pub(super) fn show(&self, loc: &Loc) -> String {
+        crate::syntax::path::display(&self.names(loc))
+    }
+
     /// Turns a path of keys (list items named by index or key field) into a
     /// location of the current tree.
     pub(super) fn locate(&self, path: &[String]) -> Option<Loc> {
@@ -329,7 +335,7 @@ impl<'m> Resolver<'m> {
         };
         let names: Vec<String> = self.stack[start..]
             .iter()
-            .map(|f| show(&f.loc))
+            .map(|f| self.show(&f.loc))
             .chain(std::iter::once(path_text.to_string()))
             .collect();
         let mut d = Diag::new(
@@ -337,7 +343,7 @@ impl<'m> Resolver<'m> {
             format!("reference cycle: {}", names.join(" → ")),
         );
         for f in &self.stack[start..] {
-            d = d.label(&f.span, format!("{} = {:?}", show(&f.loc), f.text));
+            d = d.label(&f.span, format!("{} = {:?}", self.show(&f.loc), f.text));
         }
         let _ = span;
         Err(self.report(
@@ -349,11 +355,6 @@ impl<'m> Resolver<'m> {
         self.errors.push(d);
         Fail::Reported
     }
-}
-
-/// A location in messages: its keys and list indexes, dotted.
-pub(super) fn show(loc: &Loc) -> String {
-    crate::syntax::path::display(&loc.plain())
 }
 
 /// A string whose `${…}` does not parse.

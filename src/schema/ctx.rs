@@ -6,6 +6,7 @@
 //! return `None`, so every checker simply carries on.
 
 use crate::diag::Diag;
+use crate::syntax::path;
 use crate::value::{Entry, Map, Node};
 
 use super::Code;
@@ -72,7 +73,7 @@ impl Ctx {
             match fields.iter().find(|f| f.key == key) {
                 Some(field) => {
                     let at = At {
-                        path: format!("{path}.{key}"),
+                        path: path::child(path, key),
                         node: &entry.node,
                         siblings: map,
                     };
@@ -191,7 +192,8 @@ impl Ctx {
         }
     }
 
-    /// A list of strings that each pass `rule`; items are reported as `path[i]`.
+    /// A list of strings that each pass `rule`; items are reported by
+    /// position (`path.i`).
     pub(super) fn checked_list(
         &mut self,
         path: &str,
@@ -204,7 +206,7 @@ impl Ctx {
         items
             .iter()
             .enumerate()
-            .filter_map(|(i, item)| self.checked(&format!("{path}[{i}]"), item, rule))
+            .filter_map(|(i, item)| self.checked(&path::item(path, i), item, rule))
             .collect()
     }
 }

@@ -4,6 +4,7 @@
 //! one-liner over a [`Rule`]), add the model field, and add a row to [`FREEBSD`].
 
 use crate::diag::Diag;
+use crate::syntax::path;
 use crate::value::Value;
 
 use super::Code;
@@ -321,7 +322,7 @@ pub(super) fn disks(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
     let checked: Vec<Option<Located<String>>> = items
         .iter()
         .enumerate()
-        .map(|(i, item)| cx.checked(&format!("{}[{i}]", at.path), item, &DISK))
+        .map(|(i, item)| cx.checked(&path::item(&at.path, i), item, &DISK))
         .collect();
     for (i, disk) in checked.iter().enumerate() {
         let Some(disk) = disk else { continue };
@@ -330,10 +331,10 @@ pub(super) fn disks(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
                 Diag::new(
                     Code::DuplicateDisk,
                     format!(
-                        "{}[{i}] {} is already listed as {}[{first}]",
-                        at.path,
+                        "{} {} is already listed as {}",
+                        path::item(&at.path, i),
                         names::quote(&disk.value),
-                        at.path
+                        path::item(&at.path, *first)
                     ),
                 )
                 .label(&disk.span, "listed again here")

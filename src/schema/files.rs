@@ -7,6 +7,7 @@
 //! `freebsd.files."/etc/pf.conf"`.
 
 use crate::diag::Diag;
+use crate::syntax::path;
 use crate::value::{Map, Span, Value};
 
 use super::Code;
@@ -96,7 +97,7 @@ pub(crate) fn files(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
         return;
     };
     for (path, entry) in map {
-        let here = format!("{}.{}", at.path, crate::syntax::path::segment(path));
+        let here = path::child(&at.path, path);
         let mut good = cx.key(&FILE_PATH, &at.path, path, entry);
         if good && let Some(instead) = names::managed_file(path) {
             good = false;
@@ -292,7 +293,7 @@ fn notify(cx: &mut Ctx, at: &At<'_>, file: &mut ManagedFile) {
         return;
     };
     for (name, entry) in map {
-        let path = format!("{}.{name}", at.path);
+        let path = path::child(&at.path, name);
         let good = service_name(cx, &at.path, name, &entry.key_span, "nginx or pf");
         let Some(action) = cx.string(&path, &entry.node) else {
             continue;
@@ -320,7 +321,7 @@ pub(crate) fn services(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
         return;
     };
     for (name, entry) in map {
-        let here = format!("{}.{name}", at.path);
+        let here = path::child(&at.path, name);
         let mut good = service_name(cx, &at.path, name, &entry.key_span, "nginx or ntpd");
         if good {
             match rcd::service(name) {

@@ -4,6 +4,7 @@
 use std::net::IpAddr;
 
 use crate::diag::Diag;
+use crate::syntax::path;
 use crate::value::{Node, Span};
 
 use super::Code;
@@ -142,7 +143,7 @@ fn interfaces(cx: &mut Ctx, at: &At<'_>, net: &mut Network) {
         return;
     };
     for (name, entry) in map {
-        let path = format!("{}.{name}", at.path);
+        let path = path::child(&at.path, name);
         cx.key(&INTERFACE_NAME, &at.path, name, entry);
         if let Some(iface) = one(cx, &path, name, entry.key_span.clone(), &entry.node) {
             net.interfaces.push(iface);
@@ -223,7 +224,7 @@ fn nameservers(cx: &mut Ctx, at: &At<'_>, net: &mut Network) {
     let checked: Vec<Option<Located<String>>> = items
         .iter()
         .enumerate()
-        .map(|(i, item)| cx.checked(&format!("{}[{i}]", at.path), item, &NAMESERVER))
+        .map(|(i, item)| cx.checked(&path::item(&at.path, i), item, &NAMESERVER))
         .collect();
     let mut seen: Vec<(usize, IpAddr, &Located<String>)> = Vec::new();
     for (i, ns) in checked.iter().enumerate() {
@@ -236,10 +237,10 @@ fn nameservers(cx: &mut Ctx, at: &At<'_>, net: &mut Network) {
                 Diag::new(
                     Code::DuplicateNameserver,
                     format!(
-                        "{}[{i}] {} is already listed as {}[{first}]",
-                        at.path,
+                        "{} {} is already listed as {}",
+                        path::item(&at.path, i),
                         names::quote(&ns.value),
-                        at.path
+                        path::item(&at.path, *first)
                     ),
                 )
                 .label(&ns.span, "listed again here")

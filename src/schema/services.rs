@@ -2,6 +2,7 @@
 //! the [`SSHD`] table).
 
 use crate::diag::Diag;
+use crate::syntax::path;
 use crate::value::Value;
 
 use super::Code;
@@ -60,7 +61,7 @@ pub(crate) fn rc_conf(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
         return;
     };
     for (name, entry) in map {
-        let path = format!("{}.{name}", at.path);
+        let path = path::child(&at.path, name);
         let mut good = cx.key(&RC_NAME, &at.path, name, entry);
         if good && let Some(instead) = names::rc_managed(name) {
             good = false;

@@ -4,6 +4,7 @@
 //! the entry name), so diff paths read `freebsd.sysctl."kern.maxfiles"`.
 
 use crate::diag::Diag;
+use crate::syntax::path;
 use crate::value::{Node, Value};
 
 use super::Code;
@@ -66,7 +67,7 @@ pub(crate) fn sysctl(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
         return;
     };
     for (name, entry) in map {
-        let path = format!("{}.{}", at.path, key(name));
+        let path = path::child(&at.path, name);
         let good = match cx.key(&SYSCTL_NAME, &at.path, name, entry) {
             true if names::sysctl_managed(name).is_some() => {
                 cx.push(
@@ -105,15 +106,6 @@ pub(crate) fn sysctl(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
     }
 }
 
-/// A mapping key as a diff path segment: quoted when it holds a `.`.
-fn key(name: &str) -> String {
-    if name.contains('.') {
-        format!("\"{name}\"")
-    } else {
-        name.to_string()
-    }
-}
-
 /// A sysctl value: a string as written or an integer in decimal; a boolean
 /// is refused (sysctl switches are numbers).
 fn sysctl_text(cx: &mut Ctx, path: &str, node: &Node) -> Option<String> {
@@ -146,7 +138,7 @@ pub(crate) fn loader(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
         return;
     };
     for (name, entry) in map {
-        let path = format!("{}.{}", at.path, key(name));
+        let path = path::child(&at.path, name);
         let good = if let Some(why) = names::loader_managed(name) {
             cx.push(
                 Diag::new(
@@ -191,7 +183,7 @@ pub(crate) fn cron(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
         return;
     };
     for (name, entry) in map {
-        let path = format!("{}.{name}", at.path);
+        let path = path::child(&at.path, name);
         let good = cx.key(&CRON_NAME, &at.path, name, entry);
         let Some(fields) = cx.mapping(&path, &entry.node) else {
             continue;

@@ -1,6 +1,7 @@
 //! `freebsd.users`: a list of user mappings, each checked by the [`USER`] table.
 
 use crate::diag::Diag;
+use crate::syntax::path;
 use crate::value::{Node, Value};
 
 use super::Code;
@@ -139,10 +140,10 @@ pub(crate) fn users(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
 }
 
 fn one(cx: &mut Ctx, list: &str, i: usize, node: &Node) -> Option<User> {
-    let index_path = format!("{list}[{i}]");
+    let index_path = path::item(list, i);
     let map = cx.mapping(&index_path, node)?;
     let path = match map.get("name").and_then(|e| e.node.as_str()) {
-        Some(n) if names::user_name(n).is_ok() => format!("{list}[{n}]"),
+        Some(n) if names::user_name(n).is_ok() => path::child(list, n),
         _ => index_path,
     };
     let mut user = User::blank(node.span.clone());

@@ -9,6 +9,7 @@
 use crate::diag::Diag;
 use crate::freebsd::names;
 use crate::freebsd::zfs;
+use crate::syntax::path;
 use crate::value::{Map, Node, Value};
 
 use super::Code;
@@ -71,13 +72,6 @@ const DATASET_NAME: KeyRule = KeyRule {
     help: "name the dataset with its pool, such as tank/pgdata or zroot/var/db/mysql",
 };
 
-fn path_of(base: &str, key: &str) -> String {
-    if key.contains('/') && !crate::syntax::path::needs_quotes(key) {
-        return format!("{base}.\"{key}\"");
-    }
-    format!("{base}.{}", crate::syntax::path::segment(key))
-}
-
 /// The whole mapping, then the rules across fields.
 pub(crate) fn zfs(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
     let Some(map) = cx.mapping(&at.path, at.node) else {
@@ -92,7 +86,7 @@ fn pools(cx: &mut Ctx, at: &At<'_>, z: &mut Zfs) {
         return;
     };
     for (name, entry) in map {
-        let path = path_of(&at.path, name);
+        let path = path::child(&at.path, name);
         let mut good = cx.key(&POOL_NAME, &at.path, name, entry);
         let Some(pmap) = entry.node.as_map() else {
             cx.push(cx.type_error(&path, "a mapping", &entry.node).help(format!(
@@ -139,7 +133,7 @@ fn datasets(cx: &mut Ctx, at: &At<'_>, z: &mut Zfs) {
         return;
     };
     for (name, entry) in map {
-        let path = path_of(&at.path, name);
+        let path = path::child(&at.path, name);
         let good = cx.key(&DATASET_NAME, &at.path, name, entry);
         let Some(dmap) = entry.node.as_map() else {
             cx.push(cx.type_error(&path, "a mapping", &entry.node).help(
@@ -169,7 +163,7 @@ fn dataset(
     };
     let mut good = true;
     for (key, entry) in map {
-        let at = path_of(path, key);
+        let at = path::child(path, key);
         if key == DESTROY {
             match entry.node.value {
                 Value::Bool(b) => d.destroy = b,
@@ -281,7 +275,7 @@ fn sibling_str<'a>(siblings: &'a Map, key: &str) -> Option<(&'a str, &'a crate::
 fn across(cx: &mut Ctx, at: &At<'_>, z: &Zfs) {
     let boot_written = sibling_str(at.siblings, "pool");
     let boot = boot_written.map_or(zfs::DEFAULT_BOOT_POOL, |(s, _)| s);
-    let pools_path = format!("{}.pools", at.path);
+    let pools_path = path::child(&at.path, "pools");
     // Disks already taken: (disk, where, span).
     let mut taken: Vec<(String, String, crate::value::Span)> = Vec::new();
     if let Some(entry) = at.siblings.get("disks")
@@ -291,14 +285,15 @@ fn across(cx: &mut Ctx, at: &At<'_>, z: &Zfs) {
             if let Some(s) = item.as_str() {
                 taken.push((
                     s.to_string(),
-                    format!("freebsd.disks[{i}]"),
+                    path::item("freebsd.disks", i),
                     item.span.clone(),
                 ));
             }
         }
     }
     for pool in &z.pools {
-        let path = path_of(&pools_path, &pool.name.value);
+        let path = path::child(&pools_path, &pool.name.value);
+        let disks = path::child(&path, "disks");
         if pool.name.value == boot {
             let mut d = Diag::new(
                 Code::Pool,
@@ -318,7 +313,8 @@ fn across(cx: &mut Ctx, at: &At<'_>, z: &Zfs) {
                     Diag::new(
                         Code::DuplicateDisk,
                         format!(
-                            "{path}.disks[{i}] {} is already listed as {place}",
+                            "{} {} is already listed as {place}",
+                            path::item(&disks, i),
                             names::quote(&disk.value)
                         ),
                     )
@@ -327,11 +323,7 @@ fn across(cx: &mut Ctx, at: &At<'_>, z: &Zfs) {
                     .help("each disk belongs to one pool: give the data pool disks of its own"),
                 );
             } else {
-                taken.push((
-                    disk.value.clone(),
-                    format!("{path}.disks[{i}]"),
-                    disk.span.clone(),
-                ));
+                taken.push((disk.value.clone(), path::item(&disks, i), disk.span.clone()));
             }
         }
     }
@@ -339,7 +331,7 @@ fn across(cx: &mut Ctx, at: &At<'_>, z: &Zfs) {
         .chain(z.pools.iter().map(|p| p.name.value.as_str()))
         .collect();
     known.dedup();
-    let datasets_path = format!("{}.datasets", at.path);
+    let datasets_path = path::child(&at.path, "datasets");
     for d in &z.datasets {
         let pool = d.name.value.split('/').next().unwrap_or_default();
         if known.contains(&pool) {
@@ -353,7 +345,7 @@ fn across(cx: &mut Ctx, at: &At<'_>, z: &Zfs) {
                 Code::Dataset,
                 format!(
                     "{}: no pool {}{hint}",
-                    path_of(&datasets_path, &d.name.value),
+                    path::child(&datasets_path, &d.name.value),
                     names::quote(pool)
                 ),
             )

@@ -6,6 +6,8 @@
 //! [`Loc::names`] writes one. Which field names a list's items is the merge
 //! policy's to say (`merge::Policy::key_field`), so both take it as a
 //! function of the list's own path: this layer knows nodes, not merge rules.
+//! A path of names is written for a user by `syntax::path::display`, the one
+//! spelling of a place in everything beryl prints.
 
 use std::ops::Deref;
 

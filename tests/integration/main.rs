@@ -46,6 +46,9 @@
 //!   repository's files match them (docs/docs.md).
 //! - `faults.rs`: `render --out` interrupted at every step, a full disk and a
 //!   read-only DIR (real ones where the sandbox can mount a tmpfs).
+//! - `paths.rs`: one spelling of a place in the config tree: the path a
+//!   `check` error names is the one `explain` prints, `lookup` reads and
+//!   `diff` names (issue 31).
 //! - `props.rs`: rendering is deterministic across runs and thread counts,
 //!   and every effective config reads back as compiled (issue 8).
 //! - `fakebsd/`, `install.rs`: the fake FreeBSD installer and installed system
@@ -100,6 +103,7 @@ mod install_items;
 mod keys;
 mod live;
 mod lookup;
+mod paths;
 mod plan;
 mod props;
 mod reclass;

@@ -40,7 +40,23 @@ fn labels_in_other_files_become_related_notes() {
 #[test]
 fn list_positions_do_not_tell_errors_apart() {
     let at = |m: &str| Diag::new(TestCode("beryl::test"), m).dedup_key();
-    assert_eq!(at("invalid a.b[3]: x"), at("invalid a.b[2]: x"));
-    assert_eq!(without_indexes("a[12][0].b [x] [] ["), "a[][].b [x] [] [");
-    assert_ne!(at("invalid a.b[3]: x"), at("invalid a.c[3]: x"));
+    assert_eq!(at("invalid a.b.3: x"), at("invalid a.b.2: x"));
+    assert_eq!(at("`a.b.12.c` is x"), at("`a.b.0.c` is x"));
+    assert_eq!(
+        without_indexes("a.12.0.b, \"x\".3: v.4 ."),
+        "a...b, \"x\".: v. ."
+    );
+    // Not a position: a fraction, an address, a name that goes on.
+    for text in [
+        "15.0 and 14.3",
+        "10.0.0.1",
+        "host.3com",
+        "a.1x",
+        "a.1_",
+        "é.1é",
+    ] {
+        assert_eq!(without_indexes(text), text);
+    }
+    assert_ne!(at("invalid a.b.3: x"), at("invalid a.c.3: x"));
+    assert_ne!(at("release 15.0"), at("release 15.1"));
 }

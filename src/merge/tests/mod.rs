@@ -148,15 +148,15 @@ fn users_without_a_name_are_located_errors() {
         got,
         [
             (
-                "freebsd.users[0] has no `name`".to_string(),
+                "freebsd.users.0 has no `name`".to_string(),
                 "l0.yml:3:7".to_string()
             ),
             (
-                "freebsd.users[1] must be a mapping with a `name`, found a string".into(),
+                "freebsd.users.1 must be a mapping with a `name`, found a string".into(),
                 "l0.yml:4:7".into()
             ),
             (
-                "freebsd.users[2]: `name` must be a non-empty string, found an integer".into(),
+                "freebsd.users.2: `name` must be a non-empty string, found an integer".into(),
                 "l0.yml:5:14".into()
             ),
         ]

@@ -101,6 +101,11 @@ fn cycles_list_every_step() {
         "reference cycle: a → b → c → a"
     );
     assert_eq!(run(&["a:\n  x: ${a}\n"]), "reference cycle: a.x → a");
+    // A list item is named as `explain` names it: by its key field.
+    assert_eq!(
+        run(&["users:\n  - name: alice\n    shell: ${users.alice.shell}\n"]),
+        "reference cycle: users.alice.shell → users.alice.shell"
+    );
 }
 
 #[test]

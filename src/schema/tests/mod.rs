@@ -170,7 +170,7 @@ fn packages() {
     fails(
         "freebsd:\n  packages: [sudo, 'bad name']\n",
         Code::Package,
-        "freebsd.packages[1]",
+        "freebsd.packages.1",
         "t.yml:2:20",
     );
 }
@@ -181,7 +181,7 @@ fn sudoers() {
     fails(
         "freebsd:\n  sudoers: [\"a ALL\\nb ALL\"]\n",
         Code::Sudoers,
-        "freebsd.sudoers[0]",
+        "freebsd.sudoers.0",
         "t.yml:2:13",
     );
     fails(
@@ -264,7 +264,7 @@ fn every_error_is_reported_in_document_order() {
     assert!(
         diags[7]
             .message
-            .contains("freebsd.users[alice].uid must be an integer, found a string")
+            .contains("freebsd.users.alice.uid must be an integer, found a string")
     );
 }
 

@@ -362,7 +362,7 @@ fn nameservers() {
     let d = fails(
         &net("nameservers: [192.0.2.53, ns1.example.org]"),
         Code::Address,
-        "invalid freebsd.network.nameservers[1]: `ns1.example.org` is not an IP address",
+        "invalid freebsd.network.nameservers.1: `ns1.example.org` is not an IP address",
         "t.yml:3:31",
     );
     assert!(d.help.unwrap_or_default().contains("(not a host name)"));
@@ -375,7 +375,7 @@ fn nameservers() {
     fails(
         &net("nameservers: [192.0.2.53, 53]"),
         Code::Type,
-        "freebsd.network.nameservers[1] must be a string, found an integer",
+        "freebsd.network.nameservers.1 must be a string, found an integer",
         "t.yml:3:31",
     );
     fails(
@@ -391,14 +391,14 @@ fn duplicate_nameserver_points_at_the_second() {
     let d = fails(
         &net("nameservers: [192.0.2.53, '2001:db8::53', '2001:DB8:0::53', 192.0.2.54]"),
         Code::DuplicateNameserver,
-        "freebsd.network.nameservers[2] `2001:DB8:0::53` is already listed as freebsd.network.nameservers[1]",
+        "freebsd.network.nameservers.2 `2001:DB8:0::53` is already listed as freebsd.network.nameservers.1",
         "t.yml:3:47",
     );
     assert_eq!(d.help.as_deref(), Some("list each name server once"));
     fails(
         &net("nameservers: [192.0.2.53, 192.0.2.53]"),
         Code::DuplicateNameserver,
-        "nameservers[1]",
+        "nameservers.1",
         "t.yml:3:31",
     );
 }

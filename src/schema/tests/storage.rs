@@ -27,7 +27,7 @@ fn disks() {
     let d = fails(
         "freebsd:\n  disks:\n    - ada0\n    - /dev/ada1\n",
         Code::Disk,
-        "freebsd.disks[1]",
+        "freebsd.disks.1",
         "t.yml:4:7",
     );
     assert_eq!(
@@ -49,7 +49,7 @@ fn disks() {
     fails(
         "freebsd:\n  disks: [ada0, 1]\n",
         Code::Type,
-        "freebsd.disks[1] must be a string",
+        "freebsd.disks.1 must be a string",
         "t.yml:2:17",
     );
     // An empty value is null, located at its key's colon.
@@ -66,7 +66,7 @@ fn duplicate_disk_points_at_the_second() {
     let d = fails(
         "freebsd:\n  raid: mirror\n  disks: [ada0, ada1, ada0]\n",
         Code::DuplicateDisk,
-        "freebsd.disks[2] `ada0` is already listed as freebsd.disks[0]",
+        "freebsd.disks.2 `ada0` is already listed as freebsd.disks.0",
         "t.yml:3:23",
     );
     assert_eq!(d.help.as_deref(), Some("list each disk once"));

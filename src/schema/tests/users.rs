@@ -46,7 +46,7 @@ fn users_must_be_a_list_of_mappings() {
     fails(
         "freebsd:\n  users: [alice]\n",
         Code::Type,
-        "freebsd.users[0] must be a mapping, found a string",
+        "freebsd.users.0 must be a mapping, found a string",
         "t.yml:2:11",
     );
 }
@@ -56,19 +56,19 @@ fn name() {
     fails(
         "freebsd:\n  users:\n    - shell: /bin/sh\n",
         Code::MissingKey,
-        "freebsd.users[0] has no `name`",
+        "freebsd.users.0 has no `name`",
         "t.yml:3:7",
     );
     fails(
         "freebsd:\n  users:\n    - name: 'bad:name'\n",
         Code::UserName,
-        "freebsd.users[0].name",
+        "freebsd.users.0.name",
         "t.yml:3:13",
     );
     fails(
         "freebsd:\n  users:\n    - name: 7\n",
         Code::Type,
-        "freebsd.users[0].name must be a string",
+        "freebsd.users.0.name must be a string",
         "t.yml:3:13",
     );
     fails(
@@ -97,7 +97,7 @@ fn uid() {
     fails(
         &user("      uid: 4294967295\n"),
         Code::Uid,
-        "freebsd.users[alice].uid: 4294967295 is out of range",
+        "freebsd.users.alice.uid: 4294967295 is out of range",
         "t.yml:4:12",
     );
     fails(
@@ -132,7 +132,7 @@ fn comment() {
     fails(
         &user("      comment: 'a:b'\n"),
         Code::Comment,
-        "freebsd.users[alice].comment",
+        "freebsd.users.alice.comment",
         "t.yml:4:16",
     );
     fails(
@@ -149,7 +149,7 @@ fn shell() {
     let d = fails(
         &user("      shell: bash\n"),
         Code::Shell,
-        "freebsd.users[alice].shell: `bash` is not an absolute path",
+        "freebsd.users.alice.shell: `bash` is not an absolute path",
         "t.yml:4:14",
     );
     assert!(d.help.unwrap_or_default().contains("/usr/local/bin/bash"));
@@ -167,13 +167,13 @@ fn groups() {
     fails(
         &user("      primary_group: 'a b'\n"),
         Code::Group,
-        "freebsd.users[alice].primary_group",
+        "freebsd.users.alice.primary_group",
         "t.yml:4:22",
     );
     fails(
         &user("      groups: [wheel, '-ops']\n"),
         Code::Group,
-        "freebsd.users[alice].groups[1]",
+        "freebsd.users.alice.groups.1",
         "t.yml:4:23",
     );
     fails(
@@ -190,7 +190,7 @@ fn ssh_keys_must_be_a_list() {
     fails(
         &user("      ssh_keys: alice.pub\n"),
         Code::Type,
-        "freebsd.users[alice].ssh_keys must be a list of SSH keys, found a string",
+        "freebsd.users.alice.ssh_keys must be a list of SSH keys, found a string",
         "t.yml:4:17",
     );
     fails(
@@ -223,7 +223,7 @@ fn unknown_user_key() {
     let d = fails(
         &user("      secondary_groups: [wheel]\n"),
         Code::UnknownKey,
-        "in freebsd.users[alice]; did you mean `groups`?",
+        "in freebsd.users.alice; did you mean `groups`?",
         "t.yml:4:7",
     );
     assert!(

@@ -58,13 +58,13 @@ fn pools() {
     fails(
         "freebsd:\n  disks: [ada0]\n  zfs:\n    pools:\n      tank: {disks: [ada0]}\n",
         Code::DuplicateDisk,
-        "freebsd.zfs.pools.tank.disks[0] `ada0` is already listed as freebsd.disks[0]",
+        "freebsd.zfs.pools.tank.disks.0 `ada0` is already listed as freebsd.disks.0",
         "t.yml:5:22",
     );
     fails(
         "freebsd:\n  zfs:\n    pools:\n      a: {disks: [ada1]}\n      b: {disks: [ada1]}\n",
         Code::DuplicateDisk,
-        "already listed as freebsd.zfs.pools.a.disks[0]",
+        "already listed as freebsd.zfs.pools.a.disks.0",
         "t.yml:5:19",
     );
     fails(
