@@ -136,8 +136,9 @@ pub(crate) struct Shell {
 
 /// `kinds! { Variant(module::Type, module::Want), … }` makes the enums of
 /// every kind and their dispatch; the second type is the kind's
-/// [`Kind::Want`] (the compiler holds them equal). The list's order is the order of the pruning functions in
-/// the apply script: a new kind goes last.
+/// [`Kind::Want`] (the compiler holds them equal). The list's order is the
+/// order of the pruning functions in the apply script: a new kind goes
+/// last.
 macro_rules! kinds {
     ($($variant:ident($module:ident::$ty:ident, $wmodule:ident::$want:ident)),* $(,)?) => {
         /// One desired item, of any kind (serialised with its kind's name

@@ -130,31 +130,15 @@ fn rust_files(dir: &Path) -> Vec<PathBuf> {
 /// each first name of a `crate::{a, b::c}` group.
 fn named_modules(code: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
+    let bytes = code.as_bytes();
     for (at, _) in code.match_indices("crate::") {
-        let rest = &code[at + "crate::".len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            let mut depth = 0usize;
-            let mut item = String::new();
-            for c in group.chars() {
-                match c {
-                    '{' => depth += 1,
-                    '}' if depth == 0 => break,
-                    '}' => depth -= 1,
-                    ',' if depth == 0 => {
-                        out.extend(first_word(&item));
-                        item.clear();
-                        continue;
-                    }
-                    _ => {}
-                }
-                item.push(c);
-            }
-            out.extend(first_word(&item));
-        } else {
-            out.extend(first_word(rest));
+        if at > 0 && (bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_') {
+            continue;
         }
+        let mut paths = Vec::new();
+        segments(&code[at + "crate::".len()..], Vec::new(), &mut paths);
+        out.extend(paths.into_iter().filter_map(|p| p.into_iter().next()));
     }
-    out.remove("self");
     out
 }
 
@@ -348,6 +332,23 @@ fn module_of(rel: &Path) -> Vec<String> {
     parts
 }
 
+/// The circles between files of one module that were there when this test
+/// came (issue 31), each written as the test reports it. The test fails on
+/// any other circle, and on a row here that no longer holds: remove the row
+/// when its circle is broken.
+const KNOWN_CIRCLES: &[&str] = &[
+    "inventory: discover -> listed -> discover",
+    "inventory: listed -> discover -> listed",
+    "output::explain: outcome -> text -> outcome",
+    "output::explain: text -> outcome -> text",
+    "refs: budget -> resolver -> budget",
+    "refs: resolver -> budget -> resolver",
+    "schema: fields -> zfs -> fields",
+    "schema: zfs -> fields -> zfs",
+    "select: error -> parse -> error",
+    "select: parse -> error -> parse",
+];
+
 /// Within each module, the files beside one another (a child module's
 /// folder counts as one) import each other without a circle: the module's
 /// own `mod.rs` declares them and is left out, test modules too.
@@ -419,10 +420,17 @@ fn no_circle_between_the_files_of_a_module() {
     }
     circles.sort();
     circles.dedup();
+    let new: Vec<&String> = circles
+        .iter()
+        .filter(|c| !KNOWN_CIRCLES.contains(&c.as_str()))
+        .collect();
+    let gone: Vec<&&str> = KNOWN_CIRCLES
+        .iter()
+        .filter(|k| !circles.iter().any(|c| c == *k))
+        .collect();
     assert!(
-        circles.is_empty(),
-        "files of one module that import each other in a circle:\n{}",
-        circles.join("\n")
+        new.is_empty() && gone.is_empty(),
+        "files of one module that import each other in a circle:\n{new:#?}\nknown circles that are gone (remove their rows): {gone:?}"
     );
 }
 
