@@ -9,17 +9,17 @@
 
 use crate::compile::Compiled;
 use crate::diag::Diags;
-use crate::{apply, desired, plan};
+use crate::{apply, desired, install};
 
 /// Checks that the host's install plan and apply script can be made: what an
-/// unattended install needs ([`plan::requirements`]), the desired state
+/// unattended install needs ([`install::requirements`]), the desired state
 /// ([`desired::build`]), then the plan's layout and the apply script from it.
 /// Every error is returned, at the YAML it concerns.
 pub(crate) fn host(fqdn: &str, c: &Compiled) -> Result<(), Diags> {
     if !desired::managed(c) {
         return Ok(());
     }
-    let mut errors = plan::requirements(c);
+    let mut errors = install::requirements(c);
     let desired = match desired::build(fqdn, c) {
         Ok(h) => h,
         Err(e) => {
@@ -33,6 +33,6 @@ pub(crate) fn host(fqdn: &str, c: &Compiled) -> Result<(), Diags> {
     apply::steps(&desired)
         .and_then(|steps| apply::script::script(fqdn, &steps, Default::default()))
         .map_err(|e| vec![apply::quote_error(fqdn, e)])?;
-    plan::layout(desired);
+    install::layout(desired);
     Ok(())
 }

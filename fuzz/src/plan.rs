@@ -20,8 +20,8 @@ use std::sync::Arc;
 
 use arbitrary::{Arbitrary, Result, Unstructured};
 use beryl::compile::{MergedDoc, complete};
+use beryl::install::{self, render::Templates};
 use beryl::merge::{Policy, merge_documents};
-use beryl::plan::{self, render::Templates};
 use beryl::resource::Resource;
 use beryl::resource::root_password::RootPassword;
 use beryl::resource::user::User;
@@ -471,7 +471,7 @@ fn check(doc: Node) {
             .expect("the script quotes"),
         &steps,
     );
-    let Ok(plan) = plan::build("h1.example.org", &compiled) else {
+    let Ok(plan) = install::build("h1.example.org", &compiled) else {
         return;
     };
     let t = templates();
@@ -494,7 +494,7 @@ fn templates() -> &'static Templates {
 /// the MANIFEST); the one command it substitutes is pw.
 pub const INSTALL_PARAMS: &[&str] = &["p", "home", "BSDINSTALL_DISTDIR", "BSDINSTALL_DISTSITE"];
 
-fn installerconfig(text: &str, plan: &plan::Plan) {
+fn installerconfig(text: &str, plan: &install::InstallerConfig) {
     let commands = sh::lex(text).unwrap_or_else(|e| panic!("{e}:\n{text}"));
     for w in sh::words(&commands) {
         assert!(w.other.is_empty(), "`{}`:\n{text}", w.text);

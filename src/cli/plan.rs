@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::{Context, Failure, Outcome, write_out};
 use crate::diag::{Common, Diag};
-use crate::plan::{self, render::Templates};
+use crate::install::{self, render::Templates};
 
 crate::diag::codes! {
     /// The codes of the `plan` command.
@@ -80,7 +80,7 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
         ]);
     }
     let results = ctx.compile_many(&compiler, &hosts, |host, c| {
-        let p = plan::build(&host.fqdn, &c)?;
+        let p = install::build(&host.fqdn, &c)?;
         let text = render(&templates, &p, args.format)?;
         Ok((host.fqdn.clone(), text))
     });
@@ -105,7 +105,7 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
     Ok(Outcome::Ok)
 }
 
-fn render(t: &Templates, p: &plan::Plan, format: Format) -> Result<String, Diag> {
+fn render(t: &Templates, p: &install::InstallerConfig, format: Format) -> Result<String, Diag> {
     match format {
         Format::Sh => t.installerconfig(p),
         Format::Json => {

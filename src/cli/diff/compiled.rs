@@ -57,14 +57,14 @@ pub(super) fn compile_side(
     if only.is_some() && hosts.iter().any(|h| compiler.asks(h)) {
         return Ok(None);
     }
-    let templates = crate::plan::render::Templates::new(None, 0)?;
+    let templates = crate::install::render::Templates::new(None, 0)?;
     // diff prints no warning of either side's hosts.
     let progress = crate::cli::context::Progress::new(hosts.len());
     let results = compile::compile_many(&compiler, &hosts, |host, r| {
         let side = r.and_then(|c| {
             let text = output::to_string(&c.config, OutFormat::Yaml)?;
             let plan = if plans {
-                let p = crate::plan::build(&host.fqdn, &c)?;
+                let p = crate::install::build(&host.fqdn, &c)?;
                 Some(templates.installerconfig(&p)?)
             } else {
                 None

@@ -63,7 +63,7 @@ fn all() -> (Vec<Entry>, usize) {
         crate::compile::files::Code,
         crate::desired::access::Code,
         crate::desired::require::Code,
-        crate::plan::Code,
+        crate::install::Code,
         crate::apply::Code,
         crate::lint::Code,
         crate::select::Code,

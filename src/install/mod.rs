@@ -1,12 +1,14 @@
-//! Install plans: a host's desired state rendered into a bsdinstall
+//! The install: a host's desired state rendered into a bsdinstall
 //! `installerconfig` (a preamble of variables and commands, then a setup
-//! script).
+//! script), which `beryl plan` prints.
 //!
 //! Entry points: [`build`] checks what an unattended install needs beyond
-//! the desired state ([`crate::desired`]) and lays the plan out as data;
-//! [`render`] turns it into shell through the templates, whose every
-//! interpolated value is quoted by [`crate::shell`]. The JSON form and the
-//! script are two views of the same plan.
+//! the desired state ([`crate::desired`]) and lays the installerconfig out
+//! as data ([`InstallerConfig`]); [`render`] turns it into shell through the
+//! templates, whose every interpolated value is quoted by [`crate::shell`].
+//! The JSON form and the script are two views of the same data; templates
+//! see it as `plan`, the name they have always used. "Plan" otherwise means
+//! apply's saved plan (`crate::apply::saved`).
 
 pub mod render;
 
@@ -34,9 +36,9 @@ crate::diag::codes! {
     }
 }
 
-/// The plan of one host.
+/// The installerconfig of one host, as data.
 #[derive(Debug, Serialize)]
-pub struct Plan {
+pub struct InstallerConfig {
     pub format_version: u32,
     pub host: String,
     pub install: &'static str,
@@ -94,9 +96,10 @@ pub(crate) const BSDINSTALL_LOG: &str = "/tmp/bsdinstall_log";
 /// The distribution sets a dists install extracts.
 pub(crate) const DISTRIBUTIONS: &str = "kernel.txz base.txz";
 
-/// Checks that the host can be installed unattended and lays out its plan.
+/// Checks that the host can be installed unattended and lays out its
+/// installerconfig.
 /// Every failed requirement is an error at the YAML it concerns.
-pub fn build(fqdn: &str, c: &Compiled) -> Result<Plan, Diags> {
+pub fn build(fqdn: &str, c: &Compiled) -> Result<InstallerConfig, Diags> {
     let mut errors = requirements(c);
     let host = match desired::build(fqdn, c) {
         Ok(h) => Some(h),
@@ -176,8 +179,8 @@ pub(crate) fn requirements(c: &Compiled) -> Vec<Diag> {
     errors
 }
 
-/// The plan itself, once the requirements hold.
-pub(crate) fn layout(h: DesiredState) -> Plan {
+/// The installerconfig itself, once the requirements hold.
+pub(crate) fn layout(h: DesiredState) -> InstallerConfig {
     let mut preamble = vec![
         // `script` empties its log after the preamble unless BSDINSTALL_LOG
         // names it (scripts/script 731704f5, after sourcing the preamble):
@@ -258,7 +261,7 @@ pub(crate) fn layout(h: DesiredState) -> Plan {
         })
         .collect();
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-    Plan {
+    InstallerConfig {
         format_version: 2,
         summary: format!(
             "beryl: {} installed: {}, {}",

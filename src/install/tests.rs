@@ -3,8 +3,8 @@ use crate::resource::timezone::Timezone;
 use crate::resource::user::{Account, User};
 
 /// A small plan built by hand, for the renderer's tests.
-pub(super) fn sample_plan() -> Plan {
-    Plan {
+pub(super) fn sample_plan() -> InstallerConfig {
+    InstallerConfig {
         format_version: 2,
         host: "web01.example.org".into(),
         install: "dists",

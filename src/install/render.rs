@@ -1,4 +1,4 @@
-//! Rendering a plan through the templates (minijinja, strict undefined).
+//! Rendering an installerconfig through the templates (minijinja, strict undefined).
 //!
 //! The templates under `templates/` are embedded in the binary; `--templates
 //! DIR` reads them from DIR instead (the same names). Quoting is the
@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use minijinja::{Environment, UndefinedBehavior, Value, context};
 
-use super::{Code, Plan};
+use super::{Code, InstallerConfig};
 use crate::diag::Diag;
 
 /// The embedded templates: (name, text): the installerconfig, its setup
@@ -112,7 +112,7 @@ impl Templates {
     }
 
     /// The installerconfig: preamble, then the setup script.
-    pub fn installerconfig(&self, plan: &Plan) -> Result<String, Diag> {
+    pub fn installerconfig(&self, plan: &InstallerConfig) -> Result<String, Diag> {
         let t = self
             .env
             .get_template("installerconfig.sh.j2")
@@ -127,7 +127,7 @@ impl Templates {
     }
 
     /// The exact commands of each step, as the script holds them.
-    pub(crate) fn step_commands(&self, plan: &Plan) -> Result<Vec<String>, Diag> {
+    pub(crate) fn step_commands(&self, plan: &InstallerConfig) -> Result<Vec<String>, Diag> {
         plan.steps
             .iter()
             .map(|step| {
@@ -144,7 +144,7 @@ impl Templates {
 
     /// The plan as data: the preamble variables and the ordered steps, each
     /// with its exact commands.
-    pub fn json(&self, plan: &Plan) -> Result<serde_json::Value, Diag> {
+    pub fn json(&self, plan: &InstallerConfig) -> Result<serde_json::Value, Diag> {
         let commands = self.step_commands(plan)?;
         let mut value =
             serde_json::to_value(plan).map_err(|e| Diag::new(Code::Json, e.to_string()))?;
