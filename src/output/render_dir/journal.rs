@@ -1,5 +1,5 @@
 //! The journal of a write (steps 2 and 3 of the module docs of
-//! render_dir.rs), the recovery that rolls it forward, and the test-only
+//! render_dir/mod.rs), the recovery that rolls it forward, and the test-only
 //! fault hooks.
 
 use std::io::ErrorKind;

@@ -1,5 +1,5 @@
 //! [`DirWriter`]: one write of a render directory, staged, then committed
-//! through the journal (the module docs of render_dir.rs).
+//! through the journal (the module docs of render_dir/mod.rs).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
