@@ -35,6 +35,7 @@ pub mod keys;
 pub mod limits;
 mod lint;
 pub mod merge;
+mod outdir;
 pub mod output;
 pub mod refs;
 pub mod resource;

@@ -7,8 +7,8 @@ use super::{Context, Failure, Outcome, write_out};
 use crate::compile::Compiler;
 use crate::diag::Diag;
 use crate::inventory::Host;
+use crate::outdir::{self, reuse};
 use crate::output::annotate::Notes;
-use crate::output::render_dir::{self, reuse};
 use crate::output::{self, Format};
 
 crate::diag::codes! {
@@ -110,7 +110,7 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
 
 /// `--out DIR`: every host whose inputs changed since DIR's manifest (every
 /// host with `full`) compiled in parallel, then written with the manifest;
-/// on any error nothing in DIR changes (output/render_dir/reuse.rs).
+/// on any error nothing in DIR changes (outdir/reuse.rs).
 fn render_dir(
     ctx: &Context,
     compiler: &Compiler<'_>,

@@ -1,5 +1,5 @@
 //! What a host's compile read: the record that lets `render --out` reuse a
-//! host's previous output when none of it changed (src/output/render_dir/).
+//! host's previous output when none of it changed (src/outdir/).
 //!
 //! It comes from the compile's logical use, not from file reads: the
 //! [`super::Compiler`] parses each shared file once for every host, so the

@@ -9,7 +9,6 @@ pub(crate) mod graph;
 mod json;
 pub(crate) mod lookup;
 pub(crate) mod reclass;
-pub(crate) mod render_dir;
 
 use crate::diag::Diag;
 use crate::value::{Entry, Map, Node, Span, Value};

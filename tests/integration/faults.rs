@@ -1,4 +1,4 @@
-//! Faults during `render --all --out DIR` (src/output/render_dir/mod.rs): a write
+//! Faults during `render --all --out DIR` (src/outdir/mod.rs): a write
 //! interrupted at every one of its steps, a simulated full disk at every
 //! step, and, where the sandbox lets us mount file systems, a real full disk
 //! and a real read-only DIR.

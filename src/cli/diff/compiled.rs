@@ -8,8 +8,8 @@ use super::{Context, Failure};
 use crate::compile::{self, Compiler};
 use crate::inventory::{Inventory, revision};
 use crate::keys::KeyStore;
+use crate::outdir;
 use crate::output::fleetdiff::{Files, HostConfig, HostState, Names, Side};
-use crate::output::render_dir;
 use crate::output::{self, Format as OutFormat};
 
 /// A side whose hosts were compiled: the side, and each compiled host's

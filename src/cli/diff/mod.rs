@@ -14,8 +14,8 @@ use super::{Context, Failure, Outcome, write_out};
 use crate::diag::Diag;
 use crate::inventory::Inventory;
 use crate::inventory::revision::{self, Snapshot};
+use crate::outdir::{self, Manifest};
 use crate::output::fleetdiff::{self, Files, HostConfig, HostState, Side};
-use crate::output::render_dir::{self, Manifest};
 
 crate::diag::codes! {
     /// The codes of the `diff` command.

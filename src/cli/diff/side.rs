@@ -9,7 +9,7 @@ use super::{Context, Failure};
 use crate::inventory::Inventory;
 use crate::inventory::listed::Tree;
 use crate::inventory::revision::{self, Listing, Place, Snapshot};
-use crate::output::render_dir;
+use crate::outdir;
 
 /// A side before anything is compiled.
 pub(super) enum Source {

@@ -69,7 +69,7 @@ fn all() -> (Vec<Entry>, usize) {
         crate::select::Code,
         crate::output::Code,
         crate::output::ansible::Code,
-        crate::output::render_dir::Code,
+        crate::outdir::Code,
         crate::cli::Code,
         crate::cli::apply::Code,
         crate::cli::diff::Code,

@@ -1,4 +1,8 @@
-//! Fleet output: every host rendered into a directory, with a hash manifest.
+//! The render directory (`render --out DIR`, a side of `beryl diff`): every
+//! host rendered into a directory with a hash manifest, written as one
+//! transaction. The texts come from `output`; this module owns how they reach
+//! the disk (staging, journal, recovery, lock) and which hosts a write may
+//! reuse.
 //!
 //! Entry points: [`write_dir`] and [`Manifest::read`]. A directory holds
 //! `<fqdn>.yml` (or `.json`) per host and `beryl-manifest.json`:
@@ -59,8 +63,8 @@
 
 use std::path::Path;
 
-use super::Format;
 use crate::diag::{Common, Diag};
+use crate::output::Format;
 
 crate::diag::codes! {
     /// The codes of render directories.

@@ -121,7 +121,7 @@ fn damaged(dir: &Path, at: &str, why: &str) -> Diag {
 pub(super) mod fault {
     /// Called before each file operation of a write or a recovery.
     #[cfg(debug_assertions)]
-    pub(in crate::output::render_dir) fn step() -> std::io::Result<()> {
+    pub(in crate::outdir) fn step() -> std::io::Result<()> {
         use std::sync::atomic::{AtomicUsize, Ordering};
         static DONE: AtomicUsize = AtomicUsize::new(0);
         let done = DONE.fetch_add(1, Ordering::SeqCst);
@@ -142,7 +142,7 @@ pub(super) mod fault {
 
     #[cfg(not(debug_assertions))]
     #[inline(always)]
-    pub(in crate::output::render_dir) fn step() -> std::io::Result<()> {
+    pub(in crate::outdir) fn step() -> std::io::Result<()> {
         Ok(())
     }
 }
