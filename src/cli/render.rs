@@ -122,7 +122,7 @@ fn render_dir(
     // Each host's file is staged as soon as it is rendered, so the writes
     // overlap the other hosts' compiles and no text is kept; nothing in DIR
     // changes until the commit, and dropping the writer undoes the stage.
-    let writer = render_dir::DirWriter::begin(dir, format)?;
+    let writer = outdir::DirWriter::begin(dir, format)?;
     let inventory = compiler.inventory();
     let options = options(ctx, inventory, format);
     // A reclass inventory records nothing: its hosts are always compiled.
@@ -159,7 +159,7 @@ fn render_dir(
         let text = output::to_string(&c.config, format)?;
         let record = records.then(|| record(c.inputs, &c.config));
         // A host compiled again to the same bytes keeps its file.
-        let hash = render_dir::hash(&text);
+        let hash = outdir::hash(&text);
         let staged = if !full && writer.unchanged(&host.fqdn, &hash) {
             Ok(Some((hash, false)))
         } else {
@@ -184,7 +184,7 @@ fn render_dir(
         done.hashes.insert(fqdn.clone(), hash.clone());
     }
     let table = plan.records(done.compiled, &roots);
-    let manifest = render_dir::Manifest::new(format, options, done.hashes, table);
+    let manifest = outdir::Manifest::new(format, options, done.hashes, table);
     writer.commit(manifest, &done.kept)?;
     Ok(Outcome::Ok)
 }
@@ -247,7 +247,7 @@ fn record(inputs: crate::compile::Inputs, config: &crate::value::Node) -> reuse:
         chain: inputs.chain,
         reads: inputs.files.into_iter().chain(keys).collect(),
         fleet: inputs.fleet,
-        exports: exports.map(|text| render_dir::hash(&text)),
+        exports: exports.map(|text| outdir::hash(&text)),
     }
 }
 

@@ -20,9 +20,9 @@ crate::diag::codes! {
         /// A pkgbase install the release's installer cannot do unattended, or without `freebsd.version`.
         ReleasePkgbase = "beryl::release::pkgbase";
         /// A user's shell neither in the base system nor provided by a listed package.
-        PlanShell = "beryl::install::shell";
+        PlanShell = "beryl::plan::shell";
         /// Sudoers lines without the `sudo` package.
-        PlanSudo = "beryl::install::sudo";
+        PlanSudo = "beryl::plan::sudo";
         /// Cron entries for a release whose cron reads no drop-in directory, or without `freebsd.version`.
         ReleaseCron = "beryl::release::cron";
     }

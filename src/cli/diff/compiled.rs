@@ -71,7 +71,7 @@ pub(super) fn compile_side(
             };
             let inputs = HostConfig::inputs(&c, &names, keys);
             let exports = exports_text(&c.config)?;
-            Ok((render_dir::hash(&text), plan, inputs, exports))
+            Ok((outdir::hash(&text), plan, inputs, exports))
         });
         progress.tick();
         side

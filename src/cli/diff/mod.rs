@@ -201,7 +201,7 @@ fn again(ctx: &Context, args: &Args) -> String {
 /// A side and what must live as long as it: the temporary tree of a
 /// `git:REV` (removed when dropped), or the lock on a render directory
 /// (which keeps a render from changing the files while they are read).
-type Loaded = (Side, Option<Snapshot>, Option<render_dir::DirLock>);
+type Loaded = (Side, Option<Snapshot>, Option<outdir::DirLock>);
 
 /// The side `role` ("old" or "new") given as `spec`.
 fn side(ctx: &Context, role: &str, spec: &str, plans: bool) -> Result<Loaded, Failure> {
@@ -225,7 +225,7 @@ fn side(ctx: &Context, role: &str, spec: &str, plans: bool) -> Result<Loaded, Fa
         return Ok((s, Some(snapshot), None));
     }
     let dir = PathBuf::from(spec);
-    if render_dir::is_render_dir(&dir) {
+    if outdir::is_render_dir(&dir) {
         if plans {
             return Err(vec![Diag::new(
                 Code::Plan,
@@ -285,7 +285,7 @@ fn inventory_side(
 /// files name no input and keep no merge policy: its changes have no cause,
 /// and its lists are identified by the other side's policy, or beryl's
 /// built-in rules (docs/diff.md).
-fn rendered_side(dir: &Path) -> Result<(Side, render_dir::DirLock), Diag> {
+fn rendered_side(dir: &Path) -> Result<(Side, outdir::DirLock), Diag> {
     let (manifest, lock) = Manifest::read(dir)?;
     let manifest = manifest.unwrap_or_default();
     let mut side = Side {

@@ -47,7 +47,7 @@ pub(super) fn source(ctx: &Context, spec: &str) -> Result<Option<Source>, Failur
             .then(|| Source::Git(Box::new(listing))));
     }
     let dir = PathBuf::from(spec);
-    Ok((dir.is_dir() && !render_dir::is_render_dir(&dir)).then_some(Source::Dir(dir)))
+    Ok((dir.is_dir() && !outdir::is_render_dir(&dir)).then_some(Source::Dir(dir)))
 }
 
 /// The ids of a side's files, as [`Ids`] says; `None` when one is not a
