@@ -94,7 +94,7 @@ fn removals(steps: &[Step], s: &State) -> Vec<Outcome> {
             // step of the same id (a dataset to destroy) says it itself.
             let step_id = super::prune::step_id(&r);
             if desired.contains(&r.line())
-                || !s.has(r.kind, &r.id)
+                || !(kind.present)(s, &r.id)
                 || steps.iter().any(|st| st.id == step_id)
             {
                 return None;
@@ -114,7 +114,7 @@ fn removals(steps: &[Step], s: &State) -> Vec<Outcome> {
                 });
             }
             Some(Outcome {
-                id: super::prune::step_id(&r),
+                id: step_id,
                 kind: kind.step_kind,
                 action: Action::Delete,
                 changes: Vec::new(),

@@ -93,14 +93,6 @@ pub(crate) struct State {
     pub cron: BTreeMap<String, Option<File>>,
 }
 
-impl State {
-    /// Whether a recorded item is still on the host, as far as the
-    /// snapshot tells (a kind it does not look at counts as there).
-    pub(crate) fn has(&self, kind: &str, id: &str) -> bool {
-        super::pruned(kind).is_none_or(|p| (p.present)(self, id))
-    }
-}
-
 /// A group (`group`), as `pw groupshow` shows it.
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct Group {
