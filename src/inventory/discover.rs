@@ -66,10 +66,21 @@ impl Inventory {
     }
 }
 
-/// Discovers the inventory listed in `tree`, its files named under `root`
-/// (src/inventory/listed.rs).
-pub(super) fn walk_listed(root: &Path, root_display: &str, tree: Tree) -> Result<Inventory, Diags> {
-    Walk::new(root, root_display, Some(tree)).run(root)
+impl Inventory {
+    /// Discovers a beryl inventory from the listing `tree`
+    /// (src/inventory/listed.rs), reporting every layout error as
+    /// [`Inventory::discover`] would on the same files written under `root`,
+    /// whose paths its level files name. `None` for a tree without
+    /// `_default.yml` (possibly a reclass layout, which only the disk walk
+    /// recognises).
+    pub(crate) fn discover_listed(
+        root: &Path,
+        root_display: &str,
+        tree: Tree,
+    ) -> Option<Result<Inventory, Diags>> {
+        tree.has_default()
+            .then(|| Walk::new(root, root_display, Some(tree)).run(root))
+    }
 }
 
 struct Walk {
@@ -535,7 +546,7 @@ pub(crate) fn label_problem(s: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::yaml_stem;
+    use super::{Inventory, Path, Tree, yaml_stem};
 
     #[test]
     fn yaml_stems_in_any_case() {
@@ -553,5 +564,33 @@ mod tests {
         ] {
             assert_eq!(yaml_stem(name), stem, "{name}");
         }
+    }
+
+    #[test]
+    fn discovery_from_a_listing_checks_the_layout() {
+        let root = Path::new("/nowhere");
+        let ok = Tree::of([
+            "_default.yml",
+            "a.org/_domain.yml",
+            "a.org/web/h1.yml",
+            "a.org/m.yml",
+        ]);
+        let inv = Inventory::discover_listed(root, "inv", ok)
+            .unwrap()
+            .unwrap();
+        let names: Vec<_> = inv.hosts.iter().map(|h| h.fqdn.as_str()).collect();
+        assert_eq!(names, ["h1.a.org", "m.a.org"]);
+        assert_eq!(inv.hosts[0].file.path, root.join("a.org/web/h1.yml"));
+        assert_eq!(inv.hosts[0].file.display, "inv/a.org/web/h1.yml");
+        let bad = Tree::of(["_default.yml", "a.org/web/x/h1.yml"]);
+        let errors = Inventory::discover_listed(root, "inv", bad)
+            .unwrap()
+            .unwrap_err();
+        let codes: Vec<_> = errors.iter().map(|d| d.code).collect();
+        assert!(codes.iter().any(|c| c.ends_with("too_deep")), "{codes:?}");
+        assert!(
+            codes.iter().any(|c| c.ends_with("missing_domain_file")),
+            "{codes:?}"
+        );
     }
 }

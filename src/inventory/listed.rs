@@ -1,13 +1,10 @@
 //! An inventory tree known from a listing of its files (a git revision's
 //! `ls-tree`) rather than from the disk: discovery walks it as it walks a
-//! directory, so that the layout is checked on every file without one being
-//! written (`beryl diff git:A git:B`, src/cli/diff/incremental.rs).
+//! directory (`Inventory::discover_listed`, discover.rs), so that the layout
+//! is checked on every file without one being written (`beryl diff git:A
+//! git:B`, src/cli/diff/incremental.rs).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
-
-use super::Inventory;
-use crate::diag::Diags;
 
 /// Each directory's entries, by the directory's path relative to the root
 /// (`""` for the root): the name, and whether it is a directory.
@@ -63,22 +60,6 @@ impl Tree {
     }
 }
 
-impl Inventory {
-    /// Discovers a beryl inventory from the listing `tree`, reporting every
-    /// layout error as [`Inventory::discover`] would on the same files
-    /// written under `root`, whose paths its level files name. `None` for
-    /// a tree without `_default.yml` (possibly a reclass layout, which only
-    /// the disk walk recognises).
-    pub(crate) fn discover_listed(
-        root: &Path,
-        root_display: &str,
-        tree: Tree,
-    ) -> Option<Result<Inventory, Diags>> {
-        tree.has_default()
-            .then(|| super::discover::walk_listed(root, root_display, tree))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,33 +78,5 @@ mod tests {
         assert_eq!(t.entries("a.org/web"), vec![("h1.yml".into(), false)]);
         assert!(t.has_default());
         assert!(!Tree::of(["nodes/n.yml"]).has_default());
-    }
-
-    #[test]
-    fn discovery_from_a_listing_checks_the_layout() {
-        let root = Path::new("/nowhere");
-        let ok = Tree::of([
-            "_default.yml",
-            "a.org/_domain.yml",
-            "a.org/web/h1.yml",
-            "a.org/m.yml",
-        ]);
-        let inv = Inventory::discover_listed(root, "inv", ok)
-            .unwrap()
-            .unwrap();
-        let names: Vec<_> = inv.hosts.iter().map(|h| h.fqdn.as_str()).collect();
-        assert_eq!(names, ["h1.a.org", "m.a.org"]);
-        assert_eq!(inv.hosts[0].file.path, root.join("a.org/web/h1.yml"));
-        assert_eq!(inv.hosts[0].file.display, "inv/a.org/web/h1.yml");
-        let bad = Tree::of(["_default.yml", "a.org/web/x/h1.yml"]);
-        let errors = Inventory::discover_listed(root, "inv", bad)
-            .unwrap()
-            .unwrap_err();
-        let codes: Vec<_> = errors.iter().map(|d| d.code).collect();
-        assert!(codes.iter().any(|c| c.ends_with("too_deep")), "{codes:?}");
-        assert!(
-            codes.iter().any(|c| c.ends_with("missing_domain_file")),
-            "{codes:?}"
-        );
     }
 }

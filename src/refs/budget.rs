@@ -3,9 +3,10 @@
 //! The first breach stops the resolution.
 
 use super::resolver::{Fail, Resolver};
+use super::size::measure;
 use crate::diag::Diag;
 use crate::limits::Limit;
-use crate::value::{Loc, Node, Span, Value};
+use crate::value::{Loc, Node, Span};
 
 impl Resolver<'_> {
     /// Pushing one more frame: within the reference depth limit?
@@ -69,42 +70,4 @@ impl Resolver<'_> {
         self.stopped = true;
         self.report(d)
     }
-}
-
-/// The size of a value: its values, its string bytes (keys included) and
-/// its nesting height (0 for a scalar).
-pub(super) struct Size {
-    pub(super) nodes: usize,
-    pub(super) bytes: usize,
-    pub(super) height: usize,
-}
-
-pub(super) fn measure(node: &Node) -> Size {
-    let mut size = Size {
-        nodes: 1,
-        bytes: 0,
-        height: 0,
-    };
-    let mut add = |child: Size, key: usize| {
-        size.nodes = size.nodes.saturating_add(child.nodes);
-        size.bytes = size.bytes.saturating_add(child.bytes).saturating_add(key);
-        size.height = size.height.max(child.height + 1);
-    };
-    match &node.value {
-        Value::Str(s) => size.bytes = s.len(),
-        Value::Seq(items) => {
-            for n in items {
-                add(measure(n), 0);
-            }
-            size.height = size.height.max(1);
-        }
-        Value::Map(m) => {
-            for (k, e) in m {
-                add(measure(&e.node), k.len());
-            }
-            size.height = size.height.max(1);
-        }
-        _ => {}
-    }
-    size
 }

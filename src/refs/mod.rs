@@ -20,6 +20,7 @@
 //!   cycle detection;
 //! - `deferred.rs`: finishing a deferred merge once its values are resolved;
 //! - `budget.rs`: the limits on depth and on what references copy;
+//! - `size.rs`: the size of a value, as the limits count it;
 //! - `suggest.rs`: a missing reference, with the closest existing paths;
 //! - `partial.rs`: resolving only what one string or one subtree reads.
 //! - `dialect.rs`: beryl's references or reclass's ([`Dialect`]): the path
@@ -33,6 +34,7 @@ mod deferred;
 mod dialect;
 mod partial;
 mod resolver;
+mod size;
 mod suggest;
 
 pub(crate) use code::Code;

@@ -311,7 +311,7 @@ impl<'m> Resolver<'m> {
         for p in below {
             self.resolve_loc(&p)?;
         }
-        let Some(size) = self.get(&loc).map(super::budget::measure) else {
+        let Some(size) = self.get(&loc).map(super::size::measure) else {
             return Err(self.missing(path_text, &keys, span));
         };
         // Counted before the copy is made, so a bomb stops before it grows.

@@ -12,6 +12,7 @@
 #![warn(missing_docs)]
 
 mod ctx;
+mod disks;
 mod fields;
 mod files;
 mod model;

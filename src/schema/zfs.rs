@@ -118,13 +118,13 @@ fn pools(cx: &mut Ctx, at: &At<'_>, z: &mut Zfs) {
 
 fn pool_disks(cx: &mut Ctx, at: &At<'_>, pool: &mut DataPool) {
     let mut boot = FreeBsd::default();
-    super::fields::disks(cx, at, &mut boot);
+    super::disks::disks(cx, at, &mut boot);
     pool.disks = boot.disks;
 }
 
 fn pool_raid(cx: &mut Ctx, at: &At<'_>, pool: &mut DataPool) {
     let mut boot = FreeBsd::default();
-    super::fields::raid(cx, at, &mut boot);
+    super::disks::raid(cx, at, &mut boot);
     pool.raid = boot.raid;
 }
 

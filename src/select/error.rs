@@ -1,7 +1,7 @@
 //! The one error type of selection, each kind with its help: a did-you-mean
 //! for names, the list of domains, groups or classes to choose from.
 
-use super::Code;
+use super::{Code, forms};
 use crate::diag::{Diag, Diags};
 
 /// Why a selector selects nothing, or too much.
@@ -47,12 +47,6 @@ pub(crate) enum Error {
         text: String,
         fqdns: Vec<String>,
     },
-}
-
-/// How the forms of selector are listed in a help.
-fn forms() -> String {
-    let forms: Vec<&str> = super::parse::FORMS.iter().map(|f| f.example).collect();
-    format!("a selector is one of: {}", forms.join(", "))
 }
 
 fn list(items: &[String]) -> String {

@@ -387,5 +387,11 @@ fn unknown_host(universe: &Universe<'_>, text: &str) -> Error {
     }
 }
 
+/// How the forms of selector ([`parse::FORMS`]) are listed in a help.
+fn forms() -> String {
+    let forms: Vec<&str> = parse::FORMS.iter().map(|f| f.example).collect();
+    format!("a selector is one of: {}", forms.join(", "))
+}
+
 #[cfg(test)]
 mod tests;

@@ -332,23 +332,6 @@ fn module_of(rel: &Path) -> Vec<String> {
     parts
 }
 
-/// The circles between files of one module that were there when this test
-/// came (issue 31), each written as the test reports it. The test fails on
-/// any other circle, and on a row here that no longer holds: remove the row
-/// when its circle is broken.
-const KNOWN_CIRCLES: &[&str] = &[
-    "inventory: discover -> listed -> discover",
-    "inventory: listed -> discover -> listed",
-    "output::explain: outcome -> text -> outcome",
-    "output::explain: text -> outcome -> text",
-    "refs: budget -> resolver -> budget",
-    "refs: resolver -> budget -> resolver",
-    "schema: fields -> zfs -> fields",
-    "schema: zfs -> fields -> zfs",
-    "select: error -> parse -> error",
-    "select: parse -> error -> parse",
-];
-
 /// Within each module, the files beside one another (a child module's
 /// folder counts as one) import each other without a circle: the module's
 /// own `mod.rs` declares them and is left out, test modules too.
@@ -420,17 +403,9 @@ fn no_circle_between_the_files_of_a_module() {
     }
     circles.sort();
     circles.dedup();
-    let new: Vec<&String> = circles
-        .iter()
-        .filter(|c| !KNOWN_CIRCLES.contains(&c.as_str()))
-        .collect();
-    let gone: Vec<&&str> = KNOWN_CIRCLES
-        .iter()
-        .filter(|k| !circles.iter().any(|c| c == *k))
-        .collect();
     assert!(
-        new.is_empty() && gone.is_empty(),
-        "files of one module that import each other in a circle:\n{new:#?}\nknown circles that are gone (remove their rows): {gone:?}"
+        circles.is_empty(),
+        "files of one module that import each other in a circle:\n{circles:#?}"
     );
 }
 

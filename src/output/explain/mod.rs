@@ -331,3 +331,12 @@ fn json(n: &Node) -> serde_json::Value {
 fn compact(n: &Node) -> String {
     serde_json::to_string(n).unwrap_or_default()
 }
+
+/// `n` things in words: `1 item`, `3 items`.
+fn count(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}

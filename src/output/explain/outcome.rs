@@ -8,7 +8,7 @@ use crate::value::{Node, Value};
 
 use super::causes;
 use super::levels::{self, Written};
-use super::{Cause, CauseKind, Query, compact, key_of};
+use super::{Cause, CauseKind, Query, compact, count, key_of};
 
 /// The level and path an outcome is about.
 pub(super) struct Scene<'a> {
@@ -238,7 +238,7 @@ fn list_outcome(scene: &Scene, out: &[Node], items: &[Node], seen_ids: &mut Vec<
             });
         }
     }
-    parts.push(format!("{verb} {}", super::text::count(kept, "item")));
+    parts.push(format!("{verb} {}", count(kept, "item")));
     push_list(&mut parts, "duplicate dropped:", &duplicates);
     push_list(&mut parts, "knocks out", &knocks);
     push_list(&mut parts, "removed later:", &dropped);

@@ -1,6 +1,6 @@
 //! The text form of an explanation: the notes, then one block per path.
 
-use super::{Entry, Explanation, outcome::describe};
+use super::{Entry, Explanation, count, outcome::describe};
 
 /// A value short enough for one line of text: scalars, and short lists and
 /// mappings of scalars, as JSON; larger values by their size (the entries below, or the
@@ -26,14 +26,6 @@ fn brief(v: &serde_json::Value) -> String {
             let head: String = text.chars().take(60).collect();
             format!("{head}…")
         }
-    }
-}
-
-pub(super) fn count(n: usize, what: &str) -> String {
-    if n == 1 {
-        format!("1 {what}")
-    } else {
-        format!("{n} {what}s")
     }
 }
 
