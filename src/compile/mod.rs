@@ -200,7 +200,9 @@ pub struct Compiler<'a> {
 
 impl<'a> Compiler<'a> {
     pub fn new(inventory: &'a Inventory, keys: &'a KeyStore, limits: Limits) -> Self {
-        // The engine's semantics follow the inventory's flavor, here once.
+        // The engine's semantics (the dialect) follow the inventory's flavor,
+        // chosen here once; docs/architecture.md §5 lists the other places
+        // that read the flavor.
         let dialect = match inventory.flavor.reclass() {
             Some(o) => Dialect::reclass(&dialect::settings(o)),
             None => Dialect::beryl(),

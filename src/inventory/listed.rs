@@ -2,7 +2,7 @@
 //! `ls-tree`) rather than from the disk: discovery walks it as it walks a
 //! directory (`Inventory::discover_listed`, discover.rs), so that the layout
 //! is checked on every file without one being written (`beryl diff git:A
-//! git:B`, src/cli/diff/incremental.rs).
+//! git:B`, src/cli/diff/side.rs).
 
 use std::collections::{BTreeMap, BTreeSet};
 

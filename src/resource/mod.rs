@@ -14,7 +14,8 @@
 //! - its **records** ([`Record`]) and how a recorded item is found and
 //!   pruned ([`Prune`]), and the ids the **facts** script must look at
 //!   ([`Kind::query`]);
-//! - its doc comment, which docs/resources.md draws from, and its unit tests.
+//! - its doc comment, and its unit tests; docs/resources.md has a row for
+//!   every kind (tests/integration/architecture.rs checks it).
 //!
 //! [`KINDS`] is the registry: one row per place in the order the install
 //! sets items up and apply converges them. The `kinds!` list below makes
