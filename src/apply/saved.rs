@@ -180,7 +180,30 @@ pub(crate) fn parse(text: &str, version: &str) -> Result<SavedPlan, Unreadable> 
     if made_by != version {
         return Err(Unreadable::Version(made_by.to_string()));
     }
-    serde_json::from_value(value).map_err(|e| Unreadable::Shape(e.to_string()))
+    let plan: SavedPlan =
+        serde_json::from_value(value).map_err(|e| Unreadable::Shape(e.to_string()))?;
+    // A digest is written into the apply script (the guard's
+    // `beryl_planned=`): only a digest's characters may reach it.
+    for h in &plan.hosts {
+        for (field, digest) in [
+            ("config_sha256", &h.config_sha256),
+            ("facts_sha256", &h.facts_sha256),
+            ("facts_script_sha256", &h.facts_script_sha256),
+        ] {
+            if !is_sha256(digest) {
+                return Err(Unreadable::Shape(format!(
+                    "host {}: {field} is not a sha256 (64 lowercase hex digits): {digest:?}",
+                    h.host
+                )));
+            }
+        }
+    }
+    Ok(plan)
+}
+
+/// Whether a text is a sha256 as beryl and sha256(1) print it.
+fn is_sha256(text: &str) -> bool {
+    text.len() == 64 && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
 /// Why a host's plan no longer holds, found before anything runs.
@@ -229,11 +252,39 @@ mod tests {
         vec![Step::new(want, None).unwrap()]
     }
 
+    const C: &str = "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc";
+    const F: &str = "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff";
+    const S: &str = "5555555555555555555555555555555555555555555555555555555555555555";
+
     fn stamp() -> Stamp<'static> {
         Stamp {
-            config_sha256: "c",
-            facts_sha256: "f",
-            facts_script_sha256: "s",
+            config_sha256: C,
+            facts_sha256: F,
+            facts_script_sha256: S,
+        }
+    }
+
+    /// A digest is written into the guard of the apply script: anything but
+    /// 64 lowercase hex digits is refused when the plan is read, before any
+    /// command is made (it once ran `$(…)` as root).
+    #[test]
+    fn a_digest_that_is_not_a_sha256_is_refused() {
+        let text = serde_json::to_string(&plan("1.0", vec![saved()])).unwrap();
+        assert!(parse(&text, "1.0").is_ok());
+        for bad in [
+            "$(touch /tmp/PWNED)",
+            "",
+            &F[1..],
+            &F.to_uppercase(),
+            &format!("{F}0"),
+        ] {
+            for field in [C, F, S] {
+                let edited = text.replace(field, bad);
+                let Err(Unreadable::Shape(why)) = parse(&edited, "1.0") else {
+                    panic!("{bad:?} in place of {field} was accepted");
+                };
+                assert!(why.contains("is not a sha256"), "{why}");
+            }
         }
     }
 

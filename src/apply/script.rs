@@ -58,12 +58,7 @@ pub(crate) fn script_guarded(
     out.push_str(&super::prune::desired(&records, opts.prune)?);
     let _ = writeln!(out, "echo {}", word(&format!("apply {host}"))?);
     if let Some(g) = guard {
-        out.push_str(
-            &GUARD
-                .replace("@FACTS@", &word(g.facts_script)?)
-                .replace("@SHA256@", &word(g.facts_sha256)?)
-                .replace("@STALE@", &STALE_STATUS.to_string()),
-        );
+        out.push_str(&guard_text(g)?);
     }
     for (i, step) in steps.iter().enumerate() {
         let record = match &step.record {
@@ -337,17 +332,27 @@ const FOOTER: &str = "save_record\nfinish\n";
 /// A saved plan's guard: the facts script runs first, its output (byte for
 /// byte, through a file: `$(…)` would drop trailing newlines) is hashed, and
 /// a snapshot other than the plan's stops the script before any step.
-const GUARD: &str = r#"
+///
+/// Written in one pass with `format!`: the facts script holds the host's
+/// managed paths, so no placeholder may be replaced in text that already
+/// holds data (a path with `@SHA256@` in it once rewrote the guard).
+fn guard_text(g: Guard<'_>) -> Result<String, QuoteError> {
+    Ok(format!(
+        r#"
 # The saved plan's guard: the host must still be as the plan saw it.
-beryl_planned=@SHA256@
-beryl_facts=$(mktemp "${TMPDIR:-/tmp}/beryl-facts.XXXXXXXX") || fail guard "mktemp failed"
+beryl_planned={sha}
+beryl_facts=$(mktemp "${{TMPDIR:-/tmp}}/beryl-facts.XXXXXXXX") || fail guard "mktemp failed"
 # The facts script is one quoted word: its own quotes are data here.
 # shellcheck disable=SC1078,SC1079
-/bin/sh -c @FACTS@ </dev/null >"$beryl_facts" 2>/dev/null
+/bin/sh -c {facts} </dev/null >"$beryl_facts" 2>/dev/null
 beryl_sum=$(sha256 -q "$beryl_facts")
 rm -f "$beryl_facts"
 if [ "$beryl_sum" != "$beryl_planned" ]; then
 	echo "stale: the facts are not the plan's (sha256 $beryl_sum, planned $beryl_planned)"
-	exit @STALE@
+	exit {STALE_STATUS}
 fi
-"#;
+"#,
+        sha = word(g.facts_sha256)?,
+        facts = word(g.facts_script)?,
+    ))
+}

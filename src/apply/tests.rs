@@ -367,3 +367,34 @@ fn notify_handlers_run_once_after_the_steps() {
         "{script}"
     );
 }
+
+/// The guard is written in one pass: a facts script that holds the guard's
+/// own placeholders (a managed path may) stays one quoted word, and the
+/// planned digest and the stale status are the plan's. Replacing
+/// placeholders one after another rewrote the inserted facts script.
+#[test]
+fn the_guard_keeps_a_facts_script_that_holds_its_placeholders() {
+    let facts = "q_file='/srv/@SHA256@/@STALE@/@FACTS@'\necho {}\n";
+    let sha = "ab".repeat(32);
+    let guard = super::script::Guard {
+        facts_script: facts,
+        facts_sha256: &sha,
+    };
+    let text = super::script::script_guarded(
+        "h",
+        &[step(Want::Timezone(timezone::Timezone {
+            zone: "UTC".into(),
+        }))],
+        Default::default(),
+        Some(guard),
+    )
+    .unwrap();
+    let quoted = crate::shell::word(facts).unwrap();
+    assert!(
+        text.contains(&format!("/bin/sh -c {quoted} </dev/null")),
+        "{text}"
+    );
+    assert!(text.contains(&format!("\nberyl_planned={sha}\n")), "{text}");
+    assert_eq!(text.matches("\n\texit 3\n").count(), 1, "{text}");
+    assert!(!text.contains("@SHA256@\n"), "{text}");
+}
