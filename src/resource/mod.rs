@@ -10,7 +10,9 @@
 //! - what one apply step of it **wants** ([`Kind::Want`], a variant of
 //!   [`Want`]), its read-only **check** and its **change** ([`Kind::shell`]);
 //! - its **dry-run verdict** against a facts snapshot ([`Kind::judge`]),
-//!   and the **observed state** it reads there, beside the desired type;
+//!   from the **observed state** it reads there (the types of
+//!   [`state`], one per thing observed: kept in one file, which the kinds
+//!   read and which reads none of them);
 //! - its **records** ([`Record`]) and how a recorded item is found and
 //!   pruned ([`Prune`]), and the ids the **facts** script must look at
 //!   ([`Kind::query`]);
