@@ -293,10 +293,17 @@ pub(crate) fn check(login: &Login, c: &Compiled) -> Vec<Diag> {
                 .as_ref()
                 .map_or(user.name.value.as_str(), |g| g.value.as_str()),
         );
-        if !f
-            .sudoers
+        let lines: Vec<&str> = f.sudoers.iter().map(|l| l.value.as_str()).collect();
+        if let Some((line, why)) = super::sudoers::lockout(&lines, &login.user, &groups) {
+            errors.push(
+                Diag::new(code, format!("the sudoers lines lock apply out: {why}"))
+                    .label(&f.sudoers[line].span, "this line")
+                    .label(at, "apply logs in as this user")
+                    .help(super::sudoers::LOCKOUT_HELP),
+            );
+        } else if !lines
             .iter()
-            .any(|l| grants_root(&l.value, &login.user, &groups))
+            .any(|l| super::sudoers::grants_root(l, &login.user, &groups))
         {
             let mut d = Diag::new(
                 code,
@@ -325,113 +332,4 @@ pub(crate) fn package_is(spec: &str, name: &str) -> bool {
         || spec
             .rsplit_once('/')
             .is_some_and(|(_, n)| n.split('@').next() == Some(name))
-}
-
-/// Whether a sudoers rule lets `user` (a member of `groups`) run any command
-/// as root without a password: `WHO HOSTS=(RUNAS) NOPASSWD: ALL`, where WHO
-/// names the user or `%group`, HOSTS is ALL, RUNAS is absent (root), ALL or
-/// names root. A conservative reading of sudoers(5): a rule it does not
-/// understand grants nothing.
-pub(crate) fn grants_root(line: &str, user: &str, groups: &[&str]) -> bool {
-    let line = line.trim();
-    if line.starts_with("Defaults") || line.starts_with('#') {
-        return false;
-    }
-    let Some((who, rest)) = line.split_once(char::is_whitespace) else {
-        return false;
-    };
-    let names_user = who
-        .split(',')
-        .any(|w| w == user || w.strip_prefix('%').is_some_and(|g| groups.contains(&g)));
-    if !names_user {
-        return false;
-    }
-    let Some((hosts, spec)) = rest.trim_start().split_once('=') else {
-        return false;
-    };
-    if hosts.trim() != "ALL" {
-        return false;
-    }
-    let mut spec = spec.trim_start();
-    if let Some(after) = spec.strip_prefix('(') {
-        let Some((runas, tail)) = after.split_once(')') else {
-            return false;
-        };
-        let users = runas.split(':').next().unwrap_or("");
-        if !users
-            .split(',')
-            .map(str::trim)
-            .any(|u| u == "ALL" || u == "root")
-        {
-            return false;
-        }
-        spec = tail.trim_start();
-    }
-    let mut nopasswd = false;
-    while let Some((tag, tail)) = spec.split_once(':') {
-        let tag = tag.trim();
-        if tag.is_empty() || !tag.bytes().all(|b| b.is_ascii_uppercase() || b == b'_') {
-            break;
-        }
-        match tag {
-            "NOPASSWD" => nopasswd = true,
-            "PASSWD" => nopasswd = false,
-            _ => {}
-        }
-        spec = tail.trim_start();
-    }
-    nopasswd && spec.trim() == "ALL"
-}
-
-#[cfg(test)]
-mod tests {
-    use super::grants_root;
-
-    #[test]
-    fn sudoers_rules_that_let_apply_in() {
-        let g = ["wheel", "staff"];
-        assert!(grants_root(
-            "%wheel ALL=(ALL:ALL) NOPASSWD: ALL",
-            "alice",
-            &g
-        ));
-        assert!(grants_root("alice ALL=(ALL) NOPASSWD: ALL", "alice", &g));
-        assert!(grants_root("alice ALL=NOPASSWD: ALL", "alice", &g));
-        assert!(grants_root(
-            "bob,alice ALL=(root) NOPASSWD:ALL",
-            "alice",
-            &g
-        ));
-        assert!(grants_root(
-            "alice ALL=(ALL) SETENV: NOPASSWD: ALL",
-            "alice",
-            &g
-        ));
-        // A password is asked for, another user, another host, another
-        // runas, a limited command, a Defaults line.
-        assert!(!grants_root("%wheel ALL=(ALL:ALL) ALL", "alice", &g));
-        assert!(!grants_root("bob ALL=(ALL) NOPASSWD: ALL", "alice", &g));
-        assert!(!grants_root("%dba ALL=(ALL) NOPASSWD: ALL", "alice", &g));
-        assert!(!grants_root("alice web01=(ALL) NOPASSWD: ALL", "alice", &g));
-        assert!(!grants_root(
-            "%dba ALL=(postgres) NOPASSWD: ALL",
-            "alice",
-            &["dba"]
-        ));
-        assert!(!grants_root(
-            "alice ALL=(ALL) NOPASSWD: /bin/ls",
-            "alice",
-            &g
-        ));
-        assert!(!grants_root(
-            "alice ALL=(ALL) NOPASSWD: PASSWD: ALL",
-            "alice",
-            &g
-        ));
-        assert!(!grants_root(
-            "Defaults env_keep += \"SSH_AUTH_SOCK\"",
-            "alice",
-            &g
-        ));
-    }
 }
