@@ -277,3 +277,36 @@ fn the_markdown_example_of_the_docs_is_what_beryl_prints() {
     assert_eq!(run.status, 1, "{}", run.stderr);
     assert_eq!(format!("{shown}\n"), run.stdout);
 }
+
+/// root's password hash never reaches a diff, in any format, of configs or
+/// of install plans (`--plan`): each side's value is shown by its sha256
+/// (issue 32). The hash can be cracked offline, and a diff is a pull
+/// request's comment.
+#[test]
+fn a_root_password_hash_is_shown_by_its_digest_only() {
+    let d = tempfile::tempdir().unwrap();
+    for (side, hash) in [("old", "$6$canaryOLD$aaaa"), ("new", "$6$canaryNEW$bbbb")] {
+        let root = d.path().join(side);
+        copy_tree(&repo().join("inventory"), &root);
+        edit(
+            &root.join("_default.yml"),
+            "freebsd:\n",
+            &format!("freebsd:\n  root_password: '{hash}'\n"),
+        );
+    }
+    copy_tree(&repo().join("ssh"), &d.path().join("ssh"));
+    let digest = format!("sha256:{}", beryl::apply::sha256_hex("$6$canaryNEW$bbbb"));
+    for format in ["text", "json", "markdown"] {
+        for plan in [false, true] {
+            let mut a = vec!["diff", "old", "new", "--format", format];
+            if plan {
+                a.push("--plan");
+            }
+            let run = beryl(d.path(), &args(&a));
+            assert_eq!(run.status, 1, "{a:?}: {}", run.stderr);
+            let out = format!("{}{}", run.stdout, run.stderr);
+            assert!(!out.contains("canary"), "{a:?} shows the hash:\n{out}");
+            assert!(out.contains(&digest), "{a:?} shows no digest:\n{out}");
+        }
+    }
+}

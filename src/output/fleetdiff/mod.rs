@@ -199,7 +199,7 @@ pub(crate) fn compare(old: &Side, new: &Side, plans: bool) -> Result<Report, Dia
         .par_iter()
         .map(|(fqdn, o, n)| {
             if plans {
-                Ok(plan_change(fqdn, o, n))
+                plan_change(fqdn, o, n)
             } else if o.hash == n.hash {
                 Ok(None)
             } else {
@@ -218,6 +218,9 @@ pub(crate) fn compare(old: &Side, new: &Side, plans: bool) -> Result<Report, Dia
     if !errors.is_empty() {
         return Err(errors);
     }
+    for c in &mut report.changed {
+        c.changes.iter_mut().for_each(redact);
+    }
     report.summary.changed = report.changed.len();
     report.summary.added = report.added.len();
     report.summary.removed = report.removed.len();
@@ -225,24 +228,70 @@ pub(crate) fn compare(old: &Side, new: &Side, plans: bool) -> Result<Report, Dia
     Ok(report)
 }
 
-fn plan_change(fqdn: &str, o: &HostState, n: &HostState) -> Option<HostChange> {
+/// The paths whose values are secrets: a diff says that they changed, and
+/// the sha256 of each side, never the values (they reach pull-request
+/// comments and CI logs). `freebsd.root_password` is a crypt(3) hash, which
+/// can be cracked offline.
+const SECRETS: &[&str] = &["freebsd.root_password"];
+
+/// A change of a secret, its values replaced by their digests.
+fn redact(change: &mut Change) {
+    if !SECRETS.contains(&change.path.as_str()) {
+        return;
+    }
+    let digest = |v: &mut Option<Value>| {
+        if let Some(value) = v {
+            let text = match &*value {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            *value = Value::String(format!("sha256:{}", crate::fsutil::sha256_hex(&text)));
+        }
+    };
+    digest(&mut change.old);
+    digest(&mut change.new);
+}
+
+/// The values of the secret paths in a config, to be left out of texts.
+fn secrets_of(config: &HostConfig) -> Vec<String> {
+    SECRETS
+        .iter()
+        .filter_map(|path| {
+            path.split('.')
+                .try_fold(&config.node, |node, key| node.get(key))
+                .and_then(|n| n.as_str())
+                .filter(|v| !v.is_empty())
+                .map(str::to_string)
+        })
+        .collect()
+}
+
+fn plan_change(fqdn: &str, o: &HostState, n: &HostState) -> Result<Option<HostChange>, Diags> {
     let (a, b) = (
         o.plan.as_deref().unwrap_or_default(),
         n.plan.as_deref().unwrap_or_default(),
     );
     if a == b {
-        return None;
+        return Ok(None);
     }
-    let diff = similar::TextDiff::from_lines(a, b)
+    let mut diff = similar::TextDiff::from_lines(a, b)
         .unified_diff()
         .header(&format!("old/{fqdn}"), &format!("new/{fqdn}"))
         .to_string();
-    Some(HostChange {
+    // The installerconfig holds root's hash (`pw usermod -H 0`): the diff
+    // shows its digest instead, as a config diff does.
+    let mut secrets = secrets_of(&*(o.load)()?);
+    secrets.extend(secrets_of(&*(n.load)()?));
+    for secret in secrets {
+        let digest = format!("sha256:{}", crate::fsutil::sha256_hex(&secret));
+        diff = diff.replace(&secret, &digest);
+    }
+    Ok(Some(HostChange {
         host: fqdn.to_string(),
         changed_inputs: None,
         changes: Vec::new(),
         plan_diff: Some(diff),
-    })
+    }))
 }
 
 fn config_change(
