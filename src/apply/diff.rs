@@ -57,6 +57,7 @@ pub(crate) fn compare(steps: &[Step], state: Option<&State>, prune: bool) -> Vec
                 Action::Noop => None,
                 _ => step.desired.note(),
             };
+            let (check, change) = step.shown();
             Outcome {
                 id: step.id.clone(),
                 kind: step.kind(),
@@ -64,8 +65,8 @@ pub(crate) fn compare(steps: &[Step], state: Option<&State>, prune: bool) -> Vec
                 changes,
                 diff,
                 note,
-                check: step.check.clone(),
-                change: step.change.clone(),
+                check,
+                change,
                 notify: step.notify.clone(),
             }
         })

@@ -86,6 +86,16 @@ impl Step {
     pub fn kind(&self) -> &'static str {
         self.desired.kind()
     }
+
+    /// The check and the change as a report or a saved plan shows them: the
+    /// step's secrets as their digests (the script keeps them).
+    pub(crate) fn shown(&self) -> (String, String) {
+        let secrets = self.desired.secrets();
+        (
+            crate::resource::redact(&self.check, &secrets),
+            crate::resource::redact(&self.change, &secrets),
+        )
+    }
 }
 
 /// The steps of a host, in run order. Fails only on a value no shell word

@@ -122,13 +122,14 @@ pub(crate) fn host_plan(
 }
 
 fn planned(s: &Step, action: &str) -> PlannedStep {
+    let (check, change) = s.shown();
     PlannedStep {
         id: s.id.clone(),
         kind: s.kind().to_string(),
         action: action.to_string(),
         desired: s.desired.to_json(),
-        check: s.check.clone(),
-        change: s.change.clone(),
+        check,
+        change,
     }
 }
 

@@ -398,3 +398,38 @@ fn the_guard_keeps_a_facts_script_that_holds_its_placeholders() {
     assert_eq!(text.matches("\n\texit 3\n").count(), 1, "{text}");
     assert!(!text.contains("@SHA256@\n"), "{text}");
 }
+
+/// root's hash is in the script, which sets it, and in no report: the dry
+/// run's check and change, its JSON and a saved plan show its digest, and a
+/// saved plan still holds against the steps it was made from (issue 32).
+#[test]
+fn root_s_hash_reaches_the_script_and_no_report() {
+    let hash = "$6$canary$hash";
+    let root = step(Want::RootPassword(root_password::RootPassword {
+        hash: Some(hash.into()),
+    }));
+    assert!(root.change.contains(hash), "{}", root.change);
+    let digest = format!("sha256:{}", sha256_hex(hash));
+    let s = state(r#"{"root_password": "*"}"#);
+    for known in [None, Some(&s)] {
+        let out = compare(std::slice::from_ref(&root), known, true);
+        let text = super::diff::to_text("h", &out, known.is_some());
+        let json = serde_json::to_string(&out).unwrap();
+        for shown in [&out[0].check, &out[0].change, &text, &json] {
+            assert!(!shown.contains("canary"), "{shown}");
+        }
+        assert!(out[0].change.contains(&digest), "{}", out[0].change);
+    }
+    let steps = vec![root];
+    let stamp = super::saved::Stamp {
+        config_sha256: &"c".repeat(64),
+        facts_sha256: &"f".repeat(64),
+        facts_script_sha256: &"5".repeat(64),
+    };
+    let outcomes = compare(&steps, Some(&s), true);
+    let plan = super::saved::host_plan("h", &steps, &outcomes, true, &stamp);
+    let saved = serde_json::to_string(&plan).unwrap();
+    assert!(!saved.contains("canary"), "{saved}");
+    assert!(saved.contains(&digest), "{saved}");
+    assert_eq!(super::saved::check(&plan, &steps, &stamp), Ok(()));
+}

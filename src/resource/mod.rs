@@ -128,6 +128,12 @@ pub(crate) trait Kind: Debug + Clone + PartialEq + Serialize {
     fn note(_: &Self::Want) -> Option<&'static str> {
         None
     }
+    /// Values the step's script needs but no report may show (root's
+    /// password hash): reports and saved plans show each as its digest
+    /// ([`redact`]).
+    fn secrets(_: &Self::Want) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// A step's check and change.
@@ -226,13 +232,19 @@ macro_rules! kinds {
             pub(crate) fn note(&self) -> Option<&'static str> {
                 match self { $(Want::$variant(w) => <$module::$ty as Kind>::note(w),)* }
             }
+            /// The values no report may show ([`Kind::secrets`]).
+            pub(crate) fn secrets(&self) -> Vec<String> {
+                match self { $(Want::$variant(w) => <$module::$ty as Kind>::secrets(w),)* }
+            }
             /// The desired value as saved plans hold it: `type`, then the
-            /// want's own fields.
+            /// want's own fields, its secrets as their digests.
             pub(crate) fn to_json(&self) -> serde_json::Value {
                 let fields = match self {
                     $(Want::$variant(w) => serde_json::to_value(w),)*
                 };
-                tagged(self.desired_type(), fields.unwrap_or_default())
+                let mut value = tagged(self.desired_type(), fields.unwrap_or_default());
+                redact_json(&mut value, &self.secrets());
+                value
             }
         }
 
@@ -266,6 +278,29 @@ kinds! {
     Timezone(timezone::Timezone, timezone::Timezone),
     Service(service::Service, service::Service),
     ZfsUnmount(zfs_unmount::ZfsUnmount, zfs_unmount::Never),
+}
+
+/// A text with each secret replaced by `sha256:` and its digest.
+pub(crate) fn redact(text: &str, secrets: &[String]) -> String {
+    secrets
+        .iter()
+        .filter(|s| !s.is_empty())
+        .fold(text.to_string(), |text, secret| {
+            text.replace(
+                secret,
+                &format!("sha256:{}", crate::fsutil::sha256_hex(secret)),
+            )
+        })
+}
+
+/// Every string of a JSON value redacted ([`redact`]).
+fn redact_json(value: &mut serde_json::Value, secrets: &[String]) {
+    match value {
+        serde_json::Value::String(s) => *s = redact(s, secrets),
+        serde_json::Value::Array(items) => items.iter_mut().for_each(|v| redact_json(v, secrets)),
+        serde_json::Value::Object(map) => map.values_mut().for_each(|v| redact_json(v, secrets)),
+        _ => {}
+    }
 }
 
 /// `{"type": TYPE, …fields}`: a unit want (`null`) has no fields.

@@ -67,6 +67,12 @@ impl Kind for RootPassword {
         })
     }
 
+    /// The hash: the script sets it; reports, saved plans and diffs show
+    /// its digest.
+    fn secrets(want: &RootPassword) -> Vec<String> {
+        want.hash.iter().cloned().collect()
+    }
+
     fn judge(want: &RootPassword, s: &State) -> Verdict {
         let wanted = want
             .hash
