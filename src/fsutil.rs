@@ -1,6 +1,13 @@
 //! Reading files that come from the inventory or the ssh dir: regular files
 //! only (a FIFO or a device could block forever), within a size cap; writing
-//! output files atomically; and the sha256 digest beryl compares files by.
+//! output files atomically and privately; and the sha256 digest beryl
+//! compares files by.
+//!
+//! Every file beryl writes may hold a secret (a managed file's content, root's
+//! hash in an installerconfig, a host's facts), so it is created mode 0600
+//! and a directory beryl creates 0700, whatever the umask; a file is created
+//! new (`O_EXCL`, which follows no link: open(2)), after removing whatever a
+//! crash or someone else left at its name.
 
 use std::io::Read;
 use std::path::Path;
@@ -57,13 +64,41 @@ pub(crate) fn write_atomic(
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let tmp = path.with_file_name(format!(".{name}.beryl-tmp"));
-    let result = std::fs::write(&tmp, text)
+    let result = write_private(&tmp, text)
         .map_err(|e| (tmp.clone(), e))
         .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| (path.to_path_buf(), e)));
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// Writes a new file of mode 0600: whatever is at `path` (a file, or a link,
+/// which is removed, not followed) is removed first, and the file is
+/// created with `O_EXCL`, so no link planted in between is followed.
+pub(crate) fn write_private(path: &Path, bytes: impl AsRef<[u8]>) -> std::io::Result<()> {
+    use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)?;
+    file.write_all(bytes.as_ref())
+}
+
+/// Creates a directory and its missing parents; those it creates are mode
+/// 0700 (an existing one keeps its mode).
+pub(crate) fn create_private_dir_all(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt as _;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
 }
 
 /// The sha256 of a text in lowercase hex, as `sha256 -q` prints it.

@@ -107,7 +107,7 @@ fn gather(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Fa
     let compiler = ctx.compiler(&inventory);
     let hosts = ctx.select(&compiler, &args.hosts, args.all)?;
     let plans = super::apply::compile(ctx, &compiler, &hosts)?;
-    std::fs::create_dir_all(dir).map_err(|e| {
+    crate::fsutil::create_private_dir_all(dir).map_err(|e| {
         vec![Diag::new(
             Code::Out,
             format!("cannot create {}: {e}", dir.display()),

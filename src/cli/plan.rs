@@ -92,7 +92,7 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
         )?,
         (Some(path), false) => write_atomic(path, &files[0].1)?,
         (Some(dir), true) => {
-            std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+            crate::fsutil::create_private_dir_all(dir).map_err(|e| io(dir, e))?;
             let ext = match args.format {
                 Format::Sh => "sh",
                 Format::Json => "json",

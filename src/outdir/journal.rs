@@ -24,7 +24,7 @@ pub(super) fn commit(dir: &Path, journal: &Journal) -> Result<(), Diag> {
     let tmp = dir.join(STAGE).join(JOURNAL);
     let text = serde_json::to_string(journal).unwrap_or_default();
     fault::step()
-        .and_then(|()| std::fs::write(&tmp, text))
+        .and_then(|()| crate::fsutil::write_private(&tmp, text))
         .map_err(|e| io(&tmp, &e))?;
     let path = dir.join(JOURNAL);
     fault::step()

@@ -38,7 +38,7 @@ impl DirWriter {
             .help("--out names a directory, created if needed"));
         }
         let created = !dir.exists();
-        std::fs::create_dir_all(dir).map_err(|e| io(dir, &e))?;
+        crate::fsutil::create_private_dir_all(dir).map_err(|e| io(dir, &e))?;
         let lock = DirLock::exclusive(dir)?;
         let mut writer = DirWriter {
             dir: dir.to_path_buf(),
@@ -52,7 +52,10 @@ impl DirWriter {
         recover(dir, false)?;
         writer.old = read_manifest(dir)?;
         let stage = dir.join(STAGE);
-        std::fs::create_dir(&stage).map_err(|e| io(&stage, &e))?;
+        // Not recursive: a stage left here is an error, not a directory to reuse.
+        std::os::unix::fs::DirBuilderExt::mode(&mut std::fs::DirBuilder::new(), 0o700)
+            .create(&stage)
+            .map_err(|e| io(&stage, &e))?;
         Ok(writer)
     }
 
@@ -66,7 +69,7 @@ impl DirWriter {
             .dir
             .join(STAGE)
             .join(format!("{fqdn}.{}", extension(self.format)));
-        match fault::step().and_then(|()| std::fs::write(&path, text)) {
+        match fault::step().and_then(|()| crate::fsutil::write_private(&path, text)) {
             Ok(()) => Ok(Some(hash(text))),
             Err(e) => {
                 self.failed.store(true, Ordering::Relaxed);
@@ -132,7 +135,7 @@ impl DirWriter {
         };
         let path = dir.join(STAGE).join(MANIFEST);
         fault::step()
-            .and_then(|()| std::fs::write(&path, &text))
+            .and_then(|()| crate::fsutil::write_private(&path, &text))
             .map_err(|e| io(&path, &e))?;
         commit(&dir, &journal)?;
         self.committed = true;

@@ -103,6 +103,7 @@ mod install_items;
 mod keys;
 mod live;
 mod lookup;
+mod outputs;
 mod paths;
 mod plan;
 mod props;
