@@ -6,6 +6,7 @@ use super::Step;
 use crate::resource::state::State;
 use crate::resource::verdict::{Action, Change, Verdict, change};
 use crate::resource::{Notify, Record};
+use crate::value::repr::visible;
 
 /// How the text report marks an action.
 fn symbol(action: Action) -> char {
@@ -136,7 +137,10 @@ fn shown(v: &serde_json::Value) -> String {
         serde_json::Value::Array(items) => {
             let items: Vec<String> = items
                 .iter()
-                .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string))
+                .map(|i| {
+                    i.as_str()
+                        .map_or_else(|| i.to_string(), |s| visible(s, &[]))
+                })
                 .collect();
             format!("[{}]", items.join(", "))
         }
@@ -195,9 +199,11 @@ pub(crate) fn to_text(host: &str, outcomes: &[Outcome], known: bool) -> String {
                 shown(&c.after)
             ));
         }
+        // A file's lines come from the host: their control characters are
+        // shown, never sent to the terminal.
         if let Some(d) = &o.diff {
             for line in d.lines() {
-                out.push_str(&format!("    {line}\n"));
+                out.push_str(&format!("    {}\n", visible(line, &['\t'])));
             }
         }
         if let Some(note) = o.note {

@@ -433,3 +433,25 @@ fn root_s_hash_reaches_the_script_and_no_report() {
     assert!(saved.contains(&digest), "{saved}");
     assert_eq!(super::saved::check(&plan, &steps, &stamp), Ok(()));
 }
+
+/// A file's content comes from the host: the dry run's diff shows its
+/// escape sequences (which hid lines or set the title) and keeps its tabs.
+#[test]
+fn the_dry_run_shows_a_host_s_control_characters() {
+    let want = file("/etc/motd", "hello\n", &[]);
+    let have = "\u{1b}[2K\u{1b}[1Ahidden\tline\n\u{7}\n";
+    let s = state(
+        &serde_json::json!({"files": {"/etc/motd": {
+            "sha256": sha256_hex(have), "mode": "644", "owner": "root",
+            "group": "wheel", "content": have}}})
+        .to_string(),
+    );
+    let out = compare(std::slice::from_ref(&want), Some(&s), true);
+    let text = super::diff::to_text("h", &out, true);
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{7}'),
+        "{text:?}"
+    );
+    assert!(text.contains("-\\u{1b}[2K\\u{1b}[1Ahidden\tline"), "{text}");
+    assert!(text.contains("-\\u{7}"), "{text}");
+}

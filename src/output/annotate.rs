@@ -166,15 +166,7 @@ pub(crate) fn span_note(span: &Span) -> String {
 /// Text fit for a one-line comment: control characters and Unicode line
 /// breaks are escaped.
 fn clean(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}') {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    crate::value::repr::visible(text, &[])
 }
 
 /// Renders a node as YAML with a provenance comment on every scalar and list

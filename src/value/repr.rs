@@ -6,6 +6,23 @@
 
 use super::{Node, Value};
 
+/// Text fit for a terminal or a one-line comment: control characters
+/// (escape sequences move the cursor, set the title or the clipboard) and
+/// Unicode line breaks are written as escapes (`\u{1b}`), except those of
+/// `keep` (a tab in a file's line, a newline between lines).
+pub(crate) fn visible(text: &str, keep: &[char]) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        let hidden = c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}');
+        if hidden && !keep.contains(&c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// A language's spellings.
 pub(crate) struct Style {
     pub null: &'static str,

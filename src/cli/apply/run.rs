@@ -92,7 +92,7 @@ pub(super) fn run(args: &Args, jobs: &[Job<'_>], out: &mut dyn Write) -> Result<
         for j in jobs {
             // One host after another: lines are streamed as they arrive.
             let (r, _) = one(args, j, json, prefix, &mut |line| {
-                let _ = write_out(out, line);
+                let _ = write_out(out, &shown(line));
                 let _ = out.flush();
             });
             recaps.push(r);
@@ -114,7 +114,7 @@ pub(super) fn run(args: &Args, jobs: &[Job<'_>], out: &mut dyn Write) -> Result<
         });
         for (r, lines) in done {
             for l in lines {
-                write_out(out, &l)?;
+                write_out(out, &shown(&l))?;
             }
             recaps.push(r);
         }
@@ -123,7 +123,10 @@ pub(super) fn run(args: &Args, jobs: &[Job<'_>], out: &mut dyn Write) -> Result<
     if json {
         write_out(out, &Event::Recap(totals).line())?;
     } else {
-        write_out(out, &recap::table(&recaps))?;
+        write_out(
+            out,
+            &crate::value::repr::visible(&recap::table(&recaps), &['\t', '\n']),
+        )?;
     }
     finish(args, &recaps)
 }
@@ -212,6 +215,13 @@ fn finish(args: &Args, recaps: &[HostRecap]) -> Result<Outcome, Failure> {
     } else {
         Outcome::Ok
     })
+}
+
+/// A line of a host's output as the terminal shows it: the host wrote it (a
+/// failure's reason, a command's message), so its control characters are
+/// shown, never obeyed (JSON events are escaped already).
+fn shown(line: &str) -> String {
+    crate::value::repr::visible(line, &['\t', '\n'])
 }
 
 #[cfg(test)]
