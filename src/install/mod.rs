@@ -291,6 +291,18 @@ pub(crate) fn layout(h: DesiredState) -> InstallerConfig {
     }
 }
 
+impl InstallerConfig {
+    /// The values its script needs that no report may show (root's hash),
+    /// from its steps' kinds ([`crate::resource::Kind::secrets`]).
+    pub(crate) fn secrets(&self) -> Vec<String> {
+        self.steps
+            .iter()
+            .flat_map(|s| s.resource.wants())
+            .flat_map(|w| w.secrets())
+            .collect()
+    }
+}
+
 fn var(name: &'static str, value: &str) -> Var {
     Var {
         name,

@@ -280,16 +280,18 @@ kinds! {
     ZfsUnmount(zfs_unmount::ZfsUnmount, zfs_unmount::Never),
 }
 
-/// A text with each secret replaced by `sha256:` and its digest.
+/// How a report shows a secret: `sha256:` and its digest.
+pub(crate) fn digest_of(secret: &str) -> String {
+    format!("sha256:{}", crate::fsutil::sha256_hex(secret))
+}
+
+/// A text with each secret shown as its digest ([`digest_of`]).
 pub(crate) fn redact(text: &str, secrets: &[String]) -> String {
     secrets
         .iter()
         .filter(|s| !s.is_empty())
         .fold(text.to_string(), |text, secret| {
-            text.replace(
-                secret,
-                &format!("sha256:{}", crate::fsutil::sha256_hex(secret)),
-            )
+            text.replace(secret, &digest_of(secret))
         })
 }
 

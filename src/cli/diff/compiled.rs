@@ -65,7 +65,9 @@ pub(super) fn compile_side(
             let text = output::to_string(&c.config, OutFormat::Yaml)?;
             let plan = if plans {
                 let p = crate::install::build(&host.fqdn, &c)?;
-                Some(templates.installerconfig(&p)?)
+                // Compared and shown with root's hash as its digest.
+                let text = templates.installerconfig(&p)?;
+                Some(crate::resource::redact(&text, &p.secrets()))
             } else {
                 None
             };

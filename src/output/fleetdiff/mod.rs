@@ -48,7 +48,8 @@ pub(crate) struct HostState {
     /// The config, loaded (or compiled again) only when the hashes differ,
     /// so that the configs of a fleet are never all in memory.
     pub load: Box<dyn Fn() -> Result<Arc<HostConfig>, Diags> + Send + Sync>,
-    /// The install plan's text, for `--plan`.
+    /// The install plan's text, for `--plan`, its secrets shown as their
+    /// digests (`InstallerConfig::secrets`).
     pub plan: Option<String>,
     /// The files the host was compiled from: its chain's level and class
     /// files and the key files it read (empty for a render directory).
@@ -199,7 +200,7 @@ pub(crate) fn compare(old: &Side, new: &Side, plans: bool) -> Result<Report, Dia
         .par_iter()
         .map(|(fqdn, o, n)| {
             if plans {
-                plan_change(fqdn, o, n)
+                Ok(plan_change(fqdn, o, n))
             } else if o.hash == n.hash {
                 Ok(None)
             } else {
@@ -245,53 +246,31 @@ fn redact(change: &mut Change) {
                 Value::String(s) => s.clone(),
                 other => other.to_string(),
             };
-            *value = Value::String(format!("sha256:{}", crate::fsutil::sha256_hex(&text)));
+            *value = Value::String(crate::resource::digest_of(&text));
         }
     };
     digest(&mut change.old);
     digest(&mut change.new);
 }
 
-/// The values of the secret paths in a config, to be left out of texts.
-fn secrets_of(config: &HostConfig) -> Vec<String> {
-    SECRETS
-        .iter()
-        .filter_map(|path| {
-            path.split('.')
-                .try_fold(&config.node, |node, key| node.get(key))
-                .and_then(|n| n.as_str())
-                .filter(|v| !v.is_empty())
-                .map(str::to_string)
-        })
-        .collect()
-}
-
-fn plan_change(fqdn: &str, o: &HostState, n: &HostState) -> Result<Option<HostChange>, Diags> {
+fn plan_change(fqdn: &str, o: &HostState, n: &HostState) -> Option<HostChange> {
     let (a, b) = (
         o.plan.as_deref().unwrap_or_default(),
         n.plan.as_deref().unwrap_or_default(),
     );
     if a == b {
-        return Ok(None);
+        return None;
     }
-    let mut diff = similar::TextDiff::from_lines(a, b)
+    let diff = similar::TextDiff::from_lines(a, b)
         .unified_diff()
         .header(&format!("old/{fqdn}"), &format!("new/{fqdn}"))
         .to_string();
-    // The installerconfig holds root's hash (`pw usermod -H 0`): the diff
-    // shows its digest instead, as a config diff does.
-    let mut secrets = secrets_of(&*(o.load)()?);
-    secrets.extend(secrets_of(&*(n.load)()?));
-    for secret in secrets {
-        let digest = format!("sha256:{}", crate::fsutil::sha256_hex(&secret));
-        diff = diff.replace(&secret, &digest);
-    }
-    Ok(Some(HostChange {
+    Some(HostChange {
         host: fqdn.to_string(),
         changed_inputs: None,
         changes: Vec::new(),
         plan_diff: Some(diff),
-    }))
+    })
 }
 
 fn config_change(
