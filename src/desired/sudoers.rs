@@ -79,19 +79,25 @@ fn defaults_for<'a>(line: &'a str, user: &str, groups: &[&str]) -> Option<&'a st
         c if c.is_whitespace() => Some(rest),
         ':' => {
             let (list, params) = rest[1..].split_once(char::is_whitespace)?;
-            names(list, user, groups).then_some(params)
+            covers(list, user, groups).then_some(params)
         }
         '@' | '>' | '!' => rest.split_once(char::is_whitespace).map(|(_, p)| p),
         _ => None,
     }
 }
 
-/// Whether a comma-separated user list names the user (`ALL`, the user, or
-/// `%GROUP` of one of its groups).
+/// Whether a comma-separated user list names the user: itself, or `%GROUP`
+/// of one of its groups.
 fn names(list: &str, user: &str, groups: &[&str]) -> bool {
-    list.split(',').map(str::trim).any(|w| {
-        w == "ALL" || w == user || w.strip_prefix('%').is_some_and(|g| groups.contains(&g))
-    })
+    list.split(',')
+        .map(str::trim)
+        .any(|w| w == user || w.strip_prefix('%').is_some_and(|g| groups.contains(&g)))
+}
+
+/// Whether a user list reaches the user: it names it, or everyone (`ALL`).
+/// A grant is read by [`names`] alone; what may take it away, by this.
+fn covers(list: &str, user: &str, groups: &[&str]) -> bool {
+    names(list, user, groups) || list.split(',').any(|w| w.trim() == "ALL")
 }
 
 /// Whether a rule matches the user and may match `sh` without granting
@@ -104,7 +110,7 @@ fn overrides(line: &str, user: &str, groups: &[&str]) -> bool {
     let Some((who, rest)) = line.split_once(char::is_whitespace) else {
         return false;
     };
-    if who.ends_with("_Alias") || !names(who, user, groups) || grants_root(line, user, groups) {
+    if who.ends_with("_Alias") || !covers(who, user, groups) || grants_root(line, user, groups) {
         return false;
     }
     let Some((_, spec)) = rest.split_once('=') else {
@@ -135,10 +141,7 @@ pub(crate) fn grants_root(line: &str, user: &str, groups: &[&str]) -> bool {
     let Some((who, rest)) = line.split_once(char::is_whitespace) else {
         return false;
     };
-    let names_user = who
-        .split(',')
-        .any(|w| w == user || w.strip_prefix('%').is_some_and(|g| groups.contains(&g)));
-    if !names_user {
+    if !names(who, user, groups) {
         return false;
     }
     let Some((hosts, spec)) = rest.trim_start().split_once('=') else {
