@@ -10,6 +10,7 @@ export PATH
 LC_ALL=C
 export LC_ALL
 record=/var/db/beryl/managed
+@LIB@
 @QUERIES@
 
 # ids KIND: the ids of KIND that this host's config names (q_KIND) and that
@@ -50,32 +51,68 @@ json() {
 		END { if (nl) printf "\\n"; printf "\"" }'
 }
 
-# A directory: mode and owner, or null.
-dir() {
-	d="$1"
-	if [ -d "$d" ]; then
-		printf '{"mode":%s,"owner":%s}' "$(json "$(stat -f '%Lp' "$d")")" "$(json "$(stat -f '%Su' "$d")")"
+# as_json: what `peek` printed (standard input) as JSON: null when nothing
+# is there, a link as itself (`"type":"link"` with its own mode and owner,
+# never what it points to), a directory's mode and owner, a file's digest,
+# mode, owner, group and content.
+as_json() {
+	# Keep trailing newlines: the command substitution would drop them.
+	_all=$(cat; printf x)
+	_all=${_all%x}
+	_head=${_all%%
+*}
+	case $_all in
+	*'
+'*) _body=${_all#*
+} ;;
+	*) _body='' ;;
+	esac
+	# The head's words: a mode, names and a digest, split but never globbed.
+	set -f
+	# shellcheck disable=SC2086
+	set -- $_head
+	set +f
+	case ${1:-none} in
+	link) printf '{"type":"link","mode":%s,"owner":%s,"group":%s}' "$(json "$2")" "$(json "$3")" "$(json "$4")" ;;
+	dir) printf '{"mode":%s,"owner":%s}' "$(json "$2")" "$(json "$3")" ;;
+	file)
+		printf '{"sha256":%s,"mode":%s,"owner":%s,"group":%s,"content":%s}' \
+			"$(json "$5")" "$(json "$2")" "$(json "$3")" "$(json "$4")" "$(json "$_body")"
+		;;
+	*) printf 'null' ;;
+	esac
+}
+
+# A user's file or directory under the home: read as the user (as_user),
+# who may have put anything there. Nothing named .ssh in the home: null,
+# without starting a process as the user.
+home_path() {
+	if [ -e "$3" ] || [ -L "$3" ]; then
+		as_user "$1" "$peek" sh "$2" </dev/null 2>/dev/null | as_json
 	else
 		printf 'null'
 	fi
 }
 
-# A managed file: sha256, mode, owner, group and content, or null.
+# A managed file: read as root where only root can change its directory
+# (trusted_dir), else as the directory's owner. A path through a link is
+# reported as a link, one through a directory others than root can write
+# as untrusted: apply refuses both.
 file() {
-	f="$1"
-	if [ -f "$f" ]; then
-		# Keep trailing newlines: the command substitution would drop them.
-		c=$(cat "$f"; printf x)
-		c=${c%x}
-		printf '{"sha256":%s,"mode":%s,"owner":%s,"group":%s,"content":%s}' \
-			"$(json "$(sha256 -q "$f")")" \
-			"$(json "$(stat -f '%Lp' "$f")")" \
-			"$(json "$(stat -f '%Su' "$f")")" \
-			"$(json "$(stat -f '%Sg' "$f")")" \
-			"$(json "$c")"
-	else
-		printf 'null'
+	_d=${1%/*}
+	_d=${_d:-/}
+	if ! _t=$(trusted_dir "$_d" '*' 2>&1); then
+		case $_t in
+		*'symbolic link'*) _t='link' ;;
+		*) _t='untrusted' ;;
+		esac
+		printf '{"type":"%s","mode":"","owner":"","group":""}' "$_t"
+		return 0
 	fi
+	case $_t in
+	root) sh -c "$peek" sh "$1" </dev/null 2>/dev/null | as_json ;;
+	*) as_user "$(stat -f '%Su' "$_d")" "$peek" sh "$1" </dev/null 2>/dev/null | as_json ;;
+	esac
 }
 
 # name: value lines (sysrc -a/-A) as a JSON object.
@@ -134,7 +171,7 @@ sep=''
 pw usershow -a 2>/dev/null | while IFS=: read -r name _ uid gid _ _ _ gecos home shell; do
 	printf '%s%s:{"uid":%s,"gid":%s,"comment":%s,"home":%s,"shell":%s,"authorized_keys":%s,"ssh_dir":%s}' "$sep" \
 		"$(json "$name")" "$(json "$uid")" "$(json "$gid")" "$(json "$gecos")" "$(json "$home")" "$(json "$shell")" \
-		"$(file "$home/.ssh/authorized_keys")" "$(dir "$home/.ssh")"
+		"$(home_path "$name" "$home/.ssh/authorized_keys" "$home/.ssh")" "$(home_path "$name" "$home/.ssh" "$home/.ssh")"
 	sep=','
 done
 printf '}'

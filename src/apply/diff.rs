@@ -16,6 +16,7 @@ fn symbol(action: Action) -> char {
         Action::Delete => '-',
         Action::Noop => '=',
         Action::Unknown => '?',
+        Action::Refuse => '!',
     }
 }
 
@@ -156,6 +157,20 @@ pub(crate) struct Summary {
     pub remove: usize,
     pub unchanged: usize,
     pub unknown: usize,
+    /// Steps that apply would refuse (a link where a file should be).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub refused: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+impl Summary {
+    /// Steps that would do something, or fail: anything but unchanged.
+    pub(crate) fn pending(&self) -> usize {
+        self.add + self.change + self.remove + self.unknown + self.refused
+    }
 }
 
 pub(crate) fn summary(outcomes: &[Outcome]) -> Summary {
@@ -167,6 +182,7 @@ pub(crate) fn summary(outcomes: &[Outcome]) -> Summary {
             Action::Delete => s.remove += 1,
             Action::Noop => s.unchanged += 1,
             Action::Unknown => s.unknown += 1,
+            Action::Refuse => s.refused += 1,
         }
     }
     s
@@ -226,6 +242,12 @@ pub(crate) fn to_text(host: &str, outcomes: &[Outcome], known: bool) -> String {
             "Plan: {} to add, {} to change, {} to remove, {} unchanged.\n",
             s.add, s.change, s.remove, s.unchanged
         ));
+        if s.refused > 0 {
+            out.push_str(&format!(
+                "Refused: {} steps would fail: apply follows no link on the host.\n",
+                s.refused
+            ));
+        }
     } else {
         out.push_str(&format!("Plan: {} steps, state unknown.\n", outcomes.len()));
     }
@@ -239,7 +261,7 @@ pub(crate) fn handlers(outcomes: &[Outcome]) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
     let changing = outcomes
         .iter()
-        .filter(|o| !matches!(o.action, Action::Noop | Action::Unknown));
+        .filter(|o| !matches!(o.action, Action::Noop | Action::Unknown | Action::Refuse));
     for n in changing.flat_map(|o| &o.notify) {
         match out.iter_mut().find(|(s, _)| *s == n.service) {
             Some((_, action)) if n.action == "restart" => *action = n.action.clone(),

@@ -40,8 +40,7 @@ impl<'a> HostReport<'a> {
     }
 
     fn pending(&self) -> bool {
-        let s = &self.summary;
-        s.add + s.change + s.remove + s.unknown > 0
+        self.summary.pending() > 0
     }
 }
 
@@ -64,6 +63,7 @@ fn add(into: &mut Summary, s: &Summary) {
     into.remove += s.remove;
     into.unchanged += s.unchanged;
     into.unknown += s.unknown;
+    into.refused += s.refused;
 }
 
 fn kind_name(o: &Outcome) -> String {
@@ -165,6 +165,12 @@ pub(crate) fn footer(hosts: &[HostReport<'_>]) -> String {
         out.push_str(&row(k, s));
     }
     out.push_str(&row("total", &f.totals));
+    if f.totals.refused > 0 {
+        out.push_str(&format!(
+            "  refused: {} steps would fail (a link where a file should be)\n",
+            f.totals.refused
+        ));
+    }
     out
 }
 

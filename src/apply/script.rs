@@ -115,9 +115,24 @@ fn header() -> Result<&'static str, QuoteError> {
                 "@RECORD_DIR@",
                 &word(crate::resource::dirname(crate::resource::RECORD))?,
             )
-            .replace("@KINDS@", &super::prune::functions()))
+            .replace("@KINDS@", &super::prune::functions())
+            .replace("@LIB@\n", crate::resource::HOST_LIB)
+            .replace("@SCRIPTS@\n", &scripts()?))
     });
     head.as_deref().map_err(|e| *e)
+}
+
+/// The kinds' named scripts as assignments, one per line.
+fn scripts() -> Result<String, QuoteError> {
+    let mut out = String::new();
+    for (name, text) in crate::resource::kind_scripts() {
+        let _ = writeln!(
+            out,
+            "# shellcheck disable=SC2016,SC2034\n{name}={}",
+            word(text)?
+        );
+    }
+    Ok(out)
 }
 
 const HEADER: &str = r#"#!/bin/sh
@@ -139,6 +154,9 @@ record=@RECORD@
 # The record lines this run created, and those it removed.
 created=''
 pruned=''
+@LIB@
+# The scripts that steps run as a user (as_user), one variable each.
+@SCRIPTS@
 
 finish() {
 	echo "apply: $changed changed, $unchanged unchanged, $failed failed"
@@ -153,10 +171,12 @@ save_record() {
 		BEGIN { n = split(ENVIRON["pruned"], d, "\n"); for (i = 1; i <= n; i++) gone[d[i]] = 1 }
 		$0 != "" && !($0 in gone) && !seen[$0]++' | sort)
 	[ "$_new" = "$_old" ] && return 0
-	mkdir -p @RECORD_DIR@ &&
+	# 0600: the record says what beryl manages; only root reads it.
+	(umask 077 && mkdir -p @RECORD_DIR@ && rm -f "$record.beryl-tmp" &&
 		printf '%s' "$_new" > "$record.beryl-tmp" &&
 		{ [ -z "$_new" ] || echo >> "$record.beryl-tmp"; } &&
-		mv -f "$record.beryl-tmp" "$record" ||
+		chmod 0600 "$record.beryl-tmp" &&
+		mv -f "$record.beryl-tmp" "$record") ||
 		echo "! record FAILED: cannot write $record"
 }
 

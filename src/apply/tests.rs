@@ -78,7 +78,12 @@ fn keys_go_under_the_users_real_home() {
     let k = keys("ssh-ed25519 AAAA alice@example.org\n");
     assert!(k.check.contains("pw usershow -n alice"), "{}", k.check);
     assert!(!k.change.contains("/home/alice"), "{}", k.change);
-    assert!(k.change.contains("\"$home/.ssh/authorized_keys\""));
+    // Run as alice from the home pw gave, never by root through it.
+    assert!(
+        k.change.contains("as_user alice ") && k.change.contains(" sh \"$home\" "),
+        "{}",
+        k.change
+    );
 }
 
 #[test]
@@ -332,7 +337,8 @@ fn notify_handlers_run_once_after_the_steps() {
     let b = file("/b.conf", "b\n", &[("nginx", "restart")]);
     let c = file("/c.conf", "c\n", &[("sshd", "restart")]);
     assert!(
-        a.change.contains(" && nginx -t -c /a.conf.beryl-tmp && "),
+        a.change.contains("staged=/a.conf.beryl-tmp\n")
+            && a.change.contains(" && nginx -t -c \"$staged\" &&"),
         "{}",
         a.change
     );

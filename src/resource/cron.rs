@@ -9,7 +9,7 @@
 use serde::Serialize;
 
 use super::state::State;
-use super::verdict::{Verdict, compare_file};
+use super::verdict::{Verdict, judge_file};
 use super::{Input, Kind, Prune, Record, Resource, Shell};
 use crate::freebsd::cron;
 use crate::fsutil::sha256_hex;
@@ -118,9 +118,7 @@ impl Kind for Cron {
         let Some(have) = s.cron.get(&e.name).and_then(|f| f.as_ref()) else {
             return Verdict::create();
         };
-        let mut changes = Vec::new();
-        let diff = compare_file(have, &e.content, CRON_MODE, "root", "wheel", &mut changes);
-        Verdict::update(changes, diff)
+        judge_file(have, &e.content, CRON_MODE, "root", "wheel", Vec::new())
     }
 }
 

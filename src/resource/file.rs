@@ -13,11 +13,11 @@
 use serde::Serialize;
 
 use super::state::State;
-use super::verdict::{Verdict, compare_file};
+use super::verdict::{Verdict, judge_file};
 use super::{Input, Kind, Prune, Record, Resource, Shell, lines};
 use crate::fsutil::sha256_hex;
 use crate::schema::{Ipv4, Ipv6, Located, ManagedFile};
-use crate::shell::{QuoteError, word as w, words};
+use crate::shell::{QuoteError, word as w};
 
 /// The sudoers drop-in beryl owns. A name with a dot is ignored by sudo's
 /// `@includedir`, so it has none.
@@ -81,20 +81,26 @@ impl File {
         super::dirname(&self.path)
     }
 
-    /// The staged copy the validator checks, beside the file.
+    /// The staged copy the validator checks, beside the file where only
+    /// root can write its directory.
     pub(crate) fn staged(&self) -> String {
         format!("{}.beryl-tmp", self.path)
     }
 
-    /// The validate command's words, the staged file in place of `%s`.
-    pub(crate) fn validate_words(&self) -> Option<Vec<String>> {
-        let staged = self.staged();
-        self.validate.as_ref().map(|words| {
-            words
-                .iter()
-                .map(|w| if w == "%s" { staged.clone() } else { w.clone() })
-                .collect()
-        })
+    /// The validate command, the staged file (`"$staged"`) in place of the
+    /// `%s` word; every other word quoted.
+    fn validate_line(&self) -> Result<Option<String>, QuoteError> {
+        let Some(words) = &self.validate else {
+            return Ok(None);
+        };
+        let line: Result<Vec<String>, QuoteError> = words
+            .iter()
+            .map(|x| match x.as_str() {
+                "%s" => Ok("\"$staged\"".to_string()),
+                _ => w(x),
+            })
+            .collect();
+        Ok(Some(line?.join(" ")))
     }
 }
 
@@ -180,18 +186,37 @@ pub(crate) const PRUNE: Prune = Prune {
     step_kind: "file",
     exists: "[ -e \"$1\" ] || [ -L \"$1\" ]",
     keep: "false",
-    remove: "rm -f \"$1\"",
-    source: "POSIX rm(1)",
+    remove: "rm_file \"$1\"",
+    source: "POSIX rm(1), through rm_file (templates/lib.sh): a regular file whose directory trusted_dir accepts",
     kept: None,
     removal_note: None,
     present: |s, id| s.files.get(id).is_some_and(Option::is_some),
 };
+
+/// How the owner puts a staged file (standard input) in place in a
+/// directory of its own (`$1`): as `$2`, with the group `$3` and the mode
+/// `$4`, through a new file (mktemp(1): mkstemp(3)) renamed over the old
+/// one; a link at `$2` is refused.
+const PLACE: &str = r#"cd -P -- "$1" && [ "$(pwd -P)" = "$1" ] || {
+	echo "$1 is not where it was: not followed" >&2
+	exit 1
+}
+if [ -L "$2" ]; then
+	echo "$1/$2 is a symbolic link: not followed" >&2
+	exit 1
+fi
+t=$(mktemp ".$2.beryl.XXXXXX") || exit 1
+cat > "$t" && chgrp "$3" "$t" && chmod "$4" "$t" && mv -f "$t" "$2" || {
+	rm -f "$t"
+	exit 1
+}"#;
 
 impl Kind for File {
     type Want = File;
     const NAME: &'static str = "file";
     const TEMPLATE: Option<&'static str> = Some(include_str!("../../templates/steps/file.sh.j2"));
     const PRUNE: Option<&'static Prune> = Some(&PRUNE);
+    const SCRIPTS: &'static [(&'static str, &'static str)] = &[("file_place", PLACE)];
 
     fn id(&self) -> String {
         format!("file:{}", self.path)
@@ -217,40 +242,55 @@ impl Kind for File {
     fn shell(f: &File) -> Result<Shell, QuoteError> {
         let path = w(&f.path)?;
         let check = format!(
-            "[ \"$(sha256 -q {path} 2>/dev/null)\" = {} ] && [ \"$(stat -f '%Lp %Su %Sg' {path} 2>/dev/null)\" = {} ]",
+            "[ ! -L {path} ] && [ \"$(stat -f '%Lp %Su %Sg' {path} 2>/dev/null)\" = {} ] && [ \"$(sha256 -q {path} 2>/dev/null)\" = {} ]",
+            w(&format!("{} {} {}", f.mode, f.owner, f.group))?,
             sha256_hex(&f.content),
-            w(&format!("{} {} {}", f.mode, f.owner, f.group))?
         );
-        // Written to a temporary file beside it, checked by the validator
-        // if any, then installed with its mode and owner.
-        let tmp = w(&f.staged())?;
-        let mut change = vec![
-            format!("mkdir -p {}", w(f.dir())?),
-            format!("printf '%s' {} > {tmp}", w(&f.content)?),
-        ];
-        if let Some(v) = f.validate_words() {
-            change.push(words(&v)?);
-        }
-        change.push(format!(
-            "install -m {} -o {} -g {} {tmp} {path}",
-            w(&format!("0{}", f.mode))?,
-            w(&f.owner)?,
-            w(&f.group)?,
-        ));
-        change.push(format!("rm -f {tmp}"));
-        Ok(Shell {
-            check,
-            change: change.join(" && "),
-        })
+        let (dir, name) = (w(f.dir())?, w(super::basename(&f.path))?);
+        let validate = match f.validate_line()? {
+            Some(v) => format!(" && {v}"),
+            None => String::new(),
+        };
+        let content = w(&f.content)?;
+        // Where only root can write the directory (trusted_dir, in
+        // templates/lib.sh), root stages the file beside it and install(1)
+        // renames it into place; where the directory is the owner's own,
+        // root stages and validates it in a directory of its own and the
+        // owner puts it in place (as_user): nothing the owner planted is
+        // followed by root. Anything else is refused, saying why.
+        let change = format!(
+            r#"where=$(trusted_dir {dir} {owner}) || return 1
+if [ -L {path} ]; then
+	echo {link} >&2
+	return 1
+fi
+if [ "$where" = root ]; then
+	staged={staged}
+	mkdir -p {dir} && rm -f "$staged" && (umask 077 && printf '%s' {content} > "$staged"){validate} &&
+		install -S -m {mode} -o {owner} -g {group} "$staged" {path} && rm -f "$staged"
+	return
+fi
+stage=$(mktemp -d "${{TMPDIR:-/tmp}}/beryl.XXXXXXXX") || return 1
+staged="$stage"/{name}
+(umask 077 && printf '%s' {content} > "$staged"){validate} &&
+	as_user {owner} "$file_place" sh {dir} {name} {group} {mode} < "$staged"
+status=$?
+rm -rf "$stage"
+return "$status""#,
+            owner = w(&f.owner)?,
+            group = w(&f.group)?,
+            mode = w(&format!("0{}", f.mode))?,
+            link = w(&format!("{} is a symbolic link: not followed", f.path))?,
+            staged = w(&f.staged())?,
+        );
+        Ok(Shell { check, change })
     }
 
     fn judge(f: &File, s: &State) -> Verdict {
         let Some(have) = s.files.get(&f.path).and_then(|f| f.as_ref()) else {
             return Verdict::create();
         };
-        let mut changes = Vec::new();
-        let diff = compare_file(have, &f.content, &f.mode, &f.owner, &f.group, &mut changes);
-        Verdict::update(changes, diff)
+        judge_file(have, &f.content, &f.mode, &f.owner, &f.group, Vec::new())
     }
 
     fn query(f: &File) -> Option<Record> {

@@ -4,8 +4,8 @@
 
 use serde::Serialize;
 
-use super::state::State;
-use super::verdict::{Verdict, change, compare_file};
+use super::state::{State, Type};
+use super::verdict::{Verdict, change, judge_file};
 use super::{Input, Kind, Resource, Shell, text};
 use crate::fsutil::sha256_hex;
 use crate::schema::UserState;
@@ -55,6 +55,8 @@ impl Kind for Keys {
     type Want = Want;
     const NAME: &'static str = "keys";
     const TEMPLATE: Option<&'static str> = Some(include_str!("../../templates/steps/keys.sh.j2"));
+    const SCRIPTS: &'static [(&'static str, &'static str)] =
+        &[("keys_check", CHECK), ("keys_change", CHANGE)];
 
     fn id(&self) -> String {
         format!("keys:{}", self.user)
@@ -78,40 +80,26 @@ impl Kind for Keys {
             group,
             content,
         } = want;
-        let owner = w(&format!("{user}:{group}"))?;
-        let check = [
+        // The home and all under it are the user's: read and written as the
+        // user (as_user, templates/lib.sh), so that no link planted there
+        // makes root read, write or chown anything.
+        let check = format!(
+            "{} && as_user {} \"$keys_check\" sh \"$home\" {} {} {}",
             home(user)?,
-            format!(
-                "[ \"$(sha256 -q \"$home/.ssh/authorized_keys\" 2>/dev/null)\" = {} ]",
-                sha256_hex(content)
-            ),
-            format!(
-                "[ \"$(stat -f '%Lp %Su %Sg' \"$home/.ssh/authorized_keys\" 2>/dev/null)\" = {} ]",
-                w(&format!("600 {user} {group}"))?
-            ),
-            format!(
-                "[ \"$(stat -f '%Lp %Su' \"$home/.ssh\" 2>/dev/null)\" = {} ]",
-                w(&format!("700 {user}"))?
-            ),
-        ];
-        let change = [
+            w(user)?,
+            sha256_hex(content),
+            w(&format!("600 {user} {group}"))?,
+            w(&format!("700 {user}"))?,
+        );
+        let change = format!(
+            "{} && as_user {} \"$keys_change\" sh \"$home\" {} {} {}",
             home(user)?,
-            "mkdir -p \"$home/.ssh\"".to_string(),
-            format!("chown {owner} \"$home/.ssh\""),
-            "chmod 0700 \"$home/.ssh\"".to_string(),
-            format!(
-                "printf '%s' {} > \"$home/.ssh/authorized_keys.beryl-tmp\"",
-                w(content)?
-            ),
-            format!("chown {owner} \"$home/.ssh/authorized_keys.beryl-tmp\""),
-            "chmod 0600 \"$home/.ssh/authorized_keys.beryl-tmp\"".to_string(),
-            "mv -f \"$home/.ssh/authorized_keys.beryl-tmp\" \"$home/.ssh/authorized_keys\""
-                .to_string(),
-        ];
-        Ok(Shell {
-            check: check.join(" && "),
-            change: change.join(" && "),
-        })
+            w(user)?,
+            w(content)?,
+            w(group)?,
+            w(user)?,
+        );
+        Ok(Shell { check, change })
     }
 
     fn judge(want: &Want, s: &State) -> Verdict {
@@ -120,6 +108,10 @@ impl Kind for Keys {
         };
         let mut changes = Vec::new();
         if let Some(dir) = &have.ssh_dir {
+            if dir.kind == Type::Link {
+                changes.push(change("directory type", "link", "directory"));
+                return Verdict::refuse(changes);
+            }
             let (hd, wd) = (
                 format!("{} {}", dir.mode, dir.owner),
                 format!("700 {}", want.user),
@@ -131,17 +123,39 @@ impl Kind for Keys {
         let Some(file) = &have.authorized_keys else {
             return Verdict::create();
         };
-        let diff = compare_file(
-            file,
-            &want.content,
-            "600",
-            &want.user,
-            &want.group,
-            &mut changes,
-        );
-        Verdict::update(changes, diff)
+        judge_file(file, &want.content, "600", &want.user, &want.group, changes)
     }
 }
+
+/// The check, run as the user from the home (`$1`): no link, the digest
+/// (`$2`), the file's mode and owner (`$3`) and the directory's (`$4`).
+const CHECK: &str = r#"cd -P -- "$1" && [ ! -L .ssh ] && [ ! -L .ssh/authorized_keys ] &&
+[ "$(sha256 -q .ssh/authorized_keys 2>/dev/null)" = "$2" ] &&
+[ "$(stat -f "%Lp %Su %Sg" .ssh/authorized_keys 2>/dev/null)" = "$3" ] &&
+[ "$(stat -f "%Lp %Su" .ssh 2>/dev/null)" = "$4" ]"#;
+
+/// The change, run as the user (`$4`) from the home (`$1`): refuse a home
+/// that is not the user's (test(1) `-O`) and a link, then write the keys
+/// (`$2`) to a new file (mktemp(1): mkstemp(3), 0600) with the group
+/// (`$3`), and rename it over the old one.
+const CHANGE: &str = r#"cd -P -- "$1" || exit 1
+if [ ! -O . ]; then
+	echo "$1 does not belong to $4: its keys are written by $4 only" >&2
+	exit 1
+fi
+for l in .ssh .ssh/authorized_keys; do
+	if [ -L "$l" ]; then
+		echo "$1/$l is a symbolic link: not followed" >&2
+		exit 1
+	fi
+done
+umask 077
+mkdir -p .ssh && chmod 0700 .ssh && cd .ssh || exit 1
+t=$(mktemp authorized_keys.beryl.XXXXXX) || exit 1
+printf "%s" "$2" > "$t" && chgrp "$3" "$t" && chmod 0600 "$t" && mv -f "$t" authorized_keys || {
+	rm -f "$t"
+	exit 1
+}"#;
 
 /// The home pw gave a user, in `$home` (empty when there is no such user).
 fn home(user: &str) -> Result<String, QuoteError> {

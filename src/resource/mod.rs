@@ -60,6 +60,12 @@ use verdict::Verdict;
 
 pub use file::{File, Notify};
 
+/// The shell functions that decide what root may touch on a host where
+/// other users have shells (as_user, trusted_dir, peek, rm_file): shared by
+/// the apply script and the facts script (docs/apply.md, "What apply
+/// trusts on the host").
+pub(crate) const HOST_LIB: &str = include_str!("../../templates/lib.sh");
+
 /// The host's record of what beryl created there (docs/apply.md, pruning):
 /// one `KIND ID` line per item, written by the install and by apply.
 pub(crate) const RECORD: &str = "/var/db/beryl/managed";
@@ -79,6 +85,11 @@ pub(crate) trait Kind: Debug + Clone + PartialEq + Serialize {
     /// How a recorded item of the kind is found and pruned, for a kind that
     /// records what it creates.
     const PRUNE: Option<&'static Prune> = None;
+    /// Scripts the kind's steps run as another user (as_user, in
+    /// templates/lib.sh), by variable name: set once in the apply script's
+    /// header, then referenced (`"$keys_check"`), so that neither the
+    /// script nor a dry run repeats them per step.
+    const SCRIPTS: &'static [(&'static str, &'static str)] = &[];
 
     /// The item's stable id in the install plan.
     fn id(&self) -> String;
@@ -252,6 +263,11 @@ macro_rules! kinds {
         pub(crate) const TEMPLATES: &[(&str, Option<&str>)] = &[
             $((<$module::$ty as Kind>::NAME, <$module::$ty as Kind>::TEMPLATE),)*
         ];
+
+        /// Every kind's named scripts ([`Kind::SCRIPTS`]), in the list's order.
+        pub(crate) fn kind_scripts() -> impl Iterator<Item = &'static (&'static str, &'static str)> {
+            [$(<$module::$ty as Kind>::SCRIPTS,)*].into_iter().flatten()
+        }
 
         /// The kinds that record what they create, in the list's order (the
         /// apply script's pruning functions).
@@ -456,6 +472,11 @@ pub(crate) fn dirname(path: &str) -> &str {
         Some(("", _)) | None => "/",
         Some((dir, _)) => dir,
     }
+}
+
+/// The last component of an absolute path (`nginx.conf`).
+pub(crate) fn basename(path: &str) -> &str {
+    path.rsplit_once('/').map_or(path, |(_, name)| name)
 }
 
 #[cfg(test)]

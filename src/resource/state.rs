@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-/// The facts script, shipped with beryl.
+/// The facts script, shipped with beryl; the functions it shares with the
+/// apply script ([`super::HOST_LIB`]) go in place of its `@LIB@` line.
 pub(crate) const FACTS_SCRIPT: &str = include_str!("../../templates/facts.sh");
 
 /// The snapshot format this beryl writes and reads (3: host-specific
@@ -25,7 +26,10 @@ pub(crate) fn facts_script(
         let ids: String = ids.iter().map(|id| format!("{id}\n")).collect();
         lines.push_str(&format!("q_{kind}={}\n", crate::shell::word(&ids)?));
     }
-    Ok(FACTS_SCRIPT.replace("@QUERIES@\n", &lines))
+    // The constant part first: no placeholder is looked for in data.
+    Ok(FACTS_SCRIPT
+        .replace("@LIB@\n", super::HOST_LIB)
+        .replace("@QUERIES@\n", &lines))
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -127,18 +131,42 @@ pub(crate) struct User {
 pub(crate) struct Dir {
     pub mode: String,
     pub owner: String,
+    /// A symbolic link where the directory should be: the facts report
+    /// the link's own mode and owner, never follow it.
+    #[serde(default, rename = "type")]
+    pub kind: Type,
+}
+
+/// What stands at a path the facts read: what it should be, or a symbolic
+/// link, which the facts script never follows (docs/apply.md, "What apply
+/// trusts on the host").
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Type {
+    #[default]
+    File,
+    Dir,
+    Link,
+    /// A directory on the way that others than root can write (not the
+    /// file's own): apply writes nothing there.
+    Untrusted,
 }
 
 /// A file (`file`, `keys`, `sysctl`, `cron`, `sshd`): its digest, mode,
 /// owner and content; `null` when absent.
 #[derive(Debug, Default, Clone, Deserialize)]
 pub(crate) struct File {
+    #[serde(default)]
     pub sha256: String,
     pub mode: String,
     pub owner: String,
     pub group: String,
     #[serde(default)]
     pub content: String,
+    /// `link` for a symbolic link, reported as itself: no digest, no
+    /// content.
+    #[serde(default, rename = "type")]
+    pub kind: Type,
 }
 
 /// A service (`service`).

@@ -14,6 +14,9 @@ pub(crate) enum Action {
     Noop,
     /// No snapshot: decided on the host.
     Unknown,
+    /// The host has what apply will not touch (a symbolic link where a
+    /// file or a directory should be): the step fails there, saying why.
+    Refuse,
 }
 
 /// One field that differs. `before` and `after` are strings, except for a
@@ -62,6 +65,11 @@ impl Verdict {
         }
     }
 
+    /// What apply will refuse on this host, and why (`type: link -> file`).
+    pub(crate) fn refuse(changes: Vec<Change>) -> Verdict {
+        Verdict::new(Action::Refuse, changes, None)
+    }
+
     /// Nothing to do without changes, else an update with them.
     pub(crate) fn update(changes: Vec<Change>, diff: Option<String>) -> Verdict {
         if changes.is_empty() {
@@ -83,7 +91,31 @@ pub(crate) fn change(field: &str, before: &str, after: &str) -> Change {
 
 /// Mode, owner and content of a file; the unified diff when the content
 /// differs.
-pub(crate) fn compare_file(
+/// What applying a whole file would do, after the `changes` a kind found
+/// itself: refused where the host has a symbolic link (apply follows none),
+/// else an update with the fields and content that differ.
+pub(crate) fn judge_file(
+    have: &state::File,
+    content: &str,
+    mode: &str,
+    owner: &str,
+    group: &str,
+    mut changes: Vec<Change>,
+) -> Verdict {
+    let refused = match have.kind {
+        state::Type::Link => Some("link"),
+        state::Type::Untrusted => Some("untrusted"),
+        state::Type::File | state::Type::Dir => None,
+    };
+    if let Some(kind) = refused {
+        changes.push(change("type", kind, "file"));
+        return Verdict::refuse(changes);
+    }
+    let diff = compare_file(have, content, mode, owner, group, &mut changes);
+    Verdict::update(changes, diff)
+}
+
+fn compare_file(
     have: &state::File,
     content: &str,
     mode: &str,

@@ -452,7 +452,12 @@ fn a_home_that_is_not_under_home() {
         return;
     };
     let d = dir.path();
-    sh(&bsd, "pw useradd -n zoe -d /srv/zoe -m -s /bin/sh -h -");
+    // Her uid is the config's: a home keeps the uid it was made with, and
+    // apply writes keys only into a home that is the user's.
+    sh(
+        &bsd,
+        "pw useradd -n zoe -u 1500 -d /srv/zoe -m -s /bin/sh -h -",
+    );
     fs::write(
         d.join("inventory/example.org/live.yml"),
         "freebsd:\n  packages: [tmux]\n  users:\n    - name: zoe\n      uid: 1500\n      \

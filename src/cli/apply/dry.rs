@@ -43,7 +43,7 @@ pub(super) fn run(
     };
     write_out(out, &text)?;
     let totals = fleet::fleet_summary(&reports).totals;
-    let pending = totals.add + totals.change + totals.remove + totals.unknown;
+    let pending = totals.pending();
     Ok(if args.exit_code && pending > 0 {
         crate::cli::Outcome::Differences
     } else {

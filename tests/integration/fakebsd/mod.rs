@@ -616,6 +616,9 @@ impl FakeBsd {
         userland(stage, dash, awk, busybox);
         copy_tree(&repo().join("tests/fakebsd/target"), stage);
         copy_tree(&repo().join("tests/fakebsd/common"), stage);
+        // FreeBSD's chroot is /usr/sbin/chroot, the model in target/ (it
+        // also runs commands as a user); busybox's would come first on PATH.
+        fs::remove_file(stage.join("bin/chroot")).unwrap();
         for d in [
             "sbin",
             "bin",
