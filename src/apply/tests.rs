@@ -128,10 +128,12 @@ fn the_script_feeds_no_standard_input_to_checks_and_changes() {
         Default::default(),
     )
     .unwrap();
+    let at = s.find("\nstep() {").expect("the step function");
+    let body = &s[at..at + s[at..].find("\n}\n").expect("its end")];
     for call in ["\"$2\" </dev/null", "\"$3\" </dev/null"] {
-        assert!(s.contains(call), "{call} in\n{s}");
+        assert!(body.contains(call), "{call} in\n{body}");
     }
-    assert!(!s.contains("\"$2\" >"), "{s}");
+    assert!(!body.contains("\"$2\" >"), "{body}");
     assert!(s.contains("\nPATH=/sbin:/bin:/usr/sbin:/usr/bin:/usr/local/sbin:/usr/local/bin\n"));
 }
 
