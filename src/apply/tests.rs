@@ -463,3 +463,32 @@ fn the_dry_run_shows_a_host_s_control_characters() {
     assert!(text.contains("-\\u{1b}[2K\\u{1b}[1Ahidden\tline"), "{text}");
     assert!(text.contains("-\\u{7}"), "{text}");
 }
+
+/// A link where `~/.ssh` or `authorized_keys` should be is refused, and the
+/// dry run says which and why (apply follows no link a user planted).
+#[test]
+fn a_link_in_the_home_is_refused_with_its_reason() {
+    let k = keys("ssh-ed25519 AAAA alice@example.org\n");
+    let s = alice(
+        r#"{"type": "link", "mode": "755", "owner": "alice"}"#,
+        "x\n",
+    );
+    let out = compare(std::slice::from_ref(&k), Some(&s), true);
+    assert_eq!(out[0].action, Action::Refuse);
+    let text = super::diff::to_text("h", &out, true);
+    assert!(
+        text.contains("! keys:alice\n    directory type: \"link\" -> \"directory\"\n"),
+        "{text}"
+    );
+    assert!(text.contains("Refused: 1 steps would fail"), "{text}");
+    let mut s = alice(r#"{"mode": "700", "owner": "alice"}"#, "");
+    s.users.get_mut("alice").unwrap().authorized_keys = Some(
+        serde_json::from_str(
+            r#"{"type": "link", "mode": "755", "owner": "alice", "group": "staff"}"#,
+        )
+        .unwrap(),
+    );
+    let out = compare(std::slice::from_ref(&k), Some(&s), true);
+    assert_eq!(out[0].action, Action::Refuse);
+    assert!(out[0].diff.is_none(), "no content of a link is shown");
+}

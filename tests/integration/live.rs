@@ -123,7 +123,7 @@ pub fn pending(bsd: &FakeBsd, dir: &Path, host: &str) -> Vec<String> {
                 }
                 continue;
             }
-            keep = matches!(c, '+' | '~' | '-');
+            keep = matches!(c, '+' | '~' | '-' | '!');
             if keep {
                 out.push(line.to_string());
             }

@@ -81,6 +81,7 @@ mod annotate;
 mod ansible;
 mod apply;
 mod architecture;
+mod attack;
 mod cases;
 mod ci;
 mod diff;
