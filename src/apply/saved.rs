@@ -14,12 +14,15 @@ use serde::{Deserialize, Serialize};
 
 use super::Step;
 use super::diff::Outcome;
+use crate::resource::state::State;
 
 /// The `format` of a saved plan.
 pub(crate) const FORMAT: &str = "beryl-plan";
 
-/// The version of the format this beryl writes and reads.
-pub(crate) const FORMAT_VERSION: u32 = 1;
+/// The version of the format this beryl writes and reads (2: the facts
+/// snapshot itself is in the plan, so that every action and removal is
+/// recomputed from it before the plan runs).
+pub(crate) const FORMAT_VERSION: u32 = 2;
 
 /// A saved plan: what `--out` writes.
 #[derive(Debug, Serialize, Deserialize)]
@@ -42,6 +45,9 @@ pub(crate) struct HostPlan {
     pub config_sha256: String,
     /// sha256 of the facts snapshot's bytes, as the host printed them.
     pub facts_sha256: String,
+    /// The facts snapshot itself, byte for byte: what every `action`, the
+    /// `removals` and `prune` are checked against before the plan runs.
+    pub facts: String,
     /// sha256 of the facts script the host runs (`beryl facts HOST`).
     pub facts_script_sha256: String,
     /// The steps in run order.
@@ -76,6 +82,12 @@ pub(crate) struct Stamp<'a> {
     pub facts_script_sha256: &'a str,
 }
 
+/// The snapshot a host's plan is computed from: its bytes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Facts<'a> {
+    pub text: &'a str,
+}
+
 fn text<T: Serialize>(v: &T) -> String {
     match serde_json::to_value(v) {
         Ok(serde_json::Value::String(s)) => s,
@@ -92,6 +104,7 @@ pub(crate) fn host_plan(
     outcomes: &[Outcome],
     prune: bool,
     stamp: &Stamp<'_>,
+    facts: Facts<'_>,
 ) -> HostPlan {
     let removals = outcomes
         .get(steps.len()..)
@@ -112,6 +125,7 @@ pub(crate) fn host_plan(
         host: host.to_string(),
         config_sha256: stamp.config_sha256.to_string(),
         facts_sha256: stamp.facts_sha256.to_string(),
+        facts: facts.text.to_string(),
         facts_script_sha256: stamp.facts_script_sha256.to_string(),
         steps: steps
             .iter()
@@ -198,6 +212,12 @@ pub(crate) fn parse(text: &str, version: &str) -> Result<SavedPlan, Unreadable> 
                 )));
             }
         }
+        if crate::fsutil::sha256_hex(&h.facts) != h.facts_sha256 {
+            return Err(Unreadable::Shape(format!(
+                "host {}: its facts are not those of facts_sha256: the plan was edited",
+                h.host
+            )));
+        }
     }
     Ok(plan)
 }
@@ -216,6 +236,9 @@ pub(crate) enum Stale {
     FactsScript,
     /// Same config, other steps: the plan was edited, or made by other code.
     Steps(String),
+    /// An action, a removal or `prune` that the plan's own facts do not
+    /// give: the plan was edited after it was made.
+    Edited(String),
 }
 
 /// Checks a host's saved plan against what it compiles to now.
@@ -239,7 +262,38 @@ pub(crate) fn check(saved: &HostPlan, steps: &[Step], now: &Stamp<'_>) -> Result
             return Err(Stale::Steps(format!("step {} differs", s.id)));
         }
     }
+    // What the plan says the run does, recomputed from its own facts: each
+    // action, the removals, and no removal without `prune`.
+    let edited = |what: String| Err(Stale::Edited(what));
+    if !saved.prune && !saved.removals.is_empty() {
+        return edited("removals in a plan made with --no-prune".into());
+    }
+    let Ok(state) = serde_json::from_str::<State>(&saved.facts) else {
+        return edited("its facts are not a snapshot".into());
+    };
+    let outcomes = super::diff::compare(steps, Some(&state), saved.prune);
+    let facts = Facts { text: &saved.facts };
+    let again = host_plan(&saved.host, steps, &outcomes, saved.prune, now, facts);
+    for (s, a) in saved.steps.iter().zip(&again.steps) {
+        if s.action != a.action {
+            return edited(format!(
+                "step {}: action {:?}, and its facts give {:?}",
+                s.id, s.action, a.action
+            ));
+        }
+    }
+    if saved.removals != again.removals {
+        return edited(format!(
+            "removals {:?}, and its facts give {:?}",
+            ids(&saved.removals),
+            ids(&again.removals)
+        ));
+    }
     Ok(())
+}
+
+fn ids(steps: &[PlannedStep]) -> Vec<&str> {
+    steps.iter().map(|s| s.id.as_str()).collect()
 }
 
 #[cfg(test)]
@@ -254,13 +308,21 @@ mod tests {
     }
 
     const C: &str = "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc";
-    const F: &str = "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff";
     const S: &str = "5555555555555555555555555555555555555555555555555555555555555555";
+    /// The host the plans are made for: another time zone, and a package
+    /// beryl installed that has left the config (a removal).
+    const FACTS: &str = r#"{"format_version": 3, "timezone": "Europe/Paris", "pkg": true,
+        "packages": ["tmux"], "managed": [["pkg", "tmux"]]}"#;
+
+    fn f() -> &'static str {
+        static F: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+        F.get_or_init(|| crate::fsutil::sha256_hex(FACTS))
+    }
 
     fn stamp() -> Stamp<'static> {
         Stamp {
             config_sha256: C,
-            facts_sha256: F,
+            facts_sha256: f(),
             facts_script_sha256: S,
         }
     }
@@ -275,11 +337,11 @@ mod tests {
         for bad in [
             "$(touch /tmp/PWNED)",
             "",
-            &F[1..],
-            &F.to_uppercase(),
-            &format!("{F}0"),
+            &f()[1..],
+            &f().to_uppercase(),
+            &format!("{}0", f()),
         ] {
-            for field in [C, F, S] {
+            for field in [C, f(), S] {
                 let edited = text.replace(field, bad);
                 let Err(Unreadable::Shape(why)) = parse(&edited, "1.0") else {
                     panic!("{bad:?} in place of {field} was accepted");
@@ -290,8 +352,59 @@ mod tests {
     }
 
     fn saved() -> HostPlan {
+        made(true)
+    }
+
+    /// The plan `--dry-run --out` makes from FACTS, with or without prune.
+    fn made(prune: bool) -> HostPlan {
         let s = steps();
-        host_plan("h", &s, &diff::compare(&s, None, true), true, &stamp())
+        let state: State = serde_json::from_str(FACTS).unwrap();
+        let outcomes = diff::compare(&s, Some(&state), prune);
+        host_plan("h", &s, &outcomes, prune, &stamp(), Facts { text: FACTS })
+    }
+
+    /// What the plan says the run does is what its facts give: a plan
+    /// edited to prune, to remove nothing, to do nothing, or with other
+    /// facts, is refused before anything runs (issue 32).
+    #[test]
+    fn an_edited_action_removal_prune_or_facts_is_refused() {
+        let good = saved();
+        assert_eq!(good.steps[0].action, "update");
+        assert_eq!(ids(&good.removals), ["pkg:tmux"]);
+        assert_eq!(check(&good, &steps(), &stamp()), Ok(()));
+        let no_prune = made(false);
+        assert!(no_prune.removals.is_empty());
+        assert_eq!(check(&no_prune, &steps(), &stamp()), Ok(()));
+        let edits: [(&str, fn(&mut HostPlan)); 5] = [
+            ("prune turned on", |p| p.prune = true),
+            ("removals emptied", |p| p.removals.clear()),
+            ("action to noop", |p| p.steps[0].action = "noop".into()),
+            ("removals without prune", |p| p.prune = false),
+            ("facts edited", |p| {
+                p.facts = p.facts.replace("Europe/Paris", "UTC");
+            }),
+        ];
+        for (what, edit) in edits {
+            let mut p = if what == "prune turned on" {
+                made(false)
+            } else {
+                saved()
+            };
+            edit(&mut p);
+            let text = serde_json::to_string(&plan("1.0", vec![p])).unwrap();
+            let refused = match parse(&text, "1.0") {
+                Err(Unreadable::Shape(why)) => why,
+                Ok(back) => match check(&back.hosts[0], &steps(), &stamp()) {
+                    Err(Stale::Edited(why)) => why,
+                    other => panic!("{what}: {other:?}"),
+                },
+                Err(other) => panic!("{what}: {other:?}"),
+            };
+            assert!(
+                refused.contains("edited") || refused.contains("give") || refused.contains("prune"),
+                "{what}: {refused}"
+            );
+        }
     }
 
     #[test]
@@ -300,7 +413,7 @@ mod tests {
         let text = serde_json::to_string(&p).unwrap();
         let back = parse(&text, "1.0").unwrap();
         assert_eq!(back.hosts[0].steps[0].id, "tz");
-        assert_eq!(back.hosts[0].steps[0].action, "unknown");
+        assert_eq!(back.hosts[0].steps[0].action, "update");
         assert_eq!(check(&back.hosts[0], &steps(), &stamp()), Ok(()));
     }
 
@@ -311,7 +424,7 @@ mod tests {
             parse(&text, "2.0").unwrap_err(),
             Unreadable::Version("1.0".into())
         );
-        let other = text.replace("\"format_version\":1", "\"format_version\":9");
+        let other = text.replace("\"format_version\":2", "\"format_version\":9");
         assert!(matches!(
             parse(&other, "1.0"),
             Err(Unreadable::Format { version: 9, .. })

@@ -154,9 +154,6 @@ record=@RECORD@
 # The record lines this run created, and those it removed.
 created=''
 pruned=''
-@LIB@
-# The scripts that steps run as a user (as_user), one variable each.
-@SCRIPTS@
 
 finish() {
 	echo "apply: $changed changed, $unchanged unchanged, $failed failed"
@@ -345,6 +342,9 @@ step() {
 	changed=$((changed + 1))
 }
 
+@LIB@
+# The scripts that steps run as a user (as_user), one variable each.
+@SCRIPTS@
 "#;
 
 const FOOTER: &str = "save_record\nfinish\n";

@@ -429,13 +429,15 @@ fn root_s_hash_reaches_the_script_and_no_report() {
         assert!(out[0].change.contains(&digest), "{}", out[0].change);
     }
     let steps = vec![root];
+    let facts = r#"{"root_password": "*"}"#;
     let stamp = super::saved::Stamp {
         config_sha256: &"c".repeat(64),
-        facts_sha256: &"f".repeat(64),
+        facts_sha256: &sha256_hex(facts),
         facts_script_sha256: &"5".repeat(64),
     };
     let outcomes = compare(&steps, Some(&s), true);
-    let plan = super::saved::host_plan("h", &steps, &outcomes, true, &stamp);
+    let facts = super::saved::Facts { text: facts };
+    let plan = super::saved::host_plan("h", &steps, &outcomes, true, &stamp, facts);
     let saved = serde_json::to_string(&plan).unwrap();
     assert!(!saved.contains("canary"), "{saved}");
     assert!(saved.contains(&digest), "{saved}");

@@ -125,6 +125,7 @@ fn save(
                 o,
                 !args.no_prune,
                 &stamp,
+                saved::Facts { text: &s.text },
             ))
         })
         .collect();

@@ -140,6 +140,7 @@ fn stale_reason(why: &Stale) -> String {
             "the facts script is not the one the plan's facts were taken with".into()
         }
         Stale::Steps(what) => format!("the steps are not the plan's ({what})"),
+        Stale::Edited(what) => format!("the plan was edited after it was made: {what}"),
     }
 }
 

@@ -15,6 +15,8 @@ pub(super) struct Snapshot {
     pub state: State,
     pub path: String,
     pub sha256: String,
+    /// Its bytes, which a saved plan keeps.
+    pub text: String,
 }
 
 /// The snapshot of `fqdn` in `dir`; `None` when there is none (its state is
@@ -62,6 +64,7 @@ pub(super) fn load(path: &Path) -> Result<Snapshot, Failure> {
     Ok(Snapshot {
         state,
         sha256: crate::apply::sha256_hex(&text),
+        text,
         path: name,
     })
 }
