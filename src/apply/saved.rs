@@ -375,7 +375,8 @@ mod tests {
         let no_prune = made(false);
         assert!(no_prune.removals.is_empty());
         assert_eq!(check(&no_prune, &steps(), &stamp()), Ok(()));
-        let edits: [(&str, fn(&mut HostPlan)); 5] = [
+        type Edit = fn(&mut HostPlan);
+        let edits: [(&str, Edit); 5] = [
             ("prune turned on", |p| p.prune = true),
             ("removals emptied", |p| p.removals.clear()),
             ("action to noop", |p| p.steps[0].action = "noop".into()),
