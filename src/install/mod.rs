@@ -11,6 +11,7 @@
 //! apply's saved plan (`crate::apply::saved`).
 
 pub mod render;
+mod shellctx;
 
 use serde::Serialize;
 

@@ -4,9 +4,12 @@
 //! DIR` reads them from DIR instead (the same names). Quoting is the
 //! engine's, not the template's: every `{{ value }}` is written through
 //! [`crate::shell::quote`] by the formatter, whatever the template, so a
-//! template cannot forget it. A value a template marks `| safe` is written
-//! as it is; the `sh` filter quotes and marks its result safe, so templates
-//! written for older versions (`{{ x | sh }}`) are quoted once.
+//! template cannot forget it, and nothing bypasses it: a value a template
+//! marks `| safe` (or `| e`, `| tojson`) is quoted all the same, and the
+//! `sh` filter, kept for templates written for older versions, leaves its
+//! value to that one quoting. A value may stand only where sh reads a word
+//! ([`super::shellctx`]): a template with one inside quotes, backquotes,
+//! `${…}`, a here-document or a comment is refused before anything renders.
 
 use std::path::{Path, PathBuf};
 
@@ -65,12 +68,15 @@ impl Templates {
         match dir {
             None => {
                 for (name, text) in templates() {
+                    misplaced(&origin, &name, text)
+                        .map_err(|why| Diag::new(Code::Template, why).help(PLACE_HELP))?;
                     env.add_template_owned(name, text)
                         .map_err(|e| template_error(&origin, e))?;
                 }
             }
             Some(dir) => {
                 let dir: PathBuf = dir.to_path_buf();
+                let shown = origin.clone();
                 if !dir.is_dir() {
                     return Err(Diag::new(
                         Code::Templates,
@@ -88,7 +94,15 @@ impl Templates {
                     use crate::fsutil::{ReadError, read_capped};
                     let why = match read_capped(&dir.join(name), max_file_size) {
                         Ok(bytes) => match String::from_utf8(bytes) {
-                            Ok(text) => return Ok(Some(text)),
+                            Ok(text) => {
+                                return match misplaced(&shown, name, &text) {
+                                    Ok(()) => Ok(Some(text)),
+                                    Err(why) => Err(minijinja::Error::new(
+                                        minijinja::ErrorKind::InvalidOperation,
+                                        why,
+                                    )),
+                                };
+                            }
                             Err(_) => "it is not UTF-8".to_string(),
                         },
                         Err(ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -159,18 +173,36 @@ impl Templates {
     }
 }
 
+/// What [`super::shellctx::check`] refuses, said for the template's file
+/// and line.
+fn misplaced(origin: &str, name: &str, text: &str) -> Result<(), String> {
+    super::shellctx::check(text).map_err(|m| {
+        format!(
+            "{origin}{name}:{}: {} {}",
+            m.line,
+            m.tag,
+            match m.place.contains("filter") {
+                true => format!("asks {}, and every value is quoted", m.place),
+                false => format!(
+                    "stands inside {}, where its quoting would not hold",
+                    m.place
+                ),
+            }
+        )
+    })
+}
+
+const PLACE_HELP: &str = "beryl writes every value as one quoted shell word: put it where sh reads a word, outside quotes, backquotes, ${…}, here-documents and comments (`-c {{ step.comment }}`, not `-c \"{{ step.comment }}\"`)";
+
 /// The formatter: every interpolated value is one shell word, quoted by
-/// [`crate::shell::quote`], unless the template marked it safe.
+/// [`crate::shell::quote`], even one the template marked safe: no filter
+/// bypasses the quoting.
 fn quote_formatter(
     out: &mut minijinja::Output,
     _: &minijinja::State,
     value: &Value,
 ) -> Result<(), minijinja::Error> {
-    let text = if value.is_safe() {
-        value.to_string()
-    } else {
-        word(value)?
-    };
+    let text = word(value)?;
     out.write_str(&text)
         .map_err(|e| minijinja::Error::new(minijinja::ErrorKind::WriteFailure, e.to_string()))
 }
@@ -188,10 +220,13 @@ fn word(value: &Value) -> Result<String, minijinja::Error> {
         .map_err(|e| minijinja::Error::new(minijinja::ErrorKind::InvalidOperation, e.to_string()))
 }
 
-/// The `sh` filter: one shell word, marked safe so that the formatter does
-/// not quote it again.
+/// The `sh` filter of templates written for older versions: the value as
+/// it is, which the formatter then quotes once.
 fn sh(value: Value) -> Result<Value, minijinja::Error> {
-    word(&value).map(Value::from_safe_string)
+    match value.is_none() || value.is_undefined() {
+        true => word(&value).map(Value::from),
+        false => Ok(value),
+    }
 }
 
 /// The directory of an absolute path (`/a/b/c` → `/a/b`).
@@ -211,6 +246,14 @@ fn template_error(origin: &str, e: minijinja::Error) -> Diag {
             break;
         }
         inner = next;
+    }
+    // A template refused for where its values stand (misplaced): said as
+    // it is, with how to write it.
+    if let Some(detail) = inner.detail()
+        && detail.starts_with(origin)
+        && (detail.contains(" stands inside ") || detail.contains(" asks "))
+    {
+        return Diag::new(Code::Template, detail.to_string()).help(PLACE_HELP);
     }
     let place = match (inner.name(), inner.line()) {
         (Some(name), Some(line)) => format!("{origin}{name}:{line}: "),

@@ -113,5 +113,6 @@ mod resources;
 mod schema;
 mod shell;
 mod support;
+mod templates;
 mod validate;
 mod yaml;
