@@ -29,6 +29,44 @@ pub(crate) fn functions() -> String {
     out
 }
 
+/// The sh function `record_refused KIND ID`: why a record line is never
+/// acted on, printed, when it names a file that is not a normalized
+/// absolute path, one beryl writes itself (its record included), or one of
+/// the base system ([`crate::freebsd::base::BASE_PATHS`]). The record is
+/// root's (0600, in a directory only root writes); this is the second lock.
+pub(crate) fn refusals() -> Result<String, QuoteError> {
+    let mut own: Vec<&str> = crate::freebsd::names::MANAGED_FILES
+        .iter()
+        .map(|(p, _)| *p)
+        .collect();
+    own.push(crate::resource::RECORD);
+    let own: Result<Vec<String>, QuoteError> = own.iter().map(|p| word(p)).collect();
+    let mut base = Vec::new();
+    for (path, _) in crate::freebsd::base::BASE_PATHS {
+        base.push(match path.strip_suffix('/') {
+            Some(dir) => format!("{}/*", word(dir)?),
+            None => word(path)?,
+        });
+    }
+    Ok(format!(
+        r#"# record_refused KIND ID: why a record line is never acted on, if it is
+# one: a file that is not a normalized absolute path, one beryl writes
+# itself, or one of the base system (src/freebsd/base.rs, BASE_PATHS).
+record_refused() {{
+	[ "$1" = file ] || return 1
+	case $2 in
+	/*//* | /*/./* | /*/../* | */. | */.. | */ | [!/]*) echo "a path that is not absolute and normalized" ;;
+	{own}) echo "a file beryl writes itself" ;;
+	{base}) echo "a file of the base system" ;;
+	*) return 1 ;;
+	esac
+}}
+"#,
+        own = own?.join(" | "),
+        base = base.join(" | "),
+    ))
+}
+
 /// The `desired=` assignment of the script: the record lines of the items
 /// the config still holds, and whether to prune.
 pub(crate) fn desired(records: &[&Record], prune: bool) -> Result<String, QuoteError> {

@@ -116,6 +116,7 @@ fn header() -> Result<&'static str, QuoteError> {
                 &word(crate::resource::dirname(crate::resource::RECORD))?,
             )
             .replace("@KINDS@", &super::prune::functions())
+            .replace("@REFUSALS@", &super::prune::refusals()?)
             .replace("@LIB@\n", crate::resource::HOST_LIB)
             .replace("@SCRIPTS@\n", &scripts()?))
     });
@@ -192,6 +193,7 @@ fail() {
 # The recorded kinds (src/apply/prune.rs): exists_KIND ID exits 0 when the
 # item is there; keep_KIND ID says why it must stay; remove_KIND ID.
 @KINDS@
+@REFUSALS@
 # prune_all: remove each recorded item the config no longer holds
 # ($desired), unless pruning is off; an item already gone is forgotten.
 prune_all() {
@@ -203,6 +205,11 @@ prune_all() {
 		fi
 		kind=${line%% *}
 		id=${line#* }
+		if why=$(record_refused "$kind" "$id"); then
+			echo "! $kind:$id refused: the record names $why; nothing is done with it"
+			failed=$((failed + 1))
+			continue
+		fi
 		if ! command -v "exists_$kind" >/dev/null 2>&1; then
 			echo "= $kind:$id kept: a kind this beryl does not know"
 			continue
@@ -347,7 +354,9 @@ step() {
 @SCRIPTS@
 "#;
 
-const FOOTER: &str = "save_record\nfinish\n";
+/// The end: the record, the summary, and a status that is not 0 when a
+/// step or a record line failed without stopping the run.
+const FOOTER: &str = "save_record\nfinish\n[ \"$failed\" -eq 0 ]\n";
 
 /// A saved plan's guard: the facts script runs first, its output (byte for
 /// byte, through a file: `$(…)` would drop trailing newlines) is hashed, and

@@ -71,3 +71,32 @@ pub(crate) const PACKAGE_SHELLS: &[(&str, &str)] = &[
     ("/usr/local/bin/dash", "dash"),
     ("/usr/local/bin/nu", "nushell"),
 ];
+
+/// Files and directories of the base system that no record line may make
+/// apply remove (docs/apply.md, "What apply trusts on the host"): a path,
+/// or a directory and everything under it (ending in `/`), and its source.
+pub(crate) const BASE_PATHS: &[(&str, &str)] = &[
+    ("/etc/master.passwd", "etc/master.passwd @e4452d45"),
+    ("/etc/group", "etc/group @d28066d8"),
+    (
+        "/etc/passwd",
+        "usr.sbin/pw (regenerated from master.passwd)",
+    ),
+    (
+        "/etc/pwd.db",
+        "usr.sbin/pw (regenerated from master.passwd)",
+    ),
+    (
+        "/etc/spwd.db",
+        "usr.sbin/pw (regenerated from master.passwd)",
+    ),
+    ("/bin/", "share/man/man7/hier.7 @0100fd6e"),
+    ("/sbin/", "share/man/man7/hier.7 @0100fd6e"),
+    ("/boot/kernel/", "share/man/man7/hier.7 @0100fd6e"),
+    ("/boot/defaults/", "share/man/man7/hier.7 @0100fd6e"),
+    ("/etc/defaults/", "share/man/man7/hier.7 @0100fd6e"),
+    ("/usr/bin/", "share/man/man7/hier.7 @0100fd6e"),
+    ("/usr/sbin/", "share/man/man7/hier.7 @0100fd6e"),
+    ("/usr/lib/", "share/man/man7/hier.7 @0100fd6e"),
+    ("/usr/libexec/", "share/man/man7/hier.7 @0100fd6e"),
+];

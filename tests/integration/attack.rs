@@ -275,3 +275,67 @@ fn pruning_follows_no_link_a_user_swapped_in() {
     // The record keeps the line: nothing was removed.
     assert!(sh(&bsd, "cat /var/db/beryl/managed").contains("file /home/alice/.config/app.conf\n"));
 }
+
+/// The record is root's, 0600; a line in it naming a base-system file, one
+/// beryl writes itself, or a path that is not normalized is reported and
+/// never acted on (it once made apply run `rm -f /etc/passwd`).
+#[test]
+fn a_tampered_record_removes_nothing() {
+    let Some((dir, bsd)) = live(
+        "freebsd:\n  packages: [tmux]\n",
+        "a_tampered_record_removes_nothing",
+    ) else {
+        return;
+    };
+    let d = dir.path();
+    let lines = [
+        "file /etc/passwd",
+        "file /usr/local/etc/sudoers.d/beryl",
+        "file /etc/../etc/group",
+        "file /bin/sh",
+    ];
+    sh(
+        &bsd,
+        &format!(
+            "mkdir -p /var/db/beryl && printf '%s\\n' {} >> /var/db/beryl/managed",
+            lines.map(|l| format!("'{l}'")).join(" ")
+        ),
+    );
+    let targets = [
+        "/etc/passwd",
+        "/etc/group",
+        "/bin/sh",
+        "/usr/local/etc/sudoers.d/beryl",
+    ];
+    let before = fingerprint(&bsd, &targets);
+    let run = apply(&bsd, d, "live");
+    assert_ne!(run.status, 0, "{}", run.all());
+    for (line, why) in [
+        ("file:/etc/passwd", "a file of the base system"),
+        (
+            "file:/usr/local/etc/sudoers.d/beryl",
+            "a file beryl writes itself",
+        ),
+        (
+            "file:/etc/../etc/group",
+            "a path that is not absolute and normalized",
+        ),
+        ("file:/bin/sh", "a file of the base system"),
+    ] {
+        assert!(
+            run.stdout
+                .contains(&format!("! {line} refused: the record names {why}")),
+            "{line}:\n{}",
+            run.all()
+        );
+    }
+    assert_eq!(fingerprint(&bsd, &targets), before);
+    let record = sh(&bsd, "cat /var/db/beryl/managed");
+    for l in lines {
+        assert!(record.contains(&format!("{l}\n")), "{record}");
+    }
+    assert_eq!(
+        sh(&bsd, "stat -f '%Lp %Su' /var/db/beryl/managed"),
+        "600 root\n"
+    );
+}

@@ -18,8 +18,8 @@ mod tunables;
 
 pub(crate) use account::{MAX_UID, comment, group_name, shell, uid, user_name, user_state};
 pub(crate) use files::{
-    NOTIFY_ACTIONS, file_mode, file_path, inventory_path, managed_file, notify_action,
-    service_name, validate_command,
+    MANAGED_FILES, NOTIFY_ACTIONS, file_mode, file_path, inventory_path, managed_file,
+    notify_action, service_name, validate_command,
 };
 pub(crate) use kinds::{Install, Ipv4, Ipv6, Raid, UserState};
 pub(crate) use network::{interface_name, ip_address, ipv4, ipv4_address, ipv6, ipv6_address};
