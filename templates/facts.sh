@@ -51,11 +51,14 @@ json() {
 		END { if (nl) printf "\\n"; printf "\"" }'
 }
 
-# as_json: what `peek` printed (standard input) as JSON: null when nothing
-# is there, a link as itself (`"type":"link"` with its own mode and owner,
-# never what it points to), a directory's mode and owner, a file's digest,
-# mode, owner, group and content.
+# as_json [private]: what `peek` printed (standard input) as JSON: null
+# when nothing is there, a link as itself (`"type":"link"` with its own mode
+# and owner, never what it points to), a directory's mode and owner, a
+# file's digest, mode, owner, group and content. With `private`, the content
+# of a file others may not read is left out (`"private":true`): a secret
+# stays on the host.
 as_json() {
+	_private=${1:-}
 	# Keep trailing newlines: the command substitution would drop them.
 	_all=$(cat; printf x)
 	_all=${_all%x}
@@ -76,6 +79,13 @@ as_json() {
 	link) printf '{"type":"link","mode":%s,"owner":%s,"group":%s}' "$(json "$2")" "$(json "$3")" "$(json "$4")" ;;
 	dir) printf '{"mode":%s,"owner":%s}' "$(json "$2")" "$(json "$3")" ;;
 	file)
+		case $_private:$2 in
+		private:*[0123])
+			printf '{"sha256":%s,"mode":%s,"owner":%s,"group":%s,"private":true}' \
+				"$(json "$5")" "$(json "$2")" "$(json "$3")" "$(json "$4")"
+			return 0
+			;;
+		esac
 		printf '{"sha256":%s,"mode":%s,"owner":%s,"group":%s,"content":%s}' \
 			"$(json "$5")" "$(json "$2")" "$(json "$3")" "$(json "$4")" "$(json "$_body")"
 		;;
@@ -110,8 +120,8 @@ file() {
 		return 0
 	fi
 	case $_t in
-	root) sh -c "$peek" sh "$1" </dev/null 2>/dev/null | as_json ;;
-	*) as_user "$(stat -f '%Su' "$_d")" "$peek" sh "$1" </dev/null 2>/dev/null | as_json ;;
+	root) sh -c "$peek" sh "$1" </dev/null 2>/dev/null | as_json private ;;
+	*) as_user "$(stat -f '%Su' "$_d")" "$peek" sh "$1" </dev/null 2>/dev/null | as_json private ;;
 	esac
 }
 

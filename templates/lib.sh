@@ -50,8 +50,8 @@ trusted_dir() {
 		fi
 		_s=$(stat -f '%Su %Lp' "$_d") || return 1
 		_o=${_s% *}
-		_m=00${_s#* }
-		_m=${_m#"${_m%???}"}
+		# The mode's three digits (%Lp prints 750, 55, 0): group, other.
+		_m=$(printf '%03d' "${_s#* }")
 		_w=''
 		case $_m in
 		?[2367]? | ??[2367]) _w='others than ' ;;

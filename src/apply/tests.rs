@@ -494,3 +494,39 @@ fn a_link_in_the_home_is_refused_with_its_reason() {
     assert_eq!(out[0].action, Action::Refuse);
     assert!(out[0].diff.is_none(), "no content of a link is shown");
 }
+
+/// A file others may not read is a secret: the dry run compares it by its
+/// digests, shows no line of it, and its content is in no check, change or
+/// desired value it reports; the script keeps it.
+#[test]
+fn a_private_file_is_judged_by_its_digest() {
+    let mut f = file("/etc/db.conf", "password=canary\n", &[]);
+    if let Want::File(w) = &mut f.desired {
+        w.mode = "600".into();
+    }
+    let f = step(f.desired.clone());
+    assert!(f.change.contains("password=canary"));
+    let have = serde_json::json!({"files": {"/etc/db.conf": {
+        "sha256": sha256_hex("old\n"), "mode": "600", "owner": "root", "group": "wheel", "private": true}}});
+    let out = compare(
+        std::slice::from_ref(&f),
+        Some(&state(&have.to_string())),
+        true,
+    );
+    assert_eq!(out[0].action, Action::Update);
+    assert!(out[0].diff.is_none());
+    let text = super::diff::to_text("h", &out, true);
+    let json = serde_json::to_string(&out).unwrap();
+    for shown in [&text, &json, &out[0].check, &out[0].change] {
+        assert!(!shown.contains("canary"), "{shown}");
+    }
+    assert!(
+        text.contains(&format!(
+            "content: \"sha256:{}\" -> \"sha256:{}\"",
+            sha256_hex("old\n"),
+            sha256_hex("password=canary\n")
+        )),
+        "{text}"
+    );
+    assert!(crate::resource::private_mode("0640") && !crate::resource::private_mode("644"));
+}

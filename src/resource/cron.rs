@@ -9,7 +9,7 @@
 use serde::Serialize;
 
 use super::state::State;
-use super::verdict::{Verdict, judge_file};
+use super::verdict::{Content, Verdict, judge_file};
 use super::{Input, Kind, Prune, Record, Resource, Shell};
 use crate::freebsd::cron;
 use crate::fsutil::sha256_hex;
@@ -118,7 +118,8 @@ impl Kind for Cron {
         let Some(have) = s.cron.get(&e.name).and_then(|f| f.as_ref()) else {
             return Verdict::create();
         };
-        judge_file(have, &e.content, CRON_MODE, "root", "wheel", Vec::new())
+        let want = (e.content.as_str(), Content::Shown);
+        judge_file(have, want, CRON_MODE, "root", "wheel", Vec::new())
     }
 }
 

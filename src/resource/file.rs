@@ -13,7 +13,7 @@
 use serde::Serialize;
 
 use super::state::State;
-use super::verdict::{Verdict, judge_file};
+use super::verdict::{Content, Verdict, judge_file};
 use super::{Input, Kind, Prune, Record, Resource, Shell, lines};
 use crate::fsutil::sha256_hex;
 use crate::schema::{Ipv4, Ipv6, Located, ManagedFile};
@@ -195,8 +195,10 @@ pub(crate) const PRUNE: Prune = Prune {
 
 /// How the owner puts a staged file (standard input) in place in a
 /// directory of its own (`$1`): as `$2`, with the group `$3` and the mode
-/// `$4`, through a new file (mktemp(1): mkstemp(3)) renamed over the old
-/// one; a link at `$2` is refused.
+/// `$4`, through a new file (mktemp(1): mkstemp(3) in the working
+/// directory, usr.bin/mktemp/mktemp.c @039ea811) renamed over the old one;
+/// a link at `$2` is refused. Root's own staging directory is `mktemp -d`
+/// (mkdtemp(3), 0700).
 const PLACE: &str = r#"cd -P -- "$1" && [ "$(pwd -P)" = "$1" ] || {
 	echo "$1 is not where it was: not followed" >&2
 	exit 1
@@ -290,7 +292,31 @@ return "$status""#,
         let Some(have) = s.files.get(&f.path).and_then(|f| f.as_ref()) else {
             return Verdict::create();
         };
-        judge_file(have, &f.content, &f.mode, &f.owner, &f.group, Vec::new())
+        let shown = match super::private_mode(&f.mode) {
+            true => Content::Secret,
+            false => Content::Shown,
+        };
+        judge_file(
+            have,
+            (&f.content, shown),
+            &f.mode,
+            &f.owner,
+            &f.group,
+            Vec::new(),
+        )
+    }
+
+    /// The content of a file others may not read (`0600`, `0640`): the
+    /// script writes it; reports and saved plans show its digest, as the
+    /// quoted word the script holds and as the text.
+    fn secrets(f: &File) -> Vec<String> {
+        match super::private_mode(&f.mode) && !f.content.is_empty() {
+            true => [w(&f.content).ok(), Some(f.content.clone())]
+                .into_iter()
+                .flatten()
+                .collect(),
+            false => Vec::new(),
+        }
     }
 
     fn query(f: &File) -> Option<Record> {

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::state::{State, Type};
-use super::verdict::{Verdict, change, judge_file};
+use super::verdict::{Content, Verdict, change, judge_file};
 use super::{Input, Kind, Resource, Shell, text};
 use crate::fsutil::sha256_hex;
 use crate::schema::UserState;
@@ -123,7 +123,9 @@ impl Kind for Keys {
         let Some(file) = &have.authorized_keys else {
             return Verdict::create();
         };
-        judge_file(file, &want.content, "600", &want.user, &want.group, changes)
+        // Public keys: shown as lines, though the file is 0600.
+        let content = (want.content.as_str(), Content::Shown);
+        judge_file(file, content, "600", &want.user, &want.group, changes)
     }
 }
 
@@ -136,8 +138,10 @@ const CHECK: &str = r#"cd -P -- "$1" && [ ! -L .ssh ] && [ ! -L .ssh/authorized_
 
 /// The change, run as the user (`$4`) from the home (`$1`): refuse a home
 /// that is not the user's (test(1) `-O`) and a link, then write the keys
-/// (`$2`) to a new file (mktemp(1): mkstemp(3), 0600) with the group
-/// (`$3`), and rename it over the old one.
+/// (`$2`) to a new file with the group (`$3`), and rename it over the old
+/// one. mktemp(1) with a relative template makes the file in the working
+/// directory with mkstemp(3), mode 0600 (usr.bin/mktemp/mktemp.c
+/// @039ea811).
 const CHANGE: &str = r#"cd -P -- "$1" || exit 1
 if [ ! -O . ]; then
 	echo "$1 does not belong to $4: its keys are written by $4 only" >&2

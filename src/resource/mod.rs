@@ -474,6 +474,16 @@ pub(crate) fn dirname(path: &str) -> &str {
     }
 }
 
+/// Whether a file of this mode (octal digits, as `stat -f %Lp` prints it or
+/// the inventory writes it: `600`, `0640`) is private: others may not read
+/// it. Its content is then a secret: reports and facts show its digest.
+pub(crate) fn private_mode(mode: &str) -> bool {
+    mode.chars()
+        .last()
+        .and_then(|c| c.to_digit(8))
+        .is_some_and(|other| other & 4 == 0)
+}
+
 /// The last component of an absolute path (`nginx.conf`).
 pub(crate) fn basename(path: &str) -> &str {
     path.rsplit_once('/').map_or(path, |(_, name)| name)

@@ -167,6 +167,10 @@ pub(crate) struct File {
     /// content.
     #[serde(default, rename = "type")]
     pub kind: Type,
+    /// A managed file others may not read: the facts hold its digest, not
+    /// its content.
+    #[serde(default)]
+    pub private: bool,
 }
 
 /// A service (`service`).

@@ -91,17 +91,27 @@ pub(crate) fn change(field: &str, before: &str, after: &str) -> Change {
 
 /// Mode, owner and content of a file; the unified diff when the content
 /// differs.
+/// Whether a file's content may be shown: `Secret` for a managed file
+/// others may not read (its digest only), `Shown` for one whose content is
+/// no secret whatever its mode (authorized_keys: public keys).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Content {
+    Shown,
+    Secret,
+}
+
 /// What applying a whole file would do, after the `changes` a kind found
 /// itself: refused where the host has a symbolic link (apply follows none),
 /// else an update with the fields and content that differ.
 pub(crate) fn judge_file(
     have: &state::File,
-    content: &str,
+    want: (&str, Content),
     mode: &str,
     owner: &str,
     group: &str,
     mut changes: Vec<Change>,
 ) -> Verdict {
+    let (content, shown) = want;
     let refused = match have.kind {
         state::Type::Link => Some("link"),
         state::Type::Untrusted => Some("untrusted"),
@@ -112,6 +122,16 @@ pub(crate) fn judge_file(
         return Verdict::refuse(changes);
     }
     let diff = compare_file(have, content, mode, owner, group, &mut changes);
+    // A private file's content is shown by its digest on both sides: no
+    // diff of its lines (facts do not even read them).
+    if shown == Content::Secret || have.private {
+        if diff.is_some() {
+            let digest = |hex: &str| format!("sha256:{hex}");
+            let want = crate::fsutil::sha256_hex(content);
+            changes.push(change("content", &digest(&have.sha256), &digest(&want)));
+        }
+        return Verdict::update(changes, None);
+    }
     Verdict::update(changes, diff)
 }
 

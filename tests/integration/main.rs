@@ -111,6 +111,7 @@ mod props;
 mod reclass;
 mod resources;
 mod schema;
+mod secrets;
 mod shell;
 mod support;
 mod templates;

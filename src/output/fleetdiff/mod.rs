@@ -237,9 +237,79 @@ const SECRETS: &[&str] = &["freebsd.root_password"];
 
 /// A change of a secret, its values replaced by their digests.
 fn redact(change: &mut Change) {
-    if !SECRETS.contains(&change.path.as_str()) {
-        return;
+    if SECRETS.contains(&change.path.as_str()) {
+        digests(change);
     }
+}
+
+/// Whether a change is of the content of a managed file that others may
+/// not read (`freebsd.files.PATH.content`, the file's mode on either side
+/// private): a secret as root's hash is.
+fn private_content(change: &Change, sides: [&crate::value::Node; 2]) -> bool {
+    let Ok(segments) = crate::syntax::path::parse_place(&change.path) else {
+        return false;
+    };
+    let [freebsd, files, key, content] = segments.as_slice() else {
+        return false;
+    };
+    if (
+        freebsd.text.as_str(),
+        files.text.as_str(),
+        content.text.as_str(),
+    ) != ("freebsd", "files", "content")
+    {
+        return false;
+    }
+    sides.iter().any(|cfg| {
+        let mode = cfg
+            .get("freebsd")
+            .and_then(|f| f.get("files"))
+            .and_then(|f| f.get(&key.text))
+            .and_then(|f| f.get("mode"));
+        match mode.map(|m| &m.value) {
+            Some(crate::value::Value::Str(s)) => crate::resource::private_mode(s),
+            Some(crate::value::Value::Int(n)) => crate::resource::private_mode(&n.to_string()),
+            _ => false,
+        }
+    })
+}
+
+/// A file entry added or removed whole (`freebsd.files.PATH`, or the whole
+/// `freebsd.files`): the content of each private one by its digest.
+fn private_entries(change: &mut Change) {
+    let Ok(segments) = crate::syntax::path::parse_place(&change.path) else {
+        return;
+    };
+    let texts: Vec<&str> = segments.iter().map(|s| s.text.as_str()).collect();
+    let entry = |v: &mut Value| {
+        let Some(map) = v.as_object_mut() else {
+            return;
+        };
+        let private = match map.get("mode") {
+            Some(Value::String(m)) => crate::resource::private_mode(m),
+            Some(Value::Number(n)) => crate::resource::private_mode(&n.to_string()),
+            _ => false,
+        };
+        if let (true, Some(Value::String(c))) = (private, map.get("content")) {
+            let shown = crate::resource::digest_of(c);
+            map.insert("content".into(), Value::String(shown));
+        }
+    };
+    for side in [&mut change.old, &mut change.new].into_iter().flatten() {
+        match texts.as_slice() {
+            ["freebsd", "files", _] => entry(side),
+            ["freebsd", "files"] => {
+                if let Some(map) = side.as_object_mut() {
+                    map.values_mut().for_each(entry);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The values of a change replaced by their digests.
+fn digests(change: &mut Change) {
     let digest = |v: &mut Option<Value>| {
         if let Some(value) = v {
             let text = match &*value {
@@ -294,6 +364,12 @@ fn config_change(
     let mut changes = walk::diff(&a, &b, policy);
     if changes.is_empty() {
         return Ok(None);
+    }
+    for c in changes.iter_mut() {
+        if private_content(c, [&a.node, &b.node]) {
+            digests(c);
+        }
+        private_entries(c);
     }
     let changed_inputs = match (&old.files, &new.files) {
         (Some(of), Some(nf)) => {
