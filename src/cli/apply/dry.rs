@@ -16,6 +16,9 @@ pub(super) fn run(
     plans: &[Planned<'_>],
     out: &mut dyn Write,
 ) -> Result<Outcome, Failure> {
+    if let Some(dir) = &args.state_dir {
+        state::exists(dir)?;
+    }
     let snapshots: Vec<Option<Snapshot>> =
         crate::diag::collect(plans.iter().map(|p| match (&args.state, &args.state_dir) {
             (Some(file), _) => state::load(file).map(Some),

@@ -19,6 +19,21 @@ pub(super) struct Snapshot {
     pub text: String,
 }
 
+/// `--state-dir` must be a directory: a mistyped one would leave every
+/// host's state unknown, which a dry run reports as exit 0.
+pub(super) fn exists(dir: &Path) -> Result<(), Failure> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    Err(vec![
+        Diag::new(
+            Code::State,
+            format!("--state-dir {}: no such directory", dir.display()),
+        )
+        .help("gather the snapshots into it first: beryl facts --gather SELECTION --out DIR"),
+    ])
+}
+
 /// The snapshot of `fqdn` in `dir`; `None` when there is none (its state is
 /// unknown). A file that is there but is not a snapshot is an error.
 pub(super) fn from_dir(dir: &Path, fqdn: &str) -> Result<Option<Snapshot>, Failure> {
