@@ -45,9 +45,12 @@ crate::diag::codes! {
 
 /// Bring hosts to their effective config, or show what that would change.
 ///
-/// The steps run in a fixed order (pkg, packages, groups, users, root's
-/// password, authorized_keys, files, sshd_config, rc.conf, time zone): the
-/// state the install set up. Each checks, changes only if needed, and checks
+/// The steps run in a fixed order (pools and datasets, pkg, packages,
+/// groups, users, root's password, authorized_keys, the sudoers and
+/// resolver files, sshd_config, rc.conf, time zone, sysctls, loader.conf,
+/// cron entries, the listed files, services; then the services they
+/// notify, and the pruning of what beryl created and the config dropped):
+/// the state the install set up. Each checks, changes only if needed, and checks
 /// again. --dry-run prints the plan offline: against snapshots from `beryl
 /// facts` (--state for one host, --state-dir for many), else with every step
 /// undecided; --out saves it, and --plan applies exactly a saved plan,
@@ -78,7 +81,7 @@ pub(crate) struct Args {
     #[arg(long)]
     pub dry_run: bool,
 
-    /// A state snapshot (the output of `beryl facts`) to compare with (one host).
+    /// A state snapshot of the host (the output of `beryl facts HOST`, or `beryl facts --gather`) to compare with (one host).
     #[arg(
         long,
         value_name = "FILE",
