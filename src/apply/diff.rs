@@ -202,6 +202,14 @@ pub(crate) fn to_text(host: &str, outcomes: &[Outcome], known: bool) -> String {
                 indent(&o.check),
                 indent(&o.change)
             ));
+            // What a change would leave to be done, and the services it
+            // would notify: said without a snapshot too.
+            if let Some(note) = o.note {
+                out.push_str(&format!("    note: {note}\n"));
+            }
+            for n in &o.notify {
+                out.push_str(&format!("    notify: {} {}\n", n.service, n.action));
+            }
             continue;
         }
         for c in &o.changes {

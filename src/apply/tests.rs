@@ -530,3 +530,38 @@ fn a_private_file_is_judged_by_its_digest() {
     );
     assert!(crate::resource::private_mode("0640") && !crate::resource::private_mode("644"));
 }
+
+/// What is not live when apply is done says so: sshd until it reloads, the
+/// network until it restarts or the host boots, ZFS properties that only
+/// new data sees; a variable read at once (the host name is restarted by
+/// apply) carries no note.
+#[test]
+fn changes_that_are_not_live_yet_say_so() {
+    let rc = |name: &str| {
+        step(Want::Rc(crate::resource::rc::Rc {
+            name: name.into(),
+            value: "x".into(),
+            owners: Vec::new(),
+            restart: None,
+        }))
+    };
+    for (s, has) in [
+        (rc("ifconfig_vtnet0"), Some("service netif restart")),
+        (rc("ifconfig_vtnet0_ipv6"), Some("service netif restart")),
+        (rc("defaultrouter"), Some("service routing restart")),
+        (rc("hostname"), None),
+        (rc("ifconfig_"), None),
+        (
+            step(Want::Sshd(crate::resource::sshd::Sshd {
+                settings: vec![("PermitRootLogin".into(), "no".into())],
+            })),
+            Some("service sshd reload"),
+        ),
+    ] {
+        match (s.desired.note(), has) {
+            (Some(note), Some(want)) => assert!(note.contains(want), "{}: {note}", s.id),
+            (None, None) => {}
+            (got, _) => panic!("{}: {got:?}", s.id),
+        }
+    }
+}

@@ -34,6 +34,31 @@ pub struct Rc {
 /// again, and the script (a file of [`rcd::SCRIPTS`]).
 pub(crate) const RESTART: &[(&str, &str)] = &[("hostname", "hostname")];
 
+/// Variables that a running host reads only at boot or when a script
+/// restarts, which apply does not do over the network it runs on: a
+/// variable (or a prefix ending in `_`), and the note a change of it
+/// carries (rc.d/netif and rc.d/routing read them: libexec/rc/rc.d).
+const LATER: &[(&str, &str)] = &[
+    ("ifconfig_", NETWORK),
+    ("defaultrouter", ROUTING),
+    ("ipv6_defaultrouter", ROUTING),
+    ("rtsold_enable", NETWORK),
+];
+
+const NETWORK: &str = "the interfaces read it at boot: it takes effect at the next boot, or after `service netif restart` and `service routing restart` (apply does not restart the network it runs over)";
+const ROUTING: &str = "the routes are set at boot: it takes effect at the next boot, or after `service routing restart` (apply does not restart the network it runs over)";
+
+/// The note of a variable that is not live when written ([`LATER`]).
+fn later(name: &str) -> Option<&'static str> {
+    LATER
+        .iter()
+        .find(|(v, _)| match v.ends_with('_') {
+            true => name.starts_with(v) && name.len() > v.len(),
+            false => name == *v,
+        })
+        .map(|(_, note)| *note)
+}
+
 /// The variables, in order: hostname, each interface's IPv4 then IPv6, the
 /// routers, rtsold, `freebsd.rc_conf`, sshd, zfs.
 pub(crate) fn layout(input: &Input<'_>) -> Vec<Resource> {
@@ -101,6 +126,10 @@ impl Kind for Rc {
 
     fn wants(&self) -> Vec<Rc> {
         vec![self.clone()]
+    }
+
+    fn note(want: &Rc) -> Option<&'static str> {
+        later(&want.name)
     }
 
     fn step_id(want: &Rc) -> String {

@@ -57,6 +57,14 @@ impl Kind for Sshd {
         "sshd".into()
     }
 
+    /// sshd reads its config when it starts or reloads, which apply does
+    /// not do over its own connection.
+    fn note(_: &Sshd) -> Option<&'static str> {
+        Some(
+            "sshd reads sshd_config when it starts or reloads: it takes effect after `service sshd reload` (apply does not reload sshd over its own connection)",
+        )
+    }
+
     fn wants(&self) -> Vec<Sshd> {
         vec![self.clone()]
     }

@@ -30,6 +30,10 @@ pub struct Zfs {
     pub destroy: bool,
 }
 
+/// The properties that apply to blocks as they are written (zfsprops(7)):
+/// existing data keeps the old value.
+const NEW_DATA: &[&str] = &["recordsize", "compression", "copies", "checksum", "dedup"];
+
 /// A property: as `zfs set` takes it and as `zfs get -H -p` prints it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Prop {
@@ -88,6 +92,16 @@ impl Kind for Zfs {
 
     fn id(&self) -> String {
         format!("zfs:{}", self.name)
+    }
+
+    /// A property that only data written after it changes sees.
+    fn note(want: &Zfs) -> Option<&'static str> {
+        want.props
+            .iter()
+            .any(|p| NEW_DATA.contains(&p.name.as_str()))
+            .then_some(
+                "recordsize, compression, copies, checksum and dedup apply to data written from now on: what the dataset holds keeps its old ones until it is rewritten",
+            )
     }
 
     fn records(&self) -> Vec<Record> {
