@@ -8,6 +8,9 @@ use crate::resource::verdict::{Action, Change, Verdict, change};
 use crate::resource::{Notify, Record};
 use crate::value::repr::visible;
 
+/// The lines of a file's diff the text report shows.
+const MAX_DIFF_LINES: usize = 200;
+
 /// How the text report marks an action.
 fn symbol(action: Action) -> char {
     match action {
@@ -225,9 +228,18 @@ pub(crate) fn to_text(host: &str, outcomes: &[Outcome], known: bool) -> String {
         }
         // A file's lines come from the host: their control characters are
         // shown, never sent to the terminal.
+        // Bounded: a reviewer reads the start of a long file here, and the
+        // whole of it in --format json.
         if let Some(d) = &o.diff {
-            for line in d.lines() {
+            let total = d.lines().count();
+            for line in d.lines().take(MAX_DIFF_LINES) {
                 out.push_str(&format!("    {}\n", visible(line, &['\t'])));
+            }
+            if total > MAX_DIFF_LINES {
+                out.push_str(&format!(
+                    "    … {} more lines of diff (the whole diff is in --format json)\n",
+                    total - MAX_DIFF_LINES
+                ));
             }
         }
         if let Some(note) = o.note {

@@ -565,3 +565,32 @@ fn changes_that_are_not_live_yet_say_so() {
         }
     }
 }
+
+/// A file to be created shows its lines (a diff from /dev/null), bounded in
+/// text; a private one only its digest.
+#[test]
+fn a_new_file_shows_its_content() {
+    let f = file("/etc/motd", "hello\nworld\n", &[]);
+    let none = state(r#"{"files": {}}"#);
+    let out = compare(std::slice::from_ref(&f), Some(&none), true);
+    assert_eq!(out[0].action, Action::Create);
+    let text = super::diff::to_text("h", &out, true);
+    assert!(
+        text.contains("+ file:/etc/motd\n    --- /dev/null\n    +++ desired\n"),
+        "{text}"
+    );
+    assert!(text.contains("    +hello\n    +world\n"), "{text}");
+    let long: String = (0..500).map(|i| format!("line {i}\n")).collect();
+    let out = compare(&[file("/etc/long", &long, &[])], Some(&none), true);
+    let text = super::diff::to_text("h", &out, true);
+    assert!(text.contains("    … 303 more lines of diff"), "{text}");
+    assert!(!text.contains("line 300\n"), "{text}");
+    let mut secret = file("/etc/db.conf", "password=canary\n", &[]);
+    if let Want::File(w) = &mut secret.desired {
+        w.mode = "600".into();
+    }
+    let out = compare(&[step(secret.desired.clone())], Some(&none), true);
+    let text = super::diff::to_text("h", &out, true);
+    assert!(!text.contains("canary"), "{text}");
+    assert!(text.contains("    content: \"\" -> \"sha256:"), "{text}");
+}

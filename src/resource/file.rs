@@ -13,7 +13,7 @@
 use serde::Serialize;
 
 use super::state::State;
-use super::verdict::{Content, Verdict, judge_file};
+use super::verdict::{Content, Verdict, create_file, judge_file};
 use super::{Input, Kind, Prune, Record, Resource, Shell, lines};
 use crate::fsutil::sha256_hex;
 use crate::schema::{Ipv4, Ipv6, Located, ManagedFile};
@@ -289,12 +289,12 @@ return "$status""#,
     }
 
     fn judge(f: &File, s: &State) -> Verdict {
-        let Some(have) = s.files.get(&f.path).and_then(|f| f.as_ref()) else {
-            return Verdict::create();
-        };
         let shown = match super::private_mode(&f.mode) {
             true => Content::Secret,
             false => Content::Shown,
+        };
+        let Some(have) = s.files.get(&f.path).and_then(|f| f.as_ref()) else {
+            return create_file(&f.content, shown);
         };
         judge_file(
             have,

@@ -45,8 +45,8 @@ const LATER: &[(&str, &str)] = &[
     ("rtsold_enable", NETWORK),
 ];
 
-const NETWORK: &str = "the interfaces read it at boot: it takes effect at the next boot, or after `service netif restart` and `service routing restart` (apply does not restart the network it runs over)";
-const ROUTING: &str = "the routes are set at boot: it takes effect at the next boot, or after `service routing restart` (apply does not restart the network it runs over)";
+const NETWORK: &str = "the interfaces read it at boot: it takes effect at the next boot, or after service netif restart and service routing restart (apply does not restart the network it runs over)";
+const ROUTING: &str = "the routes are set at boot: it takes effect at the next boot, or after service routing restart (apply does not restart the network it runs over)";
 
 /// The note of a variable that is not live when written ([`LATER`]).
 fn later(name: &str) -> Option<&'static str> {

@@ -61,7 +61,7 @@ impl Kind for Sshd {
     /// not do over its own connection.
     fn note(_: &Sshd) -> Option<&'static str> {
         Some(
-            "sshd reads sshd_config when it starts or reloads: it takes effect after `service sshd reload` (apply does not reload sshd over its own connection)",
+            "sshd reads sshd_config when it starts or reloads: it takes effect after service sshd reload (apply does not reload sshd over its own connection)",
         )
     }
 

@@ -162,6 +162,25 @@ fn compare_file(
 }
 
 /// A unified diff from what the host has to what beryl wants.
+/// A file to be created, as a reviewer needs it: its lines as a diff from
+/// nothing (`--- /dev/null`), or, for a file others may not read, only its
+/// digest.
+pub(crate) fn create_file(content: &str, shown: Content) -> Verdict {
+    match shown {
+        Content::Shown => {
+            let diff = similar::TextDiff::from_lines("", content)
+                .unified_diff()
+                .header("/dev/null", "desired")
+                .to_string();
+            Verdict::new(Action::Create, Vec::new(), Some(diff))
+        }
+        Content::Secret => {
+            let digest = format!("sha256:{}", crate::fsutil::sha256_hex(content));
+            Verdict::new(Action::Create, vec![change("content", "", &digest)], None)
+        }
+    }
+}
+
 pub(crate) fn unified(have: &str, want: &str) -> String {
     similar::TextDiff::from_lines(have, want)
         .unified_diff()

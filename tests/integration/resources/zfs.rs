@@ -93,6 +93,8 @@ fn an_inherited_value_is_not_a_set_one() {
         vec![
             "~ zfs:zroot/var/cache".to_string(),
             "    compression: \"zstd (inherited from zroot/var)\" -> \"zstd\"".to_string(),
+            // Every compression step says what a change of it reaches.
+            "    note: recordsize, compression, copies, checksum and dedup apply to data written from now on: what the dataset holds keeps its old ones until it is rewritten".to_string(),
         ]
     );
     agree(&bsd, dir.path(), "live", &["~ zfs:zroot/var/cache"]);
