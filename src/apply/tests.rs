@@ -495,16 +495,21 @@ fn a_link_in_the_home_is_refused_with_its_reason() {
     assert!(out[0].diff.is_none(), "no content of a link is shown");
 }
 
+/// A listed file of mode 600, which others may not read.
+fn private_file(path: &str, content: &str) -> Step {
+    let mut f = file(path, content, &[]);
+    if let Want::File(w) = &mut f.desired {
+        w.mode = "600".into();
+    }
+    step(f.desired)
+}
+
 /// A file others may not read is a secret: the dry run compares it by its
 /// digests, shows no line of it, and its content is in no check, change or
 /// desired value it reports; the script keeps it.
 #[test]
 fn a_private_file_is_judged_by_its_digest() {
-    let mut f = file("/etc/db.conf", "password=canary\n", &[]);
-    if let Want::File(w) = &mut f.desired {
-        w.mode = "600".into();
-    }
-    let f = step(f.desired.clone());
+    let f = private_file("/etc/db.conf", "password=canary\n");
     assert!(f.change.contains("password=canary"));
     let have = serde_json::json!({"files": {"/etc/db.conf": {
         "sha256": sha256_hex("old\n"), "mode": "600", "owner": "root", "group": "wheel", "private": true}}});
@@ -585,11 +590,11 @@ fn a_new_file_shows_its_content() {
     let text = super::diff::to_text("h", &out, true);
     assert!(text.contains("    … 303 more lines of diff"), "{text}");
     assert!(!text.contains("line 300\n"), "{text}");
-    let mut secret = file("/etc/db.conf", "password=canary\n", &[]);
-    if let Want::File(w) = &mut secret.desired {
-        w.mode = "600".into();
-    }
-    let out = compare(&[step(secret.desired.clone())], Some(&none), true);
+    let out = compare(
+        &[private_file("/etc/db.conf", "password=canary\n")],
+        Some(&none),
+        true,
+    );
     let text = super::diff::to_text("h", &out, true);
     assert!(!text.contains("canary"), "{text}");
     assert!(text.contains("    content: \"\" -> \"sha256:"), "{text}");
