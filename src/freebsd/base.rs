@@ -72,6 +72,47 @@ pub(crate) const PACKAGE_SHELLS: &[(&str, &str)] = &[
     ("/usr/local/bin/nu", "nushell"),
 ];
 
+/// The uids of the base accounts (field 3 of `etc/master.passwd`
+/// @e4452d45): a user of the inventory with one of them would share it
+/// (`pw useradd -u 80` fails: "uid `80' has already been allocated").
+pub(crate) const ACCOUNT_UIDS: &[(&str, u32)] = &[
+    ("root", 0),
+    ("toor", 0),
+    ("daemon", 1),
+    ("operator", 2),
+    ("bin", 3),
+    ("tty", 4),
+    ("kmem", 5),
+    ("games", 7),
+    ("news", 8),
+    ("man", 9),
+    ("sshd", 22),
+    ("smmsp", 25),
+    ("mailnull", 26),
+    ("bind", 53),
+    ("unbound", 59),
+    ("proxy", 62),
+    ("_pflogd", 64),
+    ("_dhcp", 65),
+    ("uucp", 66),
+    ("pop", 68),
+    ("auditdistd", 78),
+    ("www", 80),
+    ("ntpd", 123),
+    ("_ypldap", 160),
+    ("hast", 845),
+    ("tests", 977),
+    ("nobody", 65534),
+];
+
+/// The base account that has `uid`, if any.
+pub(crate) fn account_of_uid(uid: u32) -> Option<&'static str> {
+    ACCOUNT_UIDS
+        .iter()
+        .find(|(_, u)| *u == uid)
+        .map(|(n, _)| *n)
+}
+
 /// Files and directories of the base system that no record line may make
 /// apply remove (docs/apply.md, "What apply trusts on the host"): a path,
 /// or a directory and everything under it (ending in `/`), and its source.

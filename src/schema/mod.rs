@@ -69,6 +69,8 @@ crate::diag::codes! {
         DuplicateUser = "duplicate_user";
         /// A uid out of range.
         Uid = "uid";
+        /// A uid given to two users of a host, or that a base account has: `pw useradd -u` refuses an allocated uid, halfway through the install.
+        DuplicateUid = "duplicate_uid";
         /// A GECOS comment with `:` or a control character.
         Comment = "comment";
         /// A shell that is not a clean absolute path.

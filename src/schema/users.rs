@@ -137,6 +137,57 @@ pub(crate) fn users(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
         }
         out.users.push(user);
     }
+    uids(cx, out);
+}
+
+/// Each uid once, and none of a base account's (src/freebsd/base.rs,
+/// ACCOUNT_UIDS): `pw useradd -u UID` refuses a uid already allocated,
+/// under the install's `set -e`, before root is locked.
+fn uids(cx: &mut Ctx, out: &FreeBsd) {
+    let present = || {
+        out.users
+            .iter()
+            .filter(|u| u.state == super::model::UserState::Present)
+    };
+    for (i, user) in present().enumerate() {
+        let Some(uid) = &user.uid else {
+            continue;
+        };
+        if let Some(account) = crate::freebsd::base::account_of_uid(uid.value)
+            && account != user.name.value
+        {
+            cx.push(
+                Diag::new(
+                    Code::DuplicateUid,
+                    format!(
+                        "user `{}` has uid {}, the uid of the base account `{account}`",
+                        user.name.value, uid.value
+                    ),
+                )
+                .label(&uid.span, format!("already `{account}`'s"))
+                .help("pick a uid of 1000 or more that no account of the host has, or omit `uid` to let pw pick one"),
+            );
+            continue;
+        }
+        if let Some(first) = present()
+            .take(i)
+            .find(|u| u.uid.as_ref().is_some_and(|v| v.value == uid.value))
+        {
+            let first_uid = first.uid.as_ref().map_or(&first.name.span, |v| &v.span);
+            cx.push(
+                Diag::new(
+                    Code::DuplicateUid,
+                    format!(
+                        "users `{}` and `{}` both have uid {}",
+                        first.name.value, user.name.value, uid.value
+                    ),
+                )
+                .label(&uid.span, "given again here")
+                .label(first_uid, "first given here")
+                .help("give each user its own uid, or omit `uid` to let pw pick one"),
+            );
+        }
+    }
 }
 
 fn one(cx: &mut Ctx, list: &str, i: usize, node: &Node) -> Option<User> {

@@ -385,3 +385,47 @@ fn the_schema_knows_the_other_rules_of_a_file() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// Every uid of FreeBSD's own master.passwd (../shared/freebsd/etc, from
+/// freebsd-src @e4452d45) is refused to a user of the inventory, naming an
+/// account that has it: beryl's table (src/freebsd/base.rs) is held to the
+/// file, not to itself.
+#[test]
+fn every_base_account_uid_is_refused() {
+    let Some(shared) = crate::support::shared("every_base_account_uid_is_refused") else {
+        return;
+    };
+    let text = std::fs::read_to_string(shared.join("freebsd/etc/master.passwd")).unwrap();
+    let mut accounts: Vec<(String, u32)> = Vec::new();
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let f: Vec<&str> = line.split(':').collect();
+        accounts.push((f[0].to_string(), f[2].parse().unwrap()));
+    }
+    let mut uids: Vec<u32> = accounts.iter().map(|(_, u)| *u).collect();
+    uids.sort();
+    uids.dedup();
+    let dir = tempfile::tempdir().unwrap();
+    crate::support::copy_tree(&repo().join("tests/fixtures/base"), dir.path());
+    let users: String = uids
+        .iter()
+        .map(|u| format!("    - name: u{u}\n      uid: {u}\n      shell: /bin/sh\n"))
+        .collect();
+    std::fs::write(
+        dir.path().join("inventory/example.org/web/host01.yml"),
+        format!("freebsd:\n  hostname: host01.example.org\n  users:\n{users}"),
+    )
+    .unwrap();
+    let run = beryl(dir.path(), &crate::support::args(&["check"]));
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    for uid in &uids {
+        let named = accounts.iter().filter(|(_, u)| u == uid).any(|(n, _)| {
+            run.stderr
+                .contains(&format!("has uid {uid}, the uid of the base account `{n}`"))
+        });
+        assert!(named, "uid {uid} was not refused:\n{}", run.stderr);
+    }
+    assert!(uids.len() >= 20, "only {} uids read", uids.len());
+}
