@@ -92,7 +92,13 @@ fn duplicate_user_points_at_the_second() {
 
 #[test]
 fn uid() {
-    ok(&user("      uid: 0\n"));
+    ok(&user("      uid: 1001\n"));
+    fails(
+        &user("      uid: 0\n"),
+        Code::DuplicateUid,
+        "user `alice` has uid 0, the uid of the base account `root`",
+        "t.yml:4:12",
+    );
     ok(&user("      uid: 4294967294\n"));
     fails(
         &user("      uid: 4294967295\n"),
