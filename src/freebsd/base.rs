@@ -7,36 +7,6 @@
 //! these names (none was added or removed between 14.3 and 15.1 that the
 //! tables would miss: `u2f` is the newest group, in both).
 
-/// Login names in the base `master.passwd`.
-pub(crate) const ACCOUNTS: &[&str] = &[
-    "root",
-    "toor",
-    "daemon",
-    "operator",
-    "bin",
-    "tty",
-    "kmem",
-    "games",
-    "news",
-    "man",
-    "sshd",
-    "smmsp",
-    "mailnull",
-    "bind",
-    "unbound",
-    "proxy",
-    "_pflogd",
-    "_dhcp",
-    "uucp",
-    "pop",
-    "auditdistd",
-    "www",
-    "ntpd",
-    "_ypldap",
-    "hast",
-    "tests",
-    "nobody",
-];
 
 /// Group names in the base `group`.
 pub(crate) const GROUPS: &[&str] = &[
@@ -48,7 +18,7 @@ pub(crate) const GROUPS: &[&str] = &[
 
 /// Whether `name` is an account of the base system.
 pub(crate) fn is_account(name: &str) -> bool {
-    ACCOUNTS.contains(&name)
+    ACCOUNTS.iter().any(|(n, _)| *n == name)
 }
 
 /// Whether `name` is a group of the base system.
@@ -72,10 +42,11 @@ pub(crate) const PACKAGE_SHELLS: &[(&str, &str)] = &[
     ("/usr/local/bin/nu", "nushell"),
 ];
 
-/// The uids of the base accounts (field 3 of `etc/master.passwd`
-/// @e4452d45): a user of the inventory with one of them would share it
-/// (`pw useradd -u 80` fails: "uid `80' has already been allocated").
-pub(crate) const ACCOUNT_UIDS: &[(&str, u32)] = &[
+/// The base accounts of `master.passwd` (@e4452d45): each login name, which
+/// a user definition may not reuse, and its uid (field 3), which a user of
+/// the inventory would share (`pw useradd -u 80` fails: "uid `80' has
+/// already been allocated").
+pub(crate) const ACCOUNTS: &[(&str, u32)] = &[
     ("root", 0),
     ("toor", 0),
     ("daemon", 1),
@@ -107,7 +78,7 @@ pub(crate) const ACCOUNT_UIDS: &[(&str, u32)] = &[
 
 /// The base account that has `uid`, if any.
 pub(crate) fn account_of_uid(uid: u32) -> Option<&'static str> {
-    ACCOUNT_UIDS
+    ACCOUNTS
         .iter()
         .find(|(_, u)| *u == uid)
         .map(|(n, _)| *n)

@@ -141,7 +141,7 @@ pub(crate) fn users(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
 }
 
 /// Each uid once, and none of a base account's (src/freebsd/base.rs,
-/// ACCOUNT_UIDS): `pw useradd -u UID` refuses a uid already allocated,
+/// ACCOUNTS): `pw useradd -u UID` refuses a uid already allocated,
 /// under the install's `set -e`, before root is locked.
 fn uids(cx: &mut Ctx, out: &FreeBsd) {
     let present = || {
