@@ -7,7 +7,6 @@
 //! these names (none was added or removed between 14.3 and 15.1 that the
 //! tables would miss: `u2f` is the newest group, in both).
 
-
 /// Group names in the base `group`.
 pub(crate) const GROUPS: &[&str] = &[
     "wheel", "daemon", "kmem", "sys", "tty", "operator", "mail", "bin", "news", "man", "games",
@@ -78,10 +77,7 @@ pub(crate) const ACCOUNTS: &[(&str, u32)] = &[
 
 /// The base account that has `uid`, if any.
 pub(crate) fn account_of_uid(uid: u32) -> Option<&'static str> {
-    ACCOUNTS
-        .iter()
-        .find(|(_, u)| *u == uid)
-        .map(|(n, _)| *n)
+    ACCOUNTS.iter().find(|(_, u)| *u == uid).map(|(n, _)| *n)
 }
 
 /// Files and directories of the base system that no record line may make

@@ -242,69 +242,53 @@ fn redact(change: &mut Change) {
     }
 }
 
-/// Whether a change is of the content of a managed file that others may
-/// not read (`freebsd.files.PATH.content`, the file's mode on either side
-/// private): a secret as root's hash is.
-fn private_content(change: &Change, sides: [&crate::value::Node; 2]) -> bool {
-    let Ok(segments) = crate::syntax::path::parse_place(&change.path) else {
-        return false;
-    };
-    let [freebsd, files, key, content] = segments.as_slice() else {
-        return false;
-    };
-    if (
-        freebsd.text.as_str(),
-        files.text.as_str(),
-        content.text.as_str(),
-    ) != ("freebsd", "files", "content")
-    {
-        return false;
-    }
-    sides.iter().any(|cfg| {
-        let mode = cfg
-            .get("freebsd")
-            .and_then(|f| f.get("files"))
-            .and_then(|f| f.get(&key.text))
-            .and_then(|f| f.get("mode"));
-        match mode.map(|m| &m.value) {
-            Some(crate::value::Value::Str(s)) => crate::resource::private_mode(s),
-            Some(crate::value::Value::Int(n)) => crate::resource::private_mode(&n.to_string()),
-            _ => false,
-        }
-    })
-}
-
-/// A file entry added or removed whole (`freebsd.files.PATH`, or the whole
-/// `freebsd.files`): the content of each private one by its digest.
-fn private_entries(change: &mut Change) {
+/// The content of a managed file that others may not read (its mode on
+/// either side private) is a secret as root's hash is: a change of it
+/// (`freebsd.files.PATH.content`), or of a whole entry or of the whole
+/// `freebsd.files` that holds it, shows its digest.
+fn redact_private_files(change: &mut Change, sides: [&crate::value::Node; 2]) {
     let Ok(segments) = crate::syntax::path::parse_place(&change.path) else {
         return;
     };
     let texts: Vec<&str> = segments.iter().map(|s| s.text.as_str()).collect();
-    let entry = |v: &mut Value| {
-        let Some(map) = v.as_object_mut() else {
-            return;
-        };
-        let private = match map.get("mode") {
-            Some(Value::String(m)) => crate::resource::private_mode(m),
-            Some(Value::Number(n)) => crate::resource::private_mode(&n.to_string()),
-            _ => false,
-        };
-        if let (true, Some(Value::String(c))) = (private, map.get("content")) {
+    let private = |key: &str| {
+        sides.iter().any(|cfg| {
+            let mode = cfg
+                .get("freebsd")
+                .and_then(|f| f.get("files"))
+                .and_then(|f| f.get(key))
+                .and_then(|f| f.get("mode"));
+            match mode.map(|m| &m.value) {
+                Some(crate::value::Value::Str(s)) => crate::resource::private_mode(s),
+                Some(crate::value::Value::Int(n)) => crate::resource::private_mode(&n.to_string()),
+                _ => false,
+            }
+        })
+    };
+    let content = |entry: &mut Value| {
+        if let Some(Value::String(c)) = entry.get("content") {
             let shown = crate::resource::digest_of(c);
-            map.insert("content".into(), Value::String(shown));
+            entry["content"] = Value::String(shown);
         }
     };
-    for side in [&mut change.old, &mut change.new].into_iter().flatten() {
-        match texts.as_slice() {
-            ["freebsd", "files", _] => entry(side),
-            ["freebsd", "files"] => {
+    match texts.as_slice() {
+        ["freebsd", "files", key, "content"] if private(key) => digests(change),
+        ["freebsd", "files", key] if private(key) => {
+            [&mut change.old, &mut change.new]
+                .into_iter()
+                .flatten()
+                .for_each(content);
+        }
+        ["freebsd", "files"] => {
+            for side in [&mut change.old, &mut change.new].into_iter().flatten() {
                 if let Some(map) = side.as_object_mut() {
-                    map.values_mut().for_each(entry);
+                    map.iter_mut()
+                        .filter(|(key, _)| private(key))
+                        .for_each(|(_, entry)| content(entry));
                 }
             }
-            _ => {}
         }
+        _ => {}
     }
 }
 
@@ -366,10 +350,7 @@ fn config_change(
         return Ok(None);
     }
     for c in changes.iter_mut() {
-        if private_content(c, [&a.node, &b.node]) {
-            digests(c);
-        }
-        private_entries(c);
+        redact_private_files(c, [&a.node, &b.node]);
     }
     let changed_inputs = match (&old.files, &new.files) {
         (Some(of), Some(nf)) => {
