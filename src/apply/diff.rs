@@ -191,12 +191,44 @@ pub(crate) fn summary(outcomes: &[Outcome]) -> Summary {
     s
 }
 
+/// The fields that differ, and a file's diff, bounded: a reviewer reads
+/// the start of a long file here, and the whole of it in --format json.
+fn changes(out: &mut String, o: &Outcome) {
+    for c in &o.changes {
+        if c.field == "sha256" {
+            continue;
+        }
+        out.push_str(&format!(
+            "    {}: {} -> {}\n",
+            c.field,
+            shown(&c.before),
+            shown(&c.after)
+        ));
+    }
+    // A file's lines come from the host: their control characters are
+    // shown, never sent to the terminal.
+    if let Some(d) = &o.diff {
+        let total = d.lines().count();
+        for line in d.lines().take(MAX_DIFF_LINES) {
+            out.push_str(&format!("    {}\n", visible(line, &['\t'])));
+        }
+        if total > MAX_DIFF_LINES {
+            out.push_str(&format!(
+                "    … {} more lines of diff (the whole diff is in --format json)\n",
+                total - MAX_DIFF_LINES
+            ));
+        }
+    }
+}
+
 /// The dry-run report as text: one line per step, details indented, a footer.
 pub(crate) fn to_text(host: &str, outcomes: &[Outcome], known: bool) -> String {
     let mut out = format!("apply {host}\n");
     for o in outcomes {
         out.push_str(&format!("{} {}\n", symbol(o.action), o.id));
-        if !known {
+        if known {
+            changes(&mut out, o);
+        } else {
             // A command that writes a file holds its lines: indent them
             // under the command, so that every report line starts in place.
             let indent = |cmd: &str| cmd.replace('\n', "\n            ");
@@ -205,43 +237,9 @@ pub(crate) fn to_text(host: &str, outcomes: &[Outcome], known: bool) -> String {
                 indent(&o.check),
                 indent(&o.change)
             ));
-            // What a change would leave to be done, and the services it
-            // would notify: said without a snapshot too.
-            if let Some(note) = o.note {
-                out.push_str(&format!("    note: {note}\n"));
-            }
-            for n in &o.notify {
-                out.push_str(&format!("    notify: {} {}\n", n.service, n.action));
-            }
-            continue;
         }
-        for c in &o.changes {
-            if c.field == "sha256" {
-                continue;
-            }
-            out.push_str(&format!(
-                "    {}: {} -> {}\n",
-                c.field,
-                shown(&c.before),
-                shown(&c.after)
-            ));
-        }
-        // A file's lines come from the host: their control characters are
-        // shown, never sent to the terminal.
-        // Bounded: a reviewer reads the start of a long file here, and the
-        // whole of it in --format json.
-        if let Some(d) = &o.diff {
-            let total = d.lines().count();
-            for line in d.lines().take(MAX_DIFF_LINES) {
-                out.push_str(&format!("    {}\n", visible(line, &['\t'])));
-            }
-            if total > MAX_DIFF_LINES {
-                out.push_str(&format!(
-                    "    … {} more lines of diff (the whole diff is in --format json)\n",
-                    total - MAX_DIFF_LINES
-                ));
-            }
-        }
+        // What a change would leave to be done, and the services it would
+        // notify: said with or without a snapshot.
         if let Some(note) = o.note {
             out.push_str(&format!("    note: {note}\n"));
         }

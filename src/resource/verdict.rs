@@ -126,9 +126,9 @@ pub(crate) fn judge_file(
     // diff of its lines (facts do not even read them).
     if shown == Content::Secret || have.private {
         if diff.is_some() {
-            let digest = |hex: &str| format!("sha256:{hex}");
-            let want = crate::fsutil::sha256_hex(content);
-            changes.push(change("content", &digest(&have.sha256), &digest(&want)));
+            // The host's side is a digest already (facts read no content).
+            let have = format!("sha256:{}", have.sha256);
+            changes.push(change("content", &have, &super::digest_of(content)));
         }
         return Verdict::update(changes, None);
     }
@@ -175,7 +175,7 @@ pub(crate) fn create_file(content: &str, shown: Content) -> Verdict {
             Verdict::new(Action::Create, Vec::new(), Some(diff))
         }
         Content::Secret => {
-            let digest = format!("sha256:{}", crate::fsutil::sha256_hex(content));
+            let digest = super::digest_of(content);
             Verdict::new(Action::Create, vec![change("content", "", &digest)], None)
         }
     }

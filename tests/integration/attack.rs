@@ -17,17 +17,12 @@ use crate::live::{agree, apply, facts, live, pending, sh};
 /// A root-only secret that no output may ever show.
 const CANARY: &str = "CANARY-root-only-3f9a1c";
 
-/// Runs `script` as `user` (a real uid: chroot -u, as apply's as_user does).
+/// Runs `script` as `user`, with a real uid: apply's own `as_user`
+/// (templates/lib.sh, through the chroot(8) model).
 fn as_user(bsd: &FakeBsd, user: &str, script: &str) -> String {
+    let lib = std::fs::read_to_string(crate::support::repo().join("templates/lib.sh")).unwrap();
     let quoted = script.replace('\'', "'\\''");
-    sh(
-        bsd,
-        &format!(
-            "g=$(pw usershow -n {user} | cut -d: -f4); \
-             gs=$(pw groupshow -a | awk -F: -v u={user} -v p=\"$g\" 'BEGIN {{ printf \"%s\", p }} $3 != p {{ n = split($4, m, \",\"); for (i = 1; i <= n; i++) if (m[i] == u) printf \",%s\", $3 }}'); \
-             chroot -u {user} -g \"$g\" -G \"$gs\" / /bin/sh -c '{quoted}'"
-        ),
-    )
+    sh(bsd, &format!("{lib}\nas_user {user} '{quoted}'"))
 }
 
 /// What a path is, to the byte and the mode: `stat` of the path itself and
