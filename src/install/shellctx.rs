@@ -100,8 +100,9 @@ pub(crate) fn check(text: &str) -> Result<(), Misplaced> {
     let b = text.as_bytes();
     let mut stack: Vec<Ctx> = Vec::new();
     let mut comment = false;
-    // A here-document: its delimiter, and whether its body has started.
-    let mut heredoc: Option<(String, bool)> = None;
+    // The delimiter of the here-document whose body the lexer is in, and
+    // of the one a `<<` on this line starts at the next line.
+    let mut heredoc: Option<String> = None;
     let mut pending_heredoc: Option<String> = None;
     let mut line = 1;
     // Whether the last shell character ends a word (a line's start too):
@@ -144,7 +145,7 @@ pub(crate) fn check(text: &str) -> Result<(), Misplaced> {
             if refused {
                 let place = if comment {
                     Some("a comment")
-                } else if heredoc.as_ref().is_some_and(|(_, body)| *body) {
+                } else if heredoc.is_some() {
                     Some("a here-document")
                 } else {
                     stack
@@ -171,12 +172,12 @@ pub(crate) fn check(text: &str) -> Result<(), Misplaced> {
             comment = false;
             boundary = true;
             if let Some(delim) = pending_heredoc.take() {
-                heredoc = Some((delim, true));
+                heredoc = Some(delim);
             }
             i += 1;
             // A here-document ends at a line that is its delimiter (after
             // tabs, for `<<-`: both are accepted here).
-            if let Some((delim, true)) = &heredoc {
+            if let Some(delim) = &heredoc {
                 let rest = &text[i..];
                 let this = rest.split('\n').next().unwrap_or("");
                 if this.trim_start_matches('\t') == delim {
