@@ -91,10 +91,14 @@ fn has_cut(s: &Spec, values: &[Option<&J>]) -> bool {
         .copied()
         .filter(|v| !(kind == Strategy::Deep && v.is_null()))
         .collect();
-    // `deep`: a false between two values (see the module docs).
+    // `deep`: a false between two values (see the module docs), a null
+    // above it counting as one: below a mapping the false is absent, so the
+    // null takes its place (the gem: `{a: false}` then `{a: nil}` gives
+    // `{a: nil}`), where `b∘c` keeps the null as no value at all.
+    let given: Vec<&J> = values.iter().flatten().copied().collect();
     if kind == Strategy::Deep
-        && written.len() > 2
-        && written[1..written.len() - 1].contains(&&J::Bool(false))
+        && given.len() > 2
+        && given[1..given.len() - 1].contains(&&J::Bool(false))
     {
         return true;
     }
