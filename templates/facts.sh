@@ -136,7 +136,10 @@ vars() {
 	printf '}'
 }
 
-printf '{"format_version":3'
+# Which host and which script took the snapshot: beryl refuses a snapshot of
+# another host, or one taken by another script than the one its config
+# generates now (a script that does not look at what the config manages).
+printf '{"format_version":4,"host":%s,"script":%s' "$(json "$beryl_host")" "$(json "$beryl_script")"
 printf ',"timezone":%s' "$(json "$(cat /var/db/zoneinfo 2>/dev/null || true)")"
 
 # pkg(7) in /usr/sbin only bootstraps the real pkg, and would ask on this

@@ -8,12 +8,15 @@ use std::path::{Path, PathBuf};
 
 use super::ssh;
 use crate::desired::Login;
-use crate::resource::state::{FORMAT_VERSION, State};
+use crate::resource::state::{FORMAT_VERSION, FactsScript, State};
 
 /// The facts script of a host with these steps: what it looks at is what
 /// its steps query (`beryl facts HOST`).
-pub(crate) fn facts_script(steps: &[super::Step]) -> Result<String, crate::shell::QuoteError> {
-    crate::resource::state::facts_script(&super::queries(steps))
+pub(crate) fn facts_script(
+    fqdn: &str,
+    steps: &[super::Step],
+) -> Result<FactsScript, crate::shell::QuoteError> {
+    crate::resource::state::facts_script(fqdn, &super::queries(steps))
 }
 
 /// A host to gather from: how to reach it and its facts script.

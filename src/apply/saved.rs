@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Step;
 use super::diff::Outcome;
-use crate::resource::state::State;
+use crate::resource::state::{State, Unbound};
 
 /// The `format` of a saved plan.
 pub(crate) const FORMAT: &str = "beryl-plan";
@@ -48,7 +48,8 @@ pub(crate) struct HostPlan {
     /// The facts snapshot itself, byte for byte: what every `action`, the
     /// `removals` and `prune` are checked against before the plan runs.
     pub facts: String,
-    /// sha256 of the facts script the host runs (`beryl facts HOST`).
+    /// The digest of the facts script the host runs (`beryl facts HOST`),
+    /// which its facts carry (`script`).
     pub facts_script_sha256: String,
     /// The steps in run order.
     pub steps: Vec<PlannedStep>,
@@ -271,6 +272,13 @@ pub(crate) fn check(saved: &HostPlan, steps: &[Step], now: &Stamp<'_>) -> Result
     let Ok(state) = serde_json::from_str::<State>(&saved.facts) else {
         return edited("its facts are not a snapshot".into());
     };
+    match state.bound_to(&saved.host, &saved.facts_script_sha256) {
+        Ok(()) => {}
+        Err(Unbound::Host(other)) => return edited(format!("its facts are a snapshot of {other}")),
+        Err(Unbound::Script) => {
+            return edited("its facts were taken by another facts script than the plan's".into());
+        }
+    }
     let outcomes = super::diff::compare(steps, Some(&state), saved.prune);
     let facts = Facts { text: &saved.facts };
     let again = host_plan(&saved.host, steps, &outcomes, saved.prune, now, facts);
@@ -311,7 +319,9 @@ mod tests {
     const S: &str = "5555555555555555555555555555555555555555555555555555555555555555";
     /// The host the plans are made for: another time zone, and a package
     /// beryl installed that has left the config (a removal).
-    const FACTS: &str = r#"{"format_version": 3, "timezone": "Europe/Paris", "pkg": true,
+    const FACTS: &str = r#"{"format_version": 4, "host": "h",
+        "script": "5555555555555555555555555555555555555555555555555555555555555555",
+        "timezone": "Europe/Paris", "pkg": true,
         "packages": ["tmux"], "managed": [["pkg", "tmux"]]}"#;
 
     fn f() -> &'static str {
@@ -376,7 +386,13 @@ mod tests {
         assert!(no_prune.removals.is_empty());
         assert_eq!(check(&no_prune, &steps(), &stamp()), Ok(()));
         type Edit = fn(&mut HostPlan);
-        let edits: [(&str, Edit); 5] = [
+        // Other facts with their digest: the plan's own sha256 holds, and
+        // the snapshot is still not the host's, or not its script's.
+        fn refacts(p: &mut HostPlan, from: &str, to: &str) {
+            p.facts = p.facts.replace(from, to);
+            p.facts_sha256 = crate::fsutil::sha256_hex(&p.facts);
+        }
+        let edits: [(&str, Edit); 7] = [
             ("prune turned on", |p| p.prune = true),
             ("removals emptied", |p| p.removals.clear()),
             ("action to noop", |p| p.steps[0].action = "noop".into()),
@@ -384,6 +400,10 @@ mod tests {
             ("facts edited", |p| {
                 p.facts = p.facts.replace("Europe/Paris", "UTC");
             }),
+            ("facts of another host", |p| {
+                refacts(p, r#""host": "h""#, r#""host": "g""#)
+            }),
+            ("facts of another script", |p| refacts(p, "55555", "55556")),
         ];
         for (what, edit) in edits {
             let mut p = if what == "prune turned on" {
@@ -402,7 +422,11 @@ mod tests {
                 Err(other) => panic!("{what}: {other:?}"),
             };
             assert!(
-                refused.contains("edited") || refused.contains("give") || refused.contains("prune"),
+                refused.contains("edited")
+                    || refused.contains("give")
+                    || refused.contains("prune")
+                    || refused.contains("snapshot of g")
+                    || refused.contains("another facts script"),
                 "{what}: {refused}"
             );
         }

@@ -429,7 +429,7 @@ fn root_s_hash_reaches_the_script_and_no_report() {
         assert!(out[0].change.contains(&digest), "{}", out[0].change);
     }
     let steps = vec![root];
-    let facts = r#"{"root_password": "*"}"#;
+    let facts = r#"{"host": "h", "script": "5555555555555555555555555555555555555555555555555555555555555555", "root_password": "*"}"#;
     let stamp = super::saved::Stamp {
         config_sha256: &"c".repeat(64),
         facts_sha256: &sha256_hex(facts),

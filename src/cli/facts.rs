@@ -23,25 +23,26 @@ crate::diag::codes! {
 /// Print the POSIX sh script that snapshots a FreeBSD host's state as JSON,
 /// or take the snapshots of many hosts over SSH (--gather).
 ///
-/// Run the script as root on the host (it reads /etc/master.passwd) and save
-/// its output; `beryl apply HOST --dry-run --state FILE` then compares the
-/// host's desired state with it, offline. It is read-only and uses FreeBSD
-/// base tools only. With a host, the script also looks at what that host's
-/// config manages (its files, …), and is what `--gather` and a saved plan's
-/// guard run there; without one, it looks at the files beryl always manages
-/// and at what beryl's record on the host holds. --gather runs it on each selected
-/// host over one ssh connection each, --parallel at a time, and writes
-/// DIR/FQDN.json atomically, byte for byte as the host printed it; a host
-/// that fails gets DIR/FQDN.error, and the others go on (exit 2 at the
-/// end). docs/apply.md documents the snapshot.
+/// The script is the host's own: it looks at what that host's config
+/// manages (its users, packages, files, services, …) and at beryl's record
+/// on the host, and its snapshot names the host and the script's digest.
+/// `beryl apply HOST --dry-run --state FILE` compares the host's desired
+/// state with it, offline, and refuses a snapshot of another host or one
+/// taken by another script than the config generates now (take it again).
+/// Run the script as root on the host (it reads /etc/master.passwd); it is
+/// read-only and uses FreeBSD base tools only. --gather runs it on each
+/// selected host over one ssh connection each, --parallel at a time, and
+/// writes DIR/FQDN.json atomically, byte for byte as the host printed it; a
+/// host that fails gets DIR/FQDN.error, and the others go on (exit 2 at the
+/// end). docs/apply.md §3 documents the snapshot.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
     beryl facts host01 | ssh beryl@host01.example.org sudo -n sh -s > host01.json\n  \
     beryl facts --gather --all --out facts/ --parallel 8\n  \
     beryl apply --all --dry-run --state-dir facts/")]
 pub(crate) struct Args {
-    /// A host whose script to print; with --gather, the hosts (names, DOMAIN/, globs, class:NAME).
-    #[arg(value_name = "SELECTOR")]
+    /// The host whose script to print; with --gather, the hosts (names, DOMAIN/, globs, class:NAME).
+    #[arg(value_name = "SELECTOR", required_unless_present = "all")]
     pub hosts: Vec<String>,
 
     /// Take the snapshots of the selected hosts over SSH, into --out DIR.
@@ -73,19 +74,14 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
         return gather(ctx, args, out);
     }
     match args.hosts.as_slice() {
-        [] => {
-            // No host: the queries of none, the generic script.
-            let script = crate::resource::state::facts_script(&Default::default())
-                .map_err(|e| vec![crate::apply::quote_error("facts", e)])?;
-            write_out(out, &script)?;
-        }
         [one] => {
             let inventory = ctx.inventory()?;
             let compiler = ctx.compiler(&inventory);
             let host = ctx.select_one(&compiler, one, "facts")?;
             let plans = super::apply::compile(ctx, &compiler, &[host])?;
-            write_out(out, &plans[0].facts_script)?;
+            write_out(out, &plans[0].facts.text)?;
         }
+        // None is refused by clap: a snapshot is bound to a host.
         _ => {
             return Err(vec![
                 Diag::new(
@@ -118,7 +114,7 @@ fn gather(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Fa
         .map(|p| Target {
             fqdn: &p.host.fqdn,
             login: &p.login,
-            script: p.facts_script.clone(),
+            script: p.facts.text.clone(),
         })
         .collect();
     let results = gather::gather(&targets, &args.ssh_option, args.parallel, dir)

@@ -10,32 +10,61 @@ use serde::Deserialize;
 /// apply script ([`super::HOST_LIB`]) go in place of its `@LIB@` line.
 pub(crate) const FACTS_SCRIPT: &str = include_str!("../../templates/facts.sh");
 
-/// The snapshot format this beryl writes and reads (3: host-specific
-/// queries and the record of what beryl created).
-pub(crate) const FORMAT_VERSION: u32 = 3;
+/// The snapshot format this beryl writes and reads (4: each snapshot names
+/// the host it was taken for and the digest of the script that took it).
+pub(crate) const FORMAT_VERSION: u32 = 4;
 
-/// The facts script of a host: [`FACTS_SCRIPT`] with its queries, the
-/// ids of each kind to look at (`q_KIND`, newline-separated), in place of
-/// the `@QUERIES@` line. No queries: the generic script.
+/// A host's facts script and its digest, which the snapshots it takes
+/// carry (`"script"`): what binds a snapshot to the host and config it was
+/// taken for (docs/apply.md §3).
+#[derive(Debug, Clone)]
+pub(crate) struct FactsScript {
+    pub text: String,
+    /// sha256 of the script without its own digest line.
+    pub sha256: String,
+}
+
+/// The facts script of a host: [`FACTS_SCRIPT`] with, in place of the
+/// `@QUERIES@` line, the host it is for (`beryl_host`), its queries (the
+/// ids of each kind to look at, `q_KIND`, newline-separated) and the digest
+/// of all the rest (`beryl_script`), which the snapshot repeats.
 pub(crate) fn facts_script(
+    fqdn: &str,
     queries: &BTreeMap<&'static str, Vec<String>>,
-) -> Result<String, crate::shell::QuoteError> {
-    let mut lines =
-        String::from("# What this host's config manages, by kind (beryl facts HOST).\n");
-    for (kind, ids) in queries {
-        let ids: String = ids.iter().map(|id| format!("{id}\n")).collect();
-        lines.push_str(&format!("q_{kind}={}\n", crate::shell::word(&ids)?));
+) -> Result<FactsScript, crate::shell::QuoteError> {
+    let mut lines = format!(
+        "# The host this script is for, and what its config manages, by kind.\nberyl_host={}\n",
+        crate::shell::word(fqdn)?
+    );
+    if !queries.is_empty() {
+        lines.push_str("# shellcheck disable=SC2034 # ids() reads them through eval\n{\n");
+        for (kind, ids) in queries {
+            let ids: String = ids.iter().map(|id| format!("{id}\n")).collect();
+            lines.push_str(&format!("q_{kind}={}\n", crate::shell::word(&ids)?));
+        }
+        lines.push_str("}\n");
     }
-    // The constant part first: no placeholder is looked for in data.
-    Ok(FACTS_SCRIPT
-        .replace("@LIB@\n", super::HOST_LIB)
-        .replace("@QUERIES@\n", &lines))
+    // The constant part is split at its placeholder: none is looked for in
+    // data.
+    let template = FACTS_SCRIPT.replace("@LIB@\n", super::HOST_LIB);
+    let (head, tail) = template
+        .split_once("@QUERIES@\n")
+        .unwrap_or((template.as_str(), ""));
+    let sha256 = crate::fsutil::sha256_hex(&format!("{head}{lines}{tail}"));
+    let text = format!("{head}{lines}beryl_script={sha256}\n{tail}");
+    Ok(FactsScript { text, sha256 })
 }
 
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct State {
     #[serde(default)]
     pub format_version: u32,
+    /// The FQDN the facts script was generated for (`beryl facts HOST`).
+    #[serde(default)]
+    pub host: String,
+    /// The sha256 of that script ([`FactsScript::sha256`]).
+    #[serde(default)]
+    pub script: String,
     #[serde(default)]
     pub timezone: String,
     /// Whether pkg is bootstrapped (`/usr/local/sbin/pkg` exists).
@@ -95,6 +124,30 @@ pub(crate) struct State {
     /// beryl's cron files, by entry name (`ids cron`); `null` when absent.
     #[serde(default)]
     pub cron: BTreeMap<String, Option<File>>,
+}
+
+/// Why a snapshot is not one of the host and script it is compared for.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Unbound {
+    /// It was taken for another host (named).
+    Host(String),
+    /// It was taken by another facts script: the config, or beryl, changed
+    /// since, and the snapshot may not look at what the config manages now.
+    Script,
+}
+
+impl State {
+    /// Whether this snapshot was taken on `fqdn` by the facts script whose
+    /// digest is `script` ([`FactsScript::sha256`]).
+    pub(crate) fn bound_to(&self, fqdn: &str, script: &str) -> Result<(), Unbound> {
+        if self.host != fqdn {
+            return Err(Unbound::Host(self.host.clone()));
+        }
+        if self.script != script {
+            return Err(Unbound::Script);
+        }
+        Ok(())
+    }
 }
 
 /// A group (`group`), as `pw groupshow` shows it.

@@ -70,6 +70,12 @@ fn remove(list: &mut Value, item: &str) {
     assert_eq!(list.len(), before - 1, "{item} not in the snapshot");
 }
 
+fn insert_sorted(list: &mut Value, item: &str) {
+    let list = list.as_array_mut().unwrap();
+    let at = list.partition_point(|v| v.as_str().unwrap() < item);
+    list.insert(at, json!(item));
+}
+
 /// A file's snapshot with other content (and its digest).
 fn set_content(file: &mut Value, content: &str) {
     file["content"] = json!(content);
@@ -82,6 +88,16 @@ fn host01_drift() -> Value {
     // A package that is not installed.
     remove(&mut s["packages"], "tmux");
     remove(&mut s["origins"], "sysutils/tmux");
+    // A package beryl installed that has left the config (pruned), in
+    // place of tmux in the record.
+    insert_sorted(&mut s["packages"], "vim");
+    insert_sorted(&mut s["origins"], "editors/vim");
+    let managed = s["managed"].as_array_mut().unwrap();
+    let at = managed
+        .iter()
+        .position(|r| r == &json!(["pkg", "tmux"]))
+        .unwrap();
+    managed[at] = json!(["pkg", "vim"]);
     // A group that does not exist (so carol, its member, is not in it).
     s["groups"].as_object_mut().unwrap().remove("dba").unwrap();
     // A user with another shell.
@@ -115,6 +131,25 @@ fn host01_drift() -> Value {
     set_content(conf, &content);
     s["services"]["nginx"]["running"] = json!(false);
     s
+}
+
+/// tests/fixtures/apply/host01-drift.json, which docs/apply.md shows and
+/// fleet/ copies, is [`host01_drift`]: the facts of the installed host01,
+/// taken by its own facts script, with one difference of each kind.
+#[test]
+fn the_drift_fixture_is_host01_s_snapshot_with_one_difference_of_each_kind() {
+    let path = fixture_path("host01-drift");
+    let mut want = serde_json::to_string_pretty(&host01_drift()).unwrap();
+    want.push('\n');
+    if std::env::var_os("BERYL_UPDATE_FIXTURES").is_some() {
+        fs::write(&path, &want).unwrap();
+        fs::write(fixture_path("fleet/host01.example.org"), &want).unwrap();
+    }
+    assert!(
+        fs::read_to_string(&path).unwrap() == want,
+        "{} is not host01.json with host01_drift's differences (BERYL_UPDATE_FIXTURES=1 rewrites it)",
+        path.display()
+    );
 }
 
 /// db02's snapshot: bob, marked `state: absent`, still exists; the package
@@ -152,6 +187,63 @@ fn write_state(dir: &Path, name: &str, state: &Value) -> String {
     )
     .unwrap();
     file
+}
+
+/// A saved plan whose facts are another host's, or were taken by another
+/// script, is refused as stale even when its own digests were made to
+/// agree (an edited plan); the plan as saved runs.
+#[test]
+fn a_plan_with_another_host_s_or_script_s_facts_is_refused() {
+    let dir = example();
+    let d = dir.path();
+    let state = write_state(d, "host01", &fixture("host01"));
+    let r = run(
+        d,
+        &[
+            "apply",
+            "host01",
+            "--dry-run",
+            "--state",
+            &state,
+            "--out",
+            "plan.json",
+        ],
+    );
+    assert_eq!(r.status, 0, "{}", r.stderr);
+    let plan: Value =
+        serde_json::from_str(&fs::read_to_string(d.join("plan.json")).unwrap()).unwrap();
+    let r = run(d, &["apply", "--plan", "plan.json", "--script"]);
+    assert_eq!(r.status, 0, "the plan as saved: {}", r.stderr);
+    let facts = plan["hosts"][0]["facts"].as_str().unwrap().to_string();
+    let script = fixture("host01")["script"].as_str().unwrap().to_string();
+    for (from, to, refusal) in [
+        (
+            "\"host\": \"host01.example.org\"".to_string(),
+            "\"host\": \"db02.example.org\"".to_string(),
+            "its facts are a snapshot of db02.example.org",
+        ),
+        (
+            script.clone(),
+            "0".repeat(64),
+            "its facts were taken by another facts script",
+        ),
+    ] {
+        let edited = facts.replacen(&from, &to, 1);
+        assert!(edited != facts, "{from} is not in the plan's facts");
+        let mut p = plan.clone();
+        p["hosts"][0]["facts_sha256"] = json!(beryl::apply::sha256_hex(&edited));
+        p["hosts"][0]["facts"] = json!(edited);
+        fs::write(d.join("edited.json"), p.to_string()).unwrap();
+        let r = run(d, &["apply", "--plan", "edited.json", "--script"]);
+        assert_eq!(r.status, 2, "{refusal}: {}", r.stderr);
+        let flat = r.stderr.replace('│', " ");
+        let flat = flat.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            flat.contains("is stale") && flat.contains(refusal),
+            "{refusal}: {}",
+            r.stderr
+        );
+    }
 }
 
 // ---------------------------------------------------------------- snapshots
@@ -286,7 +378,7 @@ fn script(dir: &Path, host: &str) -> String {
 }
 
 fn facts(dir: &Path) -> String {
-    let r = run(dir, &["facts"]);
+    let r = run(dir, &["facts", "host01"]);
     assert_eq!(r.status, 0, "{}", r.stderr);
     r.stdout
 }
@@ -302,7 +394,7 @@ fn scripts_pass_shellcheck_and_dash() {
         ("apply host01", script(plain.path(), "host01")),
         ("apply db02", script(plain.path(), "db02")),
         ("apply host01 with rc_conf", script(rc.path(), "host01")),
-        ("facts", facts(plain.path())),
+        ("facts host01", facts(plain.path())),
     ];
     for (what, text) in scripts {
         let file = plain.path().join("script.sh");

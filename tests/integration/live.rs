@@ -532,7 +532,7 @@ fn an_unbootstrapped_pkg_is_bootstrapped_first() {
 
     // facts neither hangs nor reads its own standard input: a marker after
     // 64 KiB of padding (beyond what sh has buffered) still runs.
-    let mut script = ok(d, &["facts"]);
+    let mut script = ok(d, &["facts", "live"]);
     script.push_str(&"#\n".repeat(32 * 1024));
     script.push_str("echo facts-stdin-intact >&2\n");
     let run = bsd.run_in_target(&script, &[], "root");

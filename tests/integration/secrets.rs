@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use crate::support::{args, beryl, copy_tree, repo};
+use crate::support::{args, beryl, copy_tree, facts_digest, repo};
 
 const ROOT_CANARY: &str = "$6$canaryROOT$wK4mWq1sX9c2pY7bA3dF6gH8jL0nR5tV.zE/uQoIiMxNyBvC1eD2fG3hJ4kL5mN6oP7qR8sT9uV0wX1yZ2aB3cD";
 const FILE: &str = "/usr/local/etc/app/db.conf";
@@ -63,6 +63,8 @@ fn no_report_shows_a_secret() {
         "sha256": beryl::apply::sha256_hex("db_password=CANARY-FILE-HOST\n"),
         "mode": "600", "owner": "root", "group": "wheel", "private": true,
     });
+    // Taken by the facts script of this inventory, which lists FILE.
+    state["script"] = facts_digest(&new, "host01").into();
     let snapshot = new.join("host01.json");
     std::fs::write(&snapshot, state.to_string()).unwrap();
     let s = snapshot.to_str().unwrap();

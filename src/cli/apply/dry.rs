@@ -21,8 +21,8 @@ pub(super) fn run(
     }
     let snapshots: Vec<Option<Snapshot>> =
         crate::diag::collect(plans.iter().map(|p| match (&args.state, &args.state_dir) {
-            (Some(file), _) => state::load(file).map(Some),
-            (None, Some(dir)) => state::from_dir(dir, &p.host.fqdn),
+            (Some(file), _) => state::load_for(file, &p.host.fqdn, &p.facts).map(Some),
+            (None, Some(dir)) => state::from_dir(dir, &p.host.fqdn, &p.facts),
             (None, None) => Ok(None),
         }))?;
     let outcomes: Vec<Vec<StepOutcome>> = plans
@@ -116,11 +116,10 @@ fn save(
         .zip(outcomes)
         .filter_map(|((p, s), o)| {
             let s = s.as_ref()?;
-            let script_sha = crate::apply::sha256_hex(&p.facts_script);
             let stamp = saved::Stamp {
                 config_sha256: &p.config_sha256,
                 facts_sha256: &s.sha256,
-                facts_script_sha256: &script_sha,
+                facts_script_sha256: &p.facts.sha256,
             };
             Some(saved::host_plan(
                 &p.host.fqdn,

@@ -18,6 +18,7 @@ use crate::apply::{self, Step, gather, script};
 use crate::desired::{self, Login};
 use crate::diag::Diag;
 use crate::inventory::Host;
+use crate::resource::state::FactsScript;
 
 crate::diag::codes! {
     /// The codes of the `apply` command.
@@ -167,8 +168,9 @@ pub(super) struct Planned<'a> {
     pub login: Login,
     /// sha256 of the effective config as `render --format json` writes it.
     pub config_sha256: String,
-    /// The host's facts script (`beryl facts HOST`).
-    pub facts_script: String,
+    /// The host's facts script (`beryl facts HOST`) and its digest, which
+    /// its snapshots carry.
+    pub facts: FactsScript,
 }
 
 /// Compiles `hosts` into their steps; every host's errors at once.
@@ -184,7 +186,8 @@ pub(super) fn compile<'a>(
         script::script(&host.fqdn, &steps, script::Options::default())
             .map_err(|e| quoting(&host.fqdn, e))?;
         let config = crate::output::to_string(&c.config, crate::output::Format::Json)?;
-        let facts_script = gather::facts_script(&steps).map_err(|e| quoting(&host.fqdn, e))?;
+        let facts_script =
+            gather::facts_script(&host.fqdn, &steps).map_err(|e| quoting(&host.fqdn, e))?;
         Ok((steps, h.login, apply::sha256_hex(&config), facts_script))
     });
     let plans = crate::diag::collect(results)?;
@@ -197,7 +200,7 @@ pub(super) fn compile<'a>(
                 steps,
                 login,
                 config_sha256,
-                facts_script,
+                facts: facts_script,
             },
         )
         .collect())

@@ -71,12 +71,12 @@ pub(super) fn apply(
         let now = saved::Stamp {
             config_sha256: &p.config_sha256,
             facts_sha256: &saved.facts_sha256,
-            facts_script_sha256: &crate::apply::sha256_hex(&p.facts_script),
+            facts_script_sha256: &p.facts.sha256,
         };
         let job = match saved::check(saved, &p.steps, &now) {
             Ok(()) => {
                 let guard = Guard {
-                    facts_script: &p.facts_script,
+                    facts_script: &p.facts.text,
                     facts_sha256: &saved.facts_sha256,
                 };
                 // The plan's own choice: pruning as when it was made.

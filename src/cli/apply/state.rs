@@ -7,7 +7,7 @@ use super::Code;
 use crate::apply::gather;
 use crate::cli::Failure;
 use crate::diag::Diag;
-use crate::resource::state::{FORMAT_VERSION, State};
+use crate::resource::state::{FORMAT_VERSION, FactsScript, State, Unbound};
 
 /// A host's snapshot as read: the state, the file it came from, and the
 /// sha256 of its bytes (what a saved plan is stamped with).
@@ -35,22 +35,62 @@ pub(super) fn exists(dir: &Path) -> Result<(), Failure> {
 }
 
 /// The snapshot of `fqdn` in `dir`; `None` when there is none (its state is
-/// unknown). A file that is there but is not a snapshot is an error.
-pub(super) fn from_dir(dir: &Path, fqdn: &str) -> Result<Option<Snapshot>, Failure> {
+/// unknown). A file that is there but is not the host's snapshot, taken by
+/// its facts script, is an error.
+pub(super) fn from_dir(
+    dir: &Path,
+    fqdn: &str,
+    script: &FactsScript,
+) -> Result<Option<Snapshot>, Failure> {
     let Some((json, _)) = gather::paths(dir, fqdn) else {
         return Ok(None);
     };
     if !json.exists() {
         return Ok(None);
     }
-    load(&json).map(Some)
+    load_for(&json, fqdn, script).map(Some)
+}
+
+/// Reads `path`, which must be the snapshot of `fqdn` taken by `script`.
+pub(super) fn load_for(path: &Path, fqdn: &str, script: &FactsScript) -> Result<Snapshot, Failure> {
+    let snapshot = load(path)?;
+    bound(&snapshot.state, &snapshot.path, fqdn, script)?;
+    Ok(snapshot)
+}
+
+/// Refuses a snapshot (from `what`) of another host than `fqdn`, or taken
+/// by another script than the one its config generates now: the dry run
+/// would compare the host with what it does not look at.
+pub(super) fn bound(
+    state: &State,
+    what: &str,
+    fqdn: &str,
+    script: &FactsScript,
+) -> Result<(), Failure> {
+    let message = match state.bound_to(fqdn, &script.sha256) {
+        Ok(()) => return Ok(()),
+        Err(Unbound::Host(other)) if other.is_empty() => {
+            format!("{what}: a snapshot that names no host, and the host is {fqdn}")
+        }
+        Err(Unbound::Host(other)) => {
+            format!("{what}: a snapshot of {other}, and the host is {fqdn}")
+        }
+        Err(Unbound::Script) => format!(
+            "{what}: taken by another facts script than {fqdn}'s config generates now (the config or beryl changed since): it may not look at what the config manages"
+        ),
+    };
+    Err(vec![Diag::new(Code::State, message).help(format!(
+        "take {fqdn}'s snapshot again: beryl facts --gather {fqdn} --out DIR, or beryl facts {fqdn} | ssh … sudo -n sh -s > FILE"
+    ))])
 }
 
 /// Reads and checks a snapshot file.
-pub(super) fn load(path: &Path) -> Result<Snapshot, Failure> {
+fn load(path: &Path) -> Result<Snapshot, Failure> {
     let name = path.display().to_string();
     let text = crate::yaml::read_output(path, &name)?;
     let help = "take one with: beryl facts --gather HOST --out DIR";
+    // Read as JSON first: a snapshot of another format names its version
+    // rather than a field it lacks.
     let state: State = serde_json::from_str(&text).map_err(|e| {
         vec![
             Diag::new(

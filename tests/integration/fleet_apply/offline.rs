@@ -6,7 +6,7 @@ use std::fs;
 use serde_json::{Value, json};
 
 use super::{lines, plain, schema, valid};
-use crate::support::{example, repo, tools};
+use crate::support::{example, repo, script_digest, tools};
 
 /// tests/fixtures/apply/fleet/ (the `--state-dir` of docs/apply.md) holds
 /// copies of the state fixtures that live.rs keeps true.
@@ -123,7 +123,7 @@ fn a_fleet_dry_run_and_its_saved_plan_offline() {
     let facts = plain(d, &["facts", "db02"]).stdout;
     assert_eq!(
         plan["hosts"][1]["facts_script_sha256"],
-        beryl::apply::sha256_hex(&facts).as_str()
+        script_digest(&facts).as_str()
     );
     let config = plain(d, &["render", "db02", "--format", "json"]).stdout;
     assert_eq!(

@@ -19,6 +19,9 @@ use super::{copy_tree, fixtures, mkfifo, write};
 /// --- !fifo inventory/f.yml      a named pipe
 /// --- !copy inventory -> old     a copy of a tree of the case so far
 /// --- !stdin                     text fed to beryl's standard input
+/// --- !snapshot s.json for HOST  a state snapshot: the text, `@SCRIPT@` in it
+/// {…"script":"@SCRIPT@"…}        replaced by the digest of `beryl facts HOST`
+///                                on the tree so far (a snapshot bound to it)
 /// ```
 ///
 /// plus optional `status: N`, `stderr-has: TEXT`, `stderr-lacks: TEXT` and
@@ -48,6 +51,8 @@ pub enum Op {
     Mkdir(String),
     Fifo(String),
     Copy(String, String),
+    /// A snapshot at the path, bound to the facts script of the host.
+    Snapshot(String, String, String),
 }
 
 impl Case {
@@ -99,6 +104,9 @@ impl Case {
                 } else if let Some(spec) = header.strip_prefix("!copy ") {
                     let (a, b) = spec.split_once(" -> ").expect("!copy a -> b");
                     Op::Copy(a.to_string(), b.to_string())
+                } else if let Some(spec) = header.strip_prefix("!snapshot ") {
+                    let (p, host) = spec.split_once(" for ").expect("!snapshot PATH for HOST");
+                    Op::Snapshot(p.to_string(), host.to_string(), body)
                 } else if let Some(spec) = header.strip_prefix("!symlink ") {
                     let (a, b) = spec.split_once(" -> ").expect("!symlink a -> b");
                     Op::Symlink(a.to_string(), b.to_string())
@@ -134,6 +142,10 @@ impl Case {
                 Op::Mkdir(p) => fs::create_dir_all(dir.path().join(p)).unwrap(),
                 Op::Copy(a, b) => copy_tree(&dir.path().join(a), &dir.path().join(b)),
                 Op::Fifo(p) => mkfifo(&dir.path().join(p)),
+                Op::Snapshot(p, host, body) => {
+                    let digest = super::facts_digest(dir.path(), host);
+                    write(&dir.path().join(p), body.replace("@SCRIPT@", &digest));
+                }
                 Op::Symlink(a, b) => {
                     let path = dir.path().join(a);
                     fs::create_dir_all(path.parent().unwrap()).unwrap();

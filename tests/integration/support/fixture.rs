@@ -50,3 +50,25 @@ pub fn fixture(name: &str) -> tempfile::TempDir {
     copy_tree(&fixtures().join(name), dir.path());
     dir
 }
+
+/// The digest a facts script carries (`beryl_script=`), which its snapshots
+/// repeat; checked against its definition: the sha256 of the script without
+/// that line.
+pub fn script_digest(facts: &str) -> String {
+    let line = facts
+        .lines()
+        .find(|l| l.starts_with("beryl_script="))
+        .expect("a facts script names its digest");
+    let digest = line["beryl_script=".len()..].to_string();
+    let rest = facts.replacen(&format!("{line}\n"), "", 1);
+    assert_eq!(digest, beryl::apply::sha256_hex(&rest), "beryl_script=");
+    digest
+}
+
+/// The digest of the facts script `beryl facts HOST` prints for the
+/// inventory in `dir`: what binds a snapshot to the host's config.
+pub fn facts_digest(dir: &Path, host: &str) -> String {
+    let run = beryl(dir, &args(&["facts", host]));
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    script_digest(&run.stdout)
+}

@@ -9,7 +9,9 @@
 //! - `files.rs`: trees on disk: [`repo`], [`copy_tree`], [`write`],
 //!   [`edit`], [`mkfifo`], and listings ([`files`], [`entries`]).
 //! - `fixture.rs`: the example inventory ([`example`], [`example_hosts`],
-//!   [`hosts`]) and the trees of tests/fixtures/ ([`fixture`]).
+//!   [`hosts`]), the trees of tests/fixtures/ ([`fixture`]), and the digest
+//!   that binds a snapshot to a facts script ([`facts_digest`],
+//!   [`script_digest`]).
 //! - `skip.rs`: a missing tool, privilege or `../shared` skips a test with a
 //!   notice, or fails it under BERYL_REQUIRE_TOOLS ([`skip`], [`tool`],
 //!   [`tools`], `which`, [`shared`], [`is_root`]).
@@ -33,7 +35,9 @@ pub mod reclass_gen;
 
 pub use case::Case;
 pub use files::{copy_tree, edit, entries, files, mkfifo, repo, write};
-pub use fixture::{EXAMPLE_HOSTS, example, example_hosts, fixture, fixtures, hosts};
+pub use fixture::{
+    EXAMPLE_HOSTS, example, example_hosts, facts_digest, fixture, fixtures, hosts, script_digest,
+};
 pub use inventory_gen::rng;
 pub use run::{Run, args, beryl, beryl_command, beryl_with_env, with_stdin};
 pub use skip::{is_root, required, shared, skip, tool, tools, which};
