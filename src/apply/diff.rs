@@ -54,13 +54,15 @@ pub(crate) fn compare(steps: &[Step], state: Option<&State>, prune: bool) -> Vec
                 action,
                 changes,
                 diff,
+                note,
             } = match state {
                 None => Verdict::new(Action::Unknown, Vec::new(), None),
                 Some(s) => step.desired.judge(s),
             };
+            // The host's own note first; the kind's when the step changes.
             let note = match action {
-                Action::Noop => None,
-                _ => step.desired.note(),
+                Action::Noop => note,
+                _ => note.or(step.desired.note()),
             };
             let (check, change) = step.shown();
             Outcome {

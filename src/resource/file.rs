@@ -31,6 +31,9 @@ pub(crate) const RESOLV_CONF: &str = "/etc/resolv.conf";
 /// which is on no boot-time PATH.
 pub(crate) const VISUDO: &str = "/usr/local/sbin/visudo";
 
+/// The note of a listed file that was there before beryl wrote it.
+pub const KEPT: &str = "not created by beryl (it was there first): kept when it leaves the config";
+
 /// A whole file.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct File {
@@ -224,6 +227,13 @@ impl Kind for File {
         format!("file:{}", self.path)
     }
 
+    /// The install records a listed file in its own step, only when the
+    /// file was not there before (templates/steps/file.sh.j2): a package's
+    /// own config file is never pruned.
+    fn install_records(&self) -> Vec<Record> {
+        Vec::new()
+    }
+
     fn records(&self) -> Vec<Record> {
         // The files of `freebsd.files`, not those beryl writes from other
         // fields.
@@ -296,14 +306,21 @@ return "$status""#,
         let Some(have) = s.files.get(&f.path).and_then(|f| f.as_ref()) else {
             return create_file(&f.content, shown);
         };
-        judge_file(
+        let verdict = judge_file(
             have,
             (&f.content, shown),
             &f.mode,
             &f.owner,
             &f.group,
             Vec::new(),
-        )
+        );
+        // There before beryl wrote it (a package's file): never recorded,
+        // so never removed.
+        let recorded = s.managed.iter().any(|(k, id)| k == "file" && *id == f.path);
+        match f.listed && !recorded {
+            true => verdict.with_note(KEPT),
+            false => verdict,
+        }
     }
 
     /// The content of a file others may not read (`0600`, `0640`): the

@@ -35,6 +35,9 @@ pub(crate) struct Verdict {
     pub action: Action,
     pub changes: Vec<Change>,
     pub diff: Option<String>,
+    /// What this host's state adds to say, whatever the action (a file
+    /// beryl did not create is kept when it leaves the config).
+    pub note: Option<&'static str>,
 }
 
 impl Verdict {
@@ -43,6 +46,15 @@ impl Verdict {
             action,
             changes,
             diff,
+            note: None,
+        }
+    }
+
+    /// The verdict with a note of its own ([`Verdict::note`]).
+    pub(crate) fn with_note(self, note: &'static str) -> Verdict {
+        Verdict {
+            note: Some(note),
+            ..self
         }
     }
 

@@ -754,3 +754,42 @@ fn listed_files_that_left_the_config_are_pruned_when_beryl_created_them() {
     );
     assert_eq!(left, "ops.conf\n");
 }
+
+/// A package's own config file (nginx.conf, which the nginx package
+/// installs from its `@sample`), listed in `freebsd.files`: the install
+/// writes beryl's content but does not record the file, the dry run says
+/// it is kept, and once it leaves the config nothing removes it.
+#[test]
+fn a_package_s_own_file_is_never_pruned() {
+    let conf = "/usr/local/etc/nginx/nginx.conf";
+    let listed = format!(
+        "freebsd:\n  packages: [nginx]\n  files:\n    {conf}:\n      content: \"worker_processes 2;\\n\"\n"
+    );
+    let Some((dir, bsd)) = live(&listed, "a_package_s_own_file_is_never_pruned") else {
+        return;
+    };
+    let d = dir.path();
+    let rec = record(&bsd);
+    assert!(rec.contains("pkg nginx\n"), "{rec}");
+    assert!(!rec.contains("nginx.conf"), "recorded:\n{rec}");
+    assert_eq!(sh(&bsd, &format!("cat {conf}")), "worker_processes 2;\n");
+    let (status, report) = dry_run(d, "live", &facts(&bsd, d, "live"));
+    assert_eq!(status, 0, "{report}");
+    assert!(
+        report.contains(&format!(
+            "= file:{conf}\n    note: {}\n",
+            beryl::resource::file::KEPT
+        )),
+        "{report}"
+    );
+
+    // Dropped from the config: nothing to remove, and the file stays as
+    // beryl last wrote it.
+    fs::write(
+        d.join("inventory/example.org/live.yml"),
+        "freebsd:\n  packages: [nginx]\n",
+    )
+    .unwrap();
+    agree(&bsd, d, "live", &[]);
+    assert_eq!(sh(&bsd, &format!("cat {conf}")), "worker_processes 2;\n");
+}

@@ -173,7 +173,9 @@ chown root:wheel /usr/local/etc/cron.d/.beryl-nightly-vacuum
 chmod 0644 /usr/local/etc/cron.d/.beryl-nightly-vacuum
 mv -f /usr/local/etc/cron.d/.beryl-nightly-vacuum /usr/local/etc/cron.d/beryl-nightly-vacuum
 
-# A whole file, checked before it is installed.
+# A whole file, checked before it is installed, recorded only if the
+# install creates it (a package's own file is never pruned).
+if [ -e /etc/pf.conf ] || [ -L /etc/pf.conf ]; then beryl_there=1; else beryl_there=0; fi
 mkdir -p /etc
 # shellcheck disable=SC2016 # the content is literal text
 printf '%s' "# /etc/pf.conf of db02.example.org: rendered by beryl from the inventory's
@@ -194,6 +196,10 @@ pass in inet6 proto icmp6 keep state
 pfctl -nf /etc/pf.conf.beryl-tmp
 install -m 0600 -o root -g wheel /etc/pf.conf.beryl-tmp /etc/pf.conf
 rm -f /etc/pf.conf.beryl-tmp
+if [ "$beryl_there" = 0 ]; then
+	mkdir -p /var/db/beryl
+	printf '%s\n' 'file /etc/pf.conf' >> /var/db/beryl/managed
+fi
 
 # The data pools' file systems are mounted inside the new system, which the
 # installer unmounts when it exports the boot pool: unmount them first,
@@ -205,6 +211,6 @@ done
 
 # What the install created, for apply to prune once it leaves the config.
 mkdir -p /var/db/beryl
-printf '%s\n' 'cron nightly-vacuum' 'file /etc/pf.conf' 'pkg bash' 'pkg databases/postgresql16-server' 'pkg node_exporter' 'pkg sudo' 'pkg tmux' 'pkg vim' >> /var/db/beryl/managed
+printf '%s\n' 'cron nightly-vacuum' 'pkg bash' 'pkg databases/postgresql16-server' 'pkg node_exporter' 'pkg sudo' 'pkg tmux' 'pkg vim' >> /var/db/beryl/managed
 
 echo 'beryl: db02.example.org installed: 3 users, 6 packages'

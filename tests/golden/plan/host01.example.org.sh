@@ -195,7 +195,9 @@ mv /etc/sysctl.conf.beryl-tmp /etc/sysctl.conf
 # A loader.conf variable, read by the loader at the first boot.
 sysrc -f /boot/loader.conf 'accf_http_load=YES'
 
-# A whole file, checked before it is installed.
+# A whole file, checked before it is installed, recorded only if the
+# install creates it (a package's own file is never pruned).
+if [ -e /etc/pf.conf ] || [ -L /etc/pf.conf ]; then beryl_there=1; else beryl_there=0; fi
 mkdir -p /etc
 # shellcheck disable=SC2016 # the content is literal text
 printf '%s' "# /etc/pf.conf of host01.example.org: rendered by beryl from the inventory's
@@ -216,8 +218,14 @@ pass in inet6 proto icmp6 keep state
 pfctl -nf /etc/pf.conf.beryl-tmp
 install -m 0600 -o root -g wheel /etc/pf.conf.beryl-tmp /etc/pf.conf
 rm -f /etc/pf.conf.beryl-tmp
+if [ "$beryl_there" = 0 ]; then
+	mkdir -p /var/db/beryl
+	printf '%s\n' 'file /etc/pf.conf' >> /var/db/beryl/managed
+fi
 
-# A whole file, checked before it is installed.
+# A whole file, checked before it is installed, recorded only if the
+# install creates it (a package's own file is never pruned).
+if [ -e /usr/local/etc/nginx/nginx.conf ] || [ -L /usr/local/etc/nginx/nginx.conf ]; then beryl_there=1; else beryl_there=0; fi
 mkdir -p /usr/local/etc/nginx
 # shellcheck disable=SC2016 # the content is literal text
 printf '%s' "# /usr/local/etc/nginx/nginx.conf on the web servers: copied as is by beryl
@@ -251,12 +259,16 @@ http {
 nginx -t -c /usr/local/etc/nginx/nginx.conf.beryl-tmp
 install -m 0644 -o root -g wheel /usr/local/etc/nginx/nginx.conf.beryl-tmp /usr/local/etc/nginx/nginx.conf
 rm -f /usr/local/etc/nginx/nginx.conf.beryl-tmp
+if [ "$beryl_there" = 0 ]; then
+	mkdir -p /var/db/beryl
+	printf '%s\n' 'file /usr/local/etc/nginx/nginx.conf' >> /var/db/beryl/managed
+fi
 
 # An rc.d service, enabled: it starts at boot (never in the installer's chroot).
 sysrc -f /etc/rc.conf 'nginx_enable=YES'
 
 # What the install created, for apply to prune once it leaves the config.
 mkdir -p /var/db/beryl
-printf '%s\n' 'file /etc/pf.conf' 'file /usr/local/etc/nginx/nginx.conf' 'loader accf_http_load' 'pkg bash' 'pkg nginx' 'pkg node_exporter' 'pkg py311-certbot' 'pkg sudo' 'pkg tmux' 'sysctl kern.ipc.somaxconn' >> /var/db/beryl/managed
+printf '%s\n' 'loader accf_http_load' 'pkg bash' 'pkg nginx' 'pkg node_exporter' 'pkg py311-certbot' 'pkg sudo' 'pkg tmux' 'sysctl kern.ipc.somaxconn' >> /var/db/beryl/managed
 
 echo 'beryl: host01.example.org installed: 5 users, 6 packages'

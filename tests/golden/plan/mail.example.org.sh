@@ -151,7 +151,9 @@ sysrc -f /etc/rc.conf 'zfs_enable=YES'
 # Time zone.
 tzsetup -s Europe/Paris
 
-# A whole file, checked before it is installed.
+# A whole file, checked before it is installed, recorded only if the
+# install creates it (a package's own file is never pruned).
+if [ -e /etc/pf.conf ] || [ -L /etc/pf.conf ]; then beryl_there=1; else beryl_there=0; fi
 mkdir -p /etc
 # shellcheck disable=SC2016 # the content is literal text
 printf '%s' "# /etc/pf.conf of mail.example.org: rendered by beryl from the inventory's
@@ -172,9 +174,13 @@ pass in inet6 proto icmp6 keep state
 pfctl -nf /etc/pf.conf.beryl-tmp
 install -m 0600 -o root -g wheel /etc/pf.conf.beryl-tmp /etc/pf.conf
 rm -f /etc/pf.conf.beryl-tmp
+if [ "$beryl_there" = 0 ]; then
+	mkdir -p /var/db/beryl
+	printf '%s\n' 'file /etc/pf.conf' >> /var/db/beryl/managed
+fi
 
 # What the install created, for apply to prune once it leaves the config.
 mkdir -p /var/db/beryl
-printf '%s\n' 'file /etc/pf.conf' 'pkg dovecot' 'pkg node_exporter' 'pkg postfix' 'pkg sudo' 'pkg tmux' 'pkg vim' >> /var/db/beryl/managed
+printf '%s\n' 'pkg dovecot' 'pkg node_exporter' 'pkg postfix' 'pkg sudo' 'pkg tmux' 'pkg vim' >> /var/db/beryl/managed
 
 echo 'beryl: mail.example.org installed: 4 users, 6 packages'
