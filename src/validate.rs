@@ -33,6 +33,8 @@ pub(crate) fn host(fqdn: &str, c: &Compiled) -> Result<(), Diags> {
     apply::steps(&desired)
         .and_then(|steps| apply::script::script(fqdn, &steps, Default::default()))
         .map_err(|e| vec![apply::quote_error(fqdn, e)])?;
-    install::layout(desired);
+    if desired.install.by_beryl() {
+        install::layout(desired);
+    }
     Ok(())
 }

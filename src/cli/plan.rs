@@ -80,11 +80,43 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
         ]);
     }
     let results = ctx.compile_many(&compiler, &hosts, |host, c| {
+        // Of several hosts, one beryl never installs is left out, said
+        // once below; named alone, `build` refuses it.
+        if several
+            && c.freebsd
+                .install
+                .as_ref()
+                .is_some_and(|i| !i.value.by_beryl())
+        {
+            return Ok(None);
+        }
         let p = install::build(&host.fqdn, &c)?;
         let text = render(&templates, &p, args.format)?;
-        Ok((host.fqdn.clone(), text))
+        Ok(Some((host.fqdn.clone(), text)))
     });
-    let files = crate::diag::collect(results)?;
+    let planned = crate::diag::collect(results)?;
+    let skipped: Vec<String> = hosts
+        .iter()
+        .zip(&planned)
+        .filter(|(_, p)| p.is_none())
+        .map(|(h, _)| format!("\n  {}", h.fqdn))
+        .collect();
+    if !skipped.is_empty() {
+        ctx.warn(&[Diag::warning(
+            install::Code::Skipped,
+            format!(
+                "not planned: beryl never installs {} (freebsd.install: none):{}",
+                if skipped.len() == 1 {
+                    "this host"
+                } else {
+                    "these hosts"
+                },
+                skipped.concat()
+            ),
+        )
+        .help("beryl apply manages them; docs/apply.md §19")]);
+    }
+    let files: Vec<(String, String)> = planned.into_iter().flatten().collect();
     match (&args.out, several) {
         (None, _) => write_out(
             out,

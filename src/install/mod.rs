@@ -34,6 +34,10 @@ crate::diag::codes! {
         Template = "template";
         /// The plan cannot be written as JSON.
         Json = "json";
+        /// `plan` for a host that beryl never installs (`freebsd.install: none`).
+        NotInstalled = "not_installed";
+        /// `plan` of several hosts left out one that beryl never installs (`freebsd.install: none`).
+        Skipped = "skipped", warning;
     }
 }
 
@@ -101,6 +105,18 @@ pub(crate) const DISTRIBUTIONS: &str = "kernel.txz base.txz";
 /// installerconfig.
 /// Every failed requirement is an error at the YAML it concerns.
 pub fn build(fqdn: &str, c: &Compiled) -> Result<InstallerConfig, Diags> {
+    if let Some(i) = &c.freebsd.install
+        && !i.value.by_beryl()
+    {
+        return Err(vec![
+            Diag::new(
+                Code::NotInstalled,
+                format!("{fqdn} is not installed by beryl: it has no install plan"),
+            )
+            .label(&i.span, "a running host that beryl adopted")
+            .help("apply manages it (beryl apply HOST); to install it, set freebsd.install: dists or pkgbase, with its disks, raid, version and network"),
+        ]);
+    }
     let mut errors = requirements(c);
     let host = match desired::build(fqdn, c) {
         Ok(h) => Some(h),
@@ -115,11 +131,15 @@ pub fn build(fqdn: &str, c: &Compiled) -> Result<InstallerConfig, Diags> {
     }
 }
 
-/// What an install needs that apply does not. `check` runs it too
+/// What an install needs that apply does not; nothing for a host beryl
+/// never installs (`freebsd.install: none`). `check` runs it too
 /// ([`crate::validate`]).
 pub(crate) fn requirements(c: &Compiled) -> Vec<Diag> {
     let f = &c.freebsd;
     let mut errors = Vec::new();
+    if f.install.as_ref().is_some_and(|i| !i.value.by_beryl()) {
+        return errors;
+    }
     let missing = |what: &str, help: &str| {
         Diag::new(Code::Required, format!("an install needs `freebsd.{what}`"))
             .label(&f.span, format!("no `{what}` here"))
@@ -204,6 +224,8 @@ pub(crate) fn layout(h: DesiredState) -> InstallerConfig {
             "BSDINSTALL_PKG_REPOS_DIR",
             "/usr/freebsd-packages/repos",
         )),
+        // Refused by `build`: no plan is laid out.
+        Install::None => {}
     }
     let media = match &h.dist_site {
         Some(site) => {
@@ -274,6 +296,7 @@ pub(crate) fn layout(h: DesiredState) -> InstallerConfig {
         install: match h.install {
             Install::Dists => "dists",
             Install::Pkgbase => "pkgbase",
+            Install::None => "none",
         },
         version: h.version.unwrap_or_default(),
         media,

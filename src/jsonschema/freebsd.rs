@@ -49,7 +49,7 @@ pub struct FreeBsd {
     /// writes; `name: --bob` removes bob.
     #[schemars(with = "Ref<Vec<User>>")]
     pub users: Option<Ref<Vec<User>>>,
-    /// How bsdinstall installs the base system: dists (the default) or pkgbase.
+    /// How bsdinstall installs the base system: dists (the default) or pkgbase; none for a running host beryl never installs (apply manages it, plan refuses it).
     #[schemars(with = "Ref<Install>")]
     pub install: Option<Ref<Install>>,
     /// FreeBSD release as MAJOR.MINOR, quoted, such as "15.0".

@@ -17,11 +17,19 @@ pub struct RootPassword {
     pub hash: Option<String>,
 }
 
-/// Always one: root's password is always managed.
+/// One on a host beryl installs, whose root is locked unless a hash is
+/// given; on a host beryl adopted (`freebsd.install: none`), only when
+/// `freebsd.root_password` is given: its root's password is the operator's
+/// until then.
 pub(crate) fn layout(input: &Input<'_>) -> Vec<Resource> {
+    let f = input.freebsd();
+    let adopted = f.install.as_ref().is_some_and(|i| !i.value.by_beryl());
+    if adopted && f.root_password.is_none() {
+        return Vec::new();
+    }
     vec![
         RootPassword {
-            hash: text(&input.freebsd().root_password),
+            hash: text(&f.root_password),
         }
         .into(),
     ]

@@ -70,7 +70,7 @@ pub(crate) const FREEBSD: &[Field<FreeBsd>] = &[
     },
     Field {
         key: "install",
-        doc: "how bsdinstall installs the base system: dists (the default) or pkgbase",
+        doc: "how bsdinstall installs the base system: dists (the default) or pkgbase; none for a running host beryl never installs (apply manages it, plan refuses it)",
         aliases: &[
             "base_install",
             "install_method",
@@ -280,7 +280,7 @@ fn install(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
             Diag::new(Code::Install, format!("invalid {}: {reason}", at.path))
                 .label(&at.node.span, "not an install method")
                 .help(
-                    "write `dists` (kernel and base tarballs) or `pkgbase` (base system packages, FreeBSD 15 and later)",
+                    "write `dists` (kernel and base tarballs), `pkgbase` (base system packages, FreeBSD 15 and later) or `none` (a running host beryl never installs)",
                 ),
         ),
     }

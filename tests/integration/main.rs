@@ -76,6 +76,7 @@
 //! goes into `support/`; code shared with examples/ and benches/ lives in
 //! examples/support/.
 
+mod adopt;
 mod adversarial;
 mod annotate;
 mod ansible;

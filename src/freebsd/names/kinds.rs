@@ -13,6 +13,16 @@ pub enum Install {
     Dists,
     /// Base system packages (pkgbase, FreeBSD 15).
     Pkgbase,
+    /// Never installed by beryl: a running host that beryl adopts, which
+    /// `apply` manages and `plan` refuses (docs/install.md §3).
+    None,
+}
+
+impl Install {
+    /// Whether beryl installs the host (everything but `none`).
+    pub fn by_beryl(self) -> bool {
+        self != Install::None
+    }
 }
 
 /// An interface's IPv4 configuration.

@@ -185,11 +185,13 @@ pub(crate) fn sudoers_line(s: &str) -> Result<(), String> {
     }
 }
 
-/// How the base system is installed: `dists` or `pkgbase`.
+/// How the base system is installed: `dists` or `pkgbase`; `none` for a
+/// host beryl never installs.
 pub(crate) fn install(s: &str) -> Result<Install, String> {
     match s {
         "dists" => return Ok(Install::Dists),
         "pkgbase" => return Ok(Install::Pkgbase),
+        "none" => return Ok(Install::None),
         _ => {}
     }
     let hint = match s.to_ascii_lowercase().as_str() {
@@ -199,10 +201,13 @@ pub(crate) fn install(s: &str) -> Result<Install, String> {
         "pkgbase" | "pkg" | "pkgs" | "packages" | "package" | "pkg-base" | "pkg_base" => {
             "; did you mean `pkgbase`?"
         }
+        "none" | "no" | "never" | "adopted" | "adopt" | "existing" | "manual" | "off" => {
+            "; did you mean `none` (a running host beryl never installs)?"
+        }
         _ => "",
     };
     Err(format!(
-        "{} is neither `dists` nor `pkgbase`{hint}",
+        "{} is not `dists`, `pkgbase` or `none`{hint}",
         quote(s)
     ))
 }

@@ -270,8 +270,11 @@ fn install() {
     refused(super::install, "PkgBase", "did you mean `pkgbase`?");
     refused(super::install, "tarballs", "did you mean `dists`?");
     refused(super::install, "Dists", "did you mean `dists`?");
-    refused(super::install, "net", "neither `dists` nor `pkgbase`");
-    refused(super::install, "", "neither");
+    refused(super::install, "net", "is not `dists`, `pkgbase` or `none`");
+    refused(super::install, "", "is not");
+    assert_eq!(super::install("none"), Ok(Install::None));
+    refused(super::install, "adopted", "did you mean `none`");
+    refused(super::install, "None", "did you mean `none`");
 }
 
 #[test]

@@ -282,7 +282,7 @@ fn install() {
     let d = fails(
         "freebsd:\n  install: packages\n",
         Code::Install,
-        "invalid freebsd.install: `packages` is neither `dists` nor `pkgbase`; did you mean `pkgbase`?",
+        "invalid freebsd.install: `packages` is not `dists`, `pkgbase` or `none`; did you mean `pkgbase`?",
         "t.yml:2:12",
     );
     assert!(

@@ -10,6 +10,8 @@
 //! [`wire`] makes a whole host of the example inventory reachable: installed
 //! on its own fake FreeBSD, its own sshd, and an `ssh:` block in its level
 //! file; several of them make a fleet (tests/integration/fleet_apply/).
+//! [`wire_machine`] does the same for a machine beryl did not install
+//! (tests/integration/adopt.rs).
 
 use std::fs;
 use std::net::{TcpListener, TcpStream};
@@ -48,18 +50,24 @@ pub struct Wired {
 /// points beryl at that sshd to the level file. `None` after a notice when
 /// the fake FreeBSD cannot run here.
 pub fn wire(dir: &Path, host: &str, level: &str, test: &str) -> Option<Wired> {
-    let sshd_bin = Path::new("/usr/sbin/sshd");
     let bsd = crate::live::installed(dir, host, test)?;
+    Some(wire_machine(dir, bsd, host, "beryl", level))
+}
+
+/// [`wire`] for a machine made otherwise (one beryl did not install): its
+/// sessions log in as `login`.
+pub fn wire_machine(dir: &Path, bsd: FakeBsd, host: &str, login: &str, level: &str) -> Wired {
+    let sshd_bin = Path::new("/usr/sbin/sshd");
     let session = dir.join(format!("session-{host}.sh"));
     let commands = dir.join(format!("commands-{host}.log"));
     fs::write(
         &session,
-        bsd.session_script(&[("PATH", crate::live::SSH_PATH)], "beryl", &commands),
+        bsd.session_script(&[("PATH", crate::live::SSH_PATH)], login, &commands),
     )
     .unwrap();
     use std::os::unix::fs::PermissionsExt;
     fs::set_permissions(&session, fs::Permissions::from_mode(0o755)).unwrap();
-    let server = Sshd::start(sshd_bin, "beryl", &session);
+    let server = Sshd::start(sshd_bin, login, &session);
     let host_file = dir.join("inventory").join(level);
     let mut text = fs::read_to_string(&host_file).unwrap();
     text.push_str(&format!(
@@ -68,11 +76,11 @@ pub fn wire(dir: &Path, host: &str, level: &str, test: &str) -> Option<Wired> {
         server.identity.display()
     ));
     fs::write(&host_file, text).unwrap();
-    Some(Wired {
+    Wired {
         bsd,
         server: Some(server),
         commands,
-    })
+    }
 }
 
 pub struct Sshd {
