@@ -20,7 +20,7 @@ pub(crate) fn facts_script(
 }
 
 /// A host to gather from: how to reach it and its facts script.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Target<'a> {
     pub fqdn: &'a str,
     pub login: &'a Login,
@@ -57,11 +57,36 @@ pub(crate) fn gather(
     Ok(pool.install(|| targets.par_iter().map(|t| one(t, options, dir)).collect()))
 }
 
+/// What taking one host's facts now gave: the sha256 of the bytes it
+/// printed and the snapshot, or why not.
+pub(crate) type Taken = Result<(String, State), String>;
+
+/// Takes every target's facts now, `parallel` at a time, written nowhere
+/// (`apply --plan` compares them with the plan's); results in the order
+/// given.
+pub(crate) fn take_all(
+    targets: &[Target<'_>],
+    options: &[String],
+    parallel: usize,
+) -> Result<Vec<Taken>, String> {
+    use rayon::prelude::*;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(parallel.max(1))
+        .build()
+        .map_err(|e| e.to_string())?;
+    Ok(pool.install(|| {
+        targets
+            .par_iter()
+            .map(|t| take(t, options).map(|(bytes, state)| (sha256_bytes(&bytes), state)))
+            .collect()
+    }))
+}
+
 fn one(t: &Target<'_>, options: &[String], dir: &Path) -> Gathered {
     let Some((json, error)) = paths(dir, t.fqdn) else {
         return Err(format!("{:?} is not a file name", t.fqdn));
     };
-    let result = take(t, options).and_then(|bytes| {
+    let result = take(t, options).and_then(|(bytes, _)| {
         crate::fsutil::write_atomic(&json, &bytes)
             .map_err(|(p, e)| format!("cannot write {}: {e}", p.display()))?;
         Ok((json.clone(), sha256_bytes(&bytes)))
@@ -78,8 +103,9 @@ fn one(t: &Target<'_>, options: &[String], dir: &Path) -> Gathered {
     result
 }
 
-/// Runs the facts script on the host and checks that it printed a snapshot.
-fn take(t: &Target<'_>, options: &[String]) -> Result<Vec<u8>, String> {
+/// Runs the facts script on the host and checks that it printed a snapshot
+/// of the host, by that script.
+fn take(t: &Target<'_>, options: &[String]) -> Result<(Vec<u8>, State), String> {
     let (code, bytes) = ssh::capture(t.login, options, &[], &t.script).map_err(|d| d.message)?;
     if code != 0 {
         return Err(format!("the facts script exited {code}"));
@@ -92,7 +118,7 @@ fn take(t: &Target<'_>, options: &[String]) -> Result<Vec<u8>, String> {
             state.format_version
         ));
     }
-    Ok(bytes)
+    Ok((bytes, state))
 }
 
 /// The sha256 of bytes in lowercase hex.

@@ -6,9 +6,11 @@
 //!
 //! A plan is applied only as it was made: beryl recompiles each host and
 //! refuses it when its effective config or its steps are no longer the
-//! plan's; on the host, the apply script first re-takes the facts and stops
-//! (exit [`super::script::STALE_STATUS`]) when their sha256 is not the
-//! plan's.
+//! plan's ([`check`]); takes its facts again and refuses it when a step or a
+//! removal would now do otherwise ([`still_holds`]); on the host, the apply
+//! script first re-takes the facts and stops (exit
+//! [`super::script::STALE_STATUS`]) when their sha256 is not that of the
+//! facts just taken.
 
 use serde::{Deserialize, Serialize};
 
@@ -240,6 +242,9 @@ pub(crate) enum Stale {
     /// An action, a removal or `prune` that the plan's own facts do not
     /// give: the plan was edited after it was made.
     Edited(String),
+    /// The host now shows another state than the plan saw, in what a step
+    /// or a removal reads (named).
+    Host(String),
 }
 
 /// Checks a host's saved plan against what it compiles to now.
@@ -296,6 +301,41 @@ pub(crate) fn check(saved: &HostPlan, steps: &[Step], now: &Stamp<'_>) -> Result
             ids(&saved.removals),
             ids(&again.removals)
         ));
+    }
+    Ok(())
+}
+
+/// Whether the host, as `fresh` facts show it now, is still the host the
+/// plan was made for, in everything its steps and removals read: each step
+/// would do the same (its action, the values it changes from and to, its
+/// diff) and the same items would be removed. What no step reads (a
+/// group nobody is in, a file beryl does not manage, `/etc/resolv.conf`
+/// rewritten by dhclient) may change. `saved` has passed [`check`].
+pub(crate) fn still_holds(saved: &HostPlan, steps: &[Step], fresh: &State) -> Result<(), Stale> {
+    let Ok(then) = serde_json::from_str::<State>(&saved.facts) else {
+        return Err(Stale::Edited("its facts are not a snapshot".into()));
+    };
+    let before = super::diff::compare(steps, Some(&then), saved.prune);
+    let now = super::diff::compare(steps, Some(fresh), saved.prune);
+    let seen = |o: &Outcome| serde_json::json!([o.id, text(&o.action), o.changes, o.diff]);
+    for (i, (b, n)) in before.iter().zip(&now).enumerate() {
+        if seen(b) != seen(n) {
+            let what = if i < steps.len() { "step" } else { "removal" };
+            return Err(Stale::Host(format!(
+                "{what} {} would now do otherwise ({}: {})",
+                b.id,
+                text(&n.action),
+                serde_json::to_string(&n.changes).unwrap_or_default()
+            )));
+        }
+    }
+    if before.len() != now.len() {
+        let ids = |o: &[Outcome]| o.iter().map(|o| o.id.clone()).collect::<Vec<_>>();
+        return Err(Stale::Host(format!(
+            "the removals are now {:?}, and the plan's {:?}",
+            ids(&now[steps.len().min(now.len())..]),
+            ids(&before[steps.len().min(before.len())..])
+        )));
     }
     Ok(())
 }
@@ -429,6 +469,40 @@ mod tests {
                     || refused.contains("another facts script"),
                 "{what}: {refused}"
             );
+        }
+    }
+
+    /// A plan holds while the host shows the same in what its steps and
+    /// removals read; anything else may change (issue 33: a DHCP lease
+    /// renewal rewriting resolv.conf made every plan stale).
+    #[test]
+    fn a_plan_goes_stale_only_when_what_it_reads_changed() {
+        let plan = saved();
+        let fresh = |edit: &str, to: &str| -> State {
+            serde_json::from_str(&FACTS.replace(edit, to)).unwrap()
+        };
+        let same = fresh("", "");
+        assert_eq!(still_holds(&plan, &steps(), &same), Ok(()));
+        // What no step reads: a group, a file beryl does not manage.
+        let unrelated = fresh(
+            r#""pkg": true,"#,
+            r#""pkg": true, "groups": {"latecomer": {"gid": "1999", "members": ""}},
+            "files": {"/etc/resolv.conf": {"sha256": "x", "mode": "644", "owner": "root", "group": "wheel"}},"#,
+        );
+        assert_eq!(still_holds(&plan, &steps(), &unrelated), Ok(()));
+        // The zone the tz step changes from.
+        match still_holds(&plan, &steps(), &fresh("Europe/Paris", "Asia/Tokyo")) {
+            Err(Stale::Host(why)) => assert!(why.contains("step tz"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        // The recorded package that the plan removes is gone already.
+        match still_holds(
+            &plan,
+            &steps(),
+            &fresh(r#""packages": ["tmux"]"#, r#""packages": []"#),
+        ) {
+            Err(Stale::Host(why)) => assert!(why.contains("removals"), "{why}"),
+            other => panic!("{other:?}"),
         }
     }
 

@@ -55,7 +55,8 @@ crate::diag::codes! {
 /// again. --dry-run prints the plan offline: against snapshots from `beryl
 /// facts` (--state for one host, --state-dir for many), else with every step
 /// undecided; --out saves it, and --plan applies exactly a saved plan,
-/// refusing a host whose config or facts changed since. --script prints the
+/// refusing a host whose config, or whose state in what a step reads,
+/// changed since. --script prints the
 /// apply script. Otherwise the script runs on each host over SSH (`ssh -o
 /// BatchMode=yes USER@HOST sudo -n sh -s`), as the host's `ssh:` block says,
 /// after a `yes` on the terminal (or --yes).

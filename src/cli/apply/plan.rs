@@ -1,13 +1,17 @@
 //! `apply --plan PLAN.json [SELECTION]`: a saved plan applied exactly. Each
 //! host is recompiled; one whose effective config, facts script or steps
-//! are no longer the plan's is refused as stale without running; the others
-//! run a script whose guard re-takes the facts on the host first.
+//! are no longer the plan's is refused as stale without running. The
+//! others' facts are taken again over ssh, and a host where a step or a
+//! removal would now do otherwise is refused as stale; the rest run a
+//! script whose guard holds the host to those fresh facts (docs/apply.md
+//! §12).
 
 use std::io::Write;
 use std::path::Path;
 
 use super::run::{self, Job};
 use super::{Args, Code, script_of};
+use crate::apply::gather::{self, Taken, Target};
 use crate::apply::recap::Status;
 use crate::apply::saved::{self, HostPlan, Stale, Unreadable};
 use crate::apply::script::Guard;
@@ -63,26 +67,45 @@ pub(super) fn apply(
         e
     })?;
     let plans = super::compile(ctx, &compiler, &hosts)?;
+    // First offline: each host's plan must hold against the inventory.
+    let held: Vec<Result<&HostPlan, Stale>> = plans
+        .iter()
+        .map(|p| {
+            // Every compiled host was selected from the plan's.
+            let Some(saved) = wanted.iter().find(|w| w.host == p.host.fqdn).copied() else {
+                return Err(Stale::Steps("the host is not in the plan".into()));
+            };
+            let now = saved::Stamp {
+                config_sha256: &p.config_sha256,
+                facts_sha256: &saved.facts_sha256,
+                facts_script_sha256: &p.facts.sha256,
+            };
+            saved::check(saved, &p.steps, &now).map(|()| saved)
+        })
+        .collect();
+    // Then, for a real run, each host that holds: its facts are taken
+    // again, and the plan runs only if its steps and removals would do
+    // exactly what they did against the plan's facts.
+    let fresh = match args.script {
+        true => Vec::new(),
+        false => fresh_facts(args, &plans, &held)?,
+    };
     let mut scripts = Vec::with_capacity(plans.len());
-    for p in &plans {
-        let Some(saved) = wanted.iter().find(|w| w.host == p.host.fqdn) else {
-            continue;
-        };
-        let now = saved::Stamp {
-            config_sha256: &p.config_sha256,
-            facts_sha256: &saved.facts_sha256,
-            facts_script_sha256: &p.facts.sha256,
-        };
-        let job = match saved::check(saved, &p.steps, &now) {
-            Ok(()) => {
-                let guard = Guard {
-                    facts_script: &p.facts.text,
-                    facts_sha256: &saved.facts_sha256,
-                };
-                // The plan's own choice: pruning as when it was made.
-                (Some(script_of(saved.prune, p, Some(guard))?), None)
+    for (i, (p, held)) in plans.iter().zip(&held).enumerate() {
+        let job = match (held, fresh.get(i)) {
+            (Err(why), _) => (None, Some((Status::Stale, stale_reason(why)))),
+            (Ok(saved), None | Some(None)) => {
+                // --script: the guard compares the plan's own facts.
+                (Some(guarded(saved, p, &saved.facts_sha256)?), None)
             }
-            Err(why) => (None, Some((Status::Stale, stale_reason(&why)))),
+            (Ok(_), Some(Some(Err(why)))) => (None, Some((Status::Unreachable, why.clone()))),
+            (Ok(saved), Some(Some(Ok((sha, state))))) => {
+                match saved::still_holds(saved, &p.steps, state) {
+                    // The guard then holds the host to the facts just taken.
+                    Ok(()) => (Some(guarded(saved, p, sha)?), None),
+                    Err(why) => (None, Some((Status::Stale, stale_reason(&why)))),
+                }
+            }
         };
         scripts.push(job);
     }
@@ -100,6 +123,52 @@ pub(super) fn apply(
         return print_script(&jobs, out);
     }
     run::run(args, &jobs, out)
+}
+
+/// The script of a host whose plan holds, its guard comparing the facts
+/// the host prints when it runs with `facts_sha256`.
+fn guarded(
+    saved: &HostPlan,
+    p: &super::Planned<'_>,
+    facts_sha256: &str,
+) -> Result<String, Failure> {
+    let guard = Guard {
+        facts_script: &p.facts.text,
+        facts_sha256,
+    };
+    // The plan's own choice: pruning as when it was made.
+    script_of(saved.prune, p, Some(guard))
+}
+
+/// The facts of each host whose plan holds, taken now over ssh (`None` for
+/// the others).
+fn fresh_facts(
+    args: &Args,
+    plans: &[super::Planned<'_>],
+    held: &[Result<&HostPlan, Stale>],
+) -> Result<Vec<Option<Taken>>, Failure> {
+    let targets: Vec<(usize, Target<'_>)> = plans
+        .iter()
+        .zip(held)
+        .enumerate()
+        .filter(|(_, (_, h))| h.is_ok())
+        .map(|(i, (p, _))| {
+            let t = Target {
+                fqdn: &p.host.fqdn,
+                login: &p.login,
+                script: p.facts.text.clone(),
+            };
+            (i, t)
+        })
+        .collect();
+    let only: Vec<Target<'_>> = targets.iter().map(|(_, t)| t.clone()).collect();
+    let taken = gather::take_all(&only, &args.ssh_option, args.parallel)
+        .map_err(|e| vec![Diag::new(Code::Parallel, e)])?;
+    let mut out: Vec<Option<Taken>> = (0..plans.len()).map(|_| None).collect();
+    for ((i, _), t) in targets.iter().zip(taken) {
+        out[*i] = Some(t);
+    }
+    Ok(out)
 }
 
 /// `--plan PLAN --script HOST`: the script a saved plan runs on one host,
@@ -141,6 +210,7 @@ fn stale_reason(why: &Stale) -> String {
         }
         Stale::Steps(what) => format!("the steps are not the plan's ({what})"),
         Stale::Edited(what) => format!("the plan was edited after it was made: {what}"),
+        Stale::Host(what) => format!("the host changed since the plan: {what}"),
     }
 }
 

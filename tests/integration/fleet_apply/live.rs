@@ -114,15 +114,36 @@ fn a_fleet_gathers_plans_applies_and_refuses_stale_hosts() {
     let pruned = prune_phase(d, &fleet, &events);
     eprintln!("fleet_apply: pruned {pruned} items over 3 hosts");
 
-    // Stale: after the plan, host02's state drifts (facts differ) and
-    // host01's config changes (the inventory compiles to another config).
+    // Stale: after the plan, host02's state changes where a step reads it
+    // (its zone, which the plan changes from UTC), host01's config changes
+    // (the inventory compiles to another config), and db01 gains a group no
+    // step reads, which leaves its plan as it was.
     for w in &fleet {
         crate::live::sh(&w.bsd, crate::live::DRIFT);
     }
     assert_eq!(gather(d, "facts").status, 0);
     let doc = plan(d, "facts", "plan3.json");
     assert!(pending(&doc).iter().all(|(_, n)| *n == 6), "{doc:#}");
-    crate::live::sh(&fleet[1].bsd, "pw groupadd latecomer");
+    crate::live::sh(&fleet[1].bsd, "tzsetup -s America/New_York");
+    crate::live::sh(&fleet[2].bsd, "pw groupadd latecomer");
+    // The script of host02's plan, run there as it is: its guard compares
+    // the facts the host prints with the plan's, and stops (exit 3) before
+    // any step.
+    let guarded = plain(d, &["apply", "--plan", "plan3.json", "--script", "host02"]);
+    assert_eq!(guarded.status, 0, "{}", guarded.stderr);
+    let r = fleet[1].bsd.exec_in_target(
+        "sudo -n sh -s",
+        &guarded.stdout,
+        &[("PATH", crate::live::SSH_PATH)],
+        "beryl",
+    );
+    assert_eq!(r.status, 3, "{}", r.all());
+    assert!(
+        r.stdout
+            .contains("stale: the facts are not the plan's (sha256 "),
+        "{}",
+        r.all()
+    );
     let host01 = d.join("inventory/example.org/web/host01.yml");
     let text = fs::read_to_string(&host01).unwrap();
     fs::write(
@@ -152,7 +173,7 @@ fn a_fleet_gathers_plans_applies_and_refuses_stale_hosts() {
             "host01",
             "the inventory now compiles to another config than the plan's",
         ),
-        ("host02", "the facts are not the plan's (sha256 "),
+        ("host02", "the host changed since the plan: step tz "),
     ] {
         let event = events_of_run
             .iter()
@@ -164,9 +185,9 @@ fn a_fleet_gathers_plans_applies_and_refuses_stale_hosts() {
         assert!(r.stderr.contains(&line), "{}", r.stderr);
     }
     // The stale hosts were left as they were: their drift is still there.
-    for w in &fleet[..2] {
+    for (w, zone) in fleet[..2].iter().zip(["UTC", "America/New_York"]) {
         let sum = crate::live::sh(&w.bsd, "cat /var/db/zoneinfo");
-        assert_eq!(sum.trim(), "UTC");
+        assert_eq!(sum.trim(), zone);
     }
     assert_eq!(
         crate::live::sh(&fleet[2].bsd, "cat /var/db/zoneinfo").trim(),
