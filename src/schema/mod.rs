@@ -121,6 +121,8 @@ crate::diag::codes! {
         ServiceName = "service_name";
         /// A dataset name that is not `POOL/NAME`, or whose pool is not the boot pool or a data pool.
         Dataset = "dataset";
+        /// A dataset whose missing parent `zfs create -p` would create mounted over a directory of the base system (`zroot/var/db/mysql` alone mounts `zroot/var/db` over `/var/db`).
+        DatasetParent = "dataset_parent";
         /// A ZFS property value that zfs(8) would refuse.
         ZfsProperty = "zfs_property";
         /// A `destroy: true` that cannot hold (with properties, or on a pool).
