@@ -302,9 +302,11 @@ pub fn complete(
         None => Vec::new(),
     };
     let users = inject_keys(store, &mut config, &domain_keys, &mut errors, &mut inputs);
+    let mut warnings = Vec::new();
     let freebsd = match schema::validate(config.get("freebsd")) {
         Ok(mut f) => {
             files::inline(&mut f);
+            warnings = std::mem::take(&mut f.warnings);
             Some(f)
         }
         Err(mut e) => {
@@ -323,7 +325,7 @@ pub fn complete(
             freebsd,
             domain_keys,
             users,
-            diags: Vec::new(),
+            diags: warnings,
             rules_used: Vec::new(),
             reclass: None,
             inputs,

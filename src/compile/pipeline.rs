@@ -234,6 +234,7 @@ impl Compiler<'_> {
                     errors.extend(diags);
                     return Err(errors);
                 }
+                diags.append(&mut c.diags);
                 c.diags = diags;
                 c.rules_used = rules_used;
                 c.reclass = reclass;

@@ -9,6 +9,8 @@
 //! - [`names`]: pure validators of FreeBSD names, sizes and identifiers
 //!   (host names, users, disks, addresses, rc.conf variables), reusable by
 //!   every stage.
+//! - [`ports`]: the users and groups the ports tree's `UIDs` and `GIDs`
+//!   files assign (freebsd/freebsd-ports), in a data file beside it.
 //! - [`rcd`]: the rc.d scripts of the base system, with their `name` and
 //!   `rcvar`.
 //! - [`zfs`]: dataset names and the ZFS properties beryl manages (OpenZFS).
@@ -24,6 +26,7 @@
 pub(crate) mod base;
 pub(crate) mod cron;
 pub(crate) mod names;
+pub(crate) mod ports;
 pub(crate) mod rcd;
 pub(crate) mod release;
 pub(crate) mod zfs;

@@ -24,6 +24,33 @@ pub(crate) const SOURCE: &str = "openzfs/zfs module/zcommon/zfs_prop.c @be7657e3
 /// usr.sbin/bsdinstall/scripts/zfsboot 00a35910).
 pub(crate) const DEFAULT_BOOT_POOL: &str = "zroot";
 
+/// The datasets zfsboot creates in the boot pool (its default
+/// `ZFSBOOT_DATASETS`, usr.sbin/bsdinstall/scripts/zfsboot 00a35910; beryl
+/// sets no `ZFSBOOT_DATASETS` of its own): each name below the pool, its
+/// `mountpoint` when it sets one (children inherit it, the rest of their
+/// name appended), and whether it has `canmount=off`. They exist on every
+/// host beryl installs, so `zfs create -p` does not create them.
+pub(crate) const ZFSBOOT_DATASETS: &[(&str, Option<&str>, bool)] = &[
+    ("ROOT", Some("none"), false),
+    ("ROOT/default", Some("/"), false),
+    ("home", Some("/home"), false),
+    ("tmp", Some("/tmp"), false),
+    ("usr", Some("/usr"), true),
+    ("usr/ports", None, false),
+    ("usr/src", None, false),
+    ("var", Some("/var"), true),
+    ("var/audit", None, false),
+    ("var/crash", None, false),
+    ("var/log", None, false),
+    ("var/mail", None, false),
+    ("var/tmp", None, false),
+];
+
+/// zfsboot's row for `rel` (a name below the boot pool), if it makes it.
+pub(crate) fn zfsboot(rel: &str) -> Option<&'static (&'static str, Option<&'static str>, bool)> {
+    ZFSBOOT_DATASETS.iter().find(|(n, _, _)| *n == rel)
+}
+
 /// The longest dataset name (`ZFS_MAX_DATASET_NAME_LEN` is 256, with the NUL).
 pub(crate) const MAX_NAME: usize = 255;
 

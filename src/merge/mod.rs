@@ -60,6 +60,8 @@ crate::diag::codes! {
         KnockoutPrefix = "knockout_prefix";
         /// A `by_key` list item without a usable key field.
         ItemKey = "item_key";
+        /// A `by_key` list item named twice in one level (a user listed twice in one file): the two would merge silently.
+        DuplicateItem = "duplicate_item";
         /// Values a Hiera strategy cannot merge (`unique` of mappings, `hash` of non-mappings).
         Type = "type";
         /// A value of another kind over what was merged below it, under reclass's rules ("Cannot merge X over Y").

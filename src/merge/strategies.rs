@@ -187,7 +187,10 @@ impl<'p> Engine<'p> {
                             self.knockout_unused(&k, below.iter().map(|(t, s)| (*t, s)));
                         }
                     }
-                    None => own.push((id, item)),
+                    None => match own.iter().find(|(other, _)| *other == id) {
+                        Some((_, first)) => self.named_twice(&spec.key, id, first, item),
+                        None => own.push((id, item)),
+                    },
                 }
             }
             // Knockouts reach the levels below only, whatever their position.
@@ -205,6 +208,32 @@ impl<'p> Engine<'p> {
             Value::Seq(out),
             run.last().map(|n| n.span.clone()).unwrap_or_default(),
         )
+    }
+
+    /// An item named twice in one level: the two would merge silently, the
+    /// second's fields over the first's, and one of them is surely a slip.
+    fn named_twice(&mut self, key: &str, id: &str, first: &Node, again: &Node) {
+        let at = |n: &Node| {
+            n.get(key)
+                .map_or_else(|| n.span.clone(), |k| k.span.clone())
+        };
+        let path = crate::syntax::path::display(&self.path);
+        let list = if path.is_empty() {
+            "the root list"
+        } else {
+            &path
+        };
+        self.diags.push(
+            Diag::new(
+                Code::DuplicateItem,
+                format!("`{key}: {id}` is given twice in one level of {list}"),
+            )
+            .label(&at(again), "given again here")
+            .label(&at(first), "first given here")
+            .help(format!(
+                "write `{key}: {id}` once in this file and put all its fields there; a level above may still change it"
+            )),
+        );
     }
 
     /// The identifying field of a by-key item, or an error at the item.

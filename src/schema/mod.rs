@@ -17,6 +17,7 @@ mod fields;
 mod files;
 mod model;
 mod network;
+mod owners;
 mod services;
 mod system;
 mod users;
@@ -71,6 +72,12 @@ crate::diag::codes! {
         Uid = "uid";
         /// A uid given to two users of a host, or that a base account has: `pw useradd -u` refuses an allocated uid, halfway through the install.
         DuplicateUid = "duplicate_uid";
+        /// A user's uid (or the gid its own group would get) that the ports tree's UIDs (GIDs) file assigns to a port's user: installing that package later would collide.
+        PortsId = "ports_id", warning;
+        /// A file owner or group, or a cron user, that is neither of the host's users and groups, nor of the base system, nor of any port: `install -o`/`-g` or cron fails.
+        NoSuchOwner = "no_such_owner";
+        /// A file owner or group, or a cron user, that only a package can create, on a host whose packages beryl cannot tell create it.
+        PackageOwner = "package_owner", warning;
         /// A GECOS comment with `:` or a control character.
         Comment = "comment";
         /// A shell that is not a clean absolute path.
@@ -121,6 +128,8 @@ crate::diag::codes! {
         ServiceName = "service_name";
         /// A dataset name that is not `POOL/NAME`, or whose pool is not the boot pool or a data pool.
         Dataset = "dataset";
+        /// A dataset whose missing parent `zfs create -p` would create mounted over a directory of the base system (`zroot/var/db/mysql` alone mounts `zroot/var/db` over `/var/db`).
+        DatasetParent = "dataset_parent";
         /// A ZFS property value that zfs(8) would refuse.
         ZfsProperty = "zfs_property";
         /// A `destroy: true` that cannot hold (with properties, or on a pool).
@@ -165,6 +174,7 @@ pub(crate) fn validate(freebsd: Option<&Node>) -> Result<FreeBsd, Vec<Diag>> {
         Some(map) => {
             cx.walk("freebsd", map, fields::FREEBSD, &mut out);
             files::conflicts(&mut cx, &out);
+            owners::owners(&mut cx, &out);
         }
         None => {
             let diag = cx.type_error("freebsd", "a mapping", node);
@@ -179,10 +189,11 @@ pub(crate) fn validate(freebsd: Option<&Node>) -> Result<FreeBsd, Vec<Diag>> {
             cx.push(diag.help(help));
         }
     }
-    if cx.diags.is_empty() {
-        Ok(out)
-    } else {
+    if cx.diags.iter().any(Diag::is_error) {
         Err(cx.diags)
+    } else {
+        out.warnings = cx.diags;
+        Ok(out)
     }
 }
 

@@ -82,6 +82,9 @@ pub struct FreeBsd {
     /// Where the `freebsd` mapping was written (synthetic when it was absent).
     #[serde(skip)]
     pub span: Span,
+    /// The warnings validation found (its errors fail it instead).
+    #[serde(skip)]
+    pub warnings: Vec<crate::diag::Diag>,
 }
 
 /// The `network` mapping.

@@ -169,6 +169,9 @@ fn uids(cx: &mut Ctx, out: &FreeBsd) {
             );
             continue;
         }
+        if let Some(w) = ports_id(user, uid) {
+            cx.push(w);
+        }
         if let Some(first) = present()
             .take(i)
             .find(|u| u.uid.as_ref().is_some_and(|v| v.value == uid.value))
@@ -188,6 +191,44 @@ fn uids(cx: &mut Ctx, out: &FreeBsd) {
             );
         }
     }
+}
+
+/// A warning when the ports tree gives `uid` to a port's user, or (for a
+/// user without `primary_group`, whose own group pw makes with gid = uid
+/// when that gid is free: usr.sbin/pw/pw_user.c `pw_gidpolicy`) the gid to
+/// a port's group: installing that package later makes its user or group
+/// with another id, or fails (src/freebsd/ports.rs). A user named like the
+/// port's, with its id, is that user.
+fn ports_id(user: &User, uid: &Located<u32>) -> Option<Diag> {
+    use crate::freebsd::ports::{self, Kind};
+    let me = user.name.value.as_str();
+    let port_user = ports::of_id(Kind::User, uid.value).filter(|n| *n != me);
+    let port_group = match user.primary_group {
+        None => ports::of_id(Kind::Group, uid.value).filter(|n| *n != me),
+        Some(_) => None,
+    };
+    let whose = match (port_user, port_group) {
+        (None, None) => return None,
+        (Some(u), None) => format!("the ports tree's uid for the user `{u}`"),
+        (None, Some(g)) => format!(
+            "and its group would get gid {}, the ports tree's gid for the group `{g}`",
+            uid.value
+        ),
+        (Some(u), Some(g)) => format!(
+            "the ports tree's uid for the user `{u}` (and gid for the group `{g}`, which its group would get)"
+        ),
+    };
+    Some(
+        Diag::warning(
+            Code::PortsId,
+            format!("user `{me}` has uid {}, {whose}", uid.value),
+        )
+        .label(&uid.span, "a uid the ports tree reserves")
+        .help(format!(
+            "pick a uid of 1000 or more: the ports tree gives 1 to 999 to the users and groups its packages create ({})",
+            ports::SOURCE
+        )),
+    )
 }
 
 fn one(cx: &mut Ctx, list: &str, i: usize, node: &Node) -> Option<User> {

@@ -79,6 +79,97 @@ pub(crate) fn zfs(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
     };
     cx.walk(&at.path, map, ZFS, &mut out.zfs);
     across(cx, at, &out.zfs);
+    let boot = sibling_str(at.siblings, "pool").map_or(zfs::DEFAULT_BOOT_POOL, |(s, _)| s);
+    parents(cx, &path::child(&at.path, "datasets"), boot, &out.zfs);
+}
+
+/// No parent that `zfs create -p` makes is mounted over a directory of the
+/// base system. `-p` creates each missing parent with no property of its
+/// own: it inherits its mount point and is mounted there. A parent is
+/// missing unless it is listed under datasets, or zfsboot makes it
+/// ([`zfs::ZFSBOOT_DATASETS`], boot pool only); it mounts at the nearest
+/// listed or zfsboot ancestor's `mountpoint` with the rest of its name
+/// appended (`/POOL/…` below the pool's root), and hides the base
+/// directory there ([`crate::freebsd::base::BASE_DIRS`]): `zroot/var/db/mysql`
+/// alone creates `zroot/var/db` over `/var/db`.
+fn parents(cx: &mut Ctx, datasets_path: &str, boot: &str, z: &Zfs) {
+    let mut reported: Vec<String> = Vec::new();
+    for d in z.datasets.iter().filter(|d| !d.destroy) {
+        let name = &d.name.value;
+        let cuts = name.match_indices('/').map(|(i, _)| i).skip(1);
+        for parent in cuts.map(|i| &name[..i]) {
+            if listed(z, parent).is_some() || made_by_zfsboot(boot, parent).is_some() {
+                continue;
+            }
+            let Some(mount) = inherited_mount(z, boot, parent) else {
+                continue;
+            };
+            let Some((dir, source)) = crate::freebsd::base::base_dir(&mount) else {
+                continue;
+            };
+            if reported.iter().any(|r| r == parent) {
+                continue;
+            }
+            reported.push(parent.to_string());
+            cx.push(
+                Diag::new(
+                    Code::DatasetParent,
+                    format!(
+                        "{}: `zfs create -p` would create {parent} mounted over the base system's {dir}",
+                        path::child(datasets_path, name)
+                    ),
+                )
+                .label(&d.name.span, format!("creates its missing parent {parent}"))
+                .help(format!(
+                    "list the parent unmounted, as zfsboot lists {boot}/var: `{parent}: {{canmount: \"off\"}}` under freebsd.zfs.datasets ({dir} is in FreeBSD's etc/mtree/{source})"
+                )),
+            );
+        }
+    }
+}
+
+/// The listed dataset `name`, if any.
+fn listed<'z>(z: &'z Zfs, name: &str) -> Option<&'z Dataset> {
+    z.datasets.iter().find(|d| d.name.value == name)
+}
+
+/// zfsboot's row for `name`, when it is in the boot pool.
+fn made_by_zfsboot(
+    boot: &str,
+    name: &str,
+) -> Option<&'static (&'static str, Option<&'static str>, bool)> {
+    let rel = name.strip_prefix(boot)?.strip_prefix('/')?;
+    zfs::zfsboot(rel)
+}
+
+/// Where a dataset created without a `mountpoint` mounts: its nearest
+/// listed or zfsboot ancestor's mount point, the rest of its name
+/// appended; `None` when that is `none` or `legacy` (not mounted).
+fn inherited_mount(z: &Zfs, boot: &str, name: &str) -> Option<String> {
+    let mut base = name;
+    let mount = loop {
+        let Some((up, _)) = base.rsplit_once('/') else {
+            // The pool's root: mounted at /POOL (zpool create's default).
+            break format!("/{base}");
+        };
+        base = up;
+        let set = listed(z, base)
+            .and_then(|d| d.props.iter().find(|p| p.name.value == "mountpoint"))
+            .map(|p| p.value.value.clone());
+        if let Some(m) =
+            set.or_else(|| made_by_zfsboot(boot, base).and_then(|r| r.1.map(str::to_string)))
+        {
+            break m;
+        }
+    };
+    if mount == "none" || mount == "legacy" {
+        return None;
+    }
+    let rest = &name[base.len()..];
+    Some(match mount.as_str() {
+        "/" => rest.to_string(),
+        _ => format!("{mount}{rest}"),
+    })
 }
 
 fn pools(cx: &mut Ctx, at: &At<'_>, z: &mut Zfs) {

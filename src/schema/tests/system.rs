@@ -147,7 +147,9 @@ fn loader_refusals() {
 
 #[test]
 fn cron_entries() {
+    // postgres is a package's user (the ports tree's UIDs).
     let f = ok("freebsd:
+  packages: [postgresql17-server]
   cron:
     nightly-vacuum:
       schedule: '30  3 * * sun-sat'

@@ -296,3 +296,72 @@ fn key_docs_come_from_the_tables() {
     );
     assert!(freebsd_keys().iter().all(|(_, doc)| !doc.is_empty()));
 }
+
+/// The ports tree's uids (and, for a user without `primary_group`, the
+/// gid its own group would get) are warned of, naming the port's user or
+/// group; a user named like the port's user, with its uid, is that user.
+#[test]
+fn a_uid_the_ports_tree_reserves() {
+    let warned = |fields: &str| {
+        let f = ok(&user(fields));
+        f.warnings
+            .iter()
+            .filter(|w| w.code == Code::PortsId.as_str())
+            .map(|w| w.message.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        warned("      uid: 88\n      primary_group: staff\n"),
+        ["user `alice` has uid 88, the ports tree's uid for the user `mysql`"]
+    );
+    // 229 is free in UIDs, but GIDs gives it to kismet.
+    assert_eq!(
+        warned("      uid: 229\n"),
+        [
+            "user `alice` has uid 229, and its group would get gid 229, the ports tree's gid for the group `kismet`"
+        ]
+    );
+    assert!(warned("      uid: 229\n      primary_group: staff\n").is_empty());
+    assert!(warned("      uid: 320\n").is_empty());
+    assert!(warned("      uid: 1001\n").is_empty());
+    let f = ok("freebsd:\n  users:\n    - name: postgres\n      uid: 770\n");
+    assert!(f.warnings.is_empty());
+}
+
+/// A port's user as an owner: an error on a host without packages, a
+/// warning with some; a name no port has is an error either way.
+#[test]
+fn an_owner_only_a_package_creates() {
+    let file = |owner: &str| {
+        format!("freebsd:\n  files:\n    /etc/x.conf:\n      content: x\n      owner: {owner}\n")
+    };
+    fails(
+        &file("postgres"),
+        Code::NoSuchOwner,
+        "is a port's (uid 770 in the ports tree), and none of this host's packages creates it",
+        "t.yml:5:14",
+    );
+    let f = ok(&format!(
+        "{}  packages: [postgresql17-server]\n",
+        file("postgres")
+    ));
+    assert_eq!(f.warnings.len(), 1, "{:?}", f.warnings);
+    assert_eq!(f.warnings[0].code, Code::PackageOwner.as_str());
+    fails(
+        &format!("{}  packages: [nginx]\n", file("nosuchuser")),
+        Code::NoSuchOwner,
+        "exists nowhere",
+        "t.yml:5:14",
+    );
+    // A user marked absent is no owner.
+    fails(
+        &format!(
+            "{}  users:\n    - {{name: bob, state: absent}}\n",
+            file("bob")
+        ),
+        Code::NoSuchOwner,
+        "exists nowhere",
+        "t.yml:5:14",
+    );
+    ok(&format!("{}  users:\n    - {{name: bob}}\n", file("bob")));
+}

@@ -151,3 +151,58 @@ fn datasets() {
         "t.yml:4:29",
     );
 }
+
+/// `zfs create -p` makes each missing parent mounted where it inherits:
+/// below zfsboot's `zroot/var` (mountpoint /var) that is a base directory.
+#[test]
+fn a_missing_parent_over_a_base_directory() {
+    fails(
+        "freebsd:\n  zfs:\n    datasets:\n      zroot/var/db/mysql: {recordsize: 16K}\n",
+        Code::DatasetParent,
+        "would create zroot/var/db mounted over the base system's /var/db",
+        "t.yml:4:7",
+    );
+    // Through the boot environment (mountpoint /) and /usr (canmount=off).
+    fails(
+        "freebsd:\n  zfs:\n    datasets:\n      zroot/ROOT/default/var/x: {}\n",
+        Code::DatasetParent,
+        "zroot/ROOT/default/var mounted over the base system's /var",
+        "t.yml:4:7",
+    );
+    fails(
+        "freebsd:\n  zfs:\n    datasets:\n      zroot/usr/local/pgsql: {}\n",
+        Code::DatasetParent,
+        "over the base system's /usr/local",
+        "t.yml:4:7",
+    );
+    // A listed parent's own mountpoint is inherited below it.
+    fails(
+        "freebsd:\n  disks: [ada0]\n  zfs:\n    pools:\n      tank: {disks: [ada1]}\n    datasets:\n      tank/sys: {mountpoint: /}\n      tank/sys/etc/x: {}\n",
+        Code::DatasetParent,
+        "tank/sys/etc mounted over the base system's /etc",
+        "t.yml:8:7",
+    );
+}
+
+/// The fix the help names, and parents that hide nothing.
+#[test]
+fn parents_that_hide_nothing() {
+    // The parent listed unmounted: zfsboot's way for zroot/var.
+    ok(
+        "freebsd:\n  zfs:\n    datasets:\n      zroot/var/db: {canmount: \"off\"}\n      zroot/var/db/mysql: {recordsize: 16K}\n",
+    );
+    // zfsboot's own datasets exist already.
+    ok("freebsd:\n  zfs:\n    datasets:\n      zroot/var/log/app: {}\n      zroot/usr/src/x: {}\n");
+    // Below the pool's root (/zroot/data) or an unmounted BE root.
+    ok("freebsd:\n  zfs:\n    datasets:\n      zroot/data/pg: {}\n      zroot/ROOT/x/y: {}\n");
+    // A data pool mounts at /tank: tank/var/db is /tank/var/db.
+    ok(
+        "freebsd:\n  disks: [ada0]\n  zfs:\n    pools:\n      tank: {disks: [ada1]}\n    datasets:\n      tank/var/db/mysql: {}\n",
+    );
+    // A parent whose listed ancestor is not mounted.
+    ok(
+        "freebsd:\n  zfs:\n    datasets:\n      zroot/var/db: {canmount: \"off\", mountpoint: none}\n      zroot/var/db/a/b: {}\n",
+    );
+    // A dataset to destroy creates nothing.
+    ok("freebsd:\n  zfs:\n    datasets:\n      zroot/var/db/old: {destroy: true}\n");
+}

@@ -44,7 +44,7 @@ env ASSUME_ALWAYS_YES=yes pkg bootstrap -f
 env ASSUME_ALWAYS_YES=yes pkg install -y sudo tmux vim haproxy
 
 # A user account (no password: logins are by key).
-pw useradd -n beryl -m -s /bin/sh -c 'beryl apply' -u 990 -h -
+pw useradd -n beryl -m -s /bin/sh -c 'beryl apply' -u 1100 -h -
 
 # A user account (no password: logins are by key).
 pw useradd -n alice -m -s /bin/sh -g staff -G wheel -c 'Alice Martin' -u 1001 -h -

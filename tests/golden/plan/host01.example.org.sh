@@ -56,7 +56,7 @@ env ASSUME_ALWAYS_YES=yes pkg install -y sudo tmux node_exporter nginx bash py31
 pw groupadd -n dba
 
 # A user account (no password: logins are by key).
-pw useradd -n beryl -m -s /bin/sh -c 'beryl apply' -u 990 -h -
+pw useradd -n beryl -m -s /bin/sh -c 'beryl apply' -u 1100 -h -
 
 # A user account (no password: logins are by key).
 pw useradd -n alice -m -s /usr/local/bin/bash -g staff -G 'wheel,www' -c 'Alice Martin' -u 1001 -h -
