@@ -25,7 +25,8 @@ use crate::value::Span;
 ///
 /// Each diagnostic is reported once, sorted by file, line and column, with
 /// the hosts it was found on; an error that follows from another is folded
-/// into it. On success prints `checked N hosts: ok`; otherwise exits 2.
+/// into it. Prints `checked N hosts: ok`, or the counts of errors and
+/// failed hosts (exit 2).
 /// The text report goes to stderr; json and github write it to stdout.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
@@ -144,11 +145,14 @@ fn report(
     let text = match args.format {
         Format::Text => {
             let people = diagnostics::for_people(&set, &scope);
+            let line = diagnostics::summary_line(&set, &scope);
             if set.failed() {
+                // The counts on stdout, as on success, however few errors.
+                write_out(out, &line)?;
                 return Err(people);
             }
             ctx.warn(&people);
-            diagnostics::summary_line(&set, &scope)
+            line
         }
         Format::Json => diagnostics::json(&set, &scope)?,
         Format::Github => {

@@ -37,6 +37,16 @@ fn cases() {
                 failures.push(format!("{name}: stderr has `{text}`\n{transcript}"));
             }
         }
+        for text in &case.stdout_has {
+            if !run.stdout.contains(text.as_str()) {
+                failures.push(format!("{name}: stdout lacks `{text}`\n{transcript}"));
+            }
+        }
+        for text in &case.stdout_lacks {
+            if run.stdout.contains(text.as_str()) {
+                failures.push(format!("{name}: stdout has `{text}`\n{transcript}"));
+            }
+        }
         if run.status == 2 && !run.stdout.is_empty() && !writes_its_report(&case.args) {
             failures.push(format!(
                 "{name}: an error must not print a result\n{transcript}"
@@ -52,11 +62,9 @@ fn cases() {
     );
 }
 
-/// `check --format json|github` writes its report on stdout, errors
-/// included: that is its result, not a partial one.
+/// `check` writes its report on stdout, errors included (the summary line
+/// in text, the whole report in json and github): that is its result, not
+/// a partial one.
 fn writes_its_report(args: &[String]) -> bool {
     args.first().is_some_and(|a| a == "check")
-        && args
-            .windows(2)
-            .any(|w| w[0] == "--format" && w[1] != "text")
 }
