@@ -111,6 +111,26 @@ impl Event<'_> {
     }
 }
 
+/// The format of a real run's `--format json` document.
+pub(crate) const RUN_FORMAT: &str = "beryl-apply-run";
+
+/// A real run as one JSON document (`--format json`): its events, each as
+/// `--format jsonl` prints it on its line, in the same order.
+pub(crate) fn document(lines: &[String]) -> String {
+    let events: Vec<serde_json::Value> = lines
+        .iter()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let doc = serde_json::json!({
+        "format": RUN_FORMAT,
+        "format_version": 1,
+        "events": events,
+    });
+    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
 /// The whole run, as the last event.
 #[derive(Debug, Serialize)]
 pub(crate) struct Totals<'a> {

@@ -104,8 +104,9 @@ pub(crate) struct Args {
     #[arg(long, value_name = "PLAN.json", conflicts_with_all = ["dry_run", "all", "no_prune"])]
     pub plan: Option<PathBuf>,
 
-    /// The output format: a dry run's report (json: one document, jsonl: JSON
-    /// Lines), a real run's events (json and jsonl: JSON Lines).
+    /// The output format: json is one document (a dry run's report, or a
+    /// real run's events once it is done), jsonl is JSON Lines (one line a
+    /// host for a dry run; a real run's events as they happen).
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
 

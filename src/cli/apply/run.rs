@@ -86,12 +86,20 @@ type Done = (HostRecap, Vec<String>);
 /// the exit status.
 pub(super) fn run(args: &Args, jobs: &[Job<'_>], out: &mut dyn Write) -> Result<Outcome, Failure> {
     let json = args.format != Format::Text;
+    // `json` is one document, written once the run is done; `jsonl` and
+    // text stream their lines.
+    let document = args.format == Format::Json;
+    let mut events: Vec<String> = Vec::new();
     let prefix = jobs.len() > 1;
     let mut recaps = Vec::with_capacity(jobs.len());
     if args.parallel <= 1 {
         for j in jobs {
             // One host after another: lines are streamed as they arrive.
             let (r, _) = one(args, j, json, prefix, &mut |line| {
+                if document {
+                    events.push(line.to_string());
+                    return;
+                }
                 let _ = write_out(out, &shown(line));
                 let _ = out.flush();
             });
@@ -114,13 +122,19 @@ pub(super) fn run(args: &Args, jobs: &[Job<'_>], out: &mut dyn Write) -> Result<
         });
         for (r, lines) in done {
             for l in lines {
-                write_out(out, &shown(&l))?;
+                match document {
+                    true => events.push(l),
+                    false => write_out(out, &shown(&l))?,
+                }
             }
             recaps.push(r);
         }
     }
     let totals = recap::totals(&recaps);
-    if json {
+    if document {
+        events.push(Event::Recap(totals).line());
+        write_out(out, &recap::document(&events))?;
+    } else if json {
         write_out(out, &Event::Recap(totals).line())?;
     } else {
         write_out(

@@ -6,7 +6,9 @@ use std::time::Instant;
 
 use serde_json::json;
 
-use super::{HOSTS, fqdn, gather, lines, outcomes, pending, plain, plan, recap_row, run, schema};
+use super::{
+    HOSTS, document, fqdn, gather, lines, outcomes, pending, plain, plan, recap_row, run, schema,
+};
 use crate::apply::sshd::{self, Wired};
 use crate::support::{example, skip, tools};
 
@@ -66,7 +68,7 @@ fn a_fleet_gathers_plans_applies_and_refuses_stale_hosts() {
     let doc = plan(d, "facts", "plan1.json");
     let want = pending(&doc);
     assert!(want.iter().all(|(_, n)| *n == 6), "{want:?}");
-    let r = run(d, &["apply", "--plan", "plan1.json", "--format", "json"]);
+    let r = run(d, &["apply", "--plan", "plan1.json", "--format", "jsonl"]);
     assert_eq!(r.status, 0, "{}{}", r.stdout, r.stderr);
     let got: Vec<(String, u64)> = outcomes(&lines(&events, &r))
         .into_iter()
@@ -156,7 +158,7 @@ fn a_fleet_gathers_plans_applies_and_refuses_stale_hosts() {
     .unwrap();
     let r = run(d, &["apply", "--plan", "plan3.json", "--format", "json"]);
     assert_eq!(r.status, 2, "{}{}", r.stdout, r.stderr);
-    let events_of_run = lines(&events, &r);
+    let events_of_run = document(&events, &r);
     let got = outcomes(&events_of_run);
     assert_eq!(
         got,
@@ -299,7 +301,7 @@ fn prune_phase(d: &Path, fleet: &[Wired], events: &serde_json::Value) -> usize {
     }
     let r = run(
         d,
-        &["apply", "--plan", "plan-prune.json", "--format", "json"],
+        &["apply", "--plan", "plan-prune.json", "--format", "jsonl"],
     );
     assert_eq!(r.status, 0, "{}{}", r.stdout, r.stderr);
     let removed: Vec<String> = lines(events, &r)

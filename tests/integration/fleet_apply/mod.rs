@@ -83,6 +83,20 @@ fn lines(schema: &Value, r: &Run) -> Vec<Value> {
         .collect()
 }
 
+/// The events of a real run's `--format json` document, the document and
+/// each event validated against `schema` (which holds both shapes).
+fn document(schema: &Value, r: &Run) -> Vec<Value> {
+    let doc: Value = serde_json::from_str(&r.stdout)
+        .unwrap_or_else(|e| panic!("not one JSON document ({e}):\n{}", r.stdout));
+    valid(schema, &doc, "run document");
+    assert_eq!(doc["format"], "beryl-apply-run");
+    let events = doc["events"].as_array().expect("events").clone();
+    for e in &events {
+        valid(schema, e, "event");
+    }
+    events
+}
+
 /// The `host` events of a run, by host: (status, changed).
 fn outcomes(events: &[Value]) -> Vec<(String, String, u64)> {
     events

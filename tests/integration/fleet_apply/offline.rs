@@ -5,7 +5,7 @@ use std::fs;
 
 use serde_json::{Value, json};
 
-use super::{lines, plain, schema, valid};
+use super::{document, lines, plain, schema, valid};
 use crate::support::{example, repo, script_digest, tools};
 
 /// tests/fixtures/apply/fleet/ (the `--state-dir` of docs/apply.md) holds
@@ -173,15 +173,29 @@ fn a_fleet_dry_run_and_its_saved_plan_offline() {
     let level = d.join("inventory/example.org/web/host01.yml");
     let text = fs::read_to_string(&level).unwrap();
     fs::write(&level, format!("{text}\nsite:\n  rack: r2\n")).unwrap();
+    // `json` is one document, `jsonl` the same events a line each.
     let r = plain(
         d,
         &["apply", "--plan", "plan.json", "host01", "--format", "json"],
     );
     assert_eq!(r.status, 2, "{}{}", r.stdout, r.stderr);
-    let events = lines(&schema("events.schema.json"), &r);
+    let events = document(&schema("events.schema.json"), &r);
     assert_eq!(events.len(), 2, "{}", r.stdout);
     assert_eq!(events[0]["status"], "stale");
     assert_eq!(events[1]["stale"], json!(["host01.example.org"]));
+    let r = plain(
+        d,
+        &[
+            "apply",
+            "--plan",
+            "plan.json",
+            "host01",
+            "--format",
+            "jsonl",
+        ],
+    );
+    assert_eq!(r.status, 2, "{}{}", r.stdout, r.stderr);
+    assert_eq!(lines(&schema("events.schema.json"), &r), events);
     assert!(r.stderr.contains("beryl::apply::stale"), "{}", r.stderr);
     // A host not in the plan is named.
     let r = plain(d, &["apply", "--plan", "plan.json", "mail"]);
