@@ -175,7 +175,8 @@ impl Report {
 }
 
 /// Compares two sides. With `plans`, hosts are compared by their install
-/// plans instead of their configs.
+/// plans instead of their configs: a host is changed when its plan is, and
+/// shows the config changes that made it so beside the plan's diff.
 pub(crate) fn compare(old: &Side, new: &Side, plans: bool) -> Result<Report, Diags> {
     let mut report = Report {
         format_version: FORMAT_VERSION,
@@ -200,7 +201,18 @@ pub(crate) fn compare(old: &Side, new: &Side, plans: bool) -> Result<Report, Dia
         .par_iter()
         .map(|(fqdn, o, n)| {
             if plans {
-                Ok(plan_change(fqdn, o, n))
+                // A host whose plan changed, with the config changes (and
+                // their causes) that changed it.
+                let Some(mut change) = plan_change(fqdn, o, n) else {
+                    return Ok(None);
+                };
+                if o.hash != n.hash
+                    && let Some(c) = config_change(fqdn, old, o, new, n)?
+                {
+                    change.changes = c.changes;
+                    change.changed_inputs = c.changed_inputs;
+                }
+                Ok(Some(change))
             } else if o.hash == n.hash {
                 Ok(None)
             } else {

@@ -205,13 +205,10 @@ pub(crate) fn to_text(r: &Report) -> String {
     out
 }
 
+/// A changed host: its changed inputs and config changes with their
+/// causes, then (`--plan`) the plan's diff they made.
 fn host_text(c: &HostChange, out: &mut String) {
     out.push_str(&format!("~ {}\n", c.host));
-    if let Some(d) = &c.plan_diff {
-        for line in d.lines() {
-            out.push_str(&format!("    {line}\n"));
-        }
-    }
     if let Some(inputs) = c.changed_inputs.as_ref().filter(|i| !i.is_empty()) {
         out.push_str(&format!("  changed inputs: {}\n", inputs.join(", ")));
     }
@@ -234,6 +231,11 @@ fn host_text(c: &HostChange, out: &mut String) {
             for line in lines(p) {
                 out.push_str(&format!("    {line}\n"));
             }
+        }
+    }
+    if let Some(d) = &c.plan_diff {
+        for line in d.lines() {
+            out.push_str(&format!("    {line}\n"));
         }
     }
 }
