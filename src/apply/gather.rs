@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::recap::Status;
 use super::ssh;
 use crate::desired::Login;
 use crate::resource::state::{FORMAT_VERSION, FactsScript, State};
@@ -58,8 +59,9 @@ pub(crate) fn gather(
 }
 
 /// What taking one host's facts now gave: the sha256 of the bytes it
-/// printed and the snapshot, or why not.
-pub(crate) type Taken = Result<(String, State), String>;
+/// printed and the snapshot, or why not (the host unreachable, or its
+/// facts script failed).
+pub(crate) type Taken = Result<(String, State), (Status, String)>;
 
 /// Takes every target's facts now, `parallel` at a time, written nowhere
 /// (`apply --plan` compares them with the plan's); results in the order
@@ -77,7 +79,11 @@ pub(crate) fn take_all(
     Ok(pool.install(|| {
         targets
             .par_iter()
-            .map(|t| take(t, options).map(|(bytes, state)| (sha256_bytes(&bytes), state)))
+            .map(|t| match take(t, options) {
+                Ok((bytes, state)) => Ok((sha256_bytes(&bytes), state)),
+                Err(Missed::Unreachable(why)) => Err((Status::Unreachable, why)),
+                Err(Missed::Failed(why)) => Err((Status::Failed, why)),
+            })
             .collect()
     }))
 }
@@ -86,11 +92,13 @@ fn one(t: &Target<'_>, options: &[String], dir: &Path) -> Gathered {
     let Some((json, error)) = paths(dir, t.fqdn) else {
         return Err(format!("{:?} is not a file name", t.fqdn));
     };
-    let result = take(t, options).and_then(|(bytes, _)| {
-        crate::fsutil::write_atomic(&json, &bytes)
-            .map_err(|(p, e)| format!("cannot write {}: {e}", p.display()))?;
-        Ok((json.clone(), sha256_bytes(&bytes)))
-    });
+    let result = take(t, options)
+        .map_err(Missed::into_message)
+        .and_then(|(bytes, _)| {
+            crate::fsutil::write_atomic(&json, &bytes)
+                .map_err(|(p, e)| format!("cannot write {}: {e}", p.display()))?;
+            Ok((json.clone(), sha256_bytes(&bytes)))
+        });
     match &result {
         Ok(_) => {
             let _ = std::fs::remove_file(&error);
@@ -103,20 +111,41 @@ fn one(t: &Target<'_>, options: &[String], dir: &Path) -> Gathered {
     result
 }
 
-/// Runs the facts script on the host and checks that it printed a snapshot
-/// of the host, by that script.
-fn take(t: &Target<'_>, options: &[String]) -> Result<(Vec<u8>, State), String> {
-    let (code, bytes) = ssh::capture(t.login, options, &[], &t.script).map_err(|d| d.message)?;
+/// Why a host's facts were not taken.
+enum Missed {
+    /// ssh could not reach it (ssh's own words).
+    Unreachable(String),
+    /// Reached, its facts script failed or printed no snapshot.
+    Failed(String),
+}
+
+impl Missed {
+    fn into_message(self) -> String {
+        match self {
+            Missed::Unreachable(why) | Missed::Failed(why) => why,
+        }
+    }
+}
+
+/// Runs the facts script on the host and checks that it printed a
+/// snapshot.
+fn take(t: &Target<'_>, options: &[String]) -> Result<(Vec<u8>, State), Missed> {
+    let (code, bytes) = ssh::capture(t.login, options, &[], &t.script).map_err(|d| {
+        match d.code == super::Code::Ssh.as_str() {
+            true => Missed::Unreachable(d.message),
+            false => Missed::Failed(d.message),
+        }
+    })?;
     if code != 0 {
-        return Err(format!("the facts script exited {code}"));
+        return Err(Missed::Failed(format!("the facts script exited {code}")));
     }
     let state: State = serde_json::from_slice(&bytes)
-        .map_err(|e| format!("the facts script printed no snapshot: {e}"))?;
+        .map_err(|e| Missed::Failed(format!("the facts script printed no snapshot: {e}")))?;
     if state.format_version != FORMAT_VERSION {
-        return Err(format!(
+        return Err(Missed::Failed(format!(
             "a snapshot of format {}, and this beryl reads format {FORMAT_VERSION}",
             state.format_version
-        ));
+        )));
     }
     Ok((bytes, state))
 }

@@ -78,6 +78,8 @@ crate::diag::codes! {
         NoSuchOwner = "no_such_owner";
         /// A file owner or group, or a cron user, that only a package can create, on a host whose packages beryl cannot tell create it.
         PackageOwner = "package_owner", warning;
+        /// A file owner or group, or a cron user, not in the inventory of a host beryl never installed (`install: none`): it may exist there, and beryl cannot tell.
+        UnknownOwner = "unknown_owner", warning;
         /// A GECOS comment with `:` or a control character.
         Comment = "comment";
         /// A shell that is not a clean absolute path.

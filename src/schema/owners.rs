@@ -62,11 +62,17 @@ pub(crate) fn owners(cx: &mut Ctx, f: &FreeBsd) {
             });
         }
     }
+    // A host beryl never installed has users and groups of its own, which
+    // the inventory need not list: there, beryl cannot know.
+    let adopted = f.install.as_ref().is_some_and(|i| !i.value.by_beryl());
     for w in &wanted {
         let specs = f.packages.iter().map(|p| p.value.as_str());
         let (by_package, _) = ports::created_by(w.kind, &w.name.value, specs);
         if !by_package && !exists(f, w.kind, &w.name.value) {
-            cx.push(missing(f, w));
+            cx.push(match adopted {
+                true => unknown(w),
+                false => missing(f, w),
+            });
         }
     }
 }
@@ -87,6 +93,26 @@ fn exists(f: &FreeBsd, kind: Kind, name: &str) -> bool {
                 })
         }
     }
+}
+
+/// The warning for a name an adopted host may have of its own.
+fn unknown(w: &Wanted<'_>) -> Diag {
+    let what = match w.kind {
+        Kind::User => "user",
+        Kind::Group => "group",
+    };
+    let name = names::quote(&w.name.value);
+    Diag::warning(
+        Code::UnknownOwner,
+        format!(
+            "{}: the {what} {name} is not in the inventory, and this host was not installed by beryl (freebsd.install: none): beryl cannot tell whether it has one",
+            w.path
+        ),
+    )
+    .label(&w.name.span, format!("this host's own {what}?"))
+    .help(format!(
+        "the step fails on the host if it has no {what} {name}; the dry run against its snapshot shows it"
+    ))
 }
 
 /// The error (or warning) for a name the host may lack.

@@ -98,7 +98,7 @@ pub(super) fn apply(
                 // --script: the guard compares the plan's own facts.
                 (Some(guarded(saved, p, &saved.facts_sha256)?), None)
             }
-            (Ok(_), Some(Some(Err(why)))) => (None, Some((Status::Unreachable, why.clone()))),
+            (Ok(_), Some(Some(Err(missed)))) => (None, Some(missed.clone())),
             (Ok(saved), Some(Some(Ok((sha, state))))) => {
                 match saved::still_holds(saved, &p.steps, state) {
                     // The guard then holds the host to the facts just taken.

@@ -14,7 +14,7 @@ use std::fs;
 use serde_json::json;
 
 use crate::live::{agree, apply, changed, fixture, installed, sh};
-use crate::support::{args, beryl};
+use crate::support::{args, beryl, facts_digest};
 
 /// A host with two sysctls, two loader variables and two cron entries.
 const HOST: &str = "freebsd:
@@ -248,7 +248,9 @@ fn dry_run_detail() {
     // Recorded items that left the config: kern.old, old_load and gone are
     // pruned; gone-by-hand is no longer there, so nothing is to be done.
     let state = json!({
-        "format_version": 3,
+        "format_version": 4,
+        "host": "live.example.org",
+        "script": facts_digest(d, "live"),
         "managed": [["sysctl", "kern.ipc.somaxconn"], ["sysctl", "kern.old"],
                     ["loader", "old_load"], ["cron", "gone"], ["cron", "gone-by-hand"]],
         "sysctl": {"kern.ipc.somaxconn": "128", "net.inet.tcp.blackhole": "0", "kern.old": "1"},

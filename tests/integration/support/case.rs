@@ -24,8 +24,9 @@ use super::{copy_tree, fixtures, mkfifo, write};
 ///                                on the tree so far (a snapshot bound to it)
 /// ```
 ///
-/// plus optional `status: N`, `stderr-has: TEXT`, `stderr-lacks: TEXT` and
-/// `env: NAME=VALUE` lines before the files.
+/// plus optional `status: N`, `stderr-has: TEXT`, `stderr-lacks: TEXT`,
+/// `stdout-has: TEXT`, `stdout-lacks: TEXT` and `env: NAME=VALUE` lines
+/// before the files.
 pub struct Case {
     pub args: Vec<String>,
     pub fixture: Option<String>,
@@ -38,6 +39,11 @@ pub struct Case {
     /// `stderr-lacks: text` (repeatable): text the diagnostics must not
     /// contain, such as a key file's content.
     pub stderr_lacks: Vec<String>,
+    /// `stdout-has: text` (repeatable): text the output must contain, such
+    /// as a dry run's note.
+    pub stdout_has: Vec<String>,
+    /// `stdout-lacks: text` (repeatable): text the output must not contain.
+    pub stdout_lacks: Vec<String>,
     /// `env: NAME=VALUE` (repeatable): environment variables for the run.
     pub env: Vec<(String, String)>,
     /// `--- !stdin`: the standard input of the run (empty otherwise).
@@ -63,6 +69,8 @@ impl Case {
         let mut status = None;
         let mut stderr_has = Vec::new();
         let mut stderr_lacks = Vec::new();
+        let mut stdout_has = Vec::new();
+        let mut stdout_lacks = Vec::new();
         let mut env = Vec::new();
         let mut stdin = None;
         let mut lines = text.lines().peekable();
@@ -78,6 +86,10 @@ impl Case {
                 stderr_has.push(s.trim().to_string());
             } else if let Some(s) = line.strip_prefix("stderr-lacks:") {
                 stderr_lacks.push(s.trim().to_string());
+            } else if let Some(s) = line.strip_prefix("stdout-has:") {
+                stdout_has.push(s.trim().to_string());
+            } else if let Some(s) = line.strip_prefix("stdout-lacks:") {
+                stdout_lacks.push(s.trim().to_string());
             } else if let Some(f) = line.strip_prefix("fixture:") {
                 fixture = Some(f.trim().to_string());
             } else if let Some(header) = line.strip_prefix("--- ") {
@@ -124,6 +136,8 @@ impl Case {
             status,
             stderr_has,
             stderr_lacks,
+            stdout_has,
+            stdout_lacks,
             env,
             stdin,
         }
