@@ -11,6 +11,8 @@
 //!   every stage.
 //! - [`rcd`]: the rc.d scripts of the base system, with their `name` and
 //!   `rcvar`.
+//! - [`sshd`]: the keywords of sshd_config and the `Match` criteria
+//!   (OpenSSH's servconf.c).
 //! - [`zfs`]: dataset names and the ZFS properties beryl manages (OpenZFS).
 //!
 //! A rule about FreeBSD is a row here, never an if-branch elsewhere.
@@ -26,6 +28,7 @@ pub(crate) mod cron;
 pub(crate) mod names;
 pub(crate) mod rcd;
 pub(crate) mod release;
+pub(crate) mod sshd;
 pub(crate) mod zfs;
 
 /// The PATH the generated scripts set for themselves: the boot-time PATH
