@@ -364,6 +364,30 @@ mod tests {
         }
     }
 
+    /// The fake FreeBSD's model of `sshd -t` knows the same keywords, with
+    /// the same flags and statuses (the model is held to the real sshd by
+    /// tests/integration/sshd_config.rs).
+    #[test]
+    fn the_model_of_sshd_t_has_this_table() {
+        let text = include_str!("../../tests/fakebsd/target/usr/sbin/sshd");
+        let list = text.split("KEYWORDS='").nth(1).unwrap();
+        let list = list.split('\'').next().unwrap();
+        let model: Vec<String> = list.split_whitespace().map(str::to_string).collect();
+        let table: Vec<String> = KEYWORDS
+            .iter()
+            .map(|k| {
+                let status = match k.status {
+                    Status::Known | Status::Build(_) | Status::Alias(_) => "K",
+                    Status::Deprecated if k.name == "protocol" => "I",
+                    Status::Deprecated => "D",
+                    Status::Unsupported => "U",
+                };
+                format!("{}:{}{status}", k.name, if k.in_match { "A" } else { "G" })
+            })
+            .collect();
+        assert_eq!(model, table);
+    }
+
     #[test]
     fn values_and_criteria() {
         assert!(value("wheel staff").is_ok());
