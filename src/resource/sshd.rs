@@ -386,6 +386,12 @@ mod tests {
         assert_eq!(edit(FILE, &want(Vec::new())), wanted);
         // Idempotent: the edit of the edited file is itself.
         assert_eq!(edit(&wanted, &want(Vec::new())), wanted);
+        // A longer word that starts with a keyword beryl sets is not it.
+        let longer = "PermitRootLoginExtra yes\nPermitRootLogin\tyes\n";
+        assert_eq!(
+            edit(longer, &want(Vec::new())),
+            format!("{HEAD}PermitRootLoginExtra yes\n")
+        );
     }
 
     #[test]
@@ -434,6 +440,7 @@ mod tests {
         "# Set by beryl.\nPermitRootLogin no\nPasswordAuthentication no\nX 1\n",
         "# Set by beryl.\nAllowGroups x\n# End of the settings set by beryl.\nPort 22\n# Match blocks set by beryl.\nMatch User a\n\tX11Forwarding no\n",
         "no newline at the end",
+        "PermitRootLoginExtra yes\nPermitRootLogin yes\nPermitRootLogin\tyes\n",
         "# Match blocks set by beryl.\n# Set by beryl.\nY 2\n",
     ];
 
