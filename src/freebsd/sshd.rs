@@ -377,7 +377,8 @@ mod tests {
             .iter()
             .map(|k| {
                 let status = match k.status {
-                    Status::Known | Status::Build(_) | Status::Alias(_) => "K",
+                    Status::Known | Status::Alias(_) => "K",
+                    Status::Build(_) => "B",
                     Status::Deprecated if k.name == "protocol" => "I",
                     Status::Deprecated => "D",
                     Status::Unsupported => "U",
