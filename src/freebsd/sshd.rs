@@ -10,12 +10,12 @@
 //! `#else` branches of `#ifdef USE_PAM`, `KRB5`, `GSSAPI` and
 //! `DISABLE_LASTLOG` counted once (as [`Status::Build`]).
 //!
-//! Not here: keywords FreeBSD adds to its own copy of servconf.c (beryl
-//! could not read freebsd-src's current copy; such a keyword is refused
-//! as unknown), and the keywords of older OpenSSH releases that 10.0 no
-//! longer knows (refused, as sshd 10.0 refuses them). A keyword newer
-//! than the sshd of an older release is caught on the host: apply and the
-//! install run `sshd -t -f` on the new file before it replaces the old one.
+//! FreeBSD adds keywords of its own to its copy of servconf.c
+//! (`crypto/openssh/servconf.c`): [`FREEBSD`]. The keywords of older
+//! OpenSSH releases that 10.0 no longer knows are not here (refused, as
+//! sshd 10.0 refuses them). A keyword newer than the sshd of an older
+//! release is caught on the host: apply and the install run `sshd -t -f` on
+//! the new file before it replaces the old one.
 //!
 //! The `Match` criteria are [`CRITERIA`], from `match_cfg_line` of the same
 //! file.
@@ -36,6 +36,9 @@ pub(crate) enum Status {
     /// `sUnsupported` in every build: logged as "Unsupported option" and
     /// ignored.
     Unsupported,
+    /// Read and used by FreeBSD's sshd only: a row FreeBSD adds to its copy
+    /// of servconf.c ([`FREEBSD`]); another sshd calls it a bad option.
+    FreeBsd,
 }
 
 /// One keyword of sshd_config.
@@ -211,9 +214,30 @@ pub(crate) const KEYWORDS: &[Keyword] = &[
     kw("refuseconnection", true, Status::Known),
 ];
 
+/// The rows FreeBSD adds to `keywords[]` in its own copy of servconf.c,
+/// read in freebsd/freebsd-src `crypto/openssh/servconf.c` (the search
+/// index's copy id 35540053, `$OpenBSD: servconf.c,v 1.392`, no commit
+/// reported): `{ "useblacklist", sUseBlacklist, SSHCFG_GLOBAL }` and `{
+/// "useblocklist", sUseBlacklist, SSHCFG_GLOBAL }, /* alias */`, a flag
+/// (`parse_flag`) that makes sshd report failed logins to blocklistd.
+/// FreeBSD has since renamed the feature: `crypto/openssh/blocklist.c` at
+/// 0dcfecbf reads `options.use_blocklist`, so which name is the other's
+/// alias may have turned; both are read in both, and beryl takes either
+/// (neither is refused as an old name). Neither is allowed in a Match
+/// block.
+pub(crate) const FREEBSD: &[Keyword] = &[
+    kw("useblacklist", false, Status::FreeBsd),
+    kw("useblocklist", false, Status::FreeBsd),
+];
+
+/// Every keyword FreeBSD's sshd knows: OpenSSH's, then FreeBSD's own.
+pub(crate) fn all() -> impl Iterator<Item = &'static Keyword> {
+    KEYWORDS.iter().chain(FREEBSD)
+}
+
 /// The keyword spelled `word`, in any case (sshd's strcasecmp).
 pub(crate) fn find(word: &str) -> Option<&'static Keyword> {
-    KEYWORDS.iter().find(|k| k.name.eq_ignore_ascii_case(word))
+    all().find(|k| k.name.eq_ignore_ascii_case(word))
 }
 
 /// One `Match` criterion of `match_cfg_line`: its name (compared with
@@ -351,8 +375,10 @@ mod tests {
             Status::Alias("kbdinteractiveauthentication")
         );
         assert!(find("NoSuchKeyword").is_none());
+        assert_eq!(find("UseBlocklist").unwrap().status, Status::FreeBsd);
+        assert!(!find("UseBlacklist").unwrap().in_match);
         // Every alias names a row that is itself read.
-        for k in KEYWORDS {
+        for k in all() {
             if let Status::Alias(of) = k.status {
                 assert!(
                     matches!(find(of).unwrap().status, Status::Known),
@@ -373,12 +399,12 @@ mod tests {
         let list = text.split("KEYWORDS='").nth(1).unwrap();
         let list = list.split('\'').next().unwrap();
         let model: Vec<String> = list.split_whitespace().map(str::to_string).collect();
-        let table: Vec<String> = KEYWORDS
-            .iter()
+        let table: Vec<String> = all()
             .map(|k| {
                 let status = match k.status {
                     Status::Known | Status::Alias(_) => "K",
                     Status::Build(_) => "B",
+                    Status::FreeBsd => "F",
                     Status::Deprecated if k.name == "protocol" => "I",
                     Status::Deprecated => "D",
                     Status::Unsupported => "U",

@@ -204,9 +204,8 @@ fn keyword(cx: &mut Ctx, at: &str, word: &str, span: &crate::value::Span, in_mat
         None => {
             let near = closest(
                 &word.to_ascii_lowercase(),
-                kw::KEYWORDS
-                    .iter()
-                    .filter(|k| matches!(k.status, Status::Known | Status::Build(_)))
+                kw::all()
+                    .filter(|k| matches!(k.status, Status::Known | Status::Build(_) | Status::FreeBsd))
                     .map(|k| (k.name, k.name)),
             );
             let help = match near {
@@ -245,13 +244,13 @@ fn keyword(cx: &mut Ctx, at: &str, word: &str, span: &crate::value::Span, in_mat
                 "unsupported",
                 "remove it: sshd logs \"Unsupported option\" and does nothing with it".into(),
             ),
-            Status::Known | Status::Build(_) if in_match && !k.in_match => refuse(
+            Status::Known | Status::Build(_) | Status::FreeBsd if in_match && !k.in_match => refuse(
                 Code::SshdMatchKeyword,
                 format!("{} is not allowed inside a Match block ({at})", names::quote(word)),
                 "not allowed in Match",
                 "sshd refuses it there (\"Directive is not allowed within a Match block\"): set it under freebsd.sshd.settings".into(),
             ),
-            Status::Known | Status::Build(_) => return true,
+            Status::Known | Status::Build(_) | Status::FreeBsd => return true,
         },
     };
     cx.push(diag);

@@ -125,13 +125,15 @@ const NEWER_THAN_9_2: &[(&str, &str)] = &[
 ];
 
 /// Whether a disagreement is one the real sshd may have: a keyword of the
-/// list above, said of as the list says (an sshd older than 10.0), or a
-/// row under an `#ifdef` of servconf.c (`B` in the model's list: USE_PAM,
-/// KRB5, GSSAPI, DISABLE_LASTLOG) that this build left out and calls
-/// unsupported.
+/// list above, said of as the list says (an sshd older than 10.0); a row
+/// under an `#ifdef` of servconf.c (`B` in the model's list: USE_PAM, KRB5,
+/// GSSAPI, DISABLE_LASTLOG) that this build left out and calls unsupported;
+/// a row FreeBSD adds to its own servconf.c (`F`), unknown to any other
+/// sshd.
 fn excused(name: &str, flags: &str, real: &str, older: bool) -> bool {
     (older && NEWER_THAN_9_2.contains(&(name, real)))
         || (flags.ends_with('B') && real == "unsupported")
+        || (flags.ends_with('F') && real == "unknown")
 }
 
 /// Every keyword of the model's list (the table's), alone and inside a
