@@ -329,6 +329,7 @@ fn file(path: &str, content: &str, notify: &[(&str, &str)]) -> Step {
             })
             .collect(),
         listed: true,
+        note: None,
     }))
 }
 

@@ -25,6 +25,7 @@
 
 pub(crate) mod base;
 pub(crate) mod cron;
+pub(crate) mod loader_d;
 pub(crate) mod names;
 pub(crate) mod rcd;
 pub(crate) mod release;

@@ -97,8 +97,9 @@ pub struct FreeBsd {
     #[schemars(with = "Ref<BTreeMap<String, SysctlValue>>")]
     pub sysctl: Option<Ref<BTreeMap<String, SysctlValue>>>,
     /// /boot/loader.conf variables, such as accf_http_load: true (written
-    /// YES); a change needs a reboot. Shell names only (sysrc writes them);
-    /// zfs_load and cryptodev_load are the installer's.
+    /// YES, by sysrc), and dotted tunables, such as kern.maxusers: 512
+    /// (written in /boot/loader.conf.d/beryl.conf); a change needs a
+    /// reboot. zfs_load and cryptodev_load are the installer's.
     #[schemars(with = "Ref<BTreeMap<String, RcValue>>")]
     pub loader: Option<Ref<BTreeMap<String, RcValue>>>,
     /// Scheduled jobs: entry name to {schedule, user, command}, one file each

@@ -141,7 +141,7 @@ pub(crate) const FREEBSD: &[Field<FreeBsd>] = &[
     },
     Field {
         key: "loader",
-        doc: "/boot/loader.conf variables, such as accf_http_load: true (written YES); a change needs a reboot",
+        doc: "/boot/loader.conf variables, such as accf_http_load: true (written YES, by sysrc), and dotted tunables, such as kern.maxusers: 512 (written in /boot/loader.conf.d/beryl.conf); a change needs a reboot",
         aliases: &[
             "loader_conf",
             "loader.conf",
