@@ -490,9 +490,20 @@ fn templates() -> &'static Templates {
 }
 
 /// The parameters the installerconfig expands: the disk loop's partition,
-/// the home pw gave a user, and bsdinstall's own DISTDIR and DISTSITE (for
-/// the MANIFEST); the one command it substitutes is pw.
-pub const INSTALL_PARAMS: &[&str] = &["p", "home", "BSDINSTALL_DISTDIR", "BSDINSTALL_DISTSITE"];
+/// the home pw gave a user, bsdinstall's own DISTDIR and DISTSITE (for
+/// the MANIFEST), and the directory of the throwaway host key `sshd -t`
+/// checks the new sshd_config with.
+pub const INSTALL_PARAMS: &[&str] = &[
+    "p",
+    "home",
+    "BSDINSTALL_DISTDIR",
+    "BSDINSTALL_DISTSITE",
+    "beryl_key",
+];
+
+/// The commands the installerconfig substitutes: pw (a user's home) and
+/// mktemp (the throwaway host key's directory).
+pub const INSTALL_SUBS: &[&str] = &["pw", "mktemp"];
 
 fn installerconfig(text: &str, plan: &install::InstallerConfig) {
     let commands = sh::lex(text).unwrap_or_else(|e| panic!("{e}:\n{text}"));
@@ -500,7 +511,11 @@ fn installerconfig(text: &str, plan: &install::InstallerConfig) {
         assert!(w.other.is_empty(), "`{}`:\n{text}", w.text);
         for sub in &w.subs {
             let first = sub.first().and_then(|c| c.first()).map(|w| w.text.as_str());
-            assert_eq!(first, Some("pw"), "$(…) in `{}`:\n{text}", w.text);
+            assert!(
+                first.is_some_and(|f| INSTALL_SUBS.contains(&f)),
+                "$(…) in `{}`:\n{text}",
+                w.text
+            );
         }
         for p in &w.params {
             assert!(
@@ -557,9 +572,24 @@ fn installerconfig(text: &str, plan: &install::InstallerConfig) {
             Resource::Keys(k) => has(words(&["printf", "%s\\n"], &k.keys)),
             Resource::File(f) => has(words(&["printf", "%s"], std::slice::from_ref(&f.content))),
             Resource::Sshd(s) => {
-                let lines: Vec<String> =
+                let mut lines: Vec<String> =
                     s.settings.iter().map(|(k, v)| format!("{k} {v}")).collect();
-                has(words(&["printf", "%s\\n", "# Set by beryl."], &lines))
+                lines.push("# End of the settings set by beryl.".into());
+                has(words(&["printf", "%s\\n", "# Set by beryl."], &lines));
+                if !s.matches.is_empty() {
+                    let tail: Vec<String> = s
+                        .matches
+                        .iter()
+                        .flat_map(|b| {
+                            std::iter::once(format!("Match {}", b.criteria))
+                                .chain(b.settings.iter().map(|(k, v)| format!("\t{k} {v}")))
+                        })
+                        .collect();
+                    has(words(
+                        &["printf", "%s\\n", "# Match blocks set by beryl."],
+                        &tail,
+                    ))
+                }
             }
             Resource::RootPassword(RootPassword { hash: None }) => {
                 has(words(&["pw", "usermod", "-n", "root", "-h", "-"], &[]))
@@ -705,6 +735,8 @@ const APPLY_PARAMS: &[&str] = &[
     "notified",
     "_s",
     "_a",
+    // The sshd step's throwaway host key (src/resource/sshd.rs VALIDATE).
+    "beryl_key",
 ];
 const APPLY_SUBS: &[&str] = &[
     "mktemp",

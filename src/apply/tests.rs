@@ -247,8 +247,10 @@ fn sshd_keeps_match_blocks() {
     let settings = vec![("PermitRootLogin".to_string(), "no".to_string())];
     let s = step(Want::Sshd(sshd::Sshd {
         settings: settings.clone(),
+        matches: Vec::new(),
+        reload: false,
     }));
-    let have = "# Set by beryl.\nPermitRootLogin no\nMatch User x\n\tPermitRootLogin yes\n";
+    let have = "# Set by beryl.\nPermitRootLogin no\n# End of the settings set by beryl.\nMatch User x\n\tPermitRootLogin yes\n";
     let snap = serde_json::json!({"files": {"/etc/ssh/sshd_config": {
         "sha256": sha256_hex(have), "mode": "644", "owner": "root", "group": "wheel", "content": have}}});
     assert_eq!(action(&s, &state(&snap.to_string())), Action::Noop);
@@ -327,6 +329,7 @@ fn file(path: &str, content: &str, notify: &[(&str, &str)]) -> Step {
             })
             .collect(),
         listed: true,
+        note: None,
     }))
 }
 
@@ -559,6 +562,8 @@ fn changes_that_are_not_live_yet_say_so() {
         (
             step(Want::Sshd(crate::resource::sshd::Sshd {
                 settings: vec![("PermitRootLogin".into(), "no".into())],
+                matches: Vec::new(),
+                reload: false,
             })),
             Some("service sshd reload"),
         ),

@@ -64,6 +64,7 @@ pub fn build(fqdn: &str, c: &Compiled) -> Result<DesiredState, Diags> {
     errors.extend(require::accounts(c));
     errors.extend(require::shells(c));
     errors.extend(require::cron(c));
+    errors.extend(require::loader_d(c));
     errors.extend(access::check(&login, c));
     if !errors.is_empty() {
         return Err(errors);

@@ -25,6 +25,8 @@ crate::diag::codes! {
         PlanSudo = "beryl::plan::sudo";
         /// Cron entries for a release whose cron reads no drop-in directory, or without `freebsd.version`.
         ReleaseCron = "beryl::release::cron";
+        /// Dotted loader tunables for a release whose loader reads no drop-in directory, or without `freebsd.version`.
+        ReleaseLoader = "beryl::release::loader";
     }
 }
 
@@ -224,6 +226,53 @@ pub(crate) fn cron(c: &Compiled) -> Vec<Diag> {
             .label(&first.name.span, "a cron entry")
             .label(&v.span, "this release")
             .help(row.source),
+        ],
+    }
+}
+
+/// Dotted loader tunables need a release whose loader reads a drop-in
+/// directory ([`crate::freebsd::loader_d::LOADER_DS`]); without
+/// `freebsd.version` the directory is not known.
+pub(crate) fn loader_d(c: &Compiled) -> Vec<Diag> {
+    let f = &c.freebsd;
+    let Some(first) = f
+        .loader
+        .iter()
+        .find(|t| crate::freebsd::names::loader_dotted(&t.name.value))
+    else {
+        return Vec::new();
+    };
+    let Some(v) = &f.version else {
+        return vec![
+            Diag::new(
+                Code::ReleaseLoader,
+                "a dotted loader tunable needs `freebsd.version`: whether the loader reads /boot/loader.conf.d depends on the release",
+            )
+            .label(&first.name.span, "a dotted tunable")
+            .help(format!(
+                "name the release, such as version: \"15.0\" (beryl knows {})",
+                release::known()
+            )),
+        ];
+    };
+    match crate::freebsd::loader_d::find(&v.value) {
+        // An unknown release is reported by `release`.
+        None => Vec::new(),
+        Some(row) if row.dir.is_some() => Vec::new(),
+        Some(row) => vec![
+            Diag::new(
+                Code::ReleaseLoader,
+                format!(
+                    "FreeBSD {}'s loader reads no drop-in directory, so beryl cannot write {}",
+                    v.value, first.name.value
+                ),
+            )
+            .label(&first.name.span, "a dotted tunable")
+            .label(&v.span, "this release")
+            .help(format!(
+                "sysrc cannot write a dotted name to /boot/loader.conf: set it there by hand, or install a release whose loader reads /boot/loader.conf.d ({})",
+                row.source
+            )),
         ],
     }
 }

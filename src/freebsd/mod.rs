@@ -13,6 +13,8 @@
 //!   files assign (freebsd/freebsd-ports), in a data file beside it.
 //! - [`rcd`]: the rc.d scripts of the base system, with their `name` and
 //!   `rcvar`.
+//! - [`sshd`]: the keywords of sshd_config and the `Match` criteria
+//!   (OpenSSH's servconf.c).
 //! - [`zfs`]: dataset names and the ZFS properties beryl manages (OpenZFS).
 //!
 //! A rule about FreeBSD is a row here, never an if-branch elsewhere.
@@ -25,10 +27,12 @@
 
 pub(crate) mod base;
 pub(crate) mod cron;
+pub(crate) mod loader_d;
 pub(crate) mod names;
 pub(crate) mod ports;
 pub(crate) mod rcd;
 pub(crate) mod release;
+pub(crate) mod sshd;
 pub(crate) mod zfs;
 
 /// The PATH the generated scripts set for themselves: the boot-time PATH

@@ -92,6 +92,12 @@ pub struct Step {
     /// For sshd steps: the keywords the awk program drops.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub awk_keys: Option<String>,
+    /// For sshd steps: beryl's global block, printed before the host's lines.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub head: Option<Vec<String>>,
+    /// For sshd steps: beryl's Match section (empty: none), printed after.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tail: Option<Vec<String>>,
 }
 
 /// The installer's log: the `bsdinstall` wrapper's default `debugFile`
@@ -278,6 +284,14 @@ pub(crate) fn layout(h: DesiredState) -> InstallerConfig {
             id: resource.id(),
             awk_keys: match &resource {
                 Resource::Sshd(s) => Some(sshd::awk_keys(&s.settings)),
+                _ => None,
+            },
+            head: match &resource {
+                Resource::Sshd(s) => Some(sshd::head(&s.settings)),
+                _ => None,
+            },
+            tail: match &resource {
+                Resource::Sshd(s) => Some(sshd::match_section(&s.matches).unwrap_or_default()),
                 _ => None,
             },
             resource,

@@ -31,6 +31,8 @@ pub(super) fn sample_plan() -> InstallerConfig {
                     zone: "Europe/Paris".into(),
                 }),
                 awk_keys: None,
+                head: None,
+                tail: None,
             },
             Step {
                 id: "user:o'neil".into(),
@@ -43,6 +45,8 @@ pub(super) fn sample_plan() -> InstallerConfig {
                     groups: vec!["wheel".into(), "ops".into()],
                 })),
                 awk_keys: None,
+                head: None,
+                tail: None,
             },
         ],
         record: crate::resource::RECORD,

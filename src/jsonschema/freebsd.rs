@@ -97,8 +97,9 @@ pub struct FreeBsd {
     #[schemars(with = "Ref<BTreeMap<String, SysctlValue>>")]
     pub sysctl: Option<Ref<BTreeMap<String, SysctlValue>>>,
     /// /boot/loader.conf variables, such as accf_http_load: true (written
-    /// YES); a change needs a reboot. Shell names only (sysrc writes them);
-    /// zfs_load and cryptodev_load are the installer's.
+    /// YES, by sysrc), and dotted tunables, such as kern.maxusers: 512
+    /// (written in /boot/loader.conf.d/beryl.conf); a change needs a
+    /// reboot. zfs_load and cryptodev_load are the installer's.
     #[schemars(with = "Ref<BTreeMap<String, RcValue>>")]
     pub loader: Option<Ref<BTreeMap<String, RcValue>>>,
     /// Scheduled jobs: entry name to {schedule, user, command}, one file each
@@ -396,7 +397,7 @@ pub struct Interface {
 }
 
 /// The `sshd` mapping: settings written at the top of sshd_config.
-// Its keys are the rows of the SSHD table (src/schema/services.rs).
+// Its keys are the rows of the SSHD table (src/schema/sshd.rs).
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 #[schemars(transform = prefixed_keys)]
@@ -412,6 +413,57 @@ pub struct Sshd {
     /// true; yes/no also work.
     #[schemars(with = "YesNo")]
     pub kbd_interactive_authentication: Option<YesNo>,
+    /// any other sshd_config keyword → value, such as AllowGroups: wheel; a
+    /// list writes one line per item.
+    #[schemars(with = "Ref<BTreeMap<String, SshdValue>>")]
+    pub settings: Option<Ref<BTreeMap<String, SshdValue>>>,
+    /// Match blocks written at the end of sshd_config: a list of
+    /// {criteria: "Group sftp", settings: {…}}.
+    #[serde(rename = "match")]
+    #[schemars(rename = "match", with = "Ref<Vec<SshdMatch>>")]
+    pub matches: Option<Ref<Vec<SshdMatch>>>,
+    /// true: apply runs `service sshd reload` once the new file passed `sshd
+    /// -t` and is in place (false: the default).
+    #[schemars(with = "YesNo")]
+    pub reload: Option<YesNo>,
+}
+
+/// A value of an sshd_config keyword: one line, or a list of lines.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+#[schemars(inline)]
+pub enum SshdValue {
+    /// One line.
+    Line(SshdScalar),
+    /// One line per item.
+    Lines(Vec<SshdScalar>),
+    /// A whole reference.
+    Reference(Reference),
+}
+
+/// One value: written as is, a boolean as yes or no.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+#[schemars(inline)]
+pub enum SshdScalar {
+    /// A string.
+    Text(String),
+    /// An integer.
+    Int(i64),
+    /// A boolean.
+    Bool(bool),
+}
+
+/// One Match block.
+// Its keys are the rows of the MATCH table (src/schema/sshd.rs).
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct SshdMatch {
+    /// what follows Match, such as "Group sftp" or "User alice Address
+    /// 192.0.2.0/24".
+    pub criteria: Option<String>,
+    /// keyword → value, each allowed inside a Match block.
+    pub settings: Option<BTreeMap<String, SshdValue>>,
 }
 
 /// A PermitRootLogin value.

@@ -48,10 +48,13 @@ pub struct File {
     pub validate: Option<Vec<String>>,
     /// Services to reload or restart once per run after the file changed.
     pub notify: Vec<Notify>,
-    /// Listed in `freebsd.files`: recorded when apply creates it, and
-    /// removed once it leaves the config. The files beryl writes from
-    /// other fields (sudoers, resolver) are not.
+    /// Listed in `freebsd.files`, or beryl's loader drop-in: recorded when
+    /// apply creates it, and removed once it leaves the config. The other
+    /// files beryl writes from other fields (sudoers, resolver) are not.
     pub listed: bool,
+    /// What a change leaves to be done (the loader drop-in: a reboot).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<&'static str>,
 }
 
 /// A service to act on after a change (`freebsd.files.*.notify`).
@@ -75,6 +78,7 @@ impl File {
             validate,
             notify: Vec::new(),
             listed: false,
+            note: None,
         }
     }
 
@@ -180,6 +184,7 @@ fn listed(m: &ManagedFile) -> File {
             })
             .collect(),
         listed: true,
+        note: None,
     }
 }
 
@@ -342,5 +347,9 @@ return "$status""#,
 
     fn notify(f: &File) -> Vec<Notify> {
         f.notify.clone()
+    }
+
+    fn note(f: &File) -> Option<&'static str> {
+        f.note
     }
 }

@@ -3,12 +3,19 @@
 //! boot, which beryl reports and never does.
 //!
 //! - **Records:** `loader NAME`, pruned with `sysrc -f … -x`.
+//!
+//! A dotted tunable (`kern.maxusers`), which sysrc cannot write, goes to a
+//! file beryl owns in the loader's drop-in directory instead ([`layout_d`],
+//! src/freebsd/loader_d.rs): a whole file, `NAME="VALUE"` a line, recorded
+//! as `file PATH` and removed when no dotted tunable is left.
 
 use serde::Serialize;
 
+use super::file::File;
 use super::state::State;
 use super::verdict::{Action, Verdict, change};
 use super::{Input, Kind, Prune, Record, Resource, Shell};
+use crate::freebsd::{loader_d, names};
 use crate::shell::{QuoteError, word as w};
 
 /// The loader's configuration, written with `sysrc -f`.
@@ -24,11 +31,52 @@ pub struct Loader {
     pub value: String,
 }
 
-/// The variables, in the order written.
+/// The variables sysrc writes, in the order written.
 pub(crate) fn layout(input: &Input<'_>) -> Vec<Resource> {
-    super::items(input.freebsd().loader.iter().map(|t| Loader {
-        name: t.name.value.clone(),
-        value: t.value.value.clone(),
+    super::items(
+        input
+            .freebsd()
+            .loader
+            .iter()
+            .filter(|t| !names::loader_dotted(&t.name.value))
+            .map(|t| Loader {
+                name: t.name.value.clone(),
+                value: t.value.value.clone(),
+            }),
+    )
+}
+
+/// The dotted tunables: beryl's file in the release's loader drop-in
+/// directory, one `NAME="VALUE"` line each in the order given (the values
+/// hold no `"`, `\`, `$` or control character: the schema refused them).
+/// Without a release whose loader reads the directory, the release check
+/// has refused the host already.
+pub(crate) fn layout_d(input: &Input<'_>) -> Vec<Resource> {
+    let f = input.freebsd();
+    let dotted: Vec<String> = f
+        .loader
+        .iter()
+        .filter(|t| names::loader_dotted(&t.name.value))
+        .map(|t| format!("{}=\"{}\"", t.name.value, t.value.value))
+        .collect();
+    let path = f.version.as_ref().and_then(|v| loader_d::path(&v.value));
+    let (Some(path), false) = (path, dotted.is_empty()) else {
+        return Vec::new();
+    };
+    let content = format!(
+        "# Written by beryl from freebsd.loader: the loader reads this file at boot.\n{}",
+        super::lines(dotted.iter())
+    );
+    super::items(std::iter::once(File {
+        path,
+        content,
+        mode: "644".into(),
+        owner: "root".into(),
+        group: "wheel".into(),
+        validate: None,
+        notify: Vec::new(),
+        listed: true,
+        note: Some(REBOOT),
     }))
 }
 

@@ -381,6 +381,7 @@ pub(crate) const KINDS: &[Row] = &[
     row::<timezone::Timezone>(timezone::layout),
     row::<sysctl::Sysctl>(sysctl::layout),
     row::<loader::Loader>(loader::layout),
+    row::<file::File>(loader::layout_d),
     row::<cron::Cron>(cron::layout),
     row::<file::File>(file::layout_listed),
     row::<service::Service>(service::layout),

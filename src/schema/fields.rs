@@ -9,7 +9,7 @@ use crate::value::Value;
 use super::Code;
 use super::ctx::{self, At, Ctx, Field, Rule};
 use super::model::{FreeBsd, Located};
-use super::{disks, files, network, services, system, users, zfs};
+use super::{disks, files, network, services, sshd, system, users, zfs};
 use crate::freebsd::names;
 
 /// The keys of `freebsd`, in the order the docs list them.
@@ -113,7 +113,7 @@ pub(crate) const FREEBSD: &[Field<FreeBsd>] = &[
         key: "sshd",
         doc: "sshd settings: permit_root_login, password_authentication, kbd_interactive_authentication",
         aliases: &["sshd_config", "openssh"],
-        check: services::sshd,
+        check: sshd::sshd,
     },
     Field {
         key: "files",
@@ -141,7 +141,7 @@ pub(crate) const FREEBSD: &[Field<FreeBsd>] = &[
     },
     Field {
         key: "loader",
-        doc: "/boot/loader.conf variables, such as accf_http_load: true (written YES); a change needs a reboot",
+        doc: "/boot/loader.conf variables, such as accf_http_load: true (written YES, by sysrc), and dotted tunables, such as kern.maxusers: 512 (written in /boot/loader.conf.d/beryl.conf); a change needs a reboot",
         aliases: &[
             "loader_conf",
             "loader.conf",

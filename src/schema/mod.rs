@@ -19,6 +19,7 @@ mod model;
 mod network;
 mod owners;
 mod services;
+mod sshd;
 mod system;
 mod users;
 pub(crate) mod zfs;
@@ -32,7 +33,8 @@ use crate::value::Node;
 #[cfg(test)]
 pub(crate) use model::Raid;
 pub(crate) use model::{
-    FileSource, FreeBsd, Install, Ipv4, Ipv6, Located, ManagedFile, User, UserState,
+    FileSource, FreeBsd, Install, Ipv4, Ipv6, Located, ManagedFile, SshdMatch, SshdSetting, User,
+    UserState,
 };
 
 crate::diag::codes! {
@@ -114,6 +116,16 @@ crate::diag::codes! {
         RcValue = "rc_value";
         /// An sshd setting that is not one of its words.
         Sshd = "sshd";
+        /// An sshd_config keyword sshd does not read: unknown, deprecated, unsupported, or another name of one (src/freebsd/sshd.rs).
+        SshdKeyword = "sshd_keyword";
+        /// An sshd_config keyword that sshd refuses inside a `Match` block.
+        SshdMatchKeyword = "sshd_match_keyword";
+        /// An sshd_config keyword set twice (in any case, or by an older key and `settings`).
+        SshdDuplicate = "sshd_duplicate";
+        /// An sshd_config value beryl cannot write on one line unquoted.
+        SshdValue = "sshd_value";
+        /// A `Match` criteria line sshd would refuse.
+        SshdCriteria = "sshd_criteria";
         /// A `freebsd.files` key that is not an absolute, normalized path.
         FilePath = "file_path";
         /// A `freebsd.files` path that beryl writes itself (sudoers drop-in, resolv.conf, sshd_config, rc.conf…).
@@ -247,7 +259,7 @@ pub(crate) fn cron_keys() -> Vec<(&'static str, &'static str)> {
 /// The keys of `freebsd.sshd` with their one-line docs, in table order.
 #[cfg(test)]
 pub(crate) fn sshd_keys() -> Vec<(&'static str, &'static str)> {
-    ctx::docs(services::SSHD)
+    ctx::docs(sshd::SSHD)
 }
 
 /// The keys of `freebsd.zfs` with their one-line docs, in table order.

@@ -174,6 +174,31 @@ pub struct Sshd {
     pub password_authentication: Located<bool>,
     /// `KbdInteractiveAuthentication` (PAM still takes passwords through it).
     pub kbd_interactive_authentication: Located<bool>,
+    /// Any other keyword of the global section (`settings`), in the order
+    /// given.
+    pub settings: Vec<SshdSetting>,
+    /// The `Match` blocks beryl writes at the end (`match`), in order.
+    pub matches: Vec<SshdMatch>,
+    /// Whether apply reloads sshd once the new file is in place (`reload`).
+    pub reload: Located<bool>,
+}
+
+/// One sshd_config keyword and its lines.
+#[derive(Debug, Clone, Serialize)]
+pub struct SshdSetting {
+    /// The keyword as written (sshd reads it in any case).
+    pub keyword: Located<String>,
+    /// One value per line: a list writes the keyword once per item.
+    pub values: Vec<String>,
+}
+
+/// One `Match` block.
+#[derive(Debug, Clone, Serialize)]
+pub struct SshdMatch {
+    /// What follows `Match`: criteria and their patterns.
+    pub criteria: Located<String>,
+    /// The settings of the block, each allowed inside `Match`.
+    pub settings: Vec<SshdSetting>,
 }
 
 impl Default for Sshd {
@@ -182,6 +207,9 @@ impl Default for Sshd {
             permit_root_login: Located::new("no".into(), Span::synthetic()),
             password_authentication: Located::new(false, Span::synthetic()),
             kbd_interactive_authentication: Located::new(false, Span::synthetic()),
+            settings: Vec::new(),
+            matches: Vec::new(),
+            reload: Located::new(false, Span::synthetic()),
         }
     }
 }

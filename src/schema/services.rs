@@ -1,47 +1,13 @@
-//! `freebsd.rc_conf` (variables for sysrc) and `freebsd.sshd` (checked by
-//! the [`SSHD`] table).
+//! `freebsd.rc_conf`: variables for sysrc.
 
 use crate::diag::Diag;
 use crate::syntax::path;
 use crate::value::Value;
 
 use super::Code;
-use super::ctx::{At, Ctx, Field, KeyRule};
-use super::model::{FreeBsd, Located, RcVar, Sshd};
+use super::ctx::{At, Ctx, KeyRule};
+use super::model::{FreeBsd, Located, RcVar};
 use crate::freebsd::names;
-
-/// The keys of `freebsd.sshd`; every one defaults to `no`.
-pub(crate) const SSHD: &[Field<Sshd>] = &[
-    Field {
-        key: "permit_root_login",
-        doc: "PermitRootLogin: no (the default), yes, prohibit-password or forced-commands-only",
-        aliases: &["permitrootlogin", "root_login", "permit_root"],
-        check: permit_root_login,
-    },
-    Field {
-        key: "password_authentication",
-        doc: "PasswordAuthentication: false (the default) or true; yes/no also work",
-        aliases: &[
-            "passwordauthentication",
-            "password_auth",
-            "passwords",
-            "password_login",
-        ],
-        check: password_authentication,
-    },
-    Field {
-        key: "kbd_interactive_authentication",
-        doc: "KbdInteractiveAuthentication (PAM passwords): false (the default) or true; yes/no also work",
-        aliases: &[
-            "kbdinteractiveauthentication",
-            "keyboard_interactive_authentication",
-            "keyboard_interactive",
-            "challenge_response_authentication",
-            "challengeresponseauthentication",
-        ],
-        check: kbd_interactive_authentication,
-    },
-];
 
 /// The keys of `rc_conf`.
 const RC_NAME: KeyRule = KeyRule {
@@ -118,69 +84,4 @@ pub(super) fn rc_text(cx: &mut Ctx, path: &str, node: &crate::value::Node) -> Op
     };
     cx.push(cx.type_error(path, expected, node).help(help));
     None
-}
-
-/// An sshd word: the error for a value that is not one.
-fn sshd_error(at: &At<'_>, reason: String, help: &str) -> Diag {
-    Diag::new(Code::Sshd, format!("invalid {}: {reason}", at.path))
-        .label(&at.node.span, "not an sshd setting")
-        .help(help.to_string())
-}
-
-pub(crate) fn sshd(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
-    if let Some(map) = cx.mapping(&at.path, at.node) {
-        cx.walk(&at.path, map, SSHD, &mut out.sshd);
-    }
-}
-
-/// A word, or a boolean for `yes`/`no`.
-fn permit_root_login(cx: &mut Ctx, at: &At<'_>, sshd: &mut Sshd) {
-    let help = "write no, yes, prohibit-password (keys only) or forced-commands-only";
-    let word = match &at.node.value {
-        Value::Bool(b) => if *b { "yes" } else { "no" }.to_string(),
-        Value::Str(s) => match names::permit_root_login(s) {
-            Ok(word) => word.to_string(),
-            Err(reason) => {
-                cx.push(sshd_error(at, reason, help));
-                return;
-            }
-        },
-        _ => {
-            cx.push(cx.type_error(&at.path, "a string", at.node).help(help));
-            return;
-        }
-    };
-    sshd.permit_root_login = Located::new(word, at.node.span.clone());
-}
-
-/// A boolean, or the strings `yes`/`no`.
-fn yes_no(cx: &mut Ctx, at: &At<'_>) -> Option<Located<bool>> {
-    let help = "write true or false (or yes or no)";
-    let b = match &at.node.value {
-        Value::Bool(b) => *b,
-        Value::Str(s) => match names::yes_no(s) {
-            Ok(b) => b,
-            Err(reason) => {
-                cx.push(sshd_error(at, reason, help));
-                return None;
-            }
-        },
-        _ => {
-            cx.push(cx.type_error(&at.path, "a boolean", at.node).help(help));
-            return None;
-        }
-    };
-    Some(Located::new(b, at.node.span.clone()))
-}
-
-fn password_authentication(cx: &mut Ctx, at: &At<'_>, sshd: &mut Sshd) {
-    if let Some(b) = yes_no(cx, at) {
-        sshd.password_authentication = b;
-    }
-}
-
-fn kbd_interactive_authentication(cx: &mut Ctx, at: &At<'_>, sshd: &mut Sshd) {
-    if let Some(b) = yes_no(cx, at) {
-        sshd.kbd_interactive_authentication = b;
-    }
 }

@@ -48,8 +48,8 @@ const LOADER_NAME: KeyRule = KeyRule {
     check: names::loader_name,
     code: Code::LoaderName,
     what: "loader variable",
-    label: "not a variable sysrc can write",
-    help: "loader.conf variables beryl writes are shell names, such as accf_http_load or if_bridge_load",
+    label: "not a loader variable beryl can write",
+    help: "name a loader.conf variable as a shell name (accf_http_load, if_bridge_load: written with sysrc) or a tunable as a MIB name (kern.maxusers, vfs.zfs.arc_max: written in /boot/loader.conf.d/beryl.conf)",
 };
 
 /// The keys of `freebsd.cron`.
@@ -164,7 +164,7 @@ pub(crate) fn loader(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
             cx.push(
                 Diag::new(Code::LoaderValue, format!("invalid {path}: {reason}"))
                     .label(&entry.node.span, "not safe in loader.conf")
-                    .help("sysrc writes the value in double quotes: leave out `\"`, `\\`, backquotes, `$` and control characters"),
+                    .help("the value is written in double quotes, where sysrc's sh and the loader read `\\` as an escape and `$` as a variable: leave out `\"`, `\\`, backquotes, `$` and control characters; a value that needs them goes in a file of your own under /boot/loader.conf.d, through freebsd.files, written as you need it"),
             );
             continue;
         }

@@ -933,7 +933,7 @@ Port 22
   passwordauthentication yes
 KbdInteractiveAuthentication\tyes
 #PasswordAuthentication no
-PermitRootLoginExtra yes
+PermitTunnel no
 Subsystem\tsftp\t/usr/libexec/sftp-server
 Match Address 192.0.2.0/24
 \tPasswordAuthentication=yes
@@ -947,7 +947,7 @@ const SSHD_KEPT: &str = "\
 #PermitRootLogin no
 Port 22
 #PasswordAuthentication no
-PermitRootLoginExtra yes
+PermitTunnel no
 Subsystem\tsftp\t/usr/libexec/sftp-server
 Match Address 192.0.2.0/24
 \tPasswordAuthentication=yes
@@ -1074,6 +1074,9 @@ fn example_host_files_have_their_modes_and_owners() {
         .iter()
         .map(|kv| format!("{} {}\n", kv[0].as_str().unwrap(), kv[1].as_str().unwrap()))
         .collect();
-    assert_eq!(sshd, format!("# Set by beryl.\n{settings}{SSHD_KEPT}"));
+    assert_eq!(
+        sshd,
+        format!("# Set by beryl.\n{settings}# End of the settings set by beryl.\n{SSHD_KEPT}")
+    );
     assert!(!target.join("etc/ssh/sshd_config.beryl-tmp").exists());
 }

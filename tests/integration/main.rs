@@ -114,6 +114,7 @@ mod resources;
 mod schema;
 mod secrets;
 mod shell;
+mod sshd_config;
 mod support;
 mod templates;
 mod validate;

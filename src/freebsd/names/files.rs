@@ -36,10 +36,20 @@ pub(crate) const MANAGED_FILES: &[(&str, &str)] = &[
     ),
 ];
 
+/// Files beryl writes whole from other fields and records, so that apply
+/// removes them once the field is empty (a record line naming one is acted
+/// on, unlike one naming a file of [`MANAGED_FILES`]): the loader drop-in of
+/// each release (src/freebsd/loader_d.rs).
+pub(crate) const RECORDED_FILES: &[(&str, &str)] = &[(
+    "/boot/loader.conf.d/beryl.conf",
+    "set dotted loader tunables in `freebsd.loader` (beryl writes this file from them)",
+)];
+
 /// For a file that beryl writes itself, what to write instead.
 pub(crate) fn managed_file(path: &str) -> Option<&'static str> {
     MANAGED_FILES
         .iter()
+        .chain(RECORDED_FILES)
         .find(|(p, _)| *p == path)
         .map(|(_, instead)| *instead)
 }

@@ -30,8 +30,8 @@ pub(crate) use system::{
     timezone, version, yes_no,
 };
 pub(crate) use tunables::{
-    cron_command, cron_name, cron_schedule, loader_managed, loader_name, sysctl_managed,
-    sysctl_name, sysctl_value,
+    cron_command, cron_name, cron_schedule, loader_dotted, loader_managed, loader_name,
+    sysctl_managed, sysctl_name, sysctl_value,
 };
 #[cfg(test)]
 pub(crate) use {

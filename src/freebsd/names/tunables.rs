@@ -122,18 +122,23 @@ pub(crate) fn loader_managed(name: &str) -> Option<&'static str> {
         .map(|(_, why)| *why)
 }
 
-/// A loader.conf variable beryl can write: `sysrc -f /boot/loader.conf`
-/// takes only shell variable names (usr.sbin/sysrc/sysrc 09711ccb: "name
-/// contains characters not allowed in shell"), so a dotted tunable is
-/// refused with that reason.
+/// A loader variable beryl can write: a shell variable name, written with
+/// `sysrc -f /boot/loader.conf` (sysrc takes only those: usr.sbin/sysrc/sysrc
+/// 09711ccb, "name contains characters not allowed in shell"), or a dotted
+/// tunable ([`loader_dotted`]), written in beryl's file of the loader's
+/// drop-in directory (src/freebsd/loader_d.rs) and named as a MIB name is,
+/// which the loader's `[%w][%w%d-_.]*` reads whole.
 pub(crate) fn loader_name(s: &str) -> Result<(), String> {
-    if s.contains('.') && super::rc_name(&s.replace('.', "_")).is_ok() {
-        return Err(format!(
-            "{} is a dotted tunable; beryl writes loader.conf with sysrc, which takes only shell variable names",
-            quote(s)
-        ));
+    match loader_dotted(s) {
+        true => sysctl_name(s),
+        false => super::rc_name(s),
     }
-    super::rc_name(s)
+}
+
+/// Whether a loader variable is a dotted tunable (`kern.maxusers`), which
+/// goes to the drop-in file rather than to loader.conf.
+pub(crate) fn loader_dotted(s: &str) -> bool {
+    s.contains('.')
 }
 
 /// The longest cron entry name (the file is `beryl-NAME`).

@@ -325,7 +325,7 @@ fn unknown_sshd_key_suggests() {
         assert_eq!(
             d.help.as_deref(),
             Some(
-                "freebsd.sshd accepts: permit_root_login, password_authentication, kbd_interactive_authentication"
+                "freebsd.sshd accepts: permit_root_login, password_authentication, kbd_interactive_authentication, settings, match, reload"
             )
         );
     }
@@ -336,4 +336,81 @@ fn unknown_sshd_key_suggests() {
         "t.yml:3:5",
     );
     assert!(!d.message.contains("did you mean"), "{}", d.message);
+    assert!(d.help.unwrap().contains("freebsd.sshd.settings"));
+}
+
+#[test]
+fn sshd_settings_and_match_blocks() {
+    let s = ok(&sshd(
+        "settings: {AllowGroups: [wheel, staff], ClientAliveInterval: 300, X11Forwarding: false}\n    match:\n      - criteria: Group sftp\n        settings: {ForceCommand: internal-sftp}",
+    ))
+    .sshd;
+    let lines: Vec<(String, Vec<String>)> = s
+        .settings
+        .iter()
+        .map(|x| (x.keyword.value.clone(), x.values.clone()))
+        .collect();
+    assert_eq!(
+        lines,
+        vec![
+            ("AllowGroups".into(), vec!["wheel".into(), "staff".into()]),
+            ("ClientAliveInterval".into(), vec!["300".into()]),
+            ("X11Forwarding".into(), vec!["no".into()]),
+        ]
+    );
+    assert_eq!(s.matches.len(), 1);
+    assert_eq!(s.matches[0].criteria.value, "Group sftp");
+}
+
+#[test]
+fn sshd_keywords_are_checked_against_servconf() {
+    let d = fails(
+        &sshd("settings: {AllowGroup: wheel}"),
+        Code::SshdKeyword,
+        "unknown sshd_config keyword `AllowGroup` in freebsd.sshd.settings",
+        "t.yml:3:16",
+    );
+    assert!(d.help.unwrap().contains("did you mean `allowgroups`?"));
+    fails(
+        &sshd("settings: {Protocol: 2}"),
+        Code::SshdKeyword,
+        "`Protocol` is deprecated: sshd ignores it",
+        "t.yml:3:16",
+    );
+    fails(
+        &sshd("settings: {KeepAlive: yes}"),
+        Code::SshdKeyword,
+        "`KeepAlive` is another name of `tcpkeepalive` in sshd_config",
+        "t.yml:3:16",
+    );
+    fails(
+        &sshd("match: [{criteria: Group x, settings: {Port: 22}}]"),
+        Code::SshdMatchKeyword,
+        "`Port` is not allowed inside a Match block (freebsd.sshd.match.0.settings)",
+        "t.yml:3:44",
+    );
+    fails(
+        &sshd("match: [{criteria: Colour blue, settings: {Banner: none}}]"),
+        Code::SshdCriteria,
+        "invalid freebsd.sshd.match.0.criteria: `Colour` is not a Match criterion (all, invalid-user, user, group, host, address, localaddress, localport, rdomain, version)",
+        "t.yml:3:24",
+    );
+    fails(
+        &sshd("settings: {Banner: '/etc/x # y'}"),
+        Code::SshdValue,
+        "invalid freebsd.sshd.settings.Banner: `#` is not allowed in a value",
+        "t.yml:3:24",
+    );
+    fails(
+        &sshd("settings: {Port: 22, port: 2222}"),
+        Code::SshdDuplicate,
+        "port is set twice in freebsd.sshd.settings",
+        "t.yml:3:26",
+    );
+    fails(
+        "freebsd:\n  sshd:\n    permit_root_login: no\n    settings: {PermitRootLogin: yes}\n",
+        Code::SshdDuplicate,
+        "PermitRootLogin is set twice in freebsd.sshd: by `permit_root_login` and in `settings`",
+        "t.yml:4:16",
+    );
 }

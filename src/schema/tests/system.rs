@@ -111,6 +111,13 @@ fn loader_variables() {
 }
 
 #[test]
+fn dotted_loader_tunables() {
+    let f = ok("freebsd:\n  loader:\n    kern.maxusers: 512\n    vfs.zfs.arc_max: 4G\n");
+    let got: Vec<&str> = f.loader.iter().map(|t| t.name.value.as_str()).collect();
+    assert_eq!(got, ["kern.maxusers", "vfs.zfs.arc_max"]);
+}
+
+#[test]
 fn loader_refusals() {
     let d = fails(
         &loader("zfs_load: true"),
@@ -120,11 +127,18 @@ fn loader_refusals() {
     );
     assert!(format!("{d:?}").contains("config"), "{d:?}");
     fails(
-        &loader("kern.maxusers: 512"),
+        &loader("kern..maxusers: 512"),
         Code::LoaderName,
-        "dotted tunable",
+        "empty component",
         "t.yml:3:5",
     );
+    let d = fails(
+        &loader("kern.maxusers: \"${x}\""),
+        Code::LoaderValue,
+        "contains `$`",
+        "t.yml:3:20",
+    );
+    assert!(format!("{d:?}").contains("/boot/loader.conf.d"), "{d:?}");
     fails(
         &loader("kern.geom.label.gptid.enable: 0"),
         Code::LoaderManaged,

@@ -116,19 +116,41 @@ install -m 0440 -o root -g wheel /usr/local/etc/sudoers.d/beryl.beryl-tmp /usr/l
 rm -f /usr/local/etc/sudoers.d/beryl.beryl-tmp
 
 # sshd settings first in sshd_config's global section (sshd takes the first
-# value it reads); other copies of these keywords are dropped before the first
-# Match block, and kept inside Match blocks.
+# value it reads), between beryl's markers; other copies of these keywords
+# are dropped before the first Match block, and kept inside Match blocks;
+# beryl's Match blocks last. The new file is written beside the old one and
+# replaces it only once sshd -t accepts it.
 touch /etc/ssh/sshd_config
+rm -f /etc/ssh/sshd_config.beryl-tmp
 {
-  printf '%s\n' '# Set by beryl.' 'PermitRootLogin no' 'PasswordAuthentication no' 'KbdInteractiveAuthentication no'
-  awk -v keys='permitrootlogin passwordauthentication kbdinteractiveauthentication' 'BEGIN { n = split(keys, k, " "); for (i = 1; i <= n; i++) drop[k[i]] = 1; global = 1 }
-$0 == "# Set by beryl." { next }
-{ w = $0; sub(/^[ \t]+/, "", w); sub(/[ \t=].*$/, "", w); w = tolower(w) }
-w == "match" { global = 0 }
-global && (w in drop) { next }
-{ print }' /etc/ssh/sshd_config
+  printf '%s\n' '# Set by beryl.' 'PermitRootLogin no' 'PasswordAuthentication no' 'KbdInteractiveAuthentication no' '# End of the settings set by beryl.'
+  awk -v keys='permitrootlogin passwordauthentication kbdinteractiveauthentication' 'function out(line,    w) {
+	if (gone || line == "# Match blocks set by beryl.") { gone = 1; return }
+	if (line == "# Set by beryl." || line == "# End of the settings set by beryl.") return
+	w = line; sub(/^[ \t]+/, "", w); sub(/[ \t=].*$/, "", w); w = tolower(w)
+	if (w == "match") global = 0
+	if (global && (w in drop)) return
+	print line
+}
+BEGIN { n = split(keys, k, " "); for (i = 1; i <= n; i++) drop[k[i]] = 1; global = 1 }
+pending && $0 == "# End of the settings set by beryl." { pending = 0; nb = 0; next }
+pending { buf[++nb] = $0; next }
+$0 == "# Set by beryl." { pending = 1; nb = 0; next }
+{ out($0) }
+END { if (pending) for (i = 1; i <= nb; i++) out(buf[i]) }' /etc/ssh/sshd_config
 } > /etc/ssh/sshd_config.beryl-tmp
-mv /etc/ssh/sshd_config.beryl-tmp /etc/ssh/sshd_config
+if ! beryl_key=$(mktemp -d /tmp/beryl-sshd.XXXXXXXX); then
+	rm -f /etc/ssh/sshd_config.beryl-tmp
+	false
+elif ! ssh-keygen -q -t ed25519 -N '' -f "$beryl_key/key" >/dev/null ||
+	! sshd -t -f /etc/ssh/sshd_config.beryl-tmp -h "$beryl_key/key"; then
+	rm -rf "$beryl_key" /etc/ssh/sshd_config.beryl-tmp
+	echo 'beryl: sshd -t refused the new sshd_config (above); /etc/ssh/sshd_config is unchanged' >&2
+	false
+else
+	rm -rf "$beryl_key"
+fi
+mv -f /etc/ssh/sshd_config.beryl-tmp /etc/ssh/sshd_config
 
 # An rc.conf variable.
 sysrc -f /etc/rc.conf 'hostname=host02.example.org'

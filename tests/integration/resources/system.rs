@@ -323,7 +323,7 @@ fn schema_errors() {
     net.inet.ip.forwarding: true
   loader:
     zfs_load: true
-    kern.maxusers: 512
+    kern..maxusers: 512
     if_bridge_load: \"$(reboot)\"
   cron:
     backup:
@@ -391,4 +391,84 @@ fn explain_and_annotate_reach_the_entries() {
         "{}",
         r.stdout
     );
+}
+
+/// Dotted loader tunables (and a sysrc one beside them).
+const DOTTED: &str = "freebsd:
+  loader:
+    accf_http_load: true
+    kern.maxusers: 512
+    vfs.zfs.arc_max: 4G
+";
+
+/// The drop-in beryl owns for the dotted tunables (src/freebsd/loader_d.rs).
+const DROP_IN: &str = "/boot/loader.conf.d/beryl.conf";
+
+/// Dotted loader tunables go to beryl's file in the loader's drop-in
+/// directory: the install writes it (0644 root:wheel, one `NAME="VALUE"`
+/// line each) and records it, and apply agrees; a line changed by hand is
+/// put back, with the reboot note; once no dotted tunable is left, apply
+/// removes the file and keeps the sysrc variable.
+#[test]
+fn dotted_loader_tunables_go_to_berys_drop_in() {
+    let test = "dotted_loader_tunables_go_to_berys_drop_in";
+    let Some((dir, bsd)) = crate::live::live(DOTTED, test) else {
+        return;
+    };
+    let d = dir.path();
+    assert_eq!(
+        sh(
+            &bsd,
+            &format!("cat {DROP_IN}; stat -f '%Lp %Su %Sg' {DROP_IN}")
+        ),
+        "# Written by beryl from freebsd.loader: the loader reads this file at boot.\nkern.maxusers=\"512\"\nvfs.zfs.arc_max=\"4G\"\n644 root wheel\n"
+    );
+    let record = sh(&bsd, "cat /var/db/beryl/managed");
+    assert!(record.contains(&format!("file {DROP_IN}\n")), "{record}");
+    assert!(sh(&bsd, "cat /boot/loader.conf").contains("accf_http_load=\"YES\"\n"));
+
+    sh(&bsd, &format!("sed -i 's/512/64/' {DROP_IN}"));
+    let run = apply(&bsd, d, "live");
+    assert_eq!(run.status, 0, "{}", run.all());
+    assert!(
+        run.stdout.contains("reboot for this to take effect"),
+        "{}",
+        run.stdout
+    );
+    assert!(sh(&bsd, &format!("cat {DROP_IN}")).contains("kern.maxusers=\"512\"\n"));
+    agree(&bsd, d, "live", &[]);
+
+    fs::write(
+        d.join("inventory/example.org/live.yml"),
+        "freebsd:\n  loader:\n    accf_http_load: true\n",
+    )
+    .unwrap();
+    agree(&bsd, d, "live", &[&format!("- file:{DROP_IN}")]);
+    assert_eq!(
+        sh(&bsd, &format!("ls -a {DROP_IN} 2>/dev/null || echo gone")),
+        "gone\n"
+    );
+    assert!(sh(&bsd, "cat /boot/loader.conf").contains("accf_http_load=\"YES\"\n"));
+}
+
+/// Dotted loader tunables without `freebsd.version` are refused: whether
+/// the loader reads /boot/loader.conf.d depends on the release; sysrc
+/// variables alone are not refused for it.
+#[test]
+fn dotted_loader_tunables_need_a_release() {
+    let dir = fixture("~freebsd:\n  loader:\n    kern.maxusers: 512\n");
+    let a = args(&["check", "live"]);
+    let r = beryl(dir.path(), &a);
+    assert_eq!(r.status, 2, "{}", r.stdout);
+    assert!(
+        r.stderr.contains("beryl::release::loader")
+            && r.stderr
+                .contains("a dotted loader tunable needs `freebsd.version`"),
+        "{}",
+        r.stderr
+    );
+    // The same without the dotted tunable: that refusal is gone.
+    let dir = fixture("~freebsd:\n  loader:\n    accf_http_load: true\n");
+    let r = beryl(dir.path(), &a);
+    assert!(!r.stderr.contains("beryl::release::loader"), "{}", r.stderr);
 }
