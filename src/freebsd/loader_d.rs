@@ -10,11 +10,12 @@
 //! loader.conf: a line `NAME="VALUE"` (the `env_var` row of `pattern_table`,
 //! a name `[%w][%w%d-_.]*`) sets the variable, with `\` escaping the next
 //! character, `$NAME` and `${NAME}` expanded and a `"` inside the value a
-//! syntax error (`processEnvVar`). The `stand/defaults/loader.conf` beryl
-//! read (f328ad48) is older than `loader_conf_dirs`; that the defaults of
-//! the releases below set it to `/boot/loader.conf.d` is not read at a
-//! commit: an assumption, as is the rest of the 14.3 and 15.x loaders being
-//! the Lua one (the Forth loader's reading was not read).
+//! syntax error (`processEnvVar`). `stand/defaults/loader.conf` at
+//! 023fc80e (the commit ../shared/freebsd/PROVENANCE.md cites for it) sets
+//! `loader_conf_dirs="/boot/loader.conf.d"`; an older copy (f328ad48) has
+//! no such variable. That 14.3 and 15.x boot the Lua loader, not the Forth
+//! one, was not read (the Forth loader's reading of the directory was not
+//! checked).
 
 /// The file beryl owns in the directory: written whole, one line per
 /// dotted tunable, and removed when none is left.
@@ -32,8 +33,8 @@ pub(crate) struct LoaderD {
 }
 
 const LUA: &str = "stand/lua/config.lua 5a2d3205 (loader_conf_dirs read at the top-level \
-    readConf; older than 14.0); the default /boot/loader.conf.d in stand/defaults/loader.conf \
-    is assumed, the version read (f328ad48) predates it";
+    readConf; older than 14.0); stand/defaults/loader.conf 023fc80e \
+    (loader_conf_dirs=\"/boot/loader.conf.d\")";
 
 /// The releases' loaders, oldest first: one row per row of `RELEASES`.
 pub(crate) const LOADER_DS: &[LoaderD] = &[
