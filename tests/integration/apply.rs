@@ -227,6 +227,11 @@ fn a_plan_with_another_host_s_or_script_s_facts_is_refused() {
             "0".repeat(64),
             "its facts were taken by another facts script",
         ),
+        (
+            "\"host\": \"host01.example.org\"".to_string(),
+            "\"host\": \"\"".to_string(),
+            "its facts are a snapshot that names no host",
+        ),
     ] {
         let edited = facts.replacen(&from, &to, 1);
         assert!(edited != facts, "{from} is not in the plan's facts");
