@@ -59,10 +59,11 @@ pub(crate) fn compare(steps: &[Step], state: Option<&State>, prune: bool) -> Vec
                 None => Verdict::new(Action::Unknown, Vec::new(), None),
                 Some(s) => step.desired.judge(s),
             };
-            // The host's own note first; the kind's when the step changes.
+            // The kind's note when the step changes (a reboot, a reload),
+            // else what the host's state adds to say.
             let note = match action {
                 Action::Noop => note,
-                _ => note.or(step.desired.note()),
+                _ => step.desired.note().or(note),
             };
             let (check, change) = step.shown();
             Outcome {

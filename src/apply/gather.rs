@@ -25,7 +25,7 @@ pub(crate) fn facts_script(
 pub(crate) struct Target<'a> {
     pub fqdn: &'a str,
     pub login: &'a Login,
-    pub script: String,
+    pub script: &'a FactsScript,
 }
 
 /// What gathering one host gave: the snapshot's path and sha256, or why not.
@@ -130,11 +130,12 @@ impl Missed {
 /// Runs the facts script on the host and checks that it printed a
 /// snapshot.
 fn take(t: &Target<'_>, options: &[String]) -> Result<(Vec<u8>, State), Missed> {
-    let (code, bytes) = ssh::capture(t.login, options, &[], &t.script).map_err(|d| {
-        match d.code == super::Code::Ssh.as_str() {
-            true => Missed::Unreachable(d.message),
-            false => Missed::Failed(d.message),
-        }
+    let (code, bytes) = ssh::capture(t.login, options, &[], &t.script.text).map_err(|d| match d
+        .code
+        == super::Code::Ssh.as_str()
+    {
+        true => Missed::Unreachable(d.message),
+        false => Missed::Failed(d.message),
     })?;
     if code != 0 {
         return Err(Missed::Failed(format!("the facts script exited {code}")));
@@ -145,6 +146,14 @@ fn take(t: &Target<'_>, options: &[String]) -> Result<(Vec<u8>, State), Missed> 
         return Err(Missed::Failed(format!(
             "a snapshot of format {}, and this beryl reads format {FORMAT_VERSION}",
             state.format_version
+        )));
+    }
+    // What the script prints names its host and itself: anything else came
+    // from something between ssh and the script (a wrapper, a shim).
+    if state.bound_to(t.fqdn, &t.script.sha256).is_err() {
+        return Err(Missed::Failed(format!(
+            "the host printed a snapshot of {:?}, not of this host's facts script",
+            state.host
         )));
     }
     Ok((bytes, state))

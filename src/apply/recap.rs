@@ -115,11 +115,12 @@ impl Event<'_> {
 pub(crate) const RUN_FORMAT: &str = "beryl-apply-run";
 
 /// A real run as one JSON document (`--format json`): its events, each as
-/// `--format jsonl` prints it on its line, in the same order.
+/// `--format jsonl` prints it on its line, in the same order. Every line is
+/// an event beryl wrote; one that does not read back is kept as its text.
 pub(crate) fn document(lines: &[String]) -> String {
     let events: Vec<serde_json::Value> = lines
         .iter()
-        .filter_map(|l| serde_json::from_str(l).ok())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|_| serde_json::Value::String(l.clone())))
         .collect();
     let doc = serde_json::json!({
         "format": RUN_FORMAT,

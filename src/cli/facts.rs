@@ -114,7 +114,7 @@ fn gather(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Fa
         .map(|p| Target {
             fqdn: &p.host.fqdn,
             login: &p.login,
-            script: p.facts.text.clone(),
+            script: &p.facts,
         })
         .collect();
     let results = gather::gather(&targets, &args.ssh_option, args.parallel, dir)

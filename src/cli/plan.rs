@@ -82,12 +82,7 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
     let results = ctx.compile_many(&compiler, &hosts, |host, c| {
         // Of several hosts, one beryl never installs is left out, said
         // once below; named alone, `build` refuses it.
-        if several
-            && c.freebsd
-                .install
-                .as_ref()
-                .is_some_and(|i| !i.value.by_beryl())
-        {
+        if several && c.freebsd.adopted() {
             return Ok(None);
         }
         let p = install::build(&host.fqdn, &c)?;
@@ -114,7 +109,7 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
                 skipped.concat()
             ),
         )
-        .help("beryl apply manages them; docs/apply.md §19")]);
+        .help("beryl apply manages them (docs/apply.md §19); a plan written for one earlier is left in the --out directory as it was")]);
     }
     let files: Vec<(String, String)> = planned.into_iter().flatten().collect();
     match (&args.out, several) {

@@ -143,7 +143,7 @@ pub fn build(fqdn: &str, c: &Compiled) -> Result<InstallerConfig, Diags> {
 pub(crate) fn requirements(c: &Compiled) -> Vec<Diag> {
     let f = &c.freebsd;
     let mut errors = Vec::new();
-    if f.install.as_ref().is_some_and(|i| !i.value.by_beryl()) {
+    if f.adopted() {
         return errors;
     }
     let missing = |what: &str, help: &str| {

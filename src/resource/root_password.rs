@@ -23,8 +23,7 @@ pub struct RootPassword {
 /// until then.
 pub(crate) fn layout(input: &Input<'_>) -> Vec<Resource> {
     let f = input.freebsd();
-    let adopted = f.install.as_ref().is_some_and(|i| !i.value.by_beryl());
-    if adopted && f.root_password.is_none() {
+    if f.adopted() && f.root_password.is_none() {
         return Vec::new();
     }
     vec![

@@ -87,6 +87,14 @@ pub struct FreeBsd {
     pub warnings: Vec<crate::diag::Diag>,
 }
 
+impl FreeBsd {
+    /// Whether beryl never installs the host (`install: none`): a running
+    /// host it adopted, which apply manages and plan refuses.
+    pub fn adopted(&self) -> bool {
+        self.install.as_ref().is_some_and(|i| !i.value.by_beryl())
+    }
+}
+
 /// The `network` mapping.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Network {

@@ -64,7 +64,7 @@ pub(crate) fn owners(cx: &mut Ctx, f: &FreeBsd) {
     }
     // A host beryl never installed has users and groups of its own, which
     // the inventory need not list: there, beryl cannot know.
-    let adopted = f.install.as_ref().is_some_and(|i| !i.value.by_beryl());
+    let adopted = f.adopted();
     for w in &wanted {
         let specs = f.packages.iter().map(|p| p.value.as_str());
         let (by_package, _) = ports::created_by(w.kind, &w.name.value, specs);

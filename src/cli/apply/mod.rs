@@ -29,7 +29,7 @@ crate::diag::codes! {
         Parallel = "parallel";
         /// The apply script failed on a host (its exit status is given).
         Failed = "failed";
-        /// An `--state` file that is not a state snapshot, or one of another format version.
+        /// An `--state` file or a `--state-dir` snapshot that is not a state snapshot, is of another format version, or is another host's or another facts script's; or a `--state-dir` that does not exist.
         State = "state";
         /// A `--plan` file that is not a saved plan, is of another format, or was made by another beryl.
         Plan = "plan";

@@ -156,7 +156,7 @@ fn fresh_facts(
             let t = Target {
                 fqdn: &p.host.fqdn,
                 login: &p.login,
-                script: p.facts.text.clone(),
+                script: &p.facts,
             };
             (i, t)
         })

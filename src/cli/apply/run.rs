@@ -16,7 +16,8 @@ pub(super) struct Job<'a> {
     pub fqdn: &'a str,
     pub login: &'a Login,
     pub script: Option<String>,
-    /// A host refused before anything runs, and why (a stale saved plan).
+    /// A host refused before anything runs, and why (a stale saved plan, a
+    /// host whose facts could not be taken again).
     pub refused: Option<(Status, String)>,
 }
 

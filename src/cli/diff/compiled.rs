@@ -63,7 +63,8 @@ pub(super) fn compile_side(
     let results = compile::compile_many(&compiler, &hosts, |host, r| {
         let side = r.and_then(|c| {
             let text = output::to_string(&c.config, OutFormat::Yaml)?;
-            let plan = if plans {
+            // A host beryl never installs has no plan to compare.
+            let plan = if plans && !c.freebsd.adopted() {
                 let p = crate::install::build(&host.fqdn, &c)?;
                 // Compared and shown with root's hash as its digest.
                 let text = templates.installerconfig(&p)?;
