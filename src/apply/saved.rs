@@ -279,12 +279,9 @@ pub(crate) fn check(saved: &HostPlan, steps: &[Step], now: &Stamp<'_>) -> Result
     };
     match state.bound_to(&saved.host, &saved.facts_script_sha256) {
         Ok(()) => {}
-        Err(Unbound::Host(other)) if other.is_empty() => {
-            return edited("its facts are a snapshot that names no host".into());
-        }
-        Err(Unbound::Host(other)) => return edited(format!("its facts are a snapshot of {other}")),
-        Err(Unbound::Script) => {
-            return edited("its facts were taken by another facts script than the plan's".into());
+        Err(u @ Unbound::Host(_)) => return edited(format!("its facts are {}", u.what())),
+        Err(u @ Unbound::Script) => {
+            return edited(format!("its facts were {} than the plan's", u.what()));
         }
     }
     let outcomes = super::diff::compare(steps, Some(&state), saved.prune);

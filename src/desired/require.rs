@@ -4,7 +4,7 @@
 use crate::compile::Compiled;
 use crate::diag::Diag;
 use crate::freebsd::{base, release};
-use crate::schema::{Install, UserState};
+use crate::schema::{Install, Located, UserState};
 
 use super::access::{self, package_is};
 
@@ -190,44 +190,79 @@ pub(crate) fn shells(c: &Compiled) -> Vec<Diag> {
     errors
 }
 
+/// A release's drop-in directory (`None`: its program reads none) and the
+/// source that says so.
+type Dir = (Option<&'static str>, &'static str);
+
+/// What needs a release whose program reads a drop-in directory: a row
+/// of [`drop_in`].
+struct DropIn<'a> {
+    code: Code,
+    /// The first item that needs the directory, and its label.
+    item: &'a Located<String>,
+    label: &'static str,
+    /// The error without `freebsd.version`.
+    no_version: &'static str,
+    /// The release's directory (`None`: it reads none) and the source that
+    /// says so; `None` for a release beryl does not know (reported by
+    /// [`release`]).
+    row: fn(&str) -> Option<Dir>,
+    /// The error and its help for a release that reads no directory, from
+    /// the version and the source.
+    refused: fn(&str, &str, &'static str) -> (String, String),
+}
+
+/// The release must be named, and read the directory, when anything needs
+/// it.
+fn drop_in(f: &crate::schema::FreeBsd, d: Option<DropIn<'_>>) -> Vec<Diag> {
+    let Some(d) = d else {
+        return Vec::new();
+    };
+    let Some(v) = &f.version else {
+        return vec![
+            Diag::new(d.code, d.no_version)
+                .label(&d.item.span, d.label)
+                .help(format!(
+                    "name the release, such as version: \"15.0\" (beryl knows {})",
+                    release::known()
+                )),
+        ];
+    };
+    match (d.row)(&v.value) {
+        None | Some((Some(_), _)) => Vec::new(),
+        Some((None, source)) => {
+            let (message, help) = (d.refused)(&v.value, &d.item.value, source);
+            vec![
+                Diag::new(d.code, message)
+                    .label(&d.item.span, d.label)
+                    .label(&v.span, "this release")
+                    .help(help),
+            ]
+        }
+    }
+}
+
 /// Cron entries need a release whose cron(8) reads a drop-in directory
 /// ([`crate::freebsd::cron::CRONS`]); without `freebsd.version` the
 /// directory is unknown.
 pub(crate) fn cron(c: &Compiled) -> Vec<Diag> {
     let f = &c.freebsd;
-    let Some(first) = f.cron.first() else {
-        return Vec::new();
-    };
-    let Some(v) = &f.version else {
-        return vec![
-            Diag::new(
-                Code::ReleaseCron,
-                "freebsd.cron needs `freebsd.version`: where cron reads drop-in files depends on the release",
-            )
-            .label(&first.name.span, "a cron entry")
-            .help(format!(
-                "name the release, such as version: \"15.0\" (beryl knows {})",
-                release::known()
-            )),
-        ];
-    };
-    match crate::freebsd::cron::find(&v.value) {
-        // An unknown release is reported by `release`.
-        None => Vec::new(),
-        Some(row) if row.dir.is_some() => Vec::new(),
-        Some(row) => vec![
-            Diag::new(
-                Code::ReleaseCron,
-                format!(
-                    "FreeBSD {}'s cron reads no drop-in directory, so beryl cannot add cron entries",
-                    v.value
-                ),
-            )
-            .label(&first.name.span, "a cron entry")
-            .label(&v.span, "this release")
-            .help(row.source),
-        ],
-    }
+    drop_in(
+        f,
+        f.cron.first().map(|first| DropIn {
+            code: Code::ReleaseCron,
+            item: &first.name,
+            label: "a cron entry",
+            no_version: "freebsd.cron needs `freebsd.version`: where cron reads drop-in files depends on the release",
+            row: |v| crate::freebsd::cron::find(v).map(|r| (r.dir, r.source)),
+            refused: |v, _, source| {
+                (
+                    format!("FreeBSD {v}'s cron reads no drop-in directory, so beryl cannot add cron entries"),
+                    source.to_string(),
+                )
+            },
+        }),
+    )
 }
 
 /// Dotted loader tunables need a release whose loader reads a drop-in
@@ -235,44 +270,24 @@ pub(crate) fn cron(c: &Compiled) -> Vec<Diag> {
 /// `freebsd.version` the directory is not known.
 pub(crate) fn loader_d(c: &Compiled) -> Vec<Diag> {
     let f = &c.freebsd;
-    let Some(first) = f
+    let first = f
         .loader
         .iter()
-        .find(|t| crate::freebsd::names::loader_dotted(&t.name.value))
-    else {
-        return Vec::new();
-    };
-    let Some(v) = &f.version else {
-        return vec![
-            Diag::new(
-                Code::ReleaseLoader,
-                "a dotted loader tunable needs `freebsd.version`: whether the loader reads /boot/loader.conf.d depends on the release",
-            )
-            .label(&first.name.span, "a dotted tunable")
-            .help(format!(
-                "name the release, such as version: \"15.0\" (beryl knows {})",
-                release::known()
-            )),
-        ];
-    };
-    match crate::freebsd::loader_d::find(&v.value) {
-        // An unknown release is reported by `release`.
-        None => Vec::new(),
-        Some(row) if row.dir.is_some() => Vec::new(),
-        Some(row) => vec![
-            Diag::new(
-                Code::ReleaseLoader,
-                format!(
-                    "FreeBSD {}'s loader reads no drop-in directory, so beryl cannot write {}",
-                    v.value, first.name.value
-                ),
-            )
-            .label(&first.name.span, "a dotted tunable")
-            .label(&v.span, "this release")
-            .help(format!(
-                "sysrc cannot write a dotted name to /boot/loader.conf: set it there by hand, or install a release whose loader reads /boot/loader.conf.d ({})",
-                row.source
-            )),
-        ],
-    }
+        .find(|t| crate::freebsd::names::loader_dotted(&t.name.value));
+    drop_in(
+        f,
+        first.map(|first| DropIn {
+            code: Code::ReleaseLoader,
+            item: &first.name,
+            label: "a dotted tunable",
+            no_version: "a dotted loader tunable needs `freebsd.version`: whether the loader reads /boot/loader.conf.d depends on the release",
+            row: |v| crate::freebsd::loader_d::find(v).map(|r| (r.dir, r.source)),
+            refused: |v, name, source| {
+                (
+                    format!("FreeBSD {v}'s loader reads no drop-in directory, so beryl cannot write {name}"),
+                    format!("sysrc cannot write a dotted name to /boot/loader.conf: set it there by hand, or install a release whose loader reads /boot/loader.conf.d ({source})"),
+                )
+            },
+        }),
+    )
 }

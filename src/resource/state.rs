@@ -136,6 +136,19 @@ pub(crate) enum Unbound {
     Script,
 }
 
+impl Unbound {
+    /// What the snapshot is, said the same in every message: `a snapshot
+    /// of HOST`, `a snapshot that names no host`, or `taken by another
+    /// facts script`.
+    pub(crate) fn what(&self) -> String {
+        match self {
+            Unbound::Host(other) if other.is_empty() => "a snapshot that names no host".into(),
+            Unbound::Host(other) => format!("a snapshot of {other}"),
+            Unbound::Script => "taken by another facts script".into(),
+        }
+    }
+}
+
 impl State {
     /// Whether this snapshot was taken on `fqdn` by the facts script whose
     /// digest is `script` ([`FactsScript::sha256`]).

@@ -67,11 +67,11 @@ pub(crate) fn owners(cx: &mut Ctx, f: &FreeBsd) {
     let adopted = f.adopted();
     for w in &wanted {
         let specs = f.packages.iter().map(|p| p.value.as_str());
-        let (by_package, _) = ports::created_by(w.kind, &w.name.value, specs);
+        let (by_package, all_known) = ports::created_by(w.kind, &w.name.value, specs);
         if !by_package && !exists(f, w.kind, &w.name.value) {
             cx.push(match adopted {
                 true => unknown(w),
-                false => missing(f, w),
+                false => missing(f, w, all_known),
             });
         }
     }
@@ -116,7 +116,8 @@ fn unknown(w: &Wanted<'_>) -> Diag {
 }
 
 /// The error (or warning) for a name the host may lack.
-fn missing(f: &FreeBsd, w: &Wanted<'_>) -> Diag {
+/// `all_known`: every package of the host is in [`ports::PACKAGE_USERS`].
+fn missing(f: &FreeBsd, w: &Wanted<'_>, all_known: bool) -> Diag {
     let (what, list, id) = match w.kind {
         Kind::User => ("user", "freebsd.users", "uid"),
         Kind::Group => ("group", "a user's primary_group or groups", "gid"),
@@ -137,8 +138,6 @@ fn missing(f: &FreeBsd, w: &Wanted<'_>) -> Diag {
             ports::SOURCE
         ));
     };
-    let specs = f.packages.iter().map(|p| p.value.as_str());
-    let (_, all_known) = ports::created_by(w.kind, &w.name.value, specs);
     if all_known {
         return Diag::new(
             Code::NoSuchOwner,

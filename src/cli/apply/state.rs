@@ -69,14 +69,10 @@ pub(super) fn bound(
 ) -> Result<(), Failure> {
     let message = match state.bound_to(fqdn, &script.sha256) {
         Ok(()) => return Ok(()),
-        Err(Unbound::Host(other)) if other.is_empty() => {
-            format!("{what}: a snapshot that names no host, and the host is {fqdn}")
-        }
-        Err(Unbound::Host(other)) => {
-            format!("{what}: a snapshot of {other}, and the host is {fqdn}")
-        }
-        Err(Unbound::Script) => format!(
-            "{what}: taken by another facts script than {fqdn}'s config generates now (the config or beryl changed since): it may not look at what the config manages"
+        Err(u @ Unbound::Host(_)) => format!("{what}: {}, and the host is {fqdn}", u.what()),
+        Err(u @ Unbound::Script) => format!(
+            "{what}: {} than {fqdn}'s config generates now (the config or beryl changed since): it may not look at what the config manages",
+            u.what()
         ),
     };
     Err(vec![Diag::new(Code::State, message).help(format!(
