@@ -12,6 +12,17 @@
 //! writes a cache file with every pool whose cachefile property is the same
 //! string (module/zfs/spa_config.c be7657e3, `spa_write_cachefile`), so the
 //! setup script gives the boot pool and the data pools the same one.
+//!
+//! A data pool stays imported at the end of the install, so its label
+//! names the hostid it was created under, and `zpool import` without `-f`
+//! refuses a pool not exported whose label holds another hostid ("pool was
+//! previously in use from another system": openzfs cmd/zpool/zpool_main.c
+//! be7657e3, `zfs_force_import_required`, `do_import`). The new system's
+//! hostid comes from /etc/hostid, else the firmware's UUID when
+//! `valid_hostid` accepts it, else `uuidgen` (libexec/rc/rc.d/hostid
+//! 023fc80e); the install media's root is read-only, so its own random one
+//! is never saved. The setup script writes the installer's `kern.hostuuid`
+//! to /etc/hostid before it creates the pool.
 
 use serde::Serialize;
 

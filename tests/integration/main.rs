@@ -58,6 +58,10 @@
 //!   linters, hostile values (lexed statically, then installed on the fake
 //!   FreeBSD). The setup script writes real absolute paths: it only ever
 //!   runs in the fake FreeBSD's chroot.
+//! - `pools.rs`: ZFS pools from the install to the first boot on the fake
+//!   FreeBSD: the hostid the data pools were created under, boot-pool
+//!   datasets under the installer's altroot, the cache file, the unmount in
+//!   the chroot (issue 34).
 //! - `validate.rs`: one validation: every host `check` accepts plans and
 //!   applies, and `render` refuses what `check` refuses (issue 16).
 //! - `yaml.rs`: what beryl reads from YAML files where YAML readers disagree
@@ -108,6 +112,7 @@ mod lookup;
 mod outputs;
 mod paths;
 mod plan;
+mod pools;
 mod props;
 mod reclass;
 mod resources;

@@ -53,6 +53,11 @@ export PATH
 # A data pool from its own disks, which the preamble cleared (-f: a layout
 # zpool finds inconsistent is the one asked for). It shares the boot pool's
 # cache file, which rc.d/zpool imports from at boot.
+# It stays imported, and its label names the hostid it was created under:
+# rc.d/zpool imports it at boot (without -f) only under that hostid, which
+# the new system takes from /etc/hostid, else from the firmware's UUID, else
+# at random (libexec/rc/rc.d/hostid): save the installer's.
+sysctl -n kern.hostuuid > /etc/hostid
 zpool set cachefile=/boot/zfs/zpool.cache zroot
 zpool create -f -o cachefile=/boot/zfs/zpool.cache tank mirror da3 da4
 

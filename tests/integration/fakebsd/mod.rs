@@ -159,6 +159,11 @@ pub struct Options {
     /// The time zones installed under /usr/share/zoneinfo (copied from the
     /// host's zoneinfo).
     pub zones: Vec<&'static str>,
+    /// The UUID the firmware reports (the loader's `smbios.system.uuid`,
+    /// what libexec/rc/rc.d/hostid takes when /etc/hostid is missing), or
+    /// none: plain QEMU without `-uuid` and some boards report none or a
+    /// placeholder, and every boot then draws a random hostid.
+    pub smbios_uuid: Option<&'static str>,
 }
 
 impl Options {
@@ -198,6 +203,7 @@ impl Default for Options {
             version: "15.0",
             bootmethod: "UEFI",
             zones: vec!["UTC", "Europe/Paris", "America/New_York"],
+            smbios_uuid: Some("4a1c2f0e-9b7d-4e3a-8c5f-0d2e6b1a7c93"),
         }
     }
 }
@@ -604,6 +610,11 @@ impl FakeBsd {
         }
         write(&kernel.join("imported-pools"), "", 0o644);
         write(&kernel.join("hostname"), "", 0o644);
+        let kenv = match opts.smbios_uuid {
+            Some(uuid) => format!("smbios.system.uuid={uuid}\n"),
+            None => String::new(),
+        };
+        write(&kernel.join("kenv"), &kenv, 0o644);
         fs::copy(
             repo().join("tests/fakebsd/data/pkg-catalogue.tsv"),
             kernel.join("net/pkg-catalogue.tsv"),
@@ -706,11 +717,15 @@ impl FakeBsd {
             .args(["/bin/env", "-i"])
             .arg(format!("PATH={BOOT_PATH}"))
             .args(["HOME=/", "TERM=xterm"])
+            // The media booted: its rc.d/hostid ran (the model; the
+            // media's root is read-only, so no /etc/hostid is ever saved
+            // and each boot of a machine without a firmware UUID draws a
+            // new hostid), then rc.local started the installer.
             .args([
                 "/bin/sh",
-                "/usr/sbin/bsdinstall",
-                "script",
-                "/etc/installerconfig",
+                "-c",
+                "/bin/sh /usr/share/fakebsd/hostid && \
+                 exec /bin/sh /usr/sbin/bsdinstall script /etc/installerconfig",
             ]);
         let (status, stdout, stderr) = run_guarded(cmd, b"");
         let log = fs::read_to_string(self.media.join("tmp/bsdinstall_log")).unwrap_or_default();
