@@ -24,31 +24,99 @@ pub(crate) const SOURCE: &str = "openzfs/zfs module/zcommon/zfs_prop.c @be7657e3
 /// usr.sbin/bsdinstall/scripts/zfsboot 00a35910).
 pub(crate) const DEFAULT_BOOT_POOL: &str = "zroot";
 
+/// A dataset zfsboot creates in the boot pool: a line of its default
+/// `ZFSBOOT_DATASETS`.
+#[derive(Debug)]
+pub(crate) struct ZfsbootDataset {
+    /// The name below the pool.
+    pub name: &'static str,
+    /// Its `mountpoint` when it sets one (children inherit it, the rest of
+    /// their name appended).
+    pub mountpoint: Option<&'static str>,
+    /// The OPTIONS column of the line, as zfsboot lists them.
+    pub options: &'static str,
+}
+
+const fn row(
+    name: &'static str,
+    mountpoint: Option<&'static str>,
+    options: &'static str,
+) -> ZfsbootDataset {
+    ZfsbootDataset {
+        name,
+        mountpoint,
+        options,
+    }
+}
+
 /// The datasets zfsboot creates in the boot pool (its default
-/// `ZFSBOOT_DATASETS`, usr.sbin/bsdinstall/scripts/zfsboot 00a35910; beryl
-/// sets no `ZFSBOOT_DATASETS` of its own): each name below the pool, its
-/// `mountpoint` when it sets one (children inherit it, the rest of their
-/// name appended), and whether it has `canmount=off`. They exist on every
-/// host beryl installs, so `zfs create -p` does not create them.
-pub(crate) const ZFSBOOT_DATASETS: &[(&str, Option<&str>, bool)] = &[
-    ("ROOT", Some("none"), false),
-    ("ROOT/default", Some("/"), false),
-    ("home", Some("/home"), false),
-    ("tmp", Some("/tmp"), false),
-    ("usr", Some("/usr"), true),
-    ("usr/ports", None, false),
-    ("usr/src", None, false),
-    ("var", Some("/var"), true),
-    ("var/audit", None, false),
-    ("var/crash", None, false),
-    ("var/log", None, false),
-    ("var/mail", None, false),
-    ("var/tmp", None, false),
+/// `ZFSBOOT_DATASETS`, usr.sbin/bsdinstall/scripts/zfsboot 00a35910, with
+/// the default `ZFSBOOT_BEROOT_NAME` ROOT and `ZFSBOOT_BOOTFS_NAME`
+/// default). They exist on every host beryl installs, so `zfs create -p`
+/// does not create them. A `ZFSBOOT_DATASETS` in the preamble replaces the
+/// default list (`f_isset ZFSBOOT_DATASETS ||`): beryl's
+/// ([`zfsboot_datasets`]) starts with these lines.
+pub(crate) const ZFSBOOT_DATASETS: &[ZfsbootDataset] = &[
+    row("ROOT", Some("none"), "mountpoint=none"),
+    row("ROOT/default", Some("/"), "mountpoint=/"),
+    row("home", Some("/home"), "mountpoint=/home"),
+    row("tmp", Some("/tmp"), "mountpoint=/tmp,exec=on,setuid=off"),
+    row("usr", Some("/usr"), "mountpoint=/usr,canmount=off"),
+    row("usr/ports", None, "setuid=off"),
+    row("usr/src", None, ""),
+    row("var", Some("/var"), "mountpoint=/var,canmount=off"),
+    row("var/audit", None, "exec=off,setuid=off"),
+    row("var/crash", None, "exec=off,setuid=off"),
+    row("var/log", None, "exec=off,setuid=off"),
+    row("var/mail", None, "atime=on"),
+    row("var/tmp", None, "setuid=off"),
 ];
 
 /// zfsboot's row for `rel` (a name below the boot pool), if it makes it.
-pub(crate) fn zfsboot(rel: &str) -> Option<&'static (&'static str, Option<&'static str>, bool)> {
-    ZFSBOOT_DATASETS.iter().find(|(n, _, _)| *n == rel)
+pub(crate) fn zfsboot(rel: &str) -> Option<&'static ZfsbootDataset> {
+    ZFSBOOT_DATASETS.iter().find(|d| d.name == rel)
+}
+
+/// The `ZFSBOOT_DATASETS` of a plan that has datasets of its own in the
+/// boot pool: zfsboot's default lines, then one line per dataset (`/NAME`
+/// below the pool, then its `PROP=VALUE` options joined by commas), in the
+/// order given, which must put a parent before its children. zfsboot
+/// creates each line with `zfs create` (no `-p`) in the pool it made with
+/// `altroot=$BSDINSTALL_CHROOT`, before the sets are extracted, so a
+/// dataset mounts where the new system sees it and holds what the install
+/// writes there (a `zfs create` from the setup script, in the chroot,
+/// would mount it at the altroot plus its mount point: `/mnt/mnt/...`,
+/// lib/libzfs/libzfs_dataset.c be7657e3 `zfs_prop_get`). zfsboot splits
+/// the options at blanks and commas, drops what follows a `#`, and `eval`s
+/// the command: the values must hold none of those or of what sh
+/// interprets ([`zfsboot_safe`]).
+pub(crate) fn zfsboot_datasets(own: &[(String, Vec<(String, String)>)]) -> String {
+    let mut out = String::new();
+    for d in ZFSBOOT_DATASETS {
+        out.push_str(&line(d.name, d.options));
+    }
+    for (name, props) in own {
+        let options: Vec<String> = props.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        out.push_str(&line(name, &options.join(",")));
+    }
+    out
+}
+
+/// A line of `ZFSBOOT_DATASETS`: `/NAME`, then its options when it has some.
+fn line(name: &str, options: &str) -> String {
+    match options {
+        "" => format!("/{name}\n"),
+        _ => format!("/{name} {options}\n"),
+    }
+}
+
+/// Whether a property value passes through zfsboot's option splitting and
+/// `eval` unchanged: letters, digits and `/ . _ - + : @`.
+pub(crate) fn zfsboot_safe(value: &str) -> bool {
+    !value.is_empty()
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+:@".contains(c))
 }
 
 /// The longest dataset name (`ZFS_MAX_DATASET_NAME_LEN` is 256, with the NUL).

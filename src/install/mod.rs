@@ -206,6 +206,46 @@ pub(crate) fn requirements(c: &Compiled) -> Vec<Diag> {
     errors
 }
 
+/// The `ZFSBOOT_DATASETS` of a host with datasets of its own in the boot
+/// pool (see [`crate::freebsd::zfs::zfsboot_datasets`]), or `None`.
+/// zfsboot runs `zfs create` without `-p`: a missing parent gets a line of
+/// its own, with no option, as `zfs create -p` would make it.
+fn boot_datasets(pool: &str, resources: &[Resource]) -> Option<String> {
+    let own: Vec<&resource::zfs::Zfs> = resources
+        .iter()
+        .filter_map(|r| match r {
+            Resource::Zfs(z) if z.boot => Some(z),
+            _ => None,
+        })
+        .collect();
+    if own.is_empty() {
+        return None;
+    }
+    let mut lines: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    for z in own {
+        let rel = &z.name[pool.len() + 1..];
+        let cuts = rel.match_indices('/').map(|(i, _)| &rel[..i]);
+        for parent in cuts {
+            let made = crate::freebsd::zfs::zfsboot(parent).is_some()
+                || lines.iter().any(|(n, _)| n == parent)
+                || resources.iter().any(|r| {
+                    matches!(r, Resource::Zfs(o) if o.boot && o.name[pool.len() + 1..] == *parent)
+                });
+            if !made {
+                lines.push((parent.to_string(), Vec::new()));
+            }
+        }
+        let props = z
+            .props
+            .iter()
+            .map(|p| (p.name.clone(), p.value.clone()))
+            .collect();
+        lines.push((rel.to_string(), props));
+    }
+    lines.sort_by(|a, b| a.0.split('/').cmp(b.0.split('/')));
+    Some(crate::freebsd::zfs::zfsboot_datasets(&lines))
+}
+
 /// The installerconfig itself, once the requirements hold.
 pub(crate) fn layout(h: DesiredState) -> InstallerConfig {
     let mut preamble = vec![
@@ -232,6 +272,9 @@ pub(crate) fn layout(h: DesiredState) -> InstallerConfig {
         )),
         // Refused by `build`: no plan is laid out.
         Install::None => {}
+    }
+    if let Some(list) = boot_datasets(&h.pool, &h.resources) {
+        preamble.push(var("ZFSBOOT_DATASETS", &list));
     }
     let media = match &h.dist_site {
         Some(site) => {

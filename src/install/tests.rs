@@ -103,3 +103,52 @@ fn json_lists_each_steps_exact_commands() {
     );
     assert_eq!(v["preamble"][1]["value"], "ada0 ada1");
 }
+
+/// Boot-pool datasets go to zfsboot in `ZFSBOOT_DATASETS`: its default
+/// lines first (a value in the preamble replaces them), then each dataset
+/// after a line for each missing parent (zfsboot creates without `-p`);
+/// zfsboot's own datasets and data-pool datasets stay setup-script steps.
+#[test]
+fn boot_pool_datasets_go_to_zfsboot() {
+    use crate::resource::zfs::{Prop, Zfs};
+    let zfs = |name: &str, props: &[(&str, &str)], boot: bool| {
+        Resource::Zfs(Zfs {
+            name: name.into(),
+            props: props
+                .iter()
+                .map(|(k, v)| Prop {
+                    name: (*k).into(),
+                    value: (*v).into(),
+                    printed: (*v).into(),
+                })
+                .collect(),
+            destroy: false,
+            boot,
+        })
+    };
+    assert_eq!(
+        super::boot_datasets("zroot", &[zfs("tank/a", &[], false)]),
+        None
+    );
+    let list = super::boot_datasets(
+        "zroot",
+        &[
+            zfs("tank/a", &[], false),
+            zfs("zroot/var/log", &[("compression", "zstd")], false),
+            zfs(
+                "zroot/srv/a/b",
+                &[("mountpoint", "/b"), ("atime", "off")],
+                true,
+            ),
+            zfs("zroot/srv/a", &[("canmount", "off")], true),
+        ],
+    )
+    .unwrap();
+    let (default, own) = list.split_at(list.find("/srv").unwrap());
+    assert!(default.starts_with("/ROOT mountpoint=none\n/ROOT/default mountpoint=/\n"));
+    assert!(default.ends_with("/var/tmp setuid=off\n"), "{default}");
+    assert_eq!(
+        own,
+        "/srv\n/srv/a canmount=off\n/srv/a/b mountpoint=/b,atime=off\n"
+    );
+}

@@ -28,6 +28,12 @@ pub struct Zfs {
     pub props: Vec<Prop>,
     /// `destroy: true`: destroyed when beryl created it.
     pub destroy: bool,
+    /// In the boot pool and not one of zfsboot's own: the install creates
+    /// it through the preamble's `ZFSBOOT_DATASETS`
+    /// ([`crate::freebsd::zfs::zfsboot_datasets`]), not in the setup
+    /// script, whose `zfs create` would mount it under the installer's
+    /// altroot.
+    pub boot: bool,
 }
 
 /// The properties that apply to blocks as they are written (zfsprops(7)):
@@ -44,12 +50,19 @@ pub struct Prop {
 
 /// The datasets sorted by name (a parent sorts before its children).
 pub(crate) fn layout(input: &Input<'_>) -> Vec<Resource> {
-    let mut datasets: Vec<Zfs> = input
-        .freebsd()
+    let f = input.freebsd();
+    let boot_pool = super::text(&f.pool).unwrap_or(crate::freebsd::zfs::DEFAULT_BOOT_POOL.into());
+    let mut datasets: Vec<Zfs> = f
         .zfs
         .datasets
         .iter()
         .map(|d| Zfs {
+            boot: !d.destroy
+                && d.name
+                    .value
+                    .strip_prefix(boot_pool.as_str())
+                    .and_then(|rest| rest.strip_prefix('/'))
+                    .is_some_and(|rel| crate::freebsd::zfs::zfsboot(rel).is_none()),
             name: d.name.value.clone(),
             props: d
                 .props
@@ -112,14 +125,20 @@ impl Kind for Zfs {
     }
 
     /// A dataset is recorded by its own install step, only when the install
-    /// created it: zfsboot's datasets and a pool's root exist already.
+    /// created it: zfsboot's datasets and a pool's root exist already. One
+    /// the preamble hands to zfsboot has no step: the setup script records
+    /// it.
     fn install_records(&self) -> Vec<Record> {
-        Vec::new()
+        match self.boot {
+            true => self.records(),
+            false => Vec::new(),
+        }
     }
 
-    /// A fresh system has no dataset to destroy.
+    /// A fresh system has no dataset to destroy, and zfsboot created the
+    /// boot pool's.
     fn installed(&self) -> bool {
-        !self.destroy
+        !self.destroy && !self.boot
     }
 
     fn wants(&self) -> Vec<Zfs> {
@@ -240,6 +259,7 @@ mod tests {
                 printed: "16384".into(),
             }],
             destroy: false,
+            boot: false,
         }
     }
 

@@ -81,6 +81,51 @@ pub(crate) fn zfs(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
     across(cx, at, &out.zfs);
     let boot = sibling_str(at.siblings, "pool").map_or(zfs::DEFAULT_BOOT_POOL, |(s, _)| s);
     parents(cx, &path::child(&at.path, "datasets"), boot, &out.zfs);
+    through_zfsboot(cx, &path::child(&at.path, "datasets"), boot, &out.zfs);
+}
+
+/// A dataset of the boot pool that zfsboot does not make is created by
+/// zfsboot all the same, from the preamble's `ZFSBOOT_DATASETS`
+/// ([`zfs::zfsboot_datasets`]): zfsboot splits its options at blanks and
+/// commas, drops what follows a `#` and `eval`s the command
+/// (usr.sbin/bsdinstall/scripts/zfsboot 00a35910, `zfs_create_boot`), so a
+/// value must be one those leave alone ([`zfs::zfsboot_safe`]).
+fn through_zfsboot(cx: &mut Ctx, datasets_path: &str, boot: &str, z: &Zfs) {
+    for d in z.datasets.iter().filter(|d| !d.destroy) {
+        let Some(rel) = d
+            .name
+            .value
+            .strip_prefix(boot)
+            .and_then(|r| r.strip_prefix('/'))
+        else {
+            continue;
+        };
+        if zfs::zfsboot(rel).is_some() {
+            continue;
+        }
+        for p in d
+            .props
+            .iter()
+            .filter(|p| !zfs::zfsboot_safe(&p.value.value))
+        {
+            cx.push(
+                Diag::new(
+                    Code::Dataset,
+                    format!(
+                        "{}: the install creates {} through zfsboot's ZFSBOOT_DATASETS, which splits and evaluates {}={}",
+                        path::child(datasets_path, &d.name.value),
+                        d.name.value,
+                        p.name.value,
+                        names::quote(&p.value.value)
+                    ),
+                )
+                .label(&p.value.span, "split or evaluated by zfsboot")
+                .help(format!(
+                    "in the boot pool ({boot}) write values of letters, digits and `/ . _ - + : @`, or put the dataset in a data pool"
+                )),
+            );
+        }
+    }
 }
 
 /// No parent that `zfs create -p` makes is mounted over a directory of the
@@ -134,10 +179,7 @@ fn listed<'z>(z: &'z Zfs, name: &str) -> Option<&'z Dataset> {
 }
 
 /// zfsboot's row for `name`, when it is in the boot pool.
-fn made_by_zfsboot(
-    boot: &str,
-    name: &str,
-) -> Option<&'static (&'static str, Option<&'static str>, bool)> {
+fn made_by_zfsboot(boot: &str, name: &str) -> Option<&'static zfs::ZfsbootDataset> {
     let rel = name.strip_prefix(boot)?.strip_prefix('/')?;
     zfs::zfsboot(rel)
 }
@@ -156,8 +198,8 @@ fn inherited_mount(z: &Zfs, boot: &str, name: &str) -> Option<String> {
         let set = listed(z, base)
             .and_then(|d| d.props.iter().find(|p| p.name.value == "mountpoint"))
             .map(|p| p.value.value.clone());
-        if let Some(m) =
-            set.or_else(|| made_by_zfsboot(boot, base).and_then(|r| r.1.map(str::to_string)))
+        if let Some(m) = set
+            .or_else(|| made_by_zfsboot(boot, base).and_then(|r| r.mountpoint.map(str::to_string)))
         {
             break m;
         }

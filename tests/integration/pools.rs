@@ -58,3 +58,39 @@ fn a_data_pool_imports_at_first_boot_without_a_firmware_uuid() {
     assert_eq!(mounted, "tank/pgdata\tyes\n");
     agree(&bsd, d, "db01", &[]);
 }
+
+/// Item 5: zfsboot creates the boot pool with
+/// `altroot=$BSDINSTALL_CHROOT` (usr.sbin/bsdinstall/scripts/zfsboot
+/// 00a35910), and libzfs puts the altroot in front of a mount point
+/// (lib/libzfs/libzfs_dataset.c be7657e3, `zfs_prop_get`): a `zfs create`
+/// of a boot-pool dataset in the setup script, which runs in the chroot,
+/// mounted it at /mnt/var/db/app of the installer, /mnt/mnt/var/db/app,
+/// while what the install wrote to /var/db/app went into the boot
+/// environment, hidden by the dataset at first boot. The preamble now
+/// hands the dataset to zfsboot in `ZFSBOOT_DATASETS`, so it is created
+/// and mounted before the sets are extracted, where the new system sees
+/// it.
+#[test]
+fn a_boot_pool_dataset_holds_at_first_boot_what_the_install_wrote() {
+    let test = "a_boot_pool_dataset_holds_at_first_boot_what_the_install_wrote";
+    let dir = crate::live::fixture(
+        "freebsd:\n  zfs:\n    datasets:\n      zroot/var/db:\n        canmount: \"off\"\n      \
+         zroot/var/db/app:\n        mountpoint: /var/db/app\n        recordsize: 16K\n  \
+         files:\n    /var/db/app/app.conf:\n      content: \"written by the install\\n\"\n      \
+         mode: \"0640\"\n",
+    );
+    let d = dir.path();
+    let Some(bsd) = installed_on(d, "live", machine(d, "live"), test) else {
+        return;
+    };
+    let seen = sh(
+        &bsd,
+        "zfs list -H -o name,mounted,mountpoint zroot/var/db/app; cat /var/db/app/app.conf; \
+         ls -a /mnt 2>/dev/null || :\n",
+    );
+    assert_eq!(
+        seen, "zroot/var/db/app\tyes\t/var/db/app\nwritten by the install\n",
+        "the dataset does not hold what the install wrote, or a stray /mnt tree is left"
+    );
+    agree(&bsd, d, "live", &[]);
+}

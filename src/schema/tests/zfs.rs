@@ -206,3 +206,33 @@ fn parents_that_hide_nothing() {
     // A dataset to destroy creates nothing.
     ok("freebsd:\n  zfs:\n    datasets:\n      zroot/var/db/old: {destroy: true}\n");
 }
+
+/// A boot-pool dataset the install hands to zfsboot (`ZFSBOOT_DATASETS`):
+/// zfsboot splits its options at blanks and commas and `eval`s them
+/// (usr.sbin/bsdinstall/scripts/zfsboot 00a35910), so a mount point with a
+/// blank, a comma or a `$` is refused there, and accepted in a data pool.
+#[test]
+fn a_boot_pool_value_zfsboot_would_split() {
+    fails(
+        "freebsd:\n  zfs:\n    datasets:\n      zroot/srv: {mountpoint: \"/srv/a b\"}\n",
+        Code::Dataset,
+        "through zfsboot's ZFSBOOT_DATASETS, which splits and evaluates mountpoint=`/srv/a b`",
+        "t.yml:4:31",
+    );
+    fails(
+        "freebsd:\n  zfs:\n    datasets:\n      zroot/srv: {mountpoint: \"/srv/$(x),y\"}\n",
+        Code::Dataset,
+        "splits and evaluates",
+        "t.yml:4:31",
+    );
+    ok("freebsd:
+  disks: [ada0]
+  zfs:
+    pools:
+      tank: {disks: [ada1]}
+    datasets:
+      tank/srv: {mountpoint: \"/srv/a b\"}
+      zroot/srv: {mountpoint: /srv/x_1.2-3}
+      zroot/var/log: {compression: zstd}
+");
+}
