@@ -521,6 +521,10 @@ impl FakeBsd {
         devnodes(&media.join("dev"));
         let kernel = media.join("dev/fakebsd");
         Self::kernel_state(&kernel, opts, false);
+        // The installer's kernel: a process that shares it without the
+        // media's root runs in the chroot at /mnt (BSDINSTALL_CHROOT),
+        // whose paths the mount table holds with /mnt in front.
+        write(&kernel.join("installer-chroot"), "/mnt\n", 0o644);
         for disk in &opts.disks {
             write(&media.join("dev").join(&disk.name), "", 0o640);
             if let Some(pool) = &disk.old_pool {
