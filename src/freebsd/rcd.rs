@@ -1046,6 +1046,39 @@ mod tests {
     }
 
     #[test]
+    fn the_harness_table_is_the_rcd_table() {
+        // The fake FreeBSD generates its rc.d scripts' status and reload
+        // keywords from this file (tests/fakebsd/README.md).
+        let tsv = include_str!("../../tests/fakebsd/data/rcd-methods.tsv");
+        let rows: Vec<Vec<&str>> = tsv
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .skip(1)
+            .map(|l| l.split('\t').collect())
+            .collect();
+        assert_eq!(rows.len(), SCRIPTS.len());
+        for (row, s) in rows.iter().zip(SCRIPTS) {
+            let run = match s.run {
+                Run::Daemon => "daemon",
+                Run::Once => "once",
+                Run::Unread => "unread",
+            };
+            let releases = match s.releases {
+                Releases::All => "all".to_string(),
+                Releases::From(v) => format!("from:{v}"),
+                Releases::Before(v) => format!("before:{v}"),
+            };
+            let reload = if s.reload { "yes" } else { "no" };
+            assert_eq!(
+                row,
+                &[s.file, run, reload, releases.as_str(), s.commit],
+                "{}",
+                s.file
+            );
+        }
+    }
+
+    #[test]
     fn ports_rows_cite_their_file() {
         for p in PORTS {
             assert!(
