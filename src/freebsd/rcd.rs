@@ -903,6 +903,31 @@ pub(crate) fn base(file: &str) -> Option<&'static Script> {
     SCRIPTS.iter().find(|s| s.file == file)
 }
 
+/// Scripts whose `start` on a running host can cut the SSH connection apply
+/// runs over, and why (issue 34, item 13).
+pub(crate) const FIREWALLS: &[(&str, &str)] = &[
+    (
+        "pf",
+        "rc.d/pf's pf_start (1b1334b1) runs `pfctl -F all` before loading the rules and \
+         enabling pf: every state is flushed, the one of the SSH connection apply runs over \
+         included, and unless a rule passes that connection's next packets it is cut",
+    ),
+    (
+        "ipfw",
+        "rc.d/ipfw's ipfw_start (2b1950d6) loads `firewall_script` with `firewall_type`, and \
+         without rules the kernel's default rule denies everything (\"All ip services are \
+         disabled\"); apply's SSH connection is cut unless the rules pass it",
+    ),
+];
+
+/// Why starting a script from apply can cut apply's own connection.
+pub(crate) fn firewall(file: &str) -> Option<&'static str> {
+    FIREWALLS
+        .iter()
+        .find(|(f, _)| *f == file)
+        .map(|(_, why)| *why)
+}
+
 /// Whether a script's file name may be written with a hyphen: those of
 /// the base system and the ports beryl knows (`ftp-proxy`,
 /// `mysql-server`). service(8) finds scripts by file name; beryl quotes it.

@@ -396,6 +396,26 @@ pub(crate) fn services(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
                 continue;
             }
         }
+        if good
+            && service.enable.value
+            && let Some(why) = rcd::firewall(name)
+        {
+            cx.push(
+                Diag::warning(
+                    Code::FirewallStart,
+                    format!(
+                        "apply starts {} on a running host where it is stopped: {why}",
+                        names::quote(name)
+                    ),
+                )
+                .label(&entry.key_span, "started by apply")
+                .help(
+                    "make sure its rules pass the packets of an SSH connection already open, \
+                     or set its variable in freebsd.rc_conf instead: it then starts at the next \
+                     boot, before sshd",
+                ),
+            );
+        }
         if good {
             out.services.push(service);
         }
