@@ -5,13 +5,19 @@
 //!
 //! An `X_enable` variable is not `service X enable`: `gateway_enable` has no
 //! script, `firewall_enable` is the rcvar of `ipfw`, `nfs_server_enable` of
-//! `nfsd`. beryl sets rc.conf variables with sysrc, and uses this table only
-//! to know which `rc.conf.d/NAME` files can override a variable.
+//! `nfsd`. beryl sets rc.conf variables with sysrc, and uses this table to
+//! know which `rc.conf.d/NAME` files can override a variable, which scripts
+//! are daemons `freebsd.services` can start ([`Run`]), which take `reload`
+//! (`notify`), and which releases ship them ([`Releases`]). [`PORTS`] holds
+//! the same for the ports' scripts beryl has read, [`VARS`] the variables of
+//! scripts without an rcvar.
 //!
 //! Each row was read from the script at the commit it names. 67 of the
 //! about 174 scripts of `libexec/rc/rc.d/Makefile` (0216ab4d) are here;
 //! a variable of an unread script is still set, only its `rc.conf.d` file
-//! is not looked at (docs/apply.md).
+//! is not looked at (docs/apply.md). The fake FreeBSD's rc.d scripts take
+//! their `status` and `reload` from the same rows
+//! (tests/fakebsd/data/rcd-methods.tsv, held to this table by a test).
 
 /// One rc.d script.
 #[derive(Debug)]
