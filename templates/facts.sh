@@ -200,13 +200,13 @@ sep=''
 done
 printf '}'
 
-# The services of freebsd.services: whether `service NAME status` exits 0
+# The services of freebsd.services: whether `service NAME onestatus` exits 0
 # (rc.subr's run_rc_command: "is running as pid", else "is not running." and
 # 1). Names are rc.d script names (letters, digits, `_`).
 printf ',"services":{'
 sep=''
 ids service | while IFS= read -r s; do
-	if service "$s" status </dev/null >/dev/null 2>&1; then r=true; else r=false; fi
+	if service "$s" onestatus </dev/null >/dev/null 2>&1; then r=true; else r=false; fi
 	printf '%s%s:{"running":%s}' "$sep" "$(json "$s")" "$r"
 	sep=','
 done

@@ -273,7 +273,7 @@ fn a_service_is_enabled_and_running() {
     assert_eq!(on.id, "service:nginx");
     assert!(
         on.check
-            .contains("[ \"$(rcvalue nginx_enable nginx)\" = YES ] && service nginx status"),
+            .contains("[ \"$(rcvalue nginx_enable nginx)\" = YES ] && service nginx onestatus"),
         "{}",
         on.check
     );
@@ -284,13 +284,13 @@ fn a_service_is_enabled_and_running() {
     );
     assert!(
         on.change
-            .ends_with("{ service nginx status >/dev/null 2>&1 || service nginx start; }"),
+            .ends_with("{ service nginx onestatus >/dev/null 2>&1 || service nginx start; }"),
         "{}",
         on.change
     );
     let off = nginx(false);
     assert!(
-        off.check.contains("= NO ] && ! service nginx status"),
+        off.check.contains("= NO ] && ! service nginx onestatus"),
         "{}",
         off.check
     );

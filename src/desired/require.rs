@@ -3,7 +3,7 @@
 
 use crate::compile::Compiled;
 use crate::diag::Diag;
-use crate::freebsd::{base, release};
+use crate::freebsd::{base, rcd, release};
 use crate::schema::{Install, Located, UserState};
 
 use super::access::{self, package_is};
@@ -27,6 +27,8 @@ crate::diag::codes! {
         ReleaseCron = "beryl::release::cron";
         /// Dotted loader tunables for a release whose loader reads no drop-in directory, or without `freebsd.version`.
         ReleaseLoader = "beryl::release::loader";
+        /// A base rc.d script the release does not ship (blocklistd before 15.0, blacklistd from 15.0).
+        ReleaseService = "beryl::release::service";
     }
 }
 
@@ -55,6 +57,32 @@ pub(crate) fn release(c: &Compiled) -> Vec<Diag> {
         None => None,
     };
     if let Some(r) = found {
+        for s in &f.services {
+            let Some(script) = rcd::base(&s.name.value) else {
+                continue;
+            };
+            if !script.releases.has(r.version) {
+                let when = match script.releases {
+                    rcd::Releases::From(v) => format!("it ships from FreeBSD {v} on"),
+                    rcd::Releases::Before(v) => format!("it was removed in FreeBSD {v}"),
+                    rcd::Releases::All => String::new(),
+                };
+                errors.push(
+                    Diag::new(
+                        Code::ReleaseService,
+                        format!(
+                            "FreeBSD {} has no rc.d script {}: {when}",
+                            r.version, s.name.value
+                        ),
+                    )
+                    .label(&s.name.span, "not in this release")
+                    .help(
+                        "service(8) would say it does not exist; name the release's script \
+                         (blacklistd before 15.0, blocklistd from 15.0), or change freebsd.version",
+                    ),
+                );
+            }
+        }
         for d in &f.disks {
             if let Some(renamed) = r.renamed(&d.value) {
                 let unit = &d.value[renamed.old.len()..];

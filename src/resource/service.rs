@@ -2,8 +2,14 @@
 //! or disabled and stopped.
 //!
 //! - **Apply:** the check reads the rcvar as rc(8) does and `service NAME
-//!   status` (rc.subr's status prints "is running as pid" and returns 0,
-//!   else "is not running." and 1; rc.subr e4452d45). The change sets the
+//!   onestatus` (rc.subr's status prints "is running as pid" and returns 0,
+//!   else "is not running." and 1; rc.subr 02274513). `onestatus`, not
+//!   `status`: main's rc.subr exempts `status` from the rcvar gate, but
+//!   older ones (ea40e879) do not, and there a disabled service's `status`
+//!   prints "Cannot 'status' NAME … use 'onestatus'" and returns 0; the
+//!   `one` prefix sets the rcvar to YES for the call on every release.
+//!   Only daemons are services ([`rcd::Run`]): a one-shot script is refused
+//!   at check time. The change sets the
 //!   rcvar as the rc steps set variables, then `start` when it is not
 //!   running (rc.subr refuses to start a running one: "already running?"),
 //!   or `onestop` when a disabled one runs (the gate lets `stop` through
@@ -66,7 +72,7 @@ impl Kind for Service {
         let (value, running) = if s.enable { ("YES", "") } else { ("NO", "! ") };
         let name = w(&s.name)?;
         let check = format!(
-            "[ \"$(rcvalue {})\" = {value} ] && {running}service {name} status >/dev/null 2>&1",
+            "[ \"$(rcvalue {})\" = {value} ] && {running}service {name} onestatus >/dev/null 2>&1",
             rc::owners(&s.rcvar, &s.owners)?,
         );
         let var = rc::Rc {
@@ -76,9 +82,9 @@ impl Kind for Service {
             restart: None,
         };
         let act = if s.enable {
-            format!("{{ service {name} status >/dev/null 2>&1 || service {name} start; }}")
+            format!("{{ service {name} onestatus >/dev/null 2>&1 || service {name} start; }}")
         } else {
-            format!("{{ ! service {name} status >/dev/null 2>&1 || service {name} onestop; }}")
+            format!("{{ ! service {name} onestatus >/dev/null 2>&1 || service {name} onestop; }}")
         };
         Ok(Shell {
             check,

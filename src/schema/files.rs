@@ -271,6 +271,11 @@ fn validate(cx: &mut Ctx, at: &At<'_>, file: &mut ManagedFile) {
 /// Whether `name`, a key of the mapping at `path`, is an rc.d script name;
 /// a located error otherwise.
 fn service_name(cx: &mut Ctx, path: &str, name: &str, key: &Span, such_as: &str) -> bool {
+    // A script beryl knows may have a hyphen in its file name (ftp-proxy,
+    // mysql-server); every word is quoted when it reaches a shell.
+    if rcd::known_file(name) {
+        return true;
+    }
     let Err(reason) = names::service_name(name) else {
         return true;
     };
@@ -306,6 +311,22 @@ fn notify(cx: &mut Ctx, at: &At<'_>, file: &mut ManagedFile) {
             );
             continue;
         }
+        if good
+            && action == "reload"
+            && let Err(why) = rcd::reload(name)
+        {
+            cx.push(
+                Diag::new(
+                    Code::Notify,
+                    format!("{} cannot be reloaded: {why}", names::quote(name)),
+                )
+                .label(&entry.node.span, "no reload in this script")
+                .help(format!(
+                    "write `{name}: restart` (rc.subr: stop then start), or notify a service whose script lists reload"
+                )),
+            );
+            continue;
+        }
         if good {
             file.notify.push(Notify {
                 service: Located::new(name.clone(), entry.key_span.clone()),
@@ -332,9 +353,11 @@ pub(crate) fn services(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
                             Code::ServiceName,
                             format!("{} cannot be enabled: {why}", names::quote(name)),
                         )
-                        .label(&entry.key_span, "no rcvar")
+                        .label(&entry.key_span, "not a service to enable")
                         .help(
-                            "list services that have an `X_enable` variable, such as nginx or ntpd",
+                            "list daemons that have an `X_enable` variable, such as nginx or ntpd; \
+                             a one-shot script's variable (clear_tmp_enable, accounting_enable) \
+                             goes in freebsd.rc_conf, where it takes effect at the next boot",
                         ),
                     );
                 }
@@ -372,6 +395,26 @@ pub(crate) fn services(cx: &mut Ctx, at: &At<'_>, out: &mut FreeBsd) {
                 );
                 continue;
             }
+        }
+        if good
+            && service.enable.value
+            && let Some(why) = rcd::firewall(name)
+        {
+            cx.push(
+                Diag::warning(
+                    Code::FirewallStart,
+                    format!(
+                        "apply starts {} on a running host where it is stopped: {why}",
+                        names::quote(name)
+                    ),
+                )
+                .label(&entry.key_span, "started by apply")
+                .help(
+                    "make sure its rules pass the packets of an SSH connection already open, \
+                     or set its variable in freebsd.rc_conf instead: it then starts at the next \
+                     boot, before sshd",
+                ),
+            );
         }
         if good {
             out.services.push(service);

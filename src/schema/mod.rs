@@ -82,6 +82,8 @@ crate::diag::codes! {
         PackageOwner = "package_owner", warning;
         /// A file owner or group, or a cron user, not in the inventory of a host beryl never installed (`install: none`): it may exist there, and beryl cannot tell.
         UnknownOwner = "unknown_owner", warning;
+        /// A firewall service (pf, ipfw) that apply would start on a running host: its start can cut apply's own SSH connection.
+        FirewallStart = "firewall_start", warning;
         /// A GECOS comment with `:` or a control character.
         Comment = "comment";
         /// A shell that is not a clean absolute path.

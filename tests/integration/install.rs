@@ -412,7 +412,8 @@ fn service_keywords_and_rcvar_listing_follow_rc_subr() {
     let Some(bsd) = installed("service_keywords_and_rcvar_listing_follow_rc_subr") else {
         return;
     };
-    // sshd_program (a default) makes `status poll` keywords; rcvar lists the
+    // sshd_program (a default) makes `status poll` keywords, and rc.d/sshd
+    // lists reload in extra_commands (6d13bb0e); rcvar lists the
     // description and each variable's default.
     let run = sh(
         &bsd,
@@ -431,7 +432,7 @@ service sshd frobnicate"#,
     );
     assert!(
         run.stderr
-            .contains("|describe|extracommands|status|poll)\n"),
+            .contains("|describe|extracommands|reload|status|poll)\n"),
         "{}",
         run.all()
     );

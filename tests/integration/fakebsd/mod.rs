@@ -417,16 +417,42 @@ fn defaults_rc_conf(shared: &Path) -> String {
     out
 }
 
-/// One fake `/etc/rc.d` script per row of derived/rcd-rcvars.tsv: its
-/// `name=` and `rcvar=` lines, then load_rc_config and run_rc_command.
-fn rcd_scripts(shared: &Path, etc: &Path) {
+/// One fake `/etc/rc.d` script per row of derived/rcd-rcvars.tsv that the
+/// release ships: its `name=` and `rcvar=` lines, then load_rc_config and
+/// run_rc_command. tests/fakebsd/data/rcd-methods.tsv (read in each script,
+/// held to src/freebsd/rcd.rs) says which are daemons (a `procname`, so
+/// `status` finds the process the start left) and which list `reload` in
+/// `extra_commands`; a one-shot script gets neither, as rc.subr's keywords
+/// then lack `status` unless `${name}_program` has a default (dnctl).
+fn rcd_scripts(shared: &Path, etc: &Path, version: &str) {
     let tsv = fs::read_to_string(shared.join("freebsd/derived/rcd-rcvars.tsv")).unwrap();
+    let methods = fs::read_to_string(repo().join("tests/fakebsd/data/rcd-methods.tsv")).unwrap();
+    let method = |script: &str| -> Option<Vec<String>> {
+        methods
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| l.split('\t').map(String::from).collect::<Vec<_>>())
+            .find(|cols| cols[0] == script)
+    };
+    let key = |v: &str| {
+        let (a, b) = v.split_once('.').unwrap_or((v, "0"));
+        (a.parse::<u32>().unwrap(), b.parse::<u32>().unwrap())
+    };
     for line in tsv.lines().filter(|l| !l.starts_with('#')).skip(1) {
         let cols: Vec<&str> = line.split('\t').collect();
         if cols.len() < 3 {
             continue;
         }
         let (script, name, rcvar) = (cols[0], cols[1], cols[2]);
+        let m = method(script);
+        let shipped = match m.as_ref().map(|m| m[3].as_str()) {
+            Some(r) if r.starts_with("from:") => key(version) >= key(&r[5..]),
+            Some(r) if r.starts_with("before:") => key(version) < key(&r[7..]),
+            _ => true,
+        };
+        if !shipped {
+            continue;
+        }
         let name = if name.starts_with("(none") {
             script
         } else {
@@ -440,9 +466,18 @@ fn rcd_scripts(shared: &Path, etc: &Path) {
             // "sendmail_enable (also …)": the first word.
             format!("rcvar=\"{}\"\n", rcvar.split_whitespace().next().unwrap())
         };
+        let mut methods_lines = String::new();
+        match m.as_ref().map(|m| m[1].as_str()) {
+            Some("daemon") => methods_lines.push_str(&format!("procname=\"/usr/sbin/{name}\"\n")),
+            // Its start leaves no process behind.
+            _ => methods_lines.push_str("fakebsd_daemon=no\n"),
+        }
+        if m.as_ref().is_some_and(|m| m[2] == "yes") {
+            methods_lines.push_str("extra_commands=\"reload\"\n");
+        }
         let body = format!(
-            "#!/bin/sh\n# FAKEBSD: generated from derived/rcd-rcvars.tsv (libexec/rc/rc.d/{script} @{commit}).\n\
-             # PROVIDE: {name}\n. /etc/rc.subr\nname=\"{name}\"\ndesc=\"fake {script}\"\n{rcvar_line}\
+            "#!/bin/sh\n# FAKEBSD: generated from derived/rcd-rcvars.tsv and data/rcd-methods.tsv (libexec/rc/rc.d/{script} @{commit}).\n\
+             # PROVIDE: {name}\n. /etc/rc.subr\nname=\"{name}\"\ndesc=\"fake {script}\"\n{rcvar_line}{methods_lines}\
              start_cmd=\"fakebsd_rcd_run start\"\nstop_cmd=\"fakebsd_rcd_run stop\"\n\
              load_rc_config \"$name\"\nrun_rc_command \"$1\"\n",
             commit = cols.get(3).copied().unwrap_or("?").get(..8).unwrap_or("?"),
@@ -662,7 +697,7 @@ impl FakeBsd {
             &defaults_rc_conf(shared),
             0o444,
         );
-        rcd_scripts(shared, &etc);
+        rcd_scripts(shared, &etc, opts.version);
         write(&etc.join("shells"), "/bin/sh\n/bin/csh\n/bin/tcsh\n", 0o644);
         write(&etc.join("sysctl.conf"), "# $FreeBSD$\n", 0o644);
         // The zones and the tables tzsetup reads before anything else.

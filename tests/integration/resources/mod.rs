@@ -4,5 +4,6 @@
 //! (install, nothing pending; drift; apply; a second apply changes nothing).
 
 mod files;
+mod services;
 mod system;
 mod zfs;
