@@ -223,11 +223,11 @@ pub(crate) const PRUNE: Prune = Prune {
 /// a link at `$2` is refused. Root's own staging directory is `mktemp -d`
 /// (mkdtemp(3), 0700).
 const PLACE: &str = r#"cd -P -- "$1" && [ "$(pwd -P)" = "$1" ] || {
-	printf '%s\n' "$1 is not where it was: not followed" >&2
+	printf "%s\n" "$1 is not where it was: not followed" >&2
 	exit 1
 }
 if [ -L "$2" ]; then
-	printf '%s\n' "$1/$2 is a symbolic link: not followed" >&2
+	printf "%s\n" "$1/$2 is a symbolic link: not followed" >&2
 	exit 1
 fi
 t=$(mktemp ".$2.beryl.XXXXXX") || exit 1

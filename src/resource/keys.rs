@@ -146,12 +146,12 @@ const CHECK: &str = r#"cd -P -- "$1" && [ ! -L .ssh ] && [ ! -L .ssh/authorized_
 /// @039ea811).
 const CHANGE: &str = r#"cd -P -- "$1" || exit 1
 if [ ! -O . ]; then
-	printf '%s\n' "$1 does not belong to $4: its keys are written by $4 only" >&2
+	printf "%s\n" "$1 does not belong to $4: its keys are written by $4 only" >&2
 	exit 1
 fi
 for l in .ssh .ssh/authorized_keys; do
 	if [ -L "$l" ]; then
-		printf '%s\n' "$1/$l is a symbolic link: not followed" >&2
+		printf "%s\n" "$1/$l is a symbolic link: not followed" >&2
 		exit 1
 	fi
 done

@@ -183,11 +183,7 @@ impl State {
 fn host_strings(v: &mut serde_json::Value) {
     use serde_json::Value;
     match v {
-        Value::String(s) => {
-            if !s.is_ascii() {
-                *s = host_text(s);
-            }
-        }
+        Value::String(s) if !s.is_ascii() => *s = host_text(s),
         Value::Array(items) => items.iter_mut().for_each(host_strings),
         Value::Object(map) => {
             *map = std::mem::take(map)
