@@ -70,14 +70,6 @@ pub(crate) const HOST_LIB: &str = include_str!("../../templates/lib.sh");
 /// one `KIND ID` line per item, written by the install and by apply.
 pub(crate) const RECORD: &str = "/var/db/beryl/managed";
 
-/// How a check reads a mode: four octal digits, the set-id and sticky digit
-/// (`%Mp`) before the permission bits padded to three (`%03Lp`), so `1777`,
-/// `4755`, `0644`, `0044`. `%Lp` alone is `st_mode & 0777` and drops the
-/// first digit (usr.bin/stat/stat.c @3524148a, `format1`, `SHOW_st_mode`):
-/// a `1777` file would never compare equal. Desired modes are four digits
-/// too (`names::file_mode`).
-pub(crate) const STAT_MODE: &str = "%Mp%03Lp";
-
 /// One kind of resource. The type is the desired item; its associated
 /// functions take what one apply step wants ([`Kind::Want`]).
 pub(crate) trait Kind: Debug + Clone + PartialEq + Serialize {
@@ -482,6 +474,14 @@ pub(crate) fn dirname(path: &str) -> &str {
         Some((dir, _)) => dir,
     }
 }
+
+/// How a check reads a mode: four octal digits, the set-id and sticky digit
+/// (`%Mp`) before the permission bits padded to three (`%03Lp`), so `1777`,
+/// `4755`, `0644`, `0044`. `%Lp` alone is `st_mode & 0777` and drops the
+/// first digit (usr.bin/stat/stat.c @3524148a, `format1`, `SHOW_st_mode`):
+/// a `1777` file would never compare equal. Desired modes are four digits
+/// too (`names::file_mode`).
+pub(crate) const STAT_MODE: &str = "%Mp%03Lp";
 
 /// Whether a file of this mode (octal digits, as `stat -f %Mp%03Lp` prints
 /// it or the inventory writes it: `0600`, `0640`) is private: others may not read

@@ -115,7 +115,7 @@ fn host01_drift() -> Value {
     content.push_str("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAvqVJ0lKb2B0bOldLaptopKeyRevokedIn2025xx bob@old-laptop\n");
     set_content(keys, &content);
     // The sudoers drop-in with the wrong mode.
-    s["files"]["/usr/local/etc/sudoers.d/beryl"]["mode"] = json!("640");
+    s["files"]["/usr/local/etc/sudoers.d/beryl"]["mode"] = json!("0640");
     // Another rc.conf value: none in host01, see `with_rc_conf`.
     // Another time zone, another host name.
     s["timezone"] = json!("UTC");
@@ -165,7 +165,7 @@ fn db02_drift() -> Value {
     });
     remove(&mut s["packages"], "postgresql16-server");
     remove(&mut s["origins"], "databases/postgresql16-server");
-    s["users"]["alice"]["ssh_dir"]["mode"] = json!("755");
+    s["users"]["alice"]["ssh_dir"]["mode"] = json!("0755");
     s
 }
 
