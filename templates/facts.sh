@@ -24,31 +24,26 @@ ids() {
 	} | sed '/^$/d' | sort -u
 }
 
-# A JSON string: backslash, quote and control characters escaped, character
-# by character (awks differ on backslashes in gsub replacements). awk does
-# not see a final newline, so the shell tells it whether there is one.
+# A JSON string of the bytes of $1, every one kept: printable ASCII as
+# itself (quote and backslash escaped), tab, newline and carriage return as
+# \t \n \r, and every other byte, a control or any byte from 0x80 (a
+# Latin-1 GECOS: pw_checkname in usr.sbin/pw/pw_user.c @bec1c10a allows
+# 8-bit bytes there), as \u00XX: the snapshot is ASCII whatever the host
+# holds, and beryl reads each \u00XX back as the byte XX (docs/apply.md
+# §3). od(1) gives the bytes as numbers (`-A n -v -t u1`: no offsets, no
+# `*` for repeated lines, one unsigned decimal per byte; usr.bin/hexdump/
+# odsyntax.c @039ea811), so no awk's idea of characters (the one true
+# awk's UTF-8, mawk's bytes) and no final newline are in the way.
 json() {
-	case $1 in
-	*'
-') nl=1 ;;
-	*) nl=0 ;;
-	esac
-	printf '%s' "$1" | awk -v nl="$nl" '
+	printf '%s' "$1" | od -A n -v -t u1 | awk '
 		BEGIN {
 			ORS = ""
-			for (i = 1; i < 32; i++) ctl[sprintf("%c", i)] = sprintf("\\u%04x", i)
-			ctl["\t"] = "\\t"; ctl["\r"] = "\\r"; ctl["\\"] = "\\\\"; ctl["\""] = "\\\""
+			for (i = 32; i < 127; i++) c[i] = sprintf("%c", i)
+			c[9] = "\\t"; c[10] = "\\n"; c[13] = "\\r"; c[34] = "\\\""; c[92] = "\\\\"
 			printf "\""
 		}
-		NR > 1 { printf "\\n" }
-		{
-			n = length($0)
-			for (i = 1; i <= n; i++) {
-				c = substr($0, i, 1)
-				printf "%s", ((c in ctl) ? ctl[c] : c)
-			}
-		}
-		END { if (nl) printf "\\n"; printf "\"" }'
+		{ for (i = 1; i <= NF; i++) printf "%s", (($i + 0) in c) ? c[$i + 0] : sprintf("\\u%04x", $i) }
+		END { printf "\"" }'
 }
 
 # as_json [private]: what `peek` printed (standard input) as JSON: null
@@ -139,7 +134,7 @@ vars() {
 # Which host and which script took the snapshot: beryl refuses a snapshot of
 # another host, or one taken by another script than the one its config
 # generates now (a script that does not look at what the config manages).
-printf '{"format_version":4,"host":%s,"script":%s' "$(json "$beryl_host")" "$(json "$beryl_script")"
+printf '{"format_version":5,"host":%s,"script":%s' "$(json "$beryl_host")" "$(json "$beryl_script")"
 printf ',"timezone":%s' "$(json "$(cat /var/db/zoneinfo 2>/dev/null || true)")"
 
 # pkg(7) in /usr/sbin only bootstraps the real pkg, and would ask on this

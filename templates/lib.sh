@@ -22,7 +22,7 @@ gids() {
 as_user() {
 	_u=$1
 	shift
-	_g=$(gids "$_u") || { echo "no such user: $_u" >&2; return 1; }
+	_g=$(gids "$_u") || { printf '%s\n' "no such user: $_u" >&2; return 1; }
 	chroot -u "$_u" -g "${_g%%,*}" -G "$_g" / /bin/sh -c "$@"
 }
 
@@ -40,17 +40,19 @@ trusted_dir() {
 	_who=root
 	while :; do
 		if [ -L "$_d" ]; then
-			echo "$_d is a symbolic link: not followed" >&2
+			printf '%s\n' "$_d is a symbolic link: not followed" >&2
 			return 1
 		fi
 		[ -e "$_d" ] || break
 		if [ ! -d "$_d" ]; then
-			echo "$_d is not a directory" >&2
+			printf '%s\n' "$_d is not a directory" >&2
 			return 1
 		fi
 		_s=$(stat -f '%Su %Lp' "$_d") || return 1
 		_o=${_s% *}
-		# The mode's three digits (%Lp prints 750, 55, 0): group, other.
+		# The permission bits' three digits (%Lp is st_mode & 0777 and
+		# prints 750, 55, 0; the set-id digit does not matter here):
+		# group, other.
 		_m=$(printf '%03d' "${_s#* }")
 		_w=''
 		case $_m in
@@ -58,7 +60,7 @@ trusted_dir() {
 		esac
 		if [ "$_o" != root ] || [ -n "$_w" ]; then
 			if [ -n "$_rest" ] || { [ "$2" != '*' ] && { [ "$_o" != "$2" ] || [ -n "$_w" ]; }; }; then
-				echo "$_d can be written by $_w$_o: not trusted" >&2
+				printf '%s\n' "$_d can be written by $_w$_o: not trusted" >&2
 				return 1
 			fi
 			_who=owner
@@ -74,24 +76,26 @@ trusted_dir() {
 		*) _d=${_d%/}/$_c ;;
 		esac
 	done
-	echo "$_who"
+	printf '%s\n' "$_who"
 }
 
 # peek PATH: a script that says what PATH is, without following it if it
 # is a link: a line `none`, `link MODE OWNER GROUP`, `dir MODE OWNER GROUP`,
-# or `file MODE OWNER GROUP SHA256` followed by the file's bytes. Run it as
-# the user who may change PATH (as_user), or as root where only root can
-# (trusted_dir).
+# or `file MODE OWNER GROUP SHA256` followed by the file's bytes. MODE has
+# four digits, `%Mp%03Lp` (1777, 4755, 0644): `%Lp` alone is `st_mode &
+# 0777` and drops the set-id and sticky digit (usr.bin/stat/stat.c
+# @3524148a, format1). Run it as the user who may change PATH (as_user), or
+# as root where only root can (trusted_dir).
 # shellcheck disable=SC2016,SC2034
 peek='f=$1
 if [ -L "$f" ]; then
-	printf "link %s\n" "$(stat -f "%Lp %Su %Sg" "$f")"
+	printf "link %s\n" "$(stat -f "%Mp%03Lp %Su %Sg" "$f")"
 elif [ -f "$f" ]; then
-	printf "file %s %s\n" "$(stat -f "%Lp %Su %Sg" "$f")" "$(sha256 -q "$f")" && cat "$f"
+	printf "file %s %s\n" "$(stat -f "%Mp%03Lp %Su %Sg" "$f")" "$(sha256 -q "$f")" && cat "$f"
 elif [ -d "$f" ]; then
-	printf "dir %s\n" "$(stat -f "%Lp %Su %Sg" "$f")"
+	printf "dir %s\n" "$(stat -f "%Mp%03Lp %Su %Sg" "$f")"
 else
-	echo none
+	printf "%s\n" none
 fi'
 
 # rm_file PATH: remove PATH when it is a regular file, not a link, in a
@@ -103,11 +107,11 @@ rm_file() {
 	_d=${_d:-/}
 	trusted_dir "$_d" '*' >/dev/null || return 1
 	if [ -L "$1" ]; then
-		echo "$1 is a symbolic link: not removed" >&2
+		printf '%s\n' "$1 is a symbolic link: not removed" >&2
 		return 1
 	fi
 	if [ ! -f "$1" ]; then
-		echo "$1 is not a regular file: not removed" >&2
+		printf '%s\n' "$1 is not a regular file: not removed" >&2
 		return 1
 	fi
 	(cd -P -- "$_d" && [ "$(pwd -P)" = "$_d" ] && rm -f -- "${1##*/}")

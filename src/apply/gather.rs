@@ -140,7 +140,7 @@ fn take(t: &Target<'_>, options: &[String]) -> Result<(Vec<u8>, State), Missed> 
     if code != 0 {
         return Err(Missed::Failed(format!("the facts script exited {code}")));
     }
-    let state: State = serde_json::from_slice(&bytes)
+    let state = State::parse(&bytes)
         .map_err(|e| Missed::Failed(format!("the facts script printed no snapshot: {e}")))?;
     if state.format_version != FORMAT_VERSION {
         return Err(Missed::Failed(format!(

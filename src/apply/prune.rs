@@ -55,9 +55,9 @@ pub(crate) fn refusals() -> Result<String, QuoteError> {
 record_refused() {{
 	[ "$1" = file ] || return 1
 	case $2 in
-	/*//* | /*/./* | /*/../* | */. | */.. | */ | [!/]*) echo "a path that is not absolute and normalized" ;;
-	{own}) echo "a file beryl writes itself" ;;
-	{base}) echo "a file of the base system" ;;
+	/*//* | /*/./* | /*/../* | */. | */.. | */ | [!/]*) printf '%s\n' "a path that is not absolute and normalized" ;;
+	{own}) printf '%s\n' "a file beryl writes itself" ;;
+	{base}) printf '%s\n' "a file of the base system" ;;
 	*) return 1 ;;
 	esac
 }}

@@ -274,7 +274,7 @@ pub(crate) fn check(saved: &HostPlan, steps: &[Step], now: &Stamp<'_>) -> Result
     if !saved.prune && !saved.removals.is_empty() {
         return edited("removals in a plan made with --no-prune".into());
     }
-    let Ok(state) = serde_json::from_str::<State>(&saved.facts) else {
+    let Ok(state) = State::parse(saved.facts.as_bytes()) else {
         return edited("its facts are not a snapshot".into());
     };
     match state.bound_to(&saved.host, &saved.facts_script_sha256) {
@@ -312,7 +312,7 @@ pub(crate) fn check(saved: &HostPlan, steps: &[Step], now: &Stamp<'_>) -> Result
 /// group nobody is in, a file beryl does not manage, `/etc/resolv.conf`
 /// rewritten by dhclient) may change. `saved` has passed [`check`].
 pub(crate) fn still_holds(saved: &HostPlan, steps: &[Step], fresh: &State) -> Result<(), Stale> {
-    let Ok(then) = serde_json::from_str::<State>(&saved.facts) else {
+    let Ok(then) = State::parse(saved.facts.as_bytes()) else {
         return Err(Stale::Edited("its facts are not a snapshot".into()));
     };
     let before = super::diff::compare(steps, Some(&then), saved.prune);

@@ -56,7 +56,7 @@ pub(crate) fn script_guarded(
     out.push_str(head);
     let records: Vec<_> = steps.iter().filter_map(|s| s.record.as_ref()).collect();
     out.push_str(&super::prune::desired(&records, opts.prune)?);
-    let _ = writeln!(out, "echo {}", word(&format!("apply {host}"))?);
+    let _ = writeln!(out, "printf '%s\\n' {}", word(&format!("apply {host}"))?);
     if let Some(g) = guard {
         out.push_str(&guard_text(g)?);
     }
@@ -157,7 +157,7 @@ created=''
 pruned=''
 
 finish() {
-	echo "apply: $changed changed, $unchanged unchanged, $failed failed"
+	printf '%s\n' "apply: $changed changed, $unchanged unchanged, $failed failed"
 }
 
 # save_record: the record less what was pruned, plus what was created,
@@ -172,10 +172,10 @@ save_record() {
 	# 0600: the record says what beryl manages; only root reads it.
 	(umask 077 && mkdir -p @RECORD_DIR@ && rm -f "$record.beryl-tmp" &&
 		printf '%s' "$_new" > "$record.beryl-tmp" &&
-		{ [ -z "$_new" ] || echo >> "$record.beryl-tmp"; } &&
+		{ [ -z "$_new" ] || printf '\n' >> "$record.beryl-tmp"; } &&
 		chmod 0600 "$record.beryl-tmp" &&
 		mv -f "$record.beryl-tmp" "$record") ||
-		echo "! record FAILED: cannot write $record"
+		printf '%s\n' "! record FAILED: cannot write $record"
 }
 
 # fail ID REASON [OUTPUT]: report, sum up and stop.
@@ -183,7 +183,7 @@ fail() {
 	if [ -n "${3:-}" ]; then
 		printf '%s\n' "$3" | sed 's/^/    /'
 	fi
-	echo "! $1 FAILED: $2"
+	printf '%s\n' "! $1 FAILED: $2"
 	failed=$((failed + 1))
 	save_record
 	finish
@@ -206,12 +206,12 @@ prune_all() {
 		kind=${line%% *}
 		id=${line#* }
 		if why=$(record_refused "$kind" "$id"); then
-			echo "! $kind:$id refused: the record names $why; nothing is done with it"
+			printf '%s\n' "! $kind:$id refused: the record names $why; nothing is done with it"
 			failed=$((failed + 1))
 			continue
 		fi
 		if ! command -v "exists_$kind" >/dev/null 2>&1; then
-			echo "= $kind:$id kept: a kind this beryl does not know"
+			printf '%s\n' "= $kind:$id kept: a kind this beryl does not know"
 			continue
 		fi
 		if ! "exists_$kind" "$id" </dev/null >/dev/null 2>&1; then
@@ -220,17 +220,17 @@ prune_all() {
 			continue
 		fi
 		if [ "$prune" != 1 ]; then
-			echo "= $kind:$id kept: --no-prune"
+			printf '%s\n' "= $kind:$id kept: --no-prune"
 			unchanged=$((unchanged + 1))
 			continue
 		fi
 		if why=$("keep_$kind" "$id" </dev/null 2>/dev/null); then
-			echo "= $kind:$id kept: $why"
+			printf '%s\n' "= $kind:$id kept: $why"
 			unchanged=$((unchanged + 1))
 			continue
 		fi
 		if [ "${BERYL_DRY_RUN:-}" = 1 ]; then
-			echo "- $kind:$id would remove"
+			printf '%s\n' "- $kind:$id would remove"
 			changed=$((changed + 1))
 			continue
 		fi
@@ -244,7 +244,7 @@ prune_all() {
 		fi
 		pruned="$pruned$line
 "
-		echo "- $kind:$id"
+		printf '%s\n' "- $kind:$id"
 		changed=$((changed + 1))
 	done < "$record"
 }
@@ -292,7 +292,7 @@ handlers() {
 		_a=
 		eval "_a=\$notify_$_s"
 		if [ "${BERYL_DRY_RUN:-}" = 1 ]; then
-			echo "~ notify:$_s would $_a"
+			printf '%s\n' "~ notify:$_s would $_a"
 			changed=$((changed + 1))
 			continue
 		fi
@@ -301,7 +301,7 @@ handlers() {
 		if [ "$status" -ne 0 ]; then
 			fail "notify:$_s" "service $_s $_a exited $status" "$out"
 		fi
-		echo "~ notify:$_s $_a"
+		printf '%s\n' "~ notify:$_s $_a"
 		changed=$((changed + 1))
 	done
 }
@@ -316,13 +316,13 @@ stepped=0
 step() {
 	stepped=0
 	if "$2" </dev/null >/dev/null 2>&1; then
-		echo "= $1"
+		printf '%s\n' "= $1"
 		unchanged=$((unchanged + 1))
 		return 0
 	fi
 	stepped=1
 	if [ "${BERYL_DRY_RUN:-}" = 1 ]; then
-		echo "~ $1 would change"
+		printf '%s\n' "~ $1 would change"
 		changed=$((changed + 1))
 		return 0
 	fi
@@ -342,9 +342,9 @@ step() {
 		created="$created$new
 "
 	fi
-	echo "~ $1"
+	printf '%s\n' "~ $1"
 	if [ -n "${6:-}" ]; then
-		echo "    note: $6"
+		printf '%s\n' "    note: $6"
 	fi
 	changed=$((changed + 1))
 }
@@ -377,7 +377,7 @@ beryl_facts=$(mktemp "${{TMPDIR:-/tmp}}/beryl-facts.XXXXXXXX") || fail guard "mk
 beryl_sum=$(sha256 -q "$beryl_facts")
 rm -f "$beryl_facts"
 if [ "$beryl_sum" != "$beryl_planned" ]; then
-	echo "stale: the facts are not the plan's (sha256 $beryl_sum, planned $beryl_planned)"
+	printf '%s\n' "stale: the facts are not the plan's (sha256 $beryl_sum, planned $beryl_planned)"
 	exit {STALE_STATUS}
 fi
 "#,

@@ -29,7 +29,7 @@ fn keys(content: &str) -> Step {
 
 fn alice(ssh_dir: &str, content: &str) -> State {
     let file = serde_json::json!({
-        "sha256": sha256_hex(content), "mode": "600", "owner": "alice",
+        "sha256": sha256_hex(content), "mode": "0600", "owner": "alice",
         "group": "staff", "content": content,
     });
     let mut user =
@@ -89,9 +89,9 @@ fn keys_go_under_the_users_real_home() {
 #[test]
 fn the_ssh_directory_of_authorized_keys_is_compared() {
     let content = "ssh-ed25519 AAAA alice@example.org\n";
-    let s = alice(r#"{"mode": "700", "owner": "alice"}"#, content);
+    let s = alice(r#"{"mode": "0700", "owner": "alice"}"#, content);
     assert_eq!(action(&keys(content), &s), Action::Noop);
-    let s = alice(r#"{"mode": "755", "owner": "root"}"#, content);
+    let s = alice(r#"{"mode": "0755", "owner": "root"}"#, content);
     let out = compare(&[keys(content)], Some(&s), true);
     assert_eq!(out[0].action, Action::Update);
     assert_eq!(out[0].changes.len(), 1);
@@ -99,7 +99,7 @@ fn the_ssh_directory_of_authorized_keys_is_compared() {
     assert_eq!(c.field, "directory");
     assert_eq!(
         (c.before.as_str(), c.after.as_str()),
-        (Some("755 root"), Some("700 alice"))
+        (Some("0755 root"), Some("0700 alice"))
     );
 }
 
@@ -107,7 +107,7 @@ fn the_ssh_directory_of_authorized_keys_is_compared() {
 fn a_file_diff_keeps_final_newlines() {
     let have = "ssh-ed25519 AAAA old@example.org\n";
     let want = "ssh-ed25519 AAAA alice@example.org\n";
-    let s = alice(r#"{"mode": "700", "owner": "alice"}"#, have);
+    let s = alice(r#"{"mode": "0700", "owner": "alice"}"#, have);
     let out = compare(&[keys(want)], Some(&s), true);
     let diff = out[0].diff.as_deref().unwrap();
     assert!(!diff.contains("No newline"), "{diff}");
@@ -252,7 +252,7 @@ fn sshd_keeps_match_blocks() {
     }));
     let have = "# Set by beryl.\nPermitRootLogin no\n# End of the settings set by beryl.\nMatch User x\n\tPermitRootLogin yes\n";
     let snap = serde_json::json!({"files": {"/etc/ssh/sshd_config": {
-        "sha256": sha256_hex(have), "mode": "644", "owner": "root", "group": "wheel", "content": have}}});
+        "sha256": sha256_hex(have), "mode": "0644", "owner": "root", "group": "wheel", "content": have}}});
     assert_eq!(action(&s, &state(&snap.to_string())), Action::Noop);
 }
 
@@ -317,7 +317,7 @@ fn file(path: &str, content: &str, notify: &[(&str, &str)]) -> Step {
     step(Want::File(File {
         path: path.into(),
         content: content.into(),
-        mode: "644".into(),
+        mode: "0644".into(),
         owner: "root".into(),
         group: "wheel".into(),
         validate: Some(vec!["nginx".into(), "-t".into(), "-c".into(), "%s".into()]),
@@ -342,12 +342,12 @@ fn notify_handlers_run_once_after_the_steps() {
     let b = file("/b.conf", "b\n", &[("nginx", "restart")]);
     let c = file("/c.conf", "c\n", &[("sshd", "restart")]);
     assert!(
-        a.change.contains("staged=/a.conf.beryl-tmp\n")
+        a.change.contains("staged=/.beryl-a.conf\n")
             && a.change.contains(" && nginx -t -c \"$staged\" &&"),
         "{}",
         a.change
     );
-    let have = |content: &str| serde_json::json!({"sha256": sha256_hex(content), "mode": "644", "owner": "root", "group": "wheel", "content": content});
+    let have = |content: &str| serde_json::json!({"sha256": sha256_hex(content), "mode": "0644", "owner": "root", "group": "wheel", "content": content});
     let s = state(
         &serde_json::json!({"files": {"/a.conf": have("old\n"), "/b.conf": have("old\n"), "/c.conf": have("c\n")}})
             .to_string(),
@@ -455,7 +455,7 @@ fn the_dry_run_shows_a_host_s_control_characters() {
     let have = "\u{1b}[2K\u{1b}[1Ahidden\tline\n\u{7}\n";
     let s = state(
         &serde_json::json!({"files": {"/etc/motd": {
-            "sha256": sha256_hex(have), "mode": "644", "owner": "root",
+            "sha256": sha256_hex(have), "mode": "0644", "owner": "root",
             "group": "wheel", "content": have}}})
         .to_string(),
     );
@@ -475,7 +475,7 @@ fn the_dry_run_shows_a_host_s_control_characters() {
 fn a_link_in_the_home_is_refused_with_its_reason() {
     let k = keys("ssh-ed25519 AAAA alice@example.org\n");
     let s = alice(
-        r#"{"type": "link", "mode": "755", "owner": "alice"}"#,
+        r#"{"type": "link", "mode": "0755", "owner": "alice"}"#,
         "x\n",
     );
     let out = compare(std::slice::from_ref(&k), Some(&s), true);
@@ -486,10 +486,10 @@ fn a_link_in_the_home_is_refused_with_its_reason() {
         "{text}"
     );
     assert!(text.contains("Refused: 1 steps would fail"), "{text}");
-    let mut s = alice(r#"{"mode": "700", "owner": "alice"}"#, "");
+    let mut s = alice(r#"{"mode": "0700", "owner": "alice"}"#, "");
     s.users.get_mut("alice").unwrap().authorized_keys = Some(
         serde_json::from_str(
-            r#"{"type": "link", "mode": "755", "owner": "alice", "group": "staff"}"#,
+            r#"{"type": "link", "mode": "0755", "owner": "alice", "group": "staff"}"#,
         )
         .unwrap(),
     );
@@ -502,7 +502,7 @@ fn a_link_in_the_home_is_refused_with_its_reason() {
 fn private_file(path: &str, content: &str) -> Step {
     let mut f = file(path, content, &[]);
     if let Want::File(w) = &mut f.desired {
-        w.mode = "600".into();
+        w.mode = "0600".into();
     }
     step(f.desired)
 }
@@ -515,7 +515,7 @@ fn a_private_file_is_judged_by_its_digest() {
     let f = private_file("/etc/db.conf", "password=canary\n");
     assert!(f.change.contains("password=canary"));
     let have = serde_json::json!({"files": {"/etc/db.conf": {
-        "sha256": sha256_hex("old\n"), "mode": "600", "owner": "root", "group": "wheel", "private": true}}});
+        "sha256": sha256_hex("old\n"), "mode": "0600", "owner": "root", "group": "wheel", "private": true}}});
     let out = compare(
         std::slice::from_ref(&f),
         Some(&state(&have.to_string())),
@@ -603,4 +603,30 @@ fn a_new_file_shows_its_content() {
     let text = super::diff::to_text("h", &out, true);
     assert!(!text.contains("canary"), "{text}");
     assert!(text.contains("    content: \"\" -> \"sha256:"), "{text}");
+}
+
+/// The script's messages print ids and reasons as they are: dash's echo
+/// reads `\c` and `\n` in its arguments (FreeBSD's sh does not), so every
+/// message goes through `printf '%s\n'`.
+#[test]
+fn messages_print_backslashes_verbatim() {
+    let text = super::script::script("h", &[], super::script::Options::default()).unwrap();
+    let body = text.replace("\nprune_all\n", "\n");
+    let body = body
+        .strip_suffix("save_record\nfinish\n[ \"$failed\" -eq 0 ]\n")
+        .unwrap();
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "{body}\nstep 'file:/a\\cb\\n' true false\nfail 'x:\\c\\\\y' 'why\\n\\t'"
+        ))
+        .env("BERYL_DRY_RUN", "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("= file:/a\\cb\\n\n"), "{stdout}");
+    assert!(
+        stdout.contains("! x:\\c\\\\y FAILED: why\\n\\t\n"),
+        "{stdout}"
+    );
 }

@@ -58,6 +58,7 @@ impl Templates {
         env.set_keep_trailing_newline(true);
         env.add_filter("sh", sh);
         env.add_filter("dirname", dirname);
+        env.add_filter("staged", staged);
         env.set_formatter(quote_formatter);
         // The awk program of the sysctl.conf edit, for steps/sysctl.sh.j2.
         env.add_global("sysctl_awk", crate::resource::sysctl::SYSCTL_AWK);
@@ -232,6 +233,12 @@ fn sh(value: Value) -> Result<Value, minijinja::Error> {
 /// The directory of an absolute path (`/a/b/c` → `/a/b`).
 fn dirname(path: String) -> String {
     crate::resource::dirname(&path).to_string()
+}
+
+/// Where the file step stages a file before installing it: a dot-file
+/// beside it (`DIR/.beryl-NAME`), which directory scanners skip.
+fn staged(path: String) -> String {
+    crate::resource::file::staged(&path)
 }
 
 /// A template error, with the template's name and line.

@@ -88,7 +88,7 @@ fn renders_a_preamble_then_the_setup_script() {
         ),
         "{setup}"
     );
-    assert!(setup.ends_with("echo 'beryl: done'\n"));
+    assert!(setup.ends_with("printf '%s\\n' 'beryl: done'\n"));
 }
 
 #[test]

@@ -16,7 +16,7 @@ use crate::fsutil::sha256_hex;
 use crate::shell::{QuoteError, word as w};
 
 /// The mode of a cron file.
-pub(crate) const CRON_MODE: &str = "644";
+pub(crate) const CRON_MODE: &str = "0644";
 
 /// A cron entry: one system crontab file.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -102,12 +102,13 @@ impl Kind for Cron {
         let staging = w(&e.staging)?;
         Ok(Shell {
             check: format!(
-                "[ \"$(sha256 -q {path} 2>/dev/null)\" = {} ] && [ \"$(stat -f '%Lp %Su %Sg' {path} 2>/dev/null)\" = {} ]",
+                "[ \"$(sha256 -q {path} 2>/dev/null)\" = {} ] && [ \"$(stat -f '{} %Su %Sg' {path} 2>/dev/null)\" = {} ]",
                 sha256_hex(&e.content),
+                super::STAT_MODE,
                 w(&format!("{CRON_MODE} root wheel"))?
             ),
             change: format!(
-                "mkdir -p {} && printf '%s' {} > {staging} && chown root:wheel {staging} && chmod 0{CRON_MODE} {staging} && mv -f {staging} {path}",
+                "mkdir -p {} && printf '%s' {} > {staging} && chown root:wheel {staging} && chmod {CRON_MODE} {staging} && mv -f {staging} {path}",
                 w(super::dirname(&e.path))?,
                 w(&e.content)?
             ),

@@ -3,8 +3,10 @@
 //! (the sudoers drop-in, the resolver's files), before sshd and rc; and the
 //! files of `freebsd.files`, after every kind they may need.
 //!
-//! - **Apply:** the check compares the sha256 and `stat -f '%Lp %Su %Sg'`;
-//!   the change writes a temporary file beside it, runs the validator on it
+//! - **Apply:** the check compares the sha256 and `stat -f '%Mp%03Lp %Su
+//!   %Sg'` (four digits: [`super::STAT_MODE`]); the change writes a
+//!   temporary dot-file beside it (`.beryl-NAME`, which directory scanners
+//!   that skip dot-files never read), runs the validator on it
 //!   if any, then `install -m -o -g` puts it in place. Services it notifies
 //!   are reloaded or restarted once, after every step.
 //! - **Records:** `file PATH` for the files of `freebsd.files` only, pruned
@@ -39,7 +41,8 @@ pub const KEPT: &str = "not created by beryl (it was there first): kept when it 
 pub struct File {
     pub path: String,
     pub content: String,
-    /// Octal, without a leading zero (`440`).
+    /// Octal, four digits (`0440`, `1777`), as `stat -f '%Mp%03Lp'` prints
+    /// it.
     pub mode: String,
     pub owner: String,
     pub group: String,
@@ -89,9 +92,12 @@ impl File {
     }
 
     /// The staged copy the validator checks, beside the file where only
-    /// root can write its directory.
+    /// root can write its directory: a dot-file (`.beryl-NAME`), as the cron
+    /// resource stages, since directory scanners skip only dot-files (cron
+    /// reads every other file of `/etc/cron.d`, usr.sbin/cron/cron/database.c
+    /// @e4452d45; newsyslog.conf includes `newsyslog.conf.d/[!.]*`).
     pub(crate) fn staged(&self) -> String {
-        format!("{}.beryl-tmp", self.path)
+        staged(&self.path)
     }
 
     /// The validate command, the staged file (`"$staged"`) in place of the
@@ -111,6 +117,15 @@ impl File {
     }
 }
 
+/// Where a file is staged before install(1) puts it at `path`: a dot-file
+/// beside it, `DIR/.beryl-NAME` ([`File::staged`]; the install template's
+/// `staged` filter).
+pub(crate) fn staged(path: &str) -> String {
+    let dir = super::dirname(path);
+    let sep = if dir.ends_with('/') { "" } else { "/" };
+    format!("{dir}{sep}.beryl-{}", super::basename(path))
+}
+
 /// The files beryl writes from other fields: the sudoers drop-in
 /// (`freebsd.sudoers`, checked by visudo), and the name servers for
 /// resolvconf(8), plus /etc/resolv.conf itself where no DHCP or SLAAC
@@ -122,7 +137,7 @@ pub(crate) fn layout_written(input: &Input<'_>) -> Vec<Resource> {
         out.push(File::written(
             SUDOERS,
             lines(f.sudoers.iter().map(|l| l.value.as_str())),
-            "440",
+            "0440",
             Some(vec![VISUDO.into(), "-cf".into(), "%s".into()]),
         ));
     }
@@ -139,7 +154,7 @@ pub(crate) fn layout_written(input: &Input<'_>) -> Vec<Resource> {
                 "# Written by beryl: resolvconf(8) puts these first in {RESOLV_CONF}.\nname_servers=\"{}\"\n",
                 nameservers.join(" ")
             ),
-            "644",
+            "0644",
             None,
         ));
         let rewritten = network.interfaces.iter().any(|i| {
@@ -150,7 +165,7 @@ pub(crate) fn layout_written(input: &Input<'_>) -> Vec<Resource> {
             out.push(File::written(
                 RESOLV_CONF,
                 lines(nameservers.iter().map(|n| format!("nameserver {n}"))),
-                "644",
+                "0644",
                 None,
             ));
         }
@@ -163,7 +178,7 @@ pub(crate) fn layout_listed(input: &Input<'_>) -> Vec<Resource> {
     super::items(input.freebsd().files.iter().map(listed))
 }
 
-/// A file of `freebsd.files`, with its defaults: mode 644, root:wheel.
+/// A file of `freebsd.files`, with its defaults: mode 0644, root:wheel.
 fn listed(m: &ManagedFile) -> File {
     let text = |l: &Option<Located<String>>, default: &str| {
         l.as_ref().map_or(default.to_string(), |v| v.value.clone())
@@ -171,7 +186,7 @@ fn listed(m: &ManagedFile) -> File {
     File {
         path: m.path.value.clone(),
         content: m.content.clone().unwrap_or_default(),
-        mode: text(&m.mode, "644"),
+        mode: text(&m.mode, "0644"),
         owner: text(&m.owner, "root"),
         group: text(&m.group, "wheel"),
         validate: m.validate.as_ref().map(|v| v.value.clone()),
@@ -208,11 +223,11 @@ pub(crate) const PRUNE: Prune = Prune {
 /// a link at `$2` is refused. Root's own staging directory is `mktemp -d`
 /// (mkdtemp(3), 0700).
 const PLACE: &str = r#"cd -P -- "$1" && [ "$(pwd -P)" = "$1" ] || {
-	echo "$1 is not where it was: not followed" >&2
+	printf "%s\n" "$1 is not where it was: not followed" >&2
 	exit 1
 }
 if [ -L "$2" ]; then
-	echo "$1/$2 is a symbolic link: not followed" >&2
+	printf "%s\n" "$1/$2 is a symbolic link: not followed" >&2
 	exit 1
 fi
 t=$(mktemp ".$2.beryl.XXXXXX") || exit 1
@@ -259,7 +274,8 @@ impl Kind for File {
     fn shell(f: &File) -> Result<Shell, QuoteError> {
         let path = w(&f.path)?;
         let check = format!(
-            "[ ! -L {path} ] && [ \"$(stat -f '%Lp %Su %Sg' {path} 2>/dev/null)\" = {} ] && [ \"$(sha256 -q {path} 2>/dev/null)\" = {} ]",
+            "[ ! -L {path} ] && [ \"$(stat -f '{} %Su %Sg' {path} 2>/dev/null)\" = {} ] && [ \"$(sha256 -q {path} 2>/dev/null)\" = {} ]",
+            super::STAT_MODE,
             w(&format!("{} {} {}", f.mode, f.owner, f.group))?,
             sha256_hex(&f.content),
         );
@@ -278,7 +294,7 @@ impl Kind for File {
         let change = format!(
             r#"where=$(trusted_dir {dir} {owner}) || return 1
 if [ -L {path} ]; then
-	echo {link} >&2
+	printf '%s\n' {link} >&2
 	return 1
 fi
 if [ "$where" = root ]; then
@@ -296,7 +312,7 @@ rm -rf "$stage"
 return "$status""#,
             owner = w(&f.owner)?,
             group = w(&f.group)?,
-            mode = w(&format!("0{}", f.mode))?,
+            mode = w(&f.mode)?,
             link = w(&format!("{} is a symbolic link: not followed", f.path))?,
             staged = w(&f.staged())?,
         );

@@ -88,8 +88,8 @@ impl Kind for Keys {
             home(user)?,
             w(user)?,
             sha256_hex(content),
-            w(&format!("600 {user} {group}"))?,
-            w(&format!("700 {user}"))?,
+            w(&format!("0600 {user} {group}"))?,
+            w(&format!("0700 {user}"))?,
         );
         let change = format!(
             "{} && as_user {} \"$keys_change\" sh \"$home\" {} {} {}",
@@ -114,7 +114,7 @@ impl Kind for Keys {
             }
             let (hd, wd) = (
                 format!("{} {}", dir.mode, dir.owner),
-                format!("700 {}", want.user),
+                format!("0700 {}", want.user),
             );
             if hd != wd {
                 changes.push(change("directory", &hd, &wd));
@@ -125,16 +125,18 @@ impl Kind for Keys {
         };
         // Public keys: shown as lines, though the file is 0600.
         let content = (want.content.as_str(), Content::Shown);
-        judge_file(file, content, "600", &want.user, &want.group, changes)
+        judge_file(file, content, "0600", &want.user, &want.group, changes)
     }
 }
 
 /// The check, run as the user from the home (`$1`): no link, the digest
-/// (`$2`), the file's mode and owner (`$3`) and the directory's (`$4`).
+/// (`$2`), the file's mode and owner (`$3`) and the directory's (`$4`), the
+/// modes as four digits ([`super::STAT_MODE`]: a set-id or sticky bit on
+/// `.ssh` is a difference).
 const CHECK: &str = r#"cd -P -- "$1" && [ ! -L .ssh ] && [ ! -L .ssh/authorized_keys ] &&
 [ "$(sha256 -q .ssh/authorized_keys 2>/dev/null)" = "$2" ] &&
-[ "$(stat -f "%Lp %Su %Sg" .ssh/authorized_keys 2>/dev/null)" = "$3" ] &&
-[ "$(stat -f "%Lp %Su" .ssh 2>/dev/null)" = "$4" ]"#;
+[ "$(stat -f "%Mp%03Lp %Su %Sg" .ssh/authorized_keys 2>/dev/null)" = "$3" ] &&
+[ "$(stat -f "%Mp%03Lp %Su" .ssh 2>/dev/null)" = "$4" ]"#;
 
 /// The change, run as the user (`$4`) from the home (`$1`): refuse a home
 /// that is not the user's (test(1) `-O`) and a link, then write the keys
@@ -144,12 +146,12 @@ const CHECK: &str = r#"cd -P -- "$1" && [ ! -L .ssh ] && [ ! -L .ssh/authorized_
 /// @039ea811).
 const CHANGE: &str = r#"cd -P -- "$1" || exit 1
 if [ ! -O . ]; then
-	echo "$1 does not belong to $4: its keys are written by $4 only" >&2
+	printf "%s\n" "$1 does not belong to $4: its keys are written by $4 only" >&2
 	exit 1
 fi
 for l in .ssh .ssh/authorized_keys; do
 	if [ -L "$l" ]; then
-		echo "$1/$l is a symbolic link: not followed" >&2
+		printf "%s\n" "$1/$l is a symbolic link: not followed" >&2
 		exit 1
 	fi
 done

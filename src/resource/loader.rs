@@ -70,7 +70,7 @@ pub(crate) fn layout_d(input: &Input<'_>) -> Vec<Resource> {
     super::items(std::iter::once(File {
         path,
         content,
-        mode: "644".into(),
+        mode: "0644".into(),
         owner: "root".into(),
         group: "wheel".into(),
         validate: None,

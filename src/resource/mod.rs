@@ -475,8 +475,16 @@ pub(crate) fn dirname(path: &str) -> &str {
     }
 }
 
-/// Whether a file of this mode (octal digits, as `stat -f %Lp` prints it or
-/// the inventory writes it: `600`, `0640`) is private: others may not read
+/// How a check reads a mode: four octal digits, the set-id and sticky digit
+/// (`%Mp`) before the permission bits padded to three (`%03Lp`), so `1777`,
+/// `4755`, `0644`, `0044`. `%Lp` alone is `st_mode & 0777` and drops the
+/// first digit (usr.bin/stat/stat.c @3524148a, `format1`, `SHOW_st_mode`):
+/// a `1777` file would never compare equal. Desired modes are four digits
+/// too (`names::file_mode`).
+pub(crate) const STAT_MODE: &str = "%Mp%03Lp";
+
+/// Whether a file of this mode (octal digits, as `stat -f %Mp%03Lp` prints
+/// it or the inventory writes it: `0600`, `0640`) is private: others may not read
 /// it. Its content is then a secret: reports and facts show its digest.
 pub(crate) fn private_mode(mode: &str) -> bool {
     mode.chars()

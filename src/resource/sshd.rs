@@ -194,7 +194,7 @@ pub(crate) const VALIDATE: &str = r#"if ! beryl_key=$(mktemp -d /tmp/beryl-sshd.
 elif ! ssh-keygen -q -t ed25519 -N '' -f "$beryl_key/key" >/dev/null ||
 	! sshd -t -f /etc/ssh/sshd_config.beryl-tmp -h "$beryl_key/key"; then
 	rm -rf "$beryl_key" /etc/ssh/sshd_config.beryl-tmp
-	echo 'beryl: sshd -t refused the new sshd_config (above); /etc/ssh/sshd_config is unchanged' >&2
+	printf '%s\n' 'beryl: sshd -t refused the new sshd_config (above); /etc/ssh/sshd_config is unchanged' >&2
 	false
 else
 	rm -rf "$beryl_key"

@@ -11,8 +11,13 @@ use serde::Deserialize;
 pub(crate) const FACTS_SCRIPT: &str = include_str!("../../templates/facts.sh");
 
 /// The snapshot format this beryl writes and reads (4: each snapshot names
-/// the host it was taken for and the digest of the script that took it).
-pub(crate) const FORMAT_VERSION: u32 = 4;
+/// the host it was taken for and the digest of the script that took it; 5:
+/// modes have four digits, `1777`, and every byte that is not printable
+/// ASCII is written `\u00XX`, so the snapshot is ASCII whatever the host
+/// holds). A snapshot of format 4 is refused: its three-digit modes cannot
+/// say whether a set-id or sticky bit is set, and its script is not this
+/// beryl's anyway.
+pub(crate) const FORMAT_VERSION: u32 = 5;
 
 /// A host's facts script and its digest, which the snapshots it takes
 /// carry (`"script"`): what binds a snapshot to the host and config it was
@@ -150,6 +155,17 @@ impl Unbound {
 }
 
 impl State {
+    /// A snapshot read from the facts script's JSON, every string (and
+    /// every key) taken back to the host's bytes ([`host_text`]). A JSON
+    /// error names its line and column.
+    pub(crate) fn parse(text: &[u8]) -> serde_json::Result<State> {
+        // Its shape first, where an error still knows its place.
+        serde_json::from_slice::<State>(text)?;
+        let mut value: serde_json::Value = serde_json::from_slice(text)?;
+        host_strings(&mut value);
+        serde_json::from_value(value)
+    }
+
     /// Whether this snapshot was taken on `fqdn` by the facts script whose
     /// digest is `script` ([`FactsScript::sha256`]).
     pub(crate) fn bound_to(&self, fqdn: &str, script: &str) -> Result<(), Unbound> {
@@ -161,6 +177,54 @@ impl State {
         }
         Ok(())
     }
+}
+
+/// Every string of a snapshot, keys too, as [`host_text`] reads it.
+fn host_strings(v: &mut serde_json::Value) {
+    use serde_json::Value;
+    match v {
+        Value::String(s) if !s.is_ascii() => *s = host_text(s),
+        Value::Array(items) => items.iter_mut().for_each(host_strings),
+        Value::Object(map) => {
+            *map = std::mem::take(map)
+                .into_iter()
+                .map(|(k, mut v)| {
+                    host_strings(&mut v);
+                    (if k.is_ascii() { k } else { host_text(&k) }, v)
+                })
+                .collect();
+        }
+        _ => {}
+    }
+}
+
+/// The host's bytes of a snapshot string: the facts script writes each byte
+/// that is not printable ASCII as `\u00XX`, so every character of the
+/// string is one byte (U+0000 to U+00FF). `None` for a character above
+/// U+00FF, which that script never writes.
+pub(crate) fn host_bytes(s: &str) -> Option<Vec<u8>> {
+    s.chars().map(|c| u8::try_from(u32::from(c)).ok()).collect()
+}
+
+/// A snapshot string as beryl compares and shows it: the host's bytes
+/// ([`host_bytes`]) as UTF-8 where they are UTF-8, so that a desired `é`
+/// (C3 A9) equals the host's C3 A9; each byte that is not, as `\xXX`, so
+/// that a Latin-1 `é` (E9, which pw allows in a GECOS field:
+/// usr.sbin/pw/pw_user.c @bec1c10a, `pw_checkname`) reads `Ren\xE9`, a
+/// difference shown readably. A string with a character above U+00FF is
+/// kept as it is.
+pub(crate) fn host_text(s: &str) -> String {
+    let Some(bytes) = host_bytes(s) else {
+        return s.to_string();
+    };
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02X}"));
+        }
+    }
+    out
 }
 
 /// A group (`group`), as `pw groupshow` shows it.
@@ -259,4 +323,75 @@ pub(crate) struct Zfs {
 pub(crate) struct ZfsProp {
     pub value: String,
     pub source: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::ffi::OsStrExt;
+
+    /// The facts script's `json` of `bytes`, run by sh (dash on the test
+    /// machines, as on the fake FreeBSD).
+    fn facts_json(bytes: &[u8]) -> String {
+        let start = FACTS_SCRIPT.find("json() {").unwrap();
+        let end = start + FACTS_SCRIPT[start..].find("\n}\n").unwrap() + 3;
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("{}json \"$1\"", &FACTS_SCRIPT[start..end]))
+            .arg("sh")
+            .arg(std::ffi::OsStr::from_bytes(bytes))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).expect("the facts' JSON is ASCII")
+    }
+
+    /// Every byte a shell word can hold (all but NUL), alone and all
+    /// together, comes back from the facts script's JSON as itself.
+    #[test]
+    fn every_byte_round_trips_through_the_facts_json() {
+        let all: Vec<u8> = (1..=255).collect();
+        let mut cases: Vec<Vec<u8>> = all.iter().map(|b| vec![*b]).collect();
+        cases.push(all.clone());
+        cases.push(b"Ren\xe9 \xc3\xa9\n\n".to_vec());
+        for bytes in cases {
+            let text = facts_json(&bytes);
+            assert!(text.is_ascii(), "{text}");
+            let s: String = serde_json::from_str(&text).unwrap();
+            assert_eq!(host_bytes(&s).unwrap(), bytes, "{text}");
+        }
+    }
+
+    /// Every byte, NUL too, written `\u00XX`, reads back as the byte.
+    #[test]
+    fn every_escaped_byte_reads_back() {
+        for b in 0..=255u8 {
+            let s: String = serde_json::from_str(&format!("\"\\u{:04x}\"", b)).unwrap();
+            assert_eq!(host_bytes(&s), Some(vec![b]));
+        }
+        assert_eq!(host_bytes("✓"), None);
+    }
+
+    #[test]
+    fn host_text_is_utf8_where_the_bytes_are() {
+        // C3 A9 is UTF-8 é; E9 alone is Latin-1 é.
+        assert_eq!(host_text("\u{c3}\u{a9}"), "é");
+        assert_eq!(host_text("Ren\u{e9}"), "Ren\\xE9");
+        assert_eq!(host_text("a\u{ff}\u{c3}\u{a9}\u{80}"), "a\\xFFé\\x80");
+        assert_eq!(host_text("kept ✓"), "kept ✓");
+    }
+
+    /// A snapshot with a Latin-1 GECOS and an 8-bit rc.conf value and key
+    /// reads; each string is the host's bytes as [`host_text`] shows them.
+    #[test]
+    fn a_snapshot_with_8_bit_bytes_reads() {
+        let text = br#"{"format_version":5,"users":{"erin":{"uid":"1005","gid":"1005","comment":"Ren\u00e9 \u00c3\u00a9","shell":"/bin/sh"}},"rc_conf":{"motd_\u00e9":"caf\u00c3\u00a9"}}"#;
+        let s = State::parse(text).unwrap();
+        assert_eq!(s.users["erin"].comment, "Ren\\xE9 é");
+        assert_eq!(s.rc_conf["motd_\\xE9"], "café");
+        // A shape error still names its place.
+        let e = State::parse(b"{\"users\": 3}").err().unwrap();
+        assert_eq!(e.line(), 1);
+        assert!(e.column() > 0);
+    }
 }

@@ -110,3 +110,17 @@ fn dirname_of_paths() {
     assert_eq!(dirname("/a/b/c"), "/a/b");
     assert_eq!(dirname("/c"), "/");
 }
+
+/// A file is staged as a dot-file beside it: cron reads every file of
+/// /etc/cron.d that does not start with a dot (usr.sbin/cron/cron/database.c
+/// @e4452d45), newsyslog includes `newsyslog.conf.d/[!.]*`.
+#[test]
+fn files_are_staged_as_dot_files_beside_them() {
+    use super::file::staged;
+    assert_eq!(staged("/etc/cron.d/backup"), "/etc/cron.d/.beryl-backup");
+    assert_eq!(staged("/a.conf"), "/.beryl-a.conf");
+    assert_eq!(
+        staged("/usr/local/etc/sudoers.d/beryl"),
+        "/usr/local/etc/sudoers.d/.beryl-beryl"
+    );
+}

@@ -89,7 +89,7 @@ pub(crate) const PRUNE: Prune = Prune {
     kind: "zfs",
     step_kind: "zfs",
     exists: "zfs list -H -o name \"$1\" >/dev/null 2>&1",
-    keep: "echo 'left alone: a dataset is destroyed only by destroy: true'",
+    keep: "printf '%s\\n' 'left alone: a dataset is destroyed only by destroy: true'",
     remove: "false",
     source: "openzfs/zfs cmd/zfs/zfs_main.c @be7657e3 (zfs list -H -o name: exit 1 and \"dataset does not exist\" when absent)",
     kept: Some(KEPT),
@@ -166,7 +166,7 @@ impl Kind for Zfs {
             return Ok(Shell {
                 check: format!("! {exists}"),
                 change: format!(
-                    "if grep -qxF {record} {RECORD} 2>/dev/null; then zfs destroy {ds}; else echo {} >&2; false; fi",
+                    "if grep -qxF {record} {RECORD} 2>/dev/null; then zfs destroy {ds}; else printf '%s\\n' {} >&2; false; fi",
                     w(&refuse)?
                 ),
             });

@@ -110,7 +110,7 @@ impl Kind for Zpool {
         );
         Ok(Shell {
             check: format!("zpool list -H -o name {name} >/dev/null 2>&1"),
-            change: format!("{{ echo {} >&2; false; }}", w(&reason)?),
+            change: format!("{{ printf '%s\\n' {} >&2; false; }}", w(&reason)?),
         })
     }
 

@@ -115,7 +115,7 @@ fn host01_drift() -> Value {
     content.push_str("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAvqVJ0lKb2B0bOldLaptopKeyRevokedIn2025xx bob@old-laptop\n");
     set_content(keys, &content);
     // The sudoers drop-in with the wrong mode.
-    s["files"]["/usr/local/etc/sudoers.d/beryl"]["mode"] = json!("640");
+    s["files"]["/usr/local/etc/sudoers.d/beryl"]["mode"] = json!("0640");
     // Another rc.conf value: none in host01, see `with_rc_conf`.
     // Another time zone, another host name.
     s["timezone"] = json!("UTC");
@@ -165,7 +165,7 @@ fn db02_drift() -> Value {
     });
     remove(&mut s["packages"], "postgresql16-server");
     remove(&mut s["origins"], "databases/postgresql16-server");
-    s["users"]["alice"]["ssh_dir"]["mode"] = json!("755");
+    s["users"]["alice"]["ssh_dir"]["mode"] = json!("0755");
     s
 }
 
@@ -422,20 +422,23 @@ fn scripts_pass_shellcheck_and_dash() {
 }
 
 /// The facts script's JSON strings, under every awk at hand (FreeBSD's is
-/// the one true awk; Debian's default is mawk).
+/// the one true awk; Debian's default is mawk): ASCII, each byte that is not
+/// printable ASCII written `\u00XX`, so that a Latin-1 byte (E9) and UTF-8
+/// (C3 A9) both come back as the host's bytes.
 #[test]
 fn facts_json_strings_survive_any_awk() {
     let text = facts(&repo());
     let start = text.find("json() {").unwrap();
     let end = start + text[start..].find("\n}\n").unwrap() + 3;
     let func = &text[start..end];
-    let samples = [
-        "",
-        "plain",
-        "back\\slash \"quoted\" tab\there cr\r ctl\u{1} é ✓",
-        "line\n",
-        "two\nlines\n\n",
-        "\n",
+    let samples: [&[u8]; 7] = [
+        b"",
+        b"plain",
+        "back\\slash \"quoted\" tab\there cr\r ctl\u{1} é ✓".as_bytes(),
+        b"line\n",
+        b"two\nlines\n\n",
+        b"\n",
+        b"Latin-1 Ren\xe9, \xff\x80",
     ];
     let dir = tempfile::tempdir().unwrap();
     let mut ran = 0;
@@ -451,18 +454,21 @@ fn facts_json_strings_survive_any_awk() {
         fs::create_dir_all(&bin).unwrap();
         std::os::unix::fs::symlink(&path, bin.join("awk")).unwrap();
         for s in samples {
+            use std::os::unix::ffi::OsStrExt;
             let out = std::process::Command::new("sh")
                 .arg("-c")
                 .arg(format!("{func}json \"$1\""))
                 .arg("sh")
-                .arg(s)
+                .arg(std::ffi::OsStr::from_bytes(s))
                 .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
                 .output()
                 .unwrap();
+            assert!(out.stdout.is_ascii(), "{awk}: {:?}", out.stdout);
             let got = String::from_utf8_lossy(&out.stdout);
             let back: String = serde_json::from_str(&got)
                 .unwrap_or_else(|e| panic!("{awk}: {got:?} is not a JSON string: {e}"));
-            assert_eq!(back, s, "{awk}");
+            let bytes: Vec<u8> = back.chars().map(|c| u8::try_from(c).unwrap()).collect();
+            assert_eq!(bytes, s, "{awk}: {got}");
         }
         ran += 1;
     }

@@ -160,12 +160,13 @@ fn a_service_account_cannot_turn_its_own_directory_against_apply() {
         "/usr/local/www",
     ];
 
-    // 1. The old staging name beside the file, a link to master.passwd:
-    //    root never writes in www's directory, www puts the file in place.
+    // 1. The staging name beside the file (`.beryl-NAME`), a link to
+    //    master.passwd: root never writes in www's directory, www puts the
+    //    file in place.
     as_user(
         &bsd,
         "www",
-        "ln -s /etc/master.passwd /usr/local/www/app/app.conf.beryl-tmp",
+        "ln -s /etc/master.passwd /usr/local/www/app/.beryl-app.conf",
     );
     let before = fingerprint(&bsd, &targets[..2]);
     agree(&bsd, d, "live", &["+ file:/usr/local/www/app/app.conf"]);

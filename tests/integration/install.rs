@@ -801,8 +801,8 @@ fn a_preamble_exit_keeps_its_status() {
 fn summary(plan: &str) -> String {
     plan.lines()
         .rev()
-        .find(|l| l.starts_with("echo "))
-        .map(|l| l.trim_start_matches("echo ").trim_matches('\'').to_string())
+        .find_map(|l| l.strip_prefix("printf '%s\\n' "))
+        .map(|l| l.trim_matches('\'').to_string())
         .unwrap_or_default()
 }
 
@@ -1051,7 +1051,9 @@ fn example_host_files_have_their_modes_and_owners() {
                     read(path.trim_start_matches('/')),
                     step["content"].as_str().unwrap()
                 );
-                assert!(!target.join(format!("{}.beryl-tmp", &path[1..])).exists());
+                let (dir, name) = path.rsplit_once('/').unwrap();
+                let staged = format!("{}/.beryl-{name}", dir.trim_start_matches('/'));
+                assert!(!target.join(staged.trim_start_matches('/')).exists());
                 checked += 1;
             }
             _ => {}

@@ -27,6 +27,8 @@ use serde_json::Value;
 use crate::fakebsd::{FakeBsd, Options, Run};
 use crate::support::{args, beryl, example, example_hosts, fixtures};
 
+mod fidelity;
+
 /// The PATH sshd gives a session on FreeBSD: the `path` capability of the
 /// `default` class of /etc/login.conf (`/sbin /bin /usr/sbin /usr/bin
 /// /usr/local/sbin /usr/local/bin ~/bin`), which sshd sets through

@@ -61,7 +61,7 @@ fn no_report_shows_a_secret() {
     .unwrap();
     state["files"][FILE] = serde_json::json!({
         "sha256": beryl::apply::sha256_hex("db_password=CANARY-FILE-HOST\n"),
-        "mode": "600", "owner": "root", "group": "wheel", "private": true,
+        "mode": "0600", "owner": "root", "group": "wheel", "private": true,
     });
     // Taken by the facts script of this inventory, which lists FILE.
     state["script"] = facts_digest(&new, "host01").into();

@@ -87,7 +87,7 @@ fn load(path: &Path) -> Result<Snapshot, Failure> {
     let help = "take one with: beryl facts --gather HOST --out DIR";
     // Read as JSON first: a snapshot of another format names its version
     // rather than a field it lacks.
-    let state: State = serde_json::from_str(&text).map_err(|e| {
+    let state = State::parse(text.as_bytes()).map_err(|e| {
         vec![
             Diag::new(
                 Code::State,

@@ -115,8 +115,11 @@ pub(crate) fn inventory_path(s: &str) -> Result<(), String> {
 }
 
 /// A file mode as chmod(1) takes it in octal: three or four octal digits
-/// (`644`, `0640`, `1777`). Returned without a leading zero when it has four
-/// digits and the first is 0.
+/// (`644`, `0640`, `1777`). Returned as four digits, the set-id and sticky
+/// digit first (`0644`, `0640`, `1777`, `0044`): what `stat -f
+/// '%Mp%03Lp'` prints (usr.bin/stat/stat.c @3524148a, `format1`: `%Lp` is
+/// `st_mode & 0777`, `%Mp` the digit above it), so that a mode read back
+/// from the host compares equal.
 pub(crate) fn file_mode(s: &str) -> Result<String, String> {
     if !(3..=4).contains(&s.len()) || !s.bytes().all(|b| (b'0'..=b'7').contains(&b)) {
         return Err(format!(
@@ -124,10 +127,7 @@ pub(crate) fn file_mode(s: &str) -> Result<String, String> {
             quote(s)
         ));
     }
-    Ok(match s.strip_prefix('0') {
-        Some(rest) if s.len() == 4 => rest.to_string(),
-        _ => s.to_string(),
-    })
+    Ok(format!("{s:0>4}"))
 }
 
 /// A validate command: words separated by blanks, exactly one of them
@@ -229,9 +229,12 @@ mod tests {
 
     #[test]
     fn modes_are_octal() {
-        assert_eq!(file_mode("644").unwrap(), "644");
-        assert_eq!(file_mode("0640").unwrap(), "640");
+        assert_eq!(file_mode("644").unwrap(), "0644");
+        assert_eq!(file_mode("0640").unwrap(), "0640");
         assert_eq!(file_mode("1777").unwrap(), "1777");
+        assert_eq!(file_mode("4755").unwrap(), "4755");
+        assert_eq!(file_mode("0044").unwrap(), "0044");
+        assert_eq!(file_mode("044").unwrap(), "0044");
         for bad in ["64", "888", "u+rw", "00644", ""] {
             assert!(file_mode(bad).is_err(), "{bad}");
         }

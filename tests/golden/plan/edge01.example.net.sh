@@ -77,10 +77,10 @@ mkdir -p /usr/local/etc/sudoers.d
 # shellcheck disable=SC2016 # the content is literal text
 printf '%s' 'beryl ALL=(ALL:ALL) NOPASSWD: ALL
 %wheel ALL=(ALL:ALL) ALL
-' > /usr/local/etc/sudoers.d/beryl.beryl-tmp
-/usr/local/sbin/visudo -cf /usr/local/etc/sudoers.d/beryl.beryl-tmp
-install -m 0440 -o root -g wheel /usr/local/etc/sudoers.d/beryl.beryl-tmp /usr/local/etc/sudoers.d/beryl
-rm -f /usr/local/etc/sudoers.d/beryl.beryl-tmp
+' > /usr/local/etc/sudoers.d/.beryl-beryl
+/usr/local/sbin/visudo -cf /usr/local/etc/sudoers.d/.beryl-beryl
+install -m 0440 -o root -g wheel /usr/local/etc/sudoers.d/.beryl-beryl /usr/local/etc/sudoers.d/beryl
+rm -f /usr/local/etc/sudoers.d/.beryl-beryl
 
 # sshd settings first in sshd_config's global section (sshd takes the first
 # value it reads), between beryl's markers; other copies of these keywords
@@ -112,7 +112,7 @@ if ! beryl_key=$(mktemp -d /tmp/beryl-sshd.XXXXXXXX); then
 elif ! ssh-keygen -q -t ed25519 -N '' -f "$beryl_key/key" >/dev/null ||
 	! sshd -t -f /etc/ssh/sshd_config.beryl-tmp -h "$beryl_key/key"; then
 	rm -rf "$beryl_key" /etc/ssh/sshd_config.beryl-tmp
-	echo 'beryl: sshd -t refused the new sshd_config (above); /etc/ssh/sshd_config is unchanged' >&2
+	printf '%s\n' 'beryl: sshd -t refused the new sshd_config (above); /etc/ssh/sshd_config is unchanged' >&2
 	false
 else
 	rm -rf "$beryl_key"
@@ -159,10 +159,10 @@ pass out all keep state
 pass in on "'$ext_if proto tcp to port $tcp_in keep state
 pass in inet proto icmp icmp-type echoreq keep state
 pass in inet6 proto icmp6 keep state
-' > /etc/pf.conf.beryl-tmp
-pfctl -nf /etc/pf.conf.beryl-tmp
-install -m 0600 -o root -g wheel /etc/pf.conf.beryl-tmp /etc/pf.conf
-rm -f /etc/pf.conf.beryl-tmp
+' > /etc/.beryl-pf.conf
+pfctl -nf /etc/.beryl-pf.conf
+install -m 0600 -o root -g wheel /etc/.beryl-pf.conf /etc/pf.conf
+rm -f /etc/.beryl-pf.conf
 if [ "$beryl_there" = 0 ]; then
 	mkdir -p /var/db/beryl
 	printf '%s\n' 'file /etc/pf.conf' >> /var/db/beryl/managed
@@ -172,4 +172,4 @@ fi
 mkdir -p /var/db/beryl
 printf '%s\n' 'pkg haproxy' 'pkg sudo' 'pkg tmux' 'pkg vim' >> /var/db/beryl/managed
 
-echo 'beryl: edge01.example.net installed: 2 users, 4 packages'
+printf '%s\n' 'beryl: edge01.example.net installed: 2 users, 4 packages'

@@ -129,10 +129,10 @@ mkdir -p /usr/local/etc/sudoers.d
 printf '%s' '%wheel ALL=(ALL:ALL) NOPASSWD: ALL
 beryl ALL=(ALL:ALL) NOPASSWD: ALL
 Defaults env_keep += "SSH_AUTH_SOCK"
-' > /usr/local/etc/sudoers.d/beryl.beryl-tmp
-/usr/local/sbin/visudo -cf /usr/local/etc/sudoers.d/beryl.beryl-tmp
-install -m 0440 -o root -g wheel /usr/local/etc/sudoers.d/beryl.beryl-tmp /usr/local/etc/sudoers.d/beryl
-rm -f /usr/local/etc/sudoers.d/beryl.beryl-tmp
+' > /usr/local/etc/sudoers.d/.beryl-beryl
+/usr/local/sbin/visudo -cf /usr/local/etc/sudoers.d/.beryl-beryl
+install -m 0440 -o root -g wheel /usr/local/etc/sudoers.d/.beryl-beryl /usr/local/etc/sudoers.d/beryl
+rm -f /usr/local/etc/sudoers.d/.beryl-beryl
 
 # sshd settings first in sshd_config's global section (sshd takes the first
 # value it reads), between beryl's markers; other copies of these keywords
@@ -164,7 +164,7 @@ if ! beryl_key=$(mktemp -d /tmp/beryl-sshd.XXXXXXXX); then
 elif ! ssh-keygen -q -t ed25519 -N '' -f "$beryl_key/key" >/dev/null ||
 	! sshd -t -f /etc/ssh/sshd_config.beryl-tmp -h "$beryl_key/key"; then
 	rm -rf "$beryl_key" /etc/ssh/sshd_config.beryl-tmp
-	echo 'beryl: sshd -t refused the new sshd_config (above); /etc/ssh/sshd_config is unchanged' >&2
+	printf '%s\n' 'beryl: sshd -t refused the new sshd_config (above); /etc/ssh/sshd_config is unchanged' >&2
 	false
 else
 	rm -rf "$beryl_key"
@@ -236,10 +236,10 @@ pass out all keep state
 pass in on "'$ext_if proto tcp to port $tcp_in keep state
 pass in inet proto icmp icmp-type echoreq keep state
 pass in inet6 proto icmp6 keep state
-' > /etc/pf.conf.beryl-tmp
-pfctl -nf /etc/pf.conf.beryl-tmp
-install -m 0600 -o root -g wheel /etc/pf.conf.beryl-tmp /etc/pf.conf
-rm -f /etc/pf.conf.beryl-tmp
+' > /etc/.beryl-pf.conf
+pfctl -nf /etc/.beryl-pf.conf
+install -m 0600 -o root -g wheel /etc/.beryl-pf.conf /etc/pf.conf
+rm -f /etc/.beryl-pf.conf
 if [ "$beryl_there" = 0 ]; then
 	mkdir -p /var/db/beryl
 	printf '%s\n' 'file /etc/pf.conf' >> /var/db/beryl/managed
@@ -277,10 +277,10 @@ http {
         }
     }
 }
-' > /usr/local/etc/nginx/nginx.conf.beryl-tmp
-nginx -t -c /usr/local/etc/nginx/nginx.conf.beryl-tmp
-install -m 0644 -o root -g wheel /usr/local/etc/nginx/nginx.conf.beryl-tmp /usr/local/etc/nginx/nginx.conf
-rm -f /usr/local/etc/nginx/nginx.conf.beryl-tmp
+' > /usr/local/etc/nginx/.beryl-nginx.conf
+nginx -t -c /usr/local/etc/nginx/.beryl-nginx.conf
+install -m 0644 -o root -g wheel /usr/local/etc/nginx/.beryl-nginx.conf /usr/local/etc/nginx/nginx.conf
+rm -f /usr/local/etc/nginx/.beryl-nginx.conf
 if [ "$beryl_there" = 0 ]; then
 	mkdir -p /var/db/beryl
 	printf '%s\n' 'file /usr/local/etc/nginx/nginx.conf' >> /var/db/beryl/managed
@@ -293,4 +293,4 @@ sysrc -f /etc/rc.conf 'nginx_enable=YES'
 mkdir -p /var/db/beryl
 printf '%s\n' 'loader accf_http_load' 'pkg bash' 'pkg nginx' 'pkg node_exporter' 'pkg py311-certbot' 'pkg sudo' 'pkg tmux' 'sysctl kern.ipc.somaxconn' >> /var/db/beryl/managed
 
-echo 'beryl: host01.example.org installed: 5 users, 6 packages'
+printf '%s\n' 'beryl: host01.example.org installed: 5 users, 6 packages'

@@ -149,7 +149,10 @@ fn json_and_script_are_the_same_plan() {
             ));
         }
         let summary = plan["summary"].as_str().unwrap();
-        let tail = format!("{body}\necho {}\n", beryl::shell::quote(summary).unwrap());
+        let tail = format!(
+            "{body}\nprintf '%s\\n' {}\n",
+            beryl::shell::quote(summary).unwrap()
+        );
         assert!(
             setup.ends_with(&tail),
             "{fqdn}: the setup script is not its steps' commands in order:\n{setup}\n---\n{tail}"

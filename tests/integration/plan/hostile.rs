@@ -387,7 +387,7 @@ fn fields() -> Vec<Field> {
                 "zzmarkzz",
                 vec![Land {
                     head: &["printf", "%s"],
-                    with: "/usr/local/etc/sudoers.d/beryl.beryl-tmp",
+                    with: "/usr/local/etc/sudoers.d/.beryl-beryl",
                     what: What::Line(same, false),
                 }],
                 no_line_break,
@@ -486,7 +486,7 @@ fn fields() -> Vec<Field> {
                 word(&["printf", "nameserver %s\\n"], same),
                 Land {
                     head: &["printf", "%s"],
-                    with: "/etc/resolvconf.conf.beryl-tmp",
+                    with: "/etc/.beryl-resolvconf.conf",
                     what: What::Line(|v| format!("name_servers=\"{v}\""), true),
                 },
             ],
@@ -1181,8 +1181,8 @@ fn install_with(host: &Value, test: &str, edit: impl Fn(&str) -> String) -> Opti
         .iter()
         .rev()
         .map(sh::argv)
-        .find(|a| a.first() == Some(&"echo"))
-        .map(|a| a[1].to_string())
+        .find(|a| a.first() == Some(&"printf") && a.len() == 3)
+        .map(|a| a[2].to_string())
         .expect("a summary line");
     assert!(
         run.stdout.contains(&summary),

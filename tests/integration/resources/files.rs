@@ -139,7 +139,7 @@ fn the_installer_refuses_a_file_its_validator_refuses() {
     let run = bsd.install(&ok(d, &["plan", "live"]));
     assert_ne!(run.status, 0, "{}", run.all());
     assert!(
-        run.all().contains("/etc/pf.conf.beryl-tmp:3: syntax error"),
+        run.all().contains("/etc/.beryl-pf.conf:3: syntax error"),
         "{}",
         run.all()
     );

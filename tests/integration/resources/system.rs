@@ -248,18 +248,18 @@ fn dry_run_detail() {
     // Recorded items that left the config: kern.old, old_load and gone are
     // pruned; gone-by-hand is no longer there, so nothing is to be done.
     let state = json!({
-        "format_version": 4,
+        "format_version": 5,
         "host": "live.example.org",
         "script": facts_digest(d, "live"),
         "managed": [["sysctl", "kern.ipc.somaxconn"], ["sysctl", "kern.old"],
                     ["loader", "old_load"], ["cron", "gone"], ["cron", "gone-by-hand"]],
         "sysctl": {"kern.ipc.somaxconn": "128", "net.inet.tcp.blackhole": "0", "kern.old": "1"},
-        "sysctl_conf": cron(conf, "644"),
+        "sysctl_conf": cron(conf, "0644"),
         "loader_conf": {"zfs_load": "YES", "accf_http_load": "NO", "old_load": "YES"},
         "cron": {
             "nightly": null,
-            "stamp": cron("# Written by beryl: freebsd.cron.stamp\n@daily beryl date\n", "600"),
-            "gone": cron("# Written by beryl: freebsd.cron.gone\n@daily root true\n", "644"),
+            "stamp": cron("# Written by beryl: freebsd.cron.stamp\n@daily beryl date\n", "0600"),
+            "gone": cron("# Written by beryl: freebsd.cron.gone\n@daily root true\n", "0644"),
             "gone-by-hand": null,
         },
     });
