@@ -572,6 +572,49 @@ fn a_non_root_login_with_become_sudo() {
     agree(&bsd, d, "live", &["~ user:alice"]);
 }
 
+/// A non-root login with `become: doas`: the apply runs as `deploy`, in
+/// wheel, under `doas -n sh -s`, which the doas model (the port's doas:
+/// slicer69/doas doas.c, parse.y) lets through the doas.conf of
+/// `freebsd.files`. Without that file doas refuses everything, which is why
+/// `beryl check` refuses `become: doas` without one.
+#[test]
+fn a_non_root_login_with_become_doas() {
+    let Some((dir, bsd)) = live(
+        "ssh:\n  user: deploy\n  become: doas\nfreebsd:\n  packages: [doas]\n  users:\n    \
+         - name: deploy\n      uid: 1600\n      shell: /bin/sh\n      groups: [wheel]\n  files:\n    \
+         /usr/local/etc/doas.conf:\n      content: |\n        permit nopass :wheel as root\n",
+        "a_non_root_login_with_become_doas",
+    ) else {
+        return;
+    };
+    let d = dir.path();
+    assert_eq!(login(d, "live"), ("deploy".into(), "doas -n sh -s".into()));
+    sh(&bsd, "pw usermod -n alice -s /bin/csh");
+    agree(&bsd, d, "live", &["~ user:alice"]);
+    // What the installed host does with what check refuses: a last rule
+    // that asks for a password, a rule doas cannot parse, no file.
+    let script = ok(d, &["apply", "live", "--script"]);
+    for (conf, message) in [
+        (
+            "printf 'permit nopass :wheel as root\\npermit deploy\\n' >",
+            "doas: Authorization required",
+        ),
+        (
+            "printf 'permit nopass :wheel as root' >",
+            "doas: syntax error at line 1",
+        ),
+        (
+            "rm",
+            "doas: doas is not enabled, /usr/local/etc/doas.conf: No such file or directory",
+        ),
+    ] {
+        sh(&bsd, &format!("{conf} /usr/local/etc/doas.conf"));
+        let run = bsd.exec_in_target("doas -n sh -s", &script, &[("PATH", SSH_PATH)], "deploy");
+        assert_eq!(run.status, 1, "{}", run.all());
+        assert!(run.stderr.contains(message), "{message}: {}", run.all());
+    }
+}
+
 /// A host whose pkg is not bootstrapped (the base system alone, as
 /// extracted): /usr/sbin/pkg is only pkg(7), the bootstrapper, which asks
 /// before it fetches pkg, and refuses when its standard input is not a
