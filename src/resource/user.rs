@@ -7,7 +7,8 @@
 //! - **Apply:** `pw usershow` must show every field the config sets, and
 //!   the supplementary groups as an exact set (`pw usermod -G` replaces
 //!   it); else `pw usermod`, or `pw useradd -m` for a new user (password
-//!   locked: `-h -`; `-g NAME` when the host has a group of its name). An absent user is removed with `pw userdel`.
+//!   locked: `-h -`; `-g NAME` when the host has a group of its name). An
+//!   absent user is removed with `pw userdel`.
 
 use serde::Serialize;
 
