@@ -131,7 +131,14 @@ fn removals(steps: &[Step], s: &State) -> Vec<Outcome> {
                 note: kind.removal_note,
                 check: format!("! exists_{} {id}", kind.kind),
                 change: format!("remove_{} {id}", kind.kind),
-                notify: Vec::new(),
+                notify: kind
+                    .removal_notify
+                    .iter()
+                    .map(|(service, action)| Notify {
+                        service: (*service).into(),
+                        action: (*action).into(),
+                    })
+                    .collect(),
             })
         })
         .collect()

@@ -13,12 +13,20 @@
 use crate::resource::{Record, pruned_kinds};
 use crate::shell::{QuoteError, word};
 
-/// The sh functions of every kind: `exists_KIND`, `keep_KIND`, `remove_KIND`.
+/// The sh functions of every kind: `exists_KIND`, `keep_KIND`, `remove_KIND`,
+/// and for a kind whose removal needs a handler, `removed_KIND`, which
+/// notifies it.
 pub(crate) fn functions() -> String {
     let mut out = String::new();
     for k in pruned_kinds() {
+        let removed = match k.removal_notify {
+            Some((service, action)) => {
+                format!("removed_{}() {{\n\tnotify {service} {action}\n}}\n", k.kind)
+            }
+            None => String::new(),
+        };
         out.push_str(&format!(
-            "# {kind}: {source}\nexists_{kind}() {{\n\t{exists}\n}}\nkeep_{kind}() {{\n\t{keep}\n}}\nremove_{kind}() {{\n\t{remove}\n}}\n",
+            "# {kind}: {source}\nexists_{kind}() {{\n\t{exists}\n}}\nkeep_{kind}() {{\n\t{keep}\n}}\nremove_{kind}() {{\n\t{remove}\n}}\n{removed}",
             kind = k.kind,
             source = k.source,
             exists = k.exists,
@@ -27,6 +35,12 @@ pub(crate) fn functions() -> String {
         ));
     }
     out
+}
+
+/// Whether a removal may notify a handler, so the script runs them even
+/// when no step does.
+pub(crate) fn notifies() -> bool {
+    pruned_kinds().any(|k| k.removal_notify.is_some())
 }
 
 /// The sh function `record_refused KIND ID`: why a record line is never

@@ -96,7 +96,7 @@ pub(crate) fn script_guarded(
     // Removals first, then the handlers: a service reloads once, after
     // everything it reads is in place.
     out.push_str("\nprune_all\n");
-    if steps.iter().any(|s| !s.notify.is_empty()) {
+    if steps.iter().any(|s| !s.notify.is_empty()) || (opts.prune && super::prune::notifies()) {
         out.push_str("handlers\n");
     }
     out.push_str(FOOTER);
@@ -191,9 +191,17 @@ fail() {
 }
 
 # The recorded kinds (src/apply/prune.rs): exists_KIND ID exits 0 when the
-# item is there; keep_KIND ID says why it must stay; remove_KIND ID.
+# item is there; keep_KIND ID says why it must stay; remove_KIND ID;
+# removed_KIND notifies the handler a removal needs, when there is one.
 @KINDS@
 @REFUSALS@
+# removed KIND: the handler a removal of KIND notifies, if any.
+removed() {
+	if command -v "removed_$1" >/dev/null 2>&1; then
+		"removed_$1"
+	fi
+}
+
 # prune_all: remove each recorded item the config no longer holds
 # ($desired), unless pruning is off; an item already gone is forgotten.
 prune_all() {
@@ -232,6 +240,7 @@ prune_all() {
 		if [ "${BERYL_DRY_RUN:-}" = 1 ]; then
 			printf '%s\n' "- $kind:$id would remove"
 			changed=$((changed + 1))
+			removed "$kind"
 			continue
 		fi
 		out=$("remove_$kind" "$id" </dev/null 2>&1)
@@ -246,6 +255,7 @@ prune_all() {
 "
 		printf '%s\n' "- $kind:$id"
 		changed=$((changed + 1))
+		removed "$kind"
 	done < "$record"
 }
 

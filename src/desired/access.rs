@@ -16,7 +16,8 @@ pub enum Become {
     /// `sudo -n sh -s`: a sudoers rule must let the user run anything as
     /// root without a password.
     Sudo,
-    /// `doas sh -s`: doas.conf (not written by beryl) must `permit nopass`.
+    /// `doas -n sh -s`: a doas.conf of `freebsd.files` must `permit nopass`
+    /// the user (beryl writes none itself).
     Doas,
     /// The login user is root.
     None,
@@ -286,13 +287,16 @@ pub(crate) fn check(login: &Login, c: &Compiled) -> Vec<Diag> {
             .help(format!("add `{package}` to freebsd.packages")),
         );
     }
+    let mut groups: Vec<&str> = user.groups.iter().map(|g| g.value.as_str()).collect();
+    groups.push(
+        user.primary_group
+            .as_ref()
+            .map_or(user.name.value.as_str(), |g| g.value.as_str()),
+    );
+    if login.elevate == Become::Doas {
+        errors.extend(doas(login, f, at, &groups));
+    }
     if login.elevate == Become::Sudo {
-        let mut groups: Vec<&str> = user.groups.iter().map(|g| g.value.as_str()).collect();
-        groups.push(
-            user.primary_group
-                .as_ref()
-                .map_or(user.name.value.as_str(), |g| g.value.as_str()),
-        );
         let lines: Vec<&str> = f.sudoers.iter().map(|l| l.value.as_str()).collect();
         if let Some((line, why)) = super::sudoers::lockout(&lines, &login.user, &groups) {
             errors.push(
@@ -324,6 +328,98 @@ pub(crate) fn check(login: &Login, c: &Compiled) -> Vec<Diag> {
         }
     }
     errors
+}
+
+/// Refusals for `become: doas`: the port's doas refuses everything without
+/// a doas.conf, which its package does not install, and `-n` needs the
+/// last rule that matches the user to be a `permit nopass`
+/// ([`super::doas`]). beryl writes no doas.conf itself: it must be a file
+/// of `freebsd.files`.
+fn doas(
+    login: &Login,
+    f: &crate::schema::FreeBsd,
+    at: &crate::value::Span,
+    groups: &[&str],
+) -> Vec<Diag> {
+    use super::doas::{DOAS_CONF, deciding, parse};
+    let code = Code::Unreachable;
+    let user = &login.user;
+    let example = format!("permit nopass {user} as root");
+    let Some(file) = f.files.iter().find(|m| m.path.value == DOAS_CONF) else {
+        return vec![
+            Diag::new(
+                code,
+                format!(
+                    "apply runs `doas -n sh -s` as {user}, but freebsd.files has no {DOAS_CONF}: \
+                     doas refuses everything without it (\"doas is not enabled, {DOAS_CONF}\")"
+                ),
+            )
+            .label(at, "apply logs in as this user")
+            .help(format!(
+                "add the file, which the doas package does not install: \
+                 files: {{\"{DOAS_CONF}\": {{content: \"{example}\\n\"}}}}"
+            )),
+        ];
+    };
+    let refuse = |why: String| {
+        Diag::new(code, format!("{DOAS_CONF} locks apply out: {why}"))
+            .label(&file.span, "the file")
+            .label(at, "apply logs in as this user")
+    };
+    // parseconfig(DOAS_CONF, 1): root's file, not writable by group or other.
+    if let Some(owner) = file.owner.as_ref().filter(|o| o.value != "root") {
+        return vec![
+            refuse(format!(
+                "doas refuses a file not owned by root (owner: {})",
+                owner.value
+            ))
+            .help("leave the owner root"),
+        ];
+    }
+    if let Some(mode) = &file.mode
+        && u32::from_str_radix(&mode.value, 8).is_ok_and(|m| m & 0o022 != 0)
+    {
+        return vec![
+            refuse(format!(
+                "doas refuses a file writable by group or other (mode {})",
+                mode.value
+            ))
+            .help("write mode: \"0644\" or \"0600\""),
+        ];
+    }
+    // A template or source not read (a compile without the inventory):
+    // nothing more to check.
+    let Some(content) = &file.content else {
+        return Vec::new();
+    };
+    let rules = match parse(content) {
+        Ok(rules) => rules,
+        Err(why) => {
+            return vec![
+                refuse(format!(
+                    "doas cannot parse it (\"doas: {why}\") and then permits nothing"
+                ))
+                .help(format!(
+                    "one rule per line, ending with a newline, such as `{example}`"
+                )),
+            ];
+        }
+    };
+    let why = match deciding(&rules, user, groups) {
+        Some(r) if r.permit && r.nopass => return Vec::new(),
+        Some(r) if r.permit => format!(
+            "the last rule that matches {user} (line {}) asks for a password, which `doas -n` cannot give (\"Authorization required\")",
+            r.line
+        ),
+        Some(r) => format!(
+            "the last rule that matches {user} (line {}) is a deny",
+            r.line
+        ),
+        None => format!("no rule permits {user} to run `sh -s` as root"),
+    };
+    vec![refuse(why).help(format!(
+        "doas uses the last rule that matches: end with one such as `{example}` (or `permit nopass :GROUP as root` for a group of {user})"
+    ))]
 }
 
 /// Whether a package spec (name or origin, `security/sudo`) is `name`.

@@ -9,6 +9,7 @@
 //! idempotent steps; neither derives a fact of its own.
 
 pub(crate) mod access;
+pub(crate) mod doas;
 pub(crate) mod require;
 pub(crate) mod sudoers;
 

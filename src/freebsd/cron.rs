@@ -7,8 +7,11 @@
 //! "/etc/cron.d"`; `usr.sbin/cron/cron/database.c` (e4452d45, the 15.x line)
 //! reads both directories on every load: each entry whose name starts with
 //! `.` is skipped, and so is anything but a regular file; every file is read
-//! as a *system* crontab (five time fields, a user, the command), and its
-//! modification time makes cron reload it, so no signal is needed. The 1996
+//! as a *system* crontab (five time fields, a user, the command), and a
+//! changed modification time makes cron reload its database, where every
+//! system crontab has the one name `SYS_NAME`: a file may then take another
+//! file's old entry, so apply restarts cron after adding or removing one
+//! ([`crate::resource::cron`]). The 1996
 //! database.c (5e74a0a1) reads only `/etc/crontab` and `/var/cron/tabs`:
 //! a release with that cron has no drop-in directory.
 

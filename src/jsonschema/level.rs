@@ -112,7 +112,8 @@ pub enum Become {
     /// `sudo -n sh -s`: a sudoers rule must let the user run everything as
     /// root without a password.
     Sudo,
-    /// `doas -n sh -s`: doas.conf must `permit nopass` the user.
+    /// `doas -n sh -s`: a freebsd.files entry /usr/local/etc/doas.conf must
+    /// `permit nopass` the user (beryl writes none).
     Doas,
     /// The login user is root.
     None,

@@ -3,14 +3,16 @@
 //! drop-in directory ([`crate::freebsd::cron`]): staged under a dot name
 //! that cron(8) skips, then renamed into place, mode 644, root:wheel.
 //!
-//! - **Records:** `cron NAME`, pruned with `rm -f` (cron drops a file gone
-//!   at its next load).
+//! - **Records:** `cron NAME`, pruned with `rm -f`.
+//! - **Handler:** a file written or removed restarts cron, once per run
+//!   ([`RESTART`]): its reload can swap the jobs of files that share an
+//!   mtime.
 
 use serde::Serialize;
 
 use super::state::State;
 use super::verdict::{Content, Verdict, judge_file};
-use super::{Input, Kind, Prune, Record, Resource, Shell};
+use super::{Input, Kind, Notify, Prune, Record, Resource, Shell};
 use crate::freebsd::cron;
 use crate::fsutil::sha256_hex;
 use crate::shell::{QuoteError, word as w};
@@ -68,11 +70,23 @@ pub(crate) const PRUNE: Prune = Prune {
     exists: "[ -e \"/usr/local/etc/cron.d/beryl-$1\" ]",
     keep: "false",
     remove: "rm -f \"/usr/local/etc/cron.d/beryl-$1\"",
-    source: "usr.sbin/cron/cron/database.c @e4452d45 (a file gone is dropped at the next load); src/freebsd/cron.rs",
+    source: "usr.sbin/cron/cron/database.c @e4452d45 (a removal restarts cron: see RESTART); src/freebsd/cron.rs",
     kept: None,
     removal_note: None,
+    removal_notify: Some(RESTART),
     present: |s, id| s.cron.get(id).is_some_and(Option::is_some),
 };
+
+/// cron restarted once a file of its drop-in directory came or went:
+/// `load_database` files every system crontab under the one name
+/// `SYS_NAME`, and on a reload each file takes the first entry left of the
+/// old database when its mtime (seconds) is the file's
+/// (usr.sbin/cron/cron/database.c `process_crontab` @e4452d45). Files one
+/// run writes share their mtime, so after a file is added or removed a
+/// later file would run an earlier one's jobs until cron restarts; a
+/// restart starts from an empty database (libexec/rc/rc.d/cron @d28066d8 has
+/// no `reload`).
+const RESTART: (&str, &str) = ("cron", "restart");
 
 impl Kind for Cron {
     type Want = Cron;
@@ -94,6 +108,13 @@ impl Kind for Cron {
 
     fn step_id(want: &Cron) -> String {
         want.id()
+    }
+
+    fn notify(_: &Cron) -> Vec<Notify> {
+        vec![Notify {
+            service: RESTART.0.into(),
+            action: RESTART.1.into(),
+        }]
     }
 
     /// Content, mode and owner.

@@ -213,6 +213,7 @@ pub(crate) const PRUNE: Prune = Prune {
     source: "POSIX rm(1), through rm_file (templates/lib.sh): a regular file whose directory trusted_dir accepts",
     kept: None,
     removal_note: None,
+    removal_notify: None,
     present: |s, id| s.files.get(id).is_some_and(Option::is_some),
 };
 

@@ -90,6 +90,7 @@ pub(crate) const PRUNE: Prune = Prune {
     source: "usr.sbin/sysrc/sysrc @09711ccb (-f FILE, -a, -x)",
     kept: None,
     removal_note: Some(REBOOT),
+    removal_notify: None,
     present: |s, id| s.loader_conf.contains_key(id),
 };
 

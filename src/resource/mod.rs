@@ -452,6 +452,9 @@ pub(crate) struct Prune {
     pub kept: Option<&'static str>,
     /// What removing an item leaves to be done, shown under it.
     pub removal_note: Option<&'static str>,
+    /// The service a removal restarts or reloads (`SERVICE`, `ACTION`),
+    /// once per run with the handlers of the steps.
+    pub removal_notify: Option<(&'static str, &'static str)>,
     /// Whether the recorded item is still on the host, as far as a snapshot
     /// tells: the dry run's `exists`.
     pub present: fn(&State, &str) -> bool,

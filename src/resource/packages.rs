@@ -59,6 +59,7 @@ pub(crate) const PRUNE: Prune = Prune {
     source: "freebsd/pkg src/delete.c @068171d5 (recursive unless -f; -y answers the question); docs/pkg-query.8 @0206549d (%rn: the reverse dependencies)",
     kept: None,
     removal_note: None,
+    removal_notify: None,
     present: |s, id| installed(s, id),
 };
 

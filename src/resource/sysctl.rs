@@ -85,6 +85,7 @@ pub(crate) const PRUNE: Prune = Prune {
     removal_note: Some(
         "the line is removed; the live value stays until the next boot (the kernel keeps no earlier value)",
     ),
+    removal_notify: None,
     present: |s, id| {
         s.sysctl_conf
             .as_ref()

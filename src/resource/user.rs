@@ -1,12 +1,14 @@
 //! `user`: a user account of `freebsd.users`, present with the fields the
 //! config sets, or (`state: absent`) one that must not exist.
 //!
-//! - **Install:** `templates/steps/user.sh.j2` runs `pw useradd`; a fresh
-//!   system has no user to remove.
+//! - **Install:** `templates/steps/user.sh.j2` runs `pw useradd`, with
+//!   `-g NAME` for a user named like a group beryl makes (see [`layout`]); a
+//!   fresh system has no user to remove.
 //! - **Apply:** `pw usershow` must show every field the config sets, and
 //!   the supplementary groups as an exact set (`pw usermod -G` replaces
 //!   it); else `pw usermod`, or `pw useradd -m` for a new user (password
-//!   locked: `-h -`). An absent user is removed with `pw userdel`.
+//!   locked: `-h -`; `-g NAME` when the host has a group of its name). An
+//!   absent user is removed with `pw userdel`.
 
 use serde::Serialize;
 
@@ -37,18 +39,34 @@ pub struct Account {
 }
 
 /// The users, in the order written.
+///
+/// A user without `primary_group` whose name is a group beryl makes (one
+/// that other users join) gets that group explicitly: without `-g`, `pw
+/// useradd` reuses a group of the user's name only while it has no members
+/// (usr.sbin/pw/pw_user.c `pw_gidpolicy`, index id 690327693), and
+/// otherwise adds a second group of that name (pw_group.c `groupadd`, whose
+/// `addgrent` goes through lib/libutil/gr_util.c `gr_copy` @d28066d8, which
+/// matches lines by gid only).
 pub(crate) fn layout(input: &Input<'_>) -> Vec<Resource> {
-    super::items(input.freebsd().users.iter().map(|u| {
+    let users = &input.freebsd().users;
+    let present: Vec<_> = users
+        .iter()
+        .filter(|u| u.state == UserState::Present)
+        .collect();
+    let planned = super::group::needed(&present);
+    super::items(users.iter().map(|u| {
         let name = u.name.value.clone();
         if u.state == UserState::Absent {
             return User::Absent { name };
         }
+        let primary_group =
+            text(&u.primary_group).or_else(|| planned.contains(&name).then(|| name.clone()));
         User::Present(Account {
             name,
             uid: u.uid.as_ref().map(|l| l.value),
             shell: text(&u.shell),
             comment: text(&u.comment),
-            primary_group: text(&u.primary_group),
+            primary_group,
             groups: u.groups.iter().map(|g| g.value.clone()).collect(),
         })
     }))
@@ -220,7 +238,16 @@ fn change_user(u: &Account) -> Result<String, QuoteError> {
     args.push(format!("-G {}", w(&sorted(&u.groups).join(","))?));
     let args = args.join(" ");
     let name = w(&u.name)?;
+    // A group of the user's name that beryl does not make but the host has
+    // (made by hand, or by a package): `-g` too, as `layout` does for the
+    // planned ones (pw_gidpolicy).
+    let own = match &u.primary_group {
+        Some(_) => String::new(),
+        None => format!(
+            "elif pw groupshow -n {name} >/dev/null 2>&1; then pw useradd -n {name} -m -g {name} {args} -h -; "
+        ),
+    };
     Ok(format!(
-        "if pw usershow -n {name} >/dev/null 2>&1; then pw usermod -n {name} {args}; else pw useradd -n {name} -m {args} -h -; fi"
+        "if pw usershow -n {name} >/dev/null 2>&1; then pw usermod -n {name} {args}; {own}else pw useradd -n {name} -m {args} -h -; fi"
     ))
 }

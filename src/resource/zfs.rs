@@ -94,6 +94,7 @@ pub(crate) const PRUNE: Prune = Prune {
     source: "openzfs/zfs cmd/zfs/zfs_main.c @be7657e3 (zfs list -H -o name: exit 1 and \"dataset does not exist\" when absent)",
     kept: Some(KEPT),
     removal_note: None,
+    removal_notify: None,
     present: |s, id| s.zfs.get(id).is_some_and(Option::is_some),
 };
 

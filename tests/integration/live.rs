@@ -478,6 +478,71 @@ fn a_home_that_is_not_under_home() {
     );
 }
 
+/// Users named like a group that other users join: `dba` and the service
+/// account `git`, with erin a member of both, written first. Without `-g`,
+/// `pw useradd -n dba` reuses the group `dba` only while it has no members
+/// (usr.sbin/pw/pw_user.c `pw_gidpolicy`); erin is in it, so pw adds a
+/// second `dba` line to /etc/group (pw_group.c `groupadd`, grupd.c
+/// `addgrent`, lib/libutil/gr_util.c `gr_copy` matching lines by gid). The
+/// install and apply's create branch pass `-g NAME`: one group per name, the
+/// user's primary group, and a second apply changes nothing.
+#[test]
+fn users_named_like_a_group_others_join() {
+    let Some((dir, bsd)) = live(
+        "freebsd:\n  users:\n    - name: erin\n      uid: 1601\n      shell: /bin/sh\n      \
+         groups: [dba, git]\n    - name: dba\n      uid: 1602\n      shell: /bin/sh\n    \
+         - name: git\n      uid: 1603\n      shell: /usr/sbin/nologin\n",
+        "users_named_like_a_group_others_join",
+    ) else {
+        return;
+    };
+    let d = dir.path();
+    let groups = "for g in dba git; do grep -c \"^$g:\" /etc/group; \
+                  [ \"$(pw usershow -n $g | cut -d: -f4)\" = \"$(pw groupshow -n $g | cut -d: -f3)\" ] && echo primary; \
+                  pw groupshow -n $g | cut -d: -f4; done";
+    assert_eq!(
+        sh(&bsd, groups),
+        "1\nprimary\ncarol,erin\n1\nprimary\nerin\n"
+    );
+    // The apply's create branch: the accounts gone, their groups kept (pw
+    // userdel keeps a group that has members).
+    sh(&bsd, "pw userdel -n dba -r && pw userdel -n git -r");
+    agree(
+        &bsd,
+        d,
+        "live",
+        &["+ user:dba", "+ user:git", "+ keys:dba", "+ keys:git"],
+    );
+    assert_eq!(
+        sh(&bsd, groups),
+        "1\nprimary\ncarol,erin\n1\nprimary\nerin\n"
+    );
+    // A group the host has but beryl does not make (made by hand, erin in
+    // it), and a user of its name written before erin: `-g` there too.
+    sh(&bsd, "pw groupadd -n svc -M erin");
+    fs::write(
+        d.join("inventory/example.org/live.yml"),
+        "freebsd:\n  users:\n    - name: svc\n      uid: 1604\n      shell: /usr/sbin/nologin\n    \
+         - name: erin\n      uid: 1601\n      shell: /bin/sh\n      groups: [dba, git]\n    \
+         - name: dba\n      uid: 1602\n      shell: /bin/sh\n    \
+         - name: git\n      uid: 1603\n      shell: /usr/sbin/nologin\n",
+    )
+    .unwrap();
+    agree(
+        &bsd,
+        d,
+        "live",
+        &["+ user:svc", "~ user:erin", "+ keys:svc"],
+    );
+    assert_eq!(
+        sh(
+            &bsd,
+            "grep -c '^svc:' /etc/group; [ \"$(pw usershow -n svc | cut -d: -f4)\" = \"$(pw groupshow -n svc | cut -d: -f3)\" ] && echo primary"
+        ),
+        "1\nprimary\n"
+    );
+}
+
 /// A non-root login with `become: sudo`: the apply runs as `deploy`, a
 /// member of wheel, under `sudo -n sh -s` (the remote command of
 /// apply::ssh). The old remote command was `sh -s`: the script ran as the
@@ -507,6 +572,49 @@ fn a_non_root_login_with_become_sudo() {
     );
     // Through sudo: the dry run's prediction, applied.
     agree(&bsd, d, "live", &["~ user:alice"]);
+}
+
+/// A non-root login with `become: doas`: the apply runs as `deploy`, in
+/// wheel, under `doas -n sh -s`, which the doas model (the port's doas:
+/// slicer69/doas doas.c, parse.y) lets through the doas.conf of
+/// `freebsd.files`. Without that file doas refuses everything, which is why
+/// `beryl check` refuses `become: doas` without one.
+#[test]
+fn a_non_root_login_with_become_doas() {
+    let Some((dir, bsd)) = live(
+        "ssh:\n  user: deploy\n  become: doas\nfreebsd:\n  packages: [doas]\n  users:\n    \
+         - name: deploy\n      uid: 1600\n      shell: /bin/sh\n      groups: [wheel]\n  files:\n    \
+         /usr/local/etc/doas.conf:\n      content: |\n        permit nopass :wheel as root\n",
+        "a_non_root_login_with_become_doas",
+    ) else {
+        return;
+    };
+    let d = dir.path();
+    assert_eq!(login(d, "live"), ("deploy".into(), "doas -n sh -s".into()));
+    sh(&bsd, "pw usermod -n alice -s /bin/csh");
+    agree(&bsd, d, "live", &["~ user:alice"]);
+    // What the installed host does with what check refuses: a last rule
+    // that asks for a password, a rule doas cannot parse, no file.
+    let script = ok(d, &["apply", "live", "--script"]);
+    for (conf, message) in [
+        (
+            "printf 'permit nopass :wheel as root\\npermit deploy\\n' >",
+            "doas: Authorization required",
+        ),
+        (
+            "printf 'permit nopass :wheel as root' >",
+            "doas: syntax error at line 1",
+        ),
+        (
+            "rm",
+            "doas: doas is not enabled, /usr/local/etc/doas.conf: No such file or directory",
+        ),
+    ] {
+        sh(&bsd, &format!("{conf} /usr/local/etc/doas.conf"));
+        let run = bsd.exec_in_target("doas -n sh -s", &script, &[("PATH", SSH_PATH)], "deploy");
+        assert_eq!(run.status, 1, "{}", run.all());
+        assert!(run.stderr.contains(message), "{message}: {}", run.all());
+    }
 }
 
 /// A host whose pkg is not bootstrapped (the base system alone, as

@@ -99,6 +99,7 @@ fn sysctl_loader_and_cron_install_and_converge() {
             "~ loader:accf_http_load",
             "+ cron:nightly",
             "~ cron:stamp",
+            "~ notify:cron restart",
         ],
     );
     assert_eq!(
@@ -157,6 +158,7 @@ fn sysctl_loader_and_cron_entries_that_left_the_config_are_pruned() {
             "- cron:nightly",
             "- loader:aio_load",
             "- sysctl:net.inet.tcp.blackhole",
+            "~ notify:cron restart",
         ],
     );
     assert_eq!(
@@ -178,6 +180,70 @@ fn sysctl_loader_and_cron_entries_that_left_the_config_are_pruned() {
     assert!(
         !record.contains("cron nightly") && record.contains("cron stamp\n"),
         "{record}"
+    );
+}
+
+/// Three cron entries, each its own job.
+const THREE: &str = "freebsd:
+  cron:
+    a:
+      schedule: \"@daily\"
+      command: /usr/bin/true job-a
+    b:
+      schedule: \"@daily\"
+      command: /usr/bin/true job-b
+    c:
+      schedule: \"@daily\"
+      command: /usr/bin/true job-c
+";
+
+/// What the running cron would run: the jobs of its database (the model of
+/// usr.sbin/cron/cron/database.c, /usr/share/fakebsd/cron), after the
+/// minute's load.
+fn cron_jobs(bsd: &crate::fakebsd::FakeBsd) -> String {
+    sh(
+        bsd,
+        "sh /usr/share/fakebsd/cron tick && sh /usr/share/fakebsd/cron jobs",
+    )
+}
+
+/// Pruning one of three cron files leaves each job with its own command.
+/// cron loads every system crontab under the one name SYS_NAME, and on a
+/// reload each file takes the first entry left of the old database when its
+/// mtime (seconds) is the file's (database.c `process_crontab`): files
+/// written in one run share their mtime, so after `rm` of the second the
+/// third would run the second's job, until cron restarts. apply restarts
+/// cron, once, after adding or removing a cron file.
+#[test]
+fn pruning_a_cron_file_leaves_each_job_its_own() {
+    let test = "pruning_a_cron_file_leaves_each_job_its_own";
+    let dir = fixture(THREE);
+    let d = dir.path();
+    let Some(bsd) = installed(d, "live", test) else {
+        return;
+    };
+    // The files (and their directory) as one run leaves them, in one second;
+    // cron (re)started reads them so.
+    sh(
+        &bsd,
+        "touch -d '2026-01-01 00:00:00' /usr/local/etc/cron.d/beryl-a /usr/local/etc/cron.d/beryl-b \
+         /usr/local/etc/cron.d/beryl-c /usr/local/etc/cron.d && service cron restart >/dev/null",
+    );
+    let all = "@daily root /usr/bin/true job-a\n@daily root /usr/bin/true job-b\n@daily root /usr/bin/true job-c\n";
+    assert_eq!(cron_jobs(&bsd), all);
+    agree(&bsd, d, "live", &[]);
+    fs::write(
+        d.join("inventory/example.org/live.yml"),
+        THREE.replace(
+            "    b:\n      schedule: \"@daily\"\n      command: /usr/bin/true job-b\n",
+            "",
+        ),
+    )
+    .unwrap();
+    agree(&bsd, d, "live", &["- cron:b", "~ notify:cron restart"]);
+    assert_eq!(
+        cron_jobs(&bsd),
+        "@daily root /usr/bin/true job-a\n@daily root /usr/bin/true job-c\n"
     );
 }
 
