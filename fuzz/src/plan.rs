@@ -537,7 +537,7 @@ fn installerconfig(text: &str, plan: &install::InstallerConfig) {
     for var in &plan.preamble {
         has(vec!["export".into(), format!("{}={}", var.name, var.value)]);
     }
-    has(vec!["echo".into(), plan.summary.clone()]);
+    has(vec!["printf".into(), "%s\\n".into(), plan.summary.clone()]);
     has(words(&["export"], &["PATH".into()]));
     for step in &plan.steps {
         match &step.resource {
