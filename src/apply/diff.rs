@@ -134,9 +134,10 @@ fn removals(steps: &[Step], s: &State) -> Vec<Outcome> {
                 notify: kind
                     .removal_notify
                     .iter()
-                    .map(|(service, action)| Notify {
-                        service: (*service).into(),
-                        action: (*action).into(),
+                    .filter(|n| n.covers(&r.id))
+                    .map(|n| Notify {
+                        service: n.service.into(),
+                        action: n.action.into(),
                     })
                     .collect(),
             })

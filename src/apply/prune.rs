@@ -19,10 +19,22 @@ use crate::shell::{QuoteError, word};
 pub(crate) fn functions() -> String {
     let mut out = String::new();
     for k in pruned_kinds() {
-        let removed = match k.removal_notify {
-            Some((service, action)) => {
-                format!("removed_{}() {{\n\tnotify {service} {action}\n}}\n", k.kind)
-            }
+        let removed = match &k.removal_notify {
+            Some(n) if n.under.is_empty() => format!(
+                "removed_{}() {{\n\tnotify {} {}\n}}\n",
+                k.kind, n.service, n.action
+            ),
+            Some(n) => format!(
+                "removed_{}() {{\n\tcase $1 in\n\t{}) notify {} {} ;;\n\tesac\n}}\n",
+                k.kind,
+                n.under
+                    .iter()
+                    .map(|d| format!("{d}/*"))
+                    .collect::<Vec<_>>()
+                    .join(" | "),
+                n.service,
+                n.action
+            ),
             None => String::new(),
         };
         out.push_str(&format!(

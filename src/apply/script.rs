@@ -195,10 +195,10 @@ fail() {
 # removed_KIND notifies the handler a removal needs, when there is one.
 @KINDS@
 @REFUSALS@
-# removed KIND: the handler a removal of KIND notifies, if any.
+# removed KIND ID: the handler the removal of ID notifies, if any.
 removed() {
 	if command -v "removed_$1" >/dev/null 2>&1; then
-		"removed_$1"
+		"removed_$1" "$2"
 	fi
 }
 
@@ -240,7 +240,7 @@ prune_all() {
 		if [ "${BERYL_DRY_RUN:-}" = 1 ]; then
 			printf '%s\n' "- $kind:$id would remove"
 			changed=$((changed + 1))
-			removed "$kind"
+			removed "$kind" "$id"
 			continue
 		fi
 		out=$("remove_$kind" "$id" </dev/null 2>&1)
@@ -255,7 +255,7 @@ prune_all() {
 "
 		printf '%s\n' "- $kind:$id"
 		changed=$((changed + 1))
-		removed "$kind"
+		removed "$kind" "$id"
 	done < "$record"
 }
 
@@ -284,23 +284,34 @@ rcvalue() {
 }
 
 # notify SERVICE ACTION: after every step, `service SERVICE ACTION` runs
-# once (handlers); a restart covers a reload. Service names are rc.d
-# script names (letters, digits, `_`), so they can name a variable.
+# once (handlers); a restart covers a reload. `notified` holds one
+# `SERVICE:ACTION` word per service, in the order first notified: rc.d
+# script names hold no blank, `:` or glob character, and may hold `-`
+# (`mysql-server`), so they name no variable and nothing is eval'ed.
 notified=''
 notify() {
-	_had=
-	eval "_had=\${notify_$1:-}"
-	case " $notified " in *" $1 "*) ;; *) notified="$notified $1" ;; esac
-	if [ "$_had" != restart ]; then
-		eval "notify_$1=\$2"
+	_new=''
+	_found=
+	for _e in $notified; do
+		if [ "${_e%:*}" = "$1" ]; then
+			_found=1
+			if [ "${_e##*:}" != restart ]; then
+				_e="$1:$2"
+			fi
+		fi
+		_new="$_new $_e"
+	done
+	if [ -z "$_found" ]; then
+		_new="$_new $1:$2"
 	fi
+	notified=$_new
 }
 
 # handlers: the notified services, in the order first notified.
 handlers() {
-	for _s in $notified; do
-		_a=
-		eval "_a=\$notify_$_s"
+	for _e in $notified; do
+		_s=${_e%:*}
+		_a=${_e##*:}
 		if [ "${BERYL_DRY_RUN:-}" = 1 ]; then
 			printf '%s\n' "~ notify:$_s would $_a"
 			changed=$((changed + 1))

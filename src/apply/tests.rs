@@ -630,3 +630,85 @@ fn messages_print_backslashes_verbatim() {
         "{stdout}"
     );
 }
+
+/// notify and handlers under sh: a port script's hyphenated name
+/// (`mysql-server`) is notified like any other, once, a restart covering a
+/// reload, in the order first notified. Built from variable names, it
+/// made the shell run `notify_mysql-server=restart` as a command and stop
+/// under `set -u` before the record was saved.
+#[test]
+fn notify_takes_hyphenated_script_names() {
+    let text = super::script::script("h", &[], super::script::Options::default()).unwrap();
+    let body = text.replace("\nprune_all\n", "\n");
+    let body = body
+        .strip_suffix("save_record\nfinish\n[ \"$failed\" -eq 0 ]\n")
+        .unwrap();
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "{body}\nnotify mysql-server reload\nnotify nginx reload\nnotify mysql-server restart\nnotify mysql-server reload\nnotify nginx reload\nhandlers\nprintf 'done\\n'"
+        ))
+        .env("BERYL_DRY_RUN", "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        stdout,
+        "apply h\n~ notify:mysql-server would restart\n~ notify:nginx would reload\ndone\n",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A file of a cron.d directory restarts cron when it is written or
+/// pruned, as beryl's own cron entries do (cron files every drop-in under
+/// one name: src/freebsd/cron.rs); a file elsewhere notifies nothing.
+#[test]
+fn a_cron_d_file_restarts_cron_when_it_comes_or_goes() {
+    let cron = file("/etc/cron.d/backup", "0 3 * * * root true\n", &[]);
+    let local = file("/usr/local/etc/cron.d/x", "x\n", &[("cron", "restart")]);
+    let other = file("/etc/cron.daily", "y\n", &[]);
+    let have = |content: &str| serde_json::json!({"sha256": sha256_hex(content), "mode": "0644", "owner": "root", "group": "wheel", "content": content});
+    let s = state(
+        &serde_json::json!({"files": {"/etc/cron.d/backup": have("old\n"), "/usr/local/etc/cron.d/x": have("old\n"), "/etc/cron.daily": have("old\n")}})
+            .to_string(),
+    );
+    let out = compare(&[cron, local, other], Some(&s), true);
+    assert_eq!(
+        super::diff::handlers(&out),
+        [("cron".to_string(), "restart".to_string())]
+    );
+    let text = super::script::script("h", &[], super::script::Options::default()).unwrap();
+    let body = text.replace("\nprune_all\n", "\n");
+    let body = body
+        .strip_suffix("handlers\nsave_record\nfinish\n[ \"$failed\" -eq 0 ]\n")
+        .unwrap();
+    let run = |removals: &str| {
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("{body}\n{removals}\nhandlers"))
+            .env("BERYL_DRY_RUN", "1")
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    // cron's own entries notify whatever their id; a file only in cron.d.
+    let restart = "apply h\n~ notify:cron would restart\n";
+    assert_eq!(run("removed file /etc/cron.d/old"), restart);
+    assert_eq!(run("removed file /usr/local/etc/cron.d/old"), restart);
+    assert_eq!(run("removed cron x"), restart);
+    assert_eq!(run("removed file /etc/cron.dx/old"), "apply h\n");
+    assert_eq!(run("removed file /etc/crontab"), "apply h\n");
+    let text = super::prune::functions();
+    assert!(
+        text.contains("removed_file() {\n\tcase $1 in\n\t/etc/cron.d/* | /usr/local/etc/cron.d/*) notify cron restart ;;\n\tesac\n}\n"),
+        "{text}"
+    );
+    let cron_d = crate::resource::pruned("file")
+        .unwrap()
+        .removal_notify
+        .as_ref()
+        .unwrap();
+    assert!(cron_d.covers("/etc/cron.d/a") && cron_d.covers("/usr/local/etc/cron.d/b"));
+    assert!(!cron_d.covers("/etc/cron.dx/a") && !cron_d.covers("/etc/cron.d"));
+}

@@ -26,6 +26,12 @@ pub(crate) struct Cron {
     pub source: &'static str,
 }
 
+/// The directories whose every non-dot regular file cron reads as a system
+/// crontab (`SYSCRONTABS` and `LOCALSYSCRONTABS` of pathnames.h 6a86fec7,
+/// read by database.c e4452d45): a file added to or removed from one
+/// restarts cron.
+pub(crate) const DROP_IN_DIRS: &[&str] = &["/etc/cron.d", "/usr/local/etc/cron.d"];
+
 /// The files beryl writes there are `beryl-NAME`; a file being written is
 /// staged under a name starting with `.`, which cron skips.
 pub(crate) const PREFIX: &str = "beryl-";

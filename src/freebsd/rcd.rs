@@ -886,6 +886,19 @@ pub(crate) fn service(file: &str) -> Result<Service, &'static str> {
     })
 }
 
+/// Whether `notify` may name the script: a one-shot base script ([`Run::Once`])
+/// would run its `start` again at every change of the file (`cleartmp`
+/// empties /tmp, `securelevel` raises the securelevel until reboot).
+pub(crate) fn notifiable(file: &str) -> Result<(), &'static str> {
+    match SCRIPTS.iter().find(|s| s.file == file).map(|s| s.run) {
+        Some(Run::Once) => Err(
+            "its base rc.d script is one-shot: a restart runs its `start` again (cleartmp empties \
+             /tmp, securelevel raises kern.securelevel until reboot), and it has nothing to reload",
+        ),
+        _ => Ok(()),
+    }
+}
+
 /// Whether `service FILE reload` is a keyword of the script: `Err` with why
 /// not for a base or known port script whose `extra_commands` lacks it. A
 /// package script beryl has not read is given the benefit of the doubt.
@@ -1042,6 +1055,8 @@ mod tests {
 
     #[test]
     fn reload_only_where_extra_commands_lists_it() {
+        assert!(notifiable("cleartmp").is_err() && notifiable("securelevel").is_err());
+        assert!(notifiable("cron").is_ok() && notifiable("mysql-server").is_ok());
         assert!(reload("cron").is_err());
         assert!(reload("ntpd").is_err());
         assert!(reload("mysql-server").is_err());

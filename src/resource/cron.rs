@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::state::State;
 use super::verdict::{Content, Verdict, judge_file};
-use super::{Input, Kind, Notify, Prune, Record, Resource, Shell};
+use super::{Input, Kind, Notify, Prune, Record, RemovalNotify, Resource, Shell};
 use crate::freebsd::cron;
 use crate::fsutil::sha256_hex;
 use crate::shell::{QuoteError, word as w};
@@ -73,7 +73,11 @@ pub(crate) const PRUNE: Prune = Prune {
     source: "usr.sbin/cron/cron/database.c @e4452d45 (a removal restarts cron: see RESTART); src/freebsd/cron.rs",
     kept: None,
     removal_note: None,
-    removal_notify: Some(RESTART),
+    removal_notify: Some(RemovalNotify {
+        under: &[],
+        service: RESTART.0,
+        action: RESTART.1,
+    }),
     present: |s, id| s.cron.get(id).is_some_and(Option::is_some),
 };
 
@@ -86,7 +90,7 @@ pub(crate) const PRUNE: Prune = Prune {
 /// later file would run an earlier one's jobs until cron restarts; a
 /// restart starts from an empty database (libexec/rc/rc.d/cron @d28066d8 has
 /// no `reload`).
-const RESTART: (&str, &str) = ("cron", "restart");
+pub(crate) const RESTART: (&str, &str) = ("cron", "restart");
 
 impl Kind for Cron {
     type Want = Cron;

@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use super::state::State;
 use super::verdict::{Content, Verdict, create_file, judge_file};
-use super::{Input, Kind, Prune, Record, Resource, Shell, lines};
+use super::{Input, Kind, Prune, Record, RemovalNotify, Resource, Shell, lines};
 use crate::fsutil::sha256_hex;
 use crate::schema::{Ipv4, Ipv6, Located, ManagedFile};
 use crate::shell::{QuoteError, word as w};
@@ -213,7 +213,13 @@ pub(crate) const PRUNE: Prune = Prune {
     source: "POSIX rm(1), through rm_file (templates/lib.sh): a regular file whose directory trusted_dir accepts",
     kept: None,
     removal_note: None,
-    removal_notify: None,
+    // A file of a cron.d directory: cron files every one under one name, so
+    // one coming or going restarts cron (as beryl's own cron entries do).
+    removal_notify: Some(RemovalNotify {
+        under: crate::freebsd::cron::DROP_IN_DIRS,
+        service: super::cron::RESTART.0,
+        action: super::cron::RESTART.1,
+    }),
     present: |s, id| s.files.get(id).is_some_and(Option::is_some),
 };
 
@@ -362,8 +368,22 @@ return "$status""#,
         Some(Record::new("file", f.path.clone()))
     }
 
+    /// The file's own `notify`, and for a file of a cron.d directory a
+    /// restart of cron (see [`PRUNE`]).
     fn notify(f: &File) -> Vec<Notify> {
-        f.notify.clone()
+        let mut out = f.notify.clone();
+        if let Some(n) = &PRUNE.removal_notify
+            && n.covers(&f.path)
+            && !out
+                .iter()
+                .any(|o| o.service == n.service && o.action == n.action)
+        {
+            out.push(Notify {
+                service: n.service.into(),
+                action: n.action.into(),
+            });
+        }
+        out
     }
 
     fn note(f: &File) -> Option<&'static str> {

@@ -452,12 +452,33 @@ pub(crate) struct Prune {
     pub kept: Option<&'static str>,
     /// What removing an item leaves to be done, shown under it.
     pub removal_note: Option<&'static str>,
-    /// The service a removal restarts or reloads (`SERVICE`, `ACTION`),
-    /// once per run with the handlers of the steps.
-    pub removal_notify: Option<(&'static str, &'static str)>,
+    /// The service a removal restarts or reloads, once per run with the
+    /// handlers of the steps.
+    pub removal_notify: Option<RemovalNotify>,
     /// Whether the recorded item is still on the host, as far as a snapshot
     /// tells: the dry run's `exists`.
     pub present: fn(&State, &str) -> bool,
+}
+
+/// What removing a recorded item notifies: `service SERVICE ACTION`, for
+/// every item of the kind (`under` empty) or for the items whose id is a
+/// path in one of the `under` directories (a file of a cron.d directory).
+#[derive(Debug)]
+pub(crate) struct RemovalNotify {
+    pub under: &'static [&'static str],
+    pub service: &'static str,
+    pub action: &'static str,
+}
+
+impl RemovalNotify {
+    /// Whether removing the item `id` notifies.
+    pub(crate) fn covers(&self, id: &str) -> bool {
+        self.under.is_empty()
+            || self.under.iter().any(|dir| {
+                id.strip_prefix(dir)
+                    .is_some_and(|rest| rest.starts_with('/'))
+            })
+    }
 }
 
 /// The pruning row of a record kind.

@@ -311,6 +311,17 @@ fn notify(cx: &mut Ctx, at: &At<'_>, file: &mut ManagedFile) {
             );
             continue;
         }
+        if good && let Err(why) = rcd::notifiable(name) {
+            cx.push(
+                Diag::new(
+                    Code::Notify,
+                    format!("{} cannot be notified: {why}", names::quote(name)),
+                )
+                .label(&entry.key_span, "a one-shot script")
+                .help("notify the daemon that reads the file; a one-shot script's work belongs to boot"),
+            );
+            continue;
+        }
         if good
             && action == "reload"
             && let Err(why) = rcd::reload(name)
