@@ -731,8 +731,12 @@ const APPLY_PARAMS: &[&str] = &[
     "_new",
     // The notify handlers (src/apply/script.rs).
     "stepped",
-    "_had",
     "notified",
+    "_e",
+    // `${_e%:*}` and `${_e##*:}`: the fuzz lexer stops a name at `:`.
+    "_e%",
+    "_e##*",
+    "_found",
     "_s",
     "_a",
     // The sshd step's throwaway host key (src/resource/sshd.rs VALIDATE).
