@@ -610,11 +610,7 @@ fn a_new_file_shows_its_content() {
 /// message goes through `printf '%s\n'`.
 #[test]
 fn messages_print_backslashes_verbatim() {
-    let text = super::script::script("h", &[], super::script::Options::default()).unwrap();
-    let body = text.replace("\nprune_all\n", "\n");
-    let body = body
-        .strip_suffix("save_record\nfinish\n[ \"$failed\" -eq 0 ]\n")
-        .unwrap();
+    let body = script_functions();
     let out = std::process::Command::new("sh")
         .arg("-c")
         .arg(format!(
@@ -638,11 +634,7 @@ fn messages_print_backslashes_verbatim() {
 /// under `set -u` before the record was saved.
 #[test]
 fn notify_takes_hyphenated_script_names() {
-    let text = super::script::script("h", &[], super::script::Options::default()).unwrap();
-    let body = text.replace("\nprune_all\n", "\n");
-    let body = body
-        .strip_suffix("save_record\nfinish\n[ \"$failed\" -eq 0 ]\n")
-        .unwrap();
+    let body = script_functions();
     let out = std::process::Command::new("sh")
         .arg("-c")
         .arg(format!(
@@ -678,11 +670,7 @@ fn a_cron_d_file_restarts_cron_when_it_comes_or_goes() {
         super::diff::handlers(&out),
         [("cron".to_string(), "restart".to_string())]
     );
-    let text = super::script::script("h", &[], super::script::Options::default()).unwrap();
-    let body = text.replace("\nprune_all\n", "\n");
-    let body = body
-        .strip_suffix("handlers\nsave_record\nfinish\n[ \"$failed\" -eq 0 ]\n")
-        .unwrap();
+    let body = script_functions();
     let run = |removals: &str| {
         let out = std::process::Command::new("sh")
             .arg("-c")
@@ -711,4 +699,16 @@ fn a_cron_d_file_restarts_cron_when_it_comes_or_goes() {
         .unwrap();
     assert!(cron_d.covers("/etc/cron.d/a") && cron_d.covers("/usr/local/etc/cron.d/b"));
     assert!(!cron_d.covers("/etc/cron.dx/a") && !cron_d.covers("/etc/cron.d"));
+}
+
+/// The functions of an apply script without steps (its prune, handlers and
+/// record calls dropped), for tests that call them under sh.
+fn script_functions() -> String {
+    let text = super::script::script("h", &[], super::script::Options::default()).unwrap();
+    let body = text.replace("\nprune_all\n", "\n");
+    body.strip_suffix("save_record\nfinish\n[ \"$failed\" -eq 0 ]\n")
+        .unwrap()
+        .strip_suffix("handlers\n")
+        .unwrap_or_else(|| panic!("no handlers call:\n{body}"))
+        .to_string()
 }

@@ -69,7 +69,13 @@ pub fn machine(dir: &Path, host: &str) -> Options {
 /// [`FakeBsd::boot`]: its sysctls set, its enabled services started), or
 /// `None` after a notice (see [`FakeBsd::new`]).
 pub fn installed(dir: &Path, host: &str, test: &str) -> Option<FakeBsd> {
-    let bsd = FakeBsd::new(&machine(dir, host), test)?;
+    installed_on(dir, host, machine(dir, host), test)
+}
+
+/// `beryl plan HOST` installed on the machine `opts`, which must install
+/// and boot; `None` after a notice (see [`FakeBsd::new`]).
+pub fn installed_on(dir: &Path, host: &str, opts: Options, test: &str) -> Option<FakeBsd> {
+    let bsd = FakeBsd::new(&opts, test)?;
     let run = bsd.install(&ok(dir, &["plan", host]));
     assert!(
         run.status == 0 && run.hang.is_none(),

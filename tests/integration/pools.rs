@@ -6,26 +6,9 @@
 //! Skips with a notice where chroot is not permitted, unless
 //! BERYL_REQUIRE_TOOLS is set.
 
-use std::path::Path;
-
 use crate::fakebsd::{FakeBsd, Options};
-use crate::live::{agree, machine, ok, sh};
+use crate::live::{agree, installed_on, machine, ok, sh};
 use crate::support::example;
-
-/// `beryl plan HOST` installed on `opts`' machine, which must install and
-/// boot; `None` when skipped.
-fn installed_on(dir: &Path, host: &str, opts: Options, test: &str) -> Option<FakeBsd> {
-    let bsd = FakeBsd::new(&opts, test)?;
-    let run = bsd.install(&ok(dir, &["plan", host]));
-    assert!(
-        run.status == 0 && run.hang.is_none(),
-        "{host} does not install:\n{}",
-        run.all()
-    );
-    let boot = bsd.boot();
-    assert!(boot.hang.is_none(), "{host} does not boot:\n{}", boot.all());
-    Some(bsd)
-}
 
 /// Item 4: on a machine whose firmware reports a placeholder UUID (plain
 /// QEMU without `-uuid`, some boards), libexec/rc/rc.d/hostid draws a
