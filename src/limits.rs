@@ -107,22 +107,25 @@ crate::diag::codes! {
         RefExpansion = "ref_expansion";
         /// A chain of classes including one another is longer than `--max-class-depth`.
         ClassDepth = "class_depth";
+        /// A reclass class mapping's regex needs more backtracking than one match, or a run's matches together, may take.
+        RegexSteps = "regex_steps";
     }
 }
 
 impl Limit {
     /// The option that raises the limit (derived limits name the one they
-    /// derive from); the test holds each help to it.
+    /// derive from; a fixed limit has none); the test holds each help to it.
     #[cfg(test)]
-    pub(crate) fn flag(self) -> &'static str {
-        match self {
+    pub(crate) fn flag(self) -> Option<&'static str> {
+        Some(match self {
             Limit::FileSize | Limit::Strings => "--max-file-size",
             Limit::Depth => "--max-depth",
             Limit::Nodes | Limit::Aliases | Limit::RefExpansion => "--max-nodes",
             Limit::ListItems => "--max-list-items",
             Limit::RefDepth => "--max-ref-depth",
             Limit::ClassDepth => "--max-class-depth",
-        }
+            Limit::RegexSteps => return None,
+        })
     }
 
     /// How to raise it, for the diagnostic's help.
@@ -137,6 +140,12 @@ impl Limit {
             Limit::RefDepth => "raise it with --max-ref-depth N (or BERYL_MAX_REF_DEPTH)",
             Limit::ClassDepth => {
                 "raise it with --max-class-depth N (or BERYL_MAX_CLASS_DEPTH), at most 1000"
+            }
+            Limit::RegexSteps => {
+                "the bound is fixed: a class mapping's regex may take 1,000,000 backtracking \
+                 steps per node, and the regexes that need more than 10,000 share 10,000,000 \
+                 per run; write the pattern without nested repetition (`(a|aa)+` backtracks \
+                 exponentially), or match with a glob"
             }
             Limit::RefExpansion => {
                 "references may copy at most --max-nodes values and 16 × --max-file-size \
@@ -175,7 +184,9 @@ mod tests {
         let codes: std::collections::HashSet<_> = Limit::ALL.iter().map(|l| l.as_str()).collect();
         assert_eq!(codes.len(), Limit::ALL.len());
         for &l in Limit::ALL {
-            assert!(l.help().contains(l.flag()), "{l:?}");
+            if let Some(flag) = l.flag() {
+                assert!(l.help().contains(flag), "{l:?}");
+            }
             assert!(l.help().contains("docs/limits.md"), "{l:?}");
         }
     }

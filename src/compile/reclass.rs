@@ -41,7 +41,11 @@ pub(super) fn base_levels(
     } else {
         host.fqdn.clone()
     };
-    let mapped = crate::inventory::reclass::mapping::classes(&options.class_mappings, &name)?;
+    let mapped = crate::inventory::reclass::mapping::classes(
+        &options.class_mappings,
+        &name,
+        &options.mapping_budget,
+    )?;
     let mapped = mapped.into_iter().map(Node::str).collect();
     let mut out = vec![(
         synthetic("class mappings"),

@@ -38,6 +38,9 @@ pub struct ReclassOptions {
     pub input_data: Option<PathBuf>,
     /// The config file read, if any.
     pub config_file: Option<PathBuf>,
+    /// The backtracking budget of the class mappings' regexes, shared by
+    /// every node of the run (src/inventory/reclass/mapping.rs).
+    pub mapping_budget: std::sync::Arc<super::mapping::Budget>,
 }
 
 impl ReclassOptions {
@@ -64,6 +67,7 @@ impl ReclassOptions {
             compose_node_name: false,
             input_data: None,
             config_file: None,
+            mapping_budget: Default::default(),
         }
     }
 }

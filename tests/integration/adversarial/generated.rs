@@ -47,7 +47,33 @@ pub fn all() -> Vec<Prepared> {
     cases.extend(sizes());
     cases.extend(layout());
     cases.extend(keys());
+    cases.push(reclass_mapping_backtracking());
     cases
+}
+
+/// Issue 35: 20 class mappings whose regex exceeds fancy-regex's
+/// backtracking limit on each of 301 nodes (`aaaa…aN`) took 106 s from a
+/// 546-byte config; the first rule past the limit is now stopped, with its
+/// error at the rule.
+fn reclass_mapping_backtracking() -> Prepared {
+    let dir = tempfile::tempdir().unwrap();
+    let rules: String = (0..20)
+        .map(|i| format!("  - '/^(a|aa)+(?=q{i})$/ m'\n"))
+        .collect();
+    let inv = dir.path().join("inventory");
+    write(
+        &inv.join("reclass-config.yml"),
+        format!("ignore_class_notfound: true\nclass_mappings:\n{rules}").as_bytes(),
+    );
+    fs::create_dir_all(inv.join("classes")).unwrap();
+    for n in 0..301 {
+        let name = format!("{}{n}.yml", "a".repeat(30));
+        write(&inv.join("nodes").join(name), b"parameters: {}\n");
+    }
+    Prepared::new("gen/reclass/mapping-backtracking-301-nodes", dir, OUT)
+        .has("beryl::limit::regex_steps")
+        .has("inventory/reclass-config.yml:3:5")
+        .has("more than 1000000 backtracking steps")
 }
 
 fn yaml_bytes() -> Vec<Prepared> {
