@@ -19,6 +19,12 @@
 
 #![warn(unreachable_pub)]
 
+/// The unit tests bound templates' heap as the binary does (src/main.rs).
+#[cfg(test)]
+#[global_allocator]
+static TEST_ALLOCATOR: limits::heap::Budgeted<std::alloc::System> =
+    limits::heap::Budgeted(std::alloc::System);
+
 pub mod apply;
 mod classes;
 pub mod cli;

@@ -64,6 +64,22 @@ impl Limits {
         usize::try_from(self.max_file_size.saturating_mul(16)).unwrap_or(usize::MAX)
     }
 
+    /// Instructions one user template may run (minijinja's fuel): 40 × the
+    /// value cap (10,000,000 by default), room for a few dozen instructions
+    /// for each value of a config as large as one file may hold.
+    pub(crate) fn template_fuel(&self) -> u64 {
+        u64::try_from(self.max_nodes)
+            .unwrap_or(u64::MAX)
+            .saturating_mul(40)
+    }
+
+    /// Heap one user template may hold while it renders, its output
+    /// included: 16 × the file size cap (64 MiB by default), the strings
+    /// cap of a file.
+    pub(crate) fn template_bytes(&self) -> usize {
+        self.max_string_bytes()
+    }
+
     /// Aliases (and anchors) in one file: a twentieth of the value cap
     /// (12,500 by default).
     pub(crate) fn max_aliases(&self) -> usize {
@@ -109,6 +125,10 @@ crate::diag::codes! {
         ClassDepth = "class_depth";
         /// A reclass class mapping's regex needs more backtracking than one match, or a run's matches together, may take.
         RegexSteps = "regex_steps";
+        /// A user template runs more instructions than 40 × `--max-nodes`.
+        TemplateFuel = "template_fuel";
+        /// A user template holds more heap than 16 × `--max-file-size` while it renders.
+        TemplateMemory = "template_memory";
     }
 }
 
@@ -120,7 +140,10 @@ impl Limit {
         Some(match self {
             Limit::FileSize | Limit::Strings => "--max-file-size",
             Limit::Depth => "--max-depth",
-            Limit::Nodes | Limit::Aliases | Limit::RefExpansion => "--max-nodes",
+            Limit::Nodes | Limit::Aliases | Limit::RefExpansion | Limit::TemplateFuel => {
+                "--max-nodes"
+            }
+            Limit::TemplateMemory => "--max-file-size",
             Limit::ListItems => "--max-list-items",
             Limit::RefDepth => "--max-ref-depth",
             Limit::ClassDepth => "--max-class-depth",
@@ -141,6 +164,14 @@ impl Limit {
             Limit::ClassDepth => {
                 "raise it with --max-class-depth N (or BERYL_MAX_CLASS_DEPTH), at most 1000"
             }
+            Limit::TemplateFuel => {
+                "a template may run 40 × --max-nodes instructions (10,000,000 by default); \
+                 raising that raises it"
+            }
+            Limit::TemplateMemory => {
+                "a template may hold 16 × --max-file-size bytes (64 MiB by default) while it \
+                 renders; raising that raises it"
+            }
             Limit::RegexSteps => {
                 "the bound is fixed: a class mapping's regex may take 1,000,000 backtracking \
                  steps per node, and the regexes that need more than 10,000 share 10,000,000 \
@@ -158,6 +189,145 @@ impl Limit {
     /// A diagnostic for this limit, without a location yet.
     pub(crate) fn diag(self, message: impl Into<String>) -> Diag {
         Diag::new(self, message).help(self.help())
+    }
+}
+
+/// The heap budget of a thread that runs an untrusted computation (a user
+/// template, src/compile/files.rs).
+///
+/// minijinja bounds neither the size of a string a template builds (`{% set
+/// ns.s = ns.s ~ ns.s %}` doubles it in one instruction) nor lets a caller
+/// stop it between instructions, and an allocation that fails aborts the
+/// process. So the global allocator ([`heap::Budgeted`], installed by
+/// src/main.rs) charges each allocation of such a thread to its budget
+/// *before* making it, and a thread past its budget stops there for good: it
+/// never allocates again, and [`heap::bounded`] returns
+/// [`heap::Stopped::Memory`] to the caller, which reports the limit. The
+/// stopped thread keeps what it held (at most the budget) until beryl exits.
+pub mod heap {
+    use std::alloc::{GlobalAlloc, Layout};
+    use std::cell::Cell;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+
+    thread_local! {
+        /// Bytes the thread may still allocate, when it is bounded.
+        static LEFT: Cell<isize> = const { Cell::new(isize::MAX) };
+        /// Set when the thread went past its budget; null when unbounded.
+        static OVER: Cell<*const AtomicBool> = const { Cell::new(std::ptr::null()) };
+    }
+
+    /// Charges `size` bytes to a bounded thread; past its budget, the thread
+    /// raises its flag and sleeps forever. Called before allocating.
+    #[inline]
+    fn charge(size: usize) {
+        let over = OVER.get();
+        if over.is_null() {
+            return;
+        }
+        let left = LEFT
+            .get()
+            .saturating_sub(isize::try_from(size).unwrap_or(isize::MAX));
+        LEFT.set(left);
+        if left < 0 {
+            // SAFETY: `bounded` keeps the flag alive while the pointer is set.
+            unsafe { (*over).store(true, Ordering::Release) };
+            // Sleeping neither allocates nor unwinds.
+            loop {
+                std::thread::sleep(Duration::from_secs(1 << 20));
+            }
+        }
+    }
+
+    #[inline]
+    fn credit(size: usize) {
+        if !OVER.get().is_null() {
+            let size = isize::try_from(size).unwrap_or(isize::MAX);
+            LEFT.set(LEFT.get().saturating_add(size));
+        }
+    }
+
+    /// A global allocator that charges bounded threads.
+    pub struct Budgeted<A>(pub A);
+
+    // SAFETY: every call goes to the inner allocator unchanged.
+    unsafe impl<A: GlobalAlloc> GlobalAlloc for Budgeted<A> {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            charge(layout.size());
+            unsafe { self.0.alloc(layout) }
+        }
+        unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+            charge(layout.size());
+            unsafe { self.0.alloc_zeroed(layout) }
+        }
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            credit(layout.size());
+            unsafe { self.0.dealloc(ptr, layout) }
+        }
+        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            charge(new_size);
+            let new = unsafe { self.0.realloc(ptr, layout, new_size) };
+            if new.is_null() {
+                credit(new_size);
+            } else {
+                credit(layout.size());
+            }
+            new
+        }
+    }
+
+    /// Why [`bounded`] gave no result.
+    #[derive(Debug)]
+    pub(crate) enum Stopped {
+        /// The work went past its heap budget (and sleeps for good).
+        Memory,
+        /// No thread could be started.
+        Spawn(std::io::Error),
+    }
+
+    /// Runs `work` on a new thread whose heap is bounded by `budget` bytes
+    /// (when the binary's allocator is [`Budgeted`]; unbounded otherwise).
+    pub(crate) fn bounded<T: Send + 'static>(
+        budget: usize,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, Stopped> {
+        let flag = Arc::new(AtomicBool::new(false));
+        let theirs = flag.clone();
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let handle = std::thread::Builder::new()
+            .name("beryl-bounded".into())
+            // As every thread of beryl (src/main.rs): address space only.
+            .stack_size(64 * 1024 * 1024)
+            .spawn(move || {
+                LEFT.set(isize::try_from(budget).unwrap_or(isize::MAX));
+                OVER.set(Arc::as_ptr(&theirs));
+                let out = work();
+                OVER.set(std::ptr::null());
+                drop(theirs);
+                let _ = tx.send(out);
+            })
+            .map_err(Stopped::Spawn)?;
+        loop {
+            match rx.recv_timeout(Duration::from_millis(5)) {
+                Ok(out) => {
+                    let _ = handle.join();
+                    return Ok(out);
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    if flag.load(Ordering::Acquire) {
+                        return Err(Stopped::Memory);
+                    }
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    // The work panicked: a bug, reported as one.
+                    match handle.join() {
+                        Err(panic) => std::panic::resume_unwind(panic),
+                        Ok(()) => unreachable!("the thread sends before it ends"),
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -189,5 +359,25 @@ mod tests {
             }
             assert!(l.help().contains("docs/limits.md"), "{l:?}");
         }
+    }
+
+    /// The unit tests run on the budgeted allocator (src/lib.rs), as the
+    /// binary does: a thread that doubles a string 40 times stops at its
+    /// budget instead of aborting the process.
+    #[test]
+    fn a_bounded_thread_stops_at_its_budget() {
+        let doubling = || {
+            let mut s = String::from("x");
+            for _ in 0..40 {
+                s = s.repeat(2);
+            }
+            s.len()
+        };
+        let stopped = heap::bounded(1 << 20, doubling);
+        assert!(matches!(stopped, Err(heap::Stopped::Memory)), "{stopped:?}");
+        assert_eq!(
+            heap::bounded(1 << 20, || "ok".repeat(1000).len()).unwrap(),
+            2000
+        );
     }
 }

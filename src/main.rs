@@ -3,9 +3,16 @@ use std::process::ExitCode;
 /// A whole-fleet render allocates and frees millions of small strings and
 /// maps on every thread; mimalloc's per-thread heaps do that in about half
 /// the time of glibc's malloc (docs/performance.md §5).
+/// Either way the allocator charges the threads that render user templates
+/// to their heap budget (`beryl::limits::heap`, docs/limits.md).
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: beryl::limits::heap::Budgeted<mimalloc::MiMalloc> =
+    beryl::limits::heap::Budgeted(mimalloc::MiMalloc);
+#[cfg(not(feature = "mimalloc"))]
+#[global_allocator]
+static GLOBAL: beryl::limits::heap::Budgeted<std::alloc::System> =
+    beryl::limits::heap::Budgeted(std::alloc::System);
 
 /// The YAML parser, the merge, the reference resolver and the serialisers
 /// recurse once per nesting level (all bounded by the depth cap); a generous

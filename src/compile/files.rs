@@ -8,14 +8,22 @@
 //! real path). Templates are minijinja with strict undefined: an unknown
 //! variable is an error at the template's line and at the YAML that names
 //! the template.
+//!
+//! A template is user input, run in CI on anyone's pull request: it runs
+//! with minijinja's fuel ([`crate::limits::Limits::template_fuel`]
+//! instructions) on a thread whose heap, output included, is bounded
+//! ([`crate::limits::heap`], [`crate::limits::Limits::template_bytes`]).
+//! Each bound is its own `beryl::limit::` error at the template (and its
+//! line, for fuel) and at the YAML that names it.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use minijinja::{AutoEscape, Environment, UndefinedBehavior};
 
 use crate::diag::{Diag, Diags};
+use crate::limits::{Limit, Limits};
 use crate::schema::{FileSource, FreeBsd, Located};
 use crate::value::{Node, Source, Span};
 
@@ -50,7 +58,8 @@ pub(crate) struct Dirs<'a> {
     pub root: &'a Path,
     /// The root as the user gave it, for messages.
     pub display: &'a str,
-    pub max_file_size: u64,
+    /// The run's limits: the file size cap, and the templates' bounds.
+    pub limits: Limits,
 }
 
 /// Renders each template and reads each source of the host's files.
@@ -63,7 +72,7 @@ pub(crate) fn resolve(
     reads: &mut BTreeSet<String>,
 ) -> Result<(), Diags> {
     let mut errors = Vec::new();
-    let mut env: Option<Environment<'_>> = None;
+    let mut env: Option<Arc<Environment<'static>>> = None;
     let loaded = Arc::new(Mutex::new(BTreeSet::new()));
     for i in 0..freebsd.files.len() {
         let source = freebsd.files[i].source.clone();
@@ -71,8 +80,16 @@ pub(crate) fn resolve(
             Some(FileSource::Content(text)) => Ok(text.value.clone()),
             Some(FileSource::Template(name)) => {
                 reads.insert(format!("{TEMPLATES_DIR}/{}", name.value));
-                let env = env.get_or_insert_with(|| environment(dirs, loaded.clone()));
-                render(env, name, config, dirs)
+                let shared = env.get_or_insert_with(|| Arc::new(environment(dirs, loaded.clone())));
+                let rendered = render(shared, name, config, dirs);
+                if rendered
+                    .as_ref()
+                    .is_err_and(|d| d.code.ends_with("::template_memory"))
+                {
+                    // The stopped thread may hold the environment's locks.
+                    env = None;
+                }
+                rendered
             }
             Some(FileSource::Source(name)) => read(dirs, FILES_DIR, name).and_then(|(_, bytes)| {
                 String::from_utf8(bytes).map_err(|_| {
@@ -114,6 +131,7 @@ fn source_error(name: &Located<String>, dirs: &Dirs<'_>, why: &str) -> Diag {
 /// Reads `DIR/NAME` under the inventory root, refusing a real path outside
 /// `DIR` (a symbolic link out of it).
 fn read(dirs: &Dirs<'_>, dir: &str, name: &Located<String>) -> Result<(PathBuf, Vec<u8>), Diag> {
+    let max_file_size = dirs.limits.max_file_size;
     let code = if dir == FILES_DIR {
         Code::Source
     } else {
@@ -147,7 +165,7 @@ fn read(dirs: &Dirs<'_>, dir: &str, name: &Located<String>) -> Result<(PathBuf, 
         _ => {}
     }
     use crate::fsutil::{ReadError, read_capped};
-    match read_capped(&path, dirs.max_file_size) {
+    match read_capped(&path, max_file_size) {
         Ok(bytes) => Ok((path, bytes)),
         Err(ReadError::Io(e)) => Err(fail(e.to_string(), format!("check the file under {dir}/"))),
         Err(ReadError::NotAFile) => Err(fail(
@@ -155,10 +173,7 @@ fn read(dirs: &Dirs<'_>, dir: &str, name: &Located<String>) -> Result<(PathBuf, 
             format!("name a file under {dir}/"),
         )),
         Err(ReadError::TooLarge) => Err(fail(
-            format!(
-                "it is larger than the {}-byte file size cap",
-                dirs.max_file_size
-            ),
+            format!("it is larger than the {max_file_size}-byte file size cap"),
             crate::limits::Limit::FileSize.help().to_string(),
         )),
     }
@@ -166,21 +181,26 @@ fn read(dirs: &Dirs<'_>, dir: &str, name: &Located<String>) -> Result<(PathBuf, 
 
 /// One environment per host: templates load from `templates/` (an
 /// `{% include %}` too), strict undefined, no escaping, the trailing
-/// newline kept, a block tag's own newline dropped (`trim_blocks`). Every
-/// name the loader is asked for, found or not, joins `loaded`.
-fn environment<'a>(dirs: &Dirs<'_>, loaded: Arc<Mutex<BTreeSet<String>>>) -> Environment<'a> {
+/// newline kept, a block tag's own newline dropped (`trim_blocks`), the
+/// run's fuel. Every name the loader is asked for, found or not, joins
+/// `loaded`.
+fn environment(dirs: &Dirs<'_>, loaded: Arc<Mutex<BTreeSet<String>>>) -> Environment<'static> {
     let mut env = Environment::new();
+    env.set_fuel(Some(dirs.limits.template_fuel()));
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     env.set_auto_escape_callback(|_| AutoEscape::None);
     env.set_keep_trailing_newline(true);
     env.set_trim_blocks(true);
     let base = dirs.root.join(TEMPLATES_DIR);
-    let max = dirs.max_file_size;
+    let max = dirs.limits.max_file_size;
     env.set_loader(move |name| {
         if crate::freebsd::names::inventory_path(name).is_err() {
             return Ok(None);
         }
-        (loaded.lock().unwrap_or_else(|e| e.into_inner())).insert(name.to_string());
+        // Allocated before the lock: a template past its heap budget stops
+        // at an allocation, and must not stop holding the lock.
+        let owned = name.to_string();
+        (loaded.lock().unwrap_or_else(|e| e.into_inner())).insert(owned);
         let path = base.join(name);
         match (std::fs::canonicalize(&path), std::fs::canonicalize(&base)) {
             (Ok(real), Ok(b)) if real.starts_with(&b) => {}
@@ -205,18 +225,61 @@ fn environment<'a>(dirs: &Dirs<'_>, loaded: Arc<Mutex<BTreeSet<String>>>) -> Env
     env
 }
 
-/// Renders a template with the host's effective config as its context.
+/// The templates that went past their heap budget in this run, by real
+/// path: each stopped thread keeps what it held, so a template is not run
+/// again for the next host.
+static STOPPED: Mutex<BTreeMap<PathBuf, ()>> = Mutex::new(BTreeMap::new());
+
+/// Renders a template with the host's effective config as its context, on a
+/// thread of bounded heap ([`crate::limits::heap::bounded`]).
 fn render(
-    env: &Environment<'_>,
+    env: &Arc<Environment<'static>>,
     name: &Located<String>,
     config: &Node,
     dirs: &Dirs<'_>,
 ) -> Result<String, Diag> {
     // Read first, for its own errors (missing, outside, too large).
-    read(dirs, TEMPLATES_DIR, name)?;
+    let (path, _) = read(dirs, TEMPLATES_DIR, name)?;
+    let real = std::fs::canonicalize(&path).unwrap_or(path);
+    let budget = dirs.limits.template_bytes();
+    let memory = |again: bool| {
+        let shown = shown(dirs, TEMPLATES_DIR, &name.value);
+        let why = if again {
+            "it went past that for another host and is not run again"
+        } else {
+            "rendering stopped there"
+        };
+        Limit::TemplateMemory
+            .diag(format!(
+                "template {shown} needs more than {budget} bytes of memory: {why}"
+            ))
+            .label(&name.span, "the template of this file")
+    };
+    if lock(&STOPPED).contains_key(&real) {
+        return Err(memory(true));
+    }
     let ctx = minijinja::Value::from_serialize(config);
-    let result = env.get_template(&name.value).and_then(|t| t.render(ctx));
-    result.map_err(|e| template_error(&e, name, dirs))
+    let (env, template) = (env.clone(), name.value.clone());
+    let work = move || env.get_template(&template).and_then(|t| t.render(ctx));
+    match crate::limits::heap::bounded(budget, work) {
+        Ok(result) => result.map_err(|e| template_error(&e, name, dirs)),
+        Err(crate::limits::heap::Stopped::Memory) => {
+            lock(&STOPPED).insert(real, ());
+            Err(memory(false))
+        }
+        Err(crate::limits::heap::Stopped::Spawn(e)) => Err(Diag::new(
+            Code::Template,
+            format!(
+                "cannot render {}: no thread to render it on: {e}",
+                shown(dirs, TEMPLATES_DIR, &name.value)
+            ),
+        )
+        .label(&name.span, "the template of this file")),
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// A render error at the template's line (when minijinja knows it) and
@@ -225,20 +288,32 @@ fn template_error(e: &minijinja::Error, name: &Located<String>, dirs: &Dirs<'_>)
     let file = e.name().unwrap_or(&name.value).to_string();
     let detail = e.detail().map(|d| format!(": {d}")).unwrap_or_default();
     let what = format!("{}{detail}", e.kind());
-    let mut d = Diag::new(
-        Code::Template,
-        format!(
-            "template {} failed: {what}",
-            shown(dirs, TEMPLATES_DIR, &file)
-        ),
-    );
+    let fuel = e.kind() == minijinja::ErrorKind::OutOfFuel;
+    let mut d = if fuel {
+        Limit::TemplateFuel.diag(format!(
+            "template {} runs more than {} instructions",
+            shown(dirs, TEMPLATES_DIR, &file),
+            dirs.limits.template_fuel()
+        ))
+    } else {
+        Diag::new(
+            Code::Template,
+            format!(
+                "template {} failed: {what}",
+                shown(dirs, TEMPLATES_DIR, &file)
+            ),
+        )
+    };
     let text = std::fs::read_to_string(dirs.root.join(TEMPLATES_DIR).join(&file)).ok();
     if let (Some(line), Some(text)) = (e.line(), text) {
         let src = Source::new(shown(dirs, TEMPLATES_DIR, &file), text);
         d = d.label(&line_span(&src, line), what.clone());
     }
-    d.label(&name.span, "the template of this file")
-        .help("the template's context is the host's effective config (`beryl render HOST`): write `{{ freebsd.hostname }}`, `{{ _beryl_.fqdn }}`; a variable that may be absent needs `{% if x is defined %}` or `x | default(…)`")
+    let d = d.label(&name.span, "the template of this file");
+    if fuel {
+        return d;
+    }
+    d.help("the template's context is the host's effective config (`beryl render HOST`): write `{{ freebsd.hostname }}`, `{{ _beryl_.fqdn }}`; a variable that may be absent needs `{% if x is defined %}` or `x | default(…)`")
 }
 
 /// A span covering line `line` (1-based) of a source.

@@ -225,7 +225,7 @@ impl Compiler<'_> {
                 let dirs = super::files::Dirs {
                     root: &self.inventory.root,
                     display: default.rsplit_once('/').map_or(".", |(root, _)| root),
-                    max_file_size: self.limits.max_file_size,
+                    limits: self.limits,
                 };
                 let reads = &mut c.inputs.files;
                 if let Err(mut errors) =
