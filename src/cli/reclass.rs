@@ -126,8 +126,13 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
         args.config.as_deref(),
         &ctx.limits,
     )?;
+    let (config, config_trust) = match config {
+        Some((c, t)) => (Some(c), t),
+        None => (None, Default::default()),
+    };
     let overrides = Overrides {
         config,
+        config_trust,
         storage_type: args.storage_type,
         nodes_uri: args.nodes_uri.clone(),
         classes_uri: args.classes_uri.clone(),
@@ -137,8 +142,10 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
         allow_none_override: args.allow_none_override.then_some(true),
         input_data: args.input_data.clone(),
     };
-    let inventory = Inventory::discover_reclass(&base, &shown(&base), &overrides)?;
-    let compiler = ctx.compiler(&inventory);
+    let inventory = Inventory::discover_reclass(&base, &shown(&base), &overrides, &ctx.limits)?;
+    // reclass's data as reclass outputs it: no FreeBSD meaning (SSH keys,
+    // the `freebsd` section) is given to it here.
+    let compiler = ctx.compiler(&inventory).data_only();
     // reclass answers `--inventory`'s queries over every environment, and
     // `--nodeinfo`'s over the node's own (unless it asks `+AllEnvs`).
     let compiler = match args.nodeinfo {
