@@ -269,7 +269,7 @@ impl Walk<'_, '_, '_> {
         self.errors.push(
             Diag::new(Code::NotFound, format!("the class {shown} does not exist"))
                 .label(span, "named here")
-                .help(self.library.missing_help(&name)),
+                .help(self.library.missing_help(name)),
         );
     }
 }

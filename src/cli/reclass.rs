@@ -25,11 +25,12 @@ crate::diag::codes! {
 ///
 /// The inventory is a reclass one as it is: `nodes/` and `classes/` (or
 /// Kapitan's `targets/`) under the base, and its settings from the first
-/// config file found: --config; `reclass-config.yml` or
-/// `kapicorp-reclass-config.yml` in the base; then
-/// `kapicorp-reclass-config.yml` in the current directory,
-/// `~/.config/reclass/reclass-config.yml`, `/etc/reclass/reclass-config.yml`.
-/// The options below win over the file (docs/reclass.md).
+/// config file found: --config; `kapicorp-reclass-config.yml` in the current
+/// directory, `~`, `/etc/kapicorp-reclass`, beryl's folder (kapicorp's
+/// search, whatever -b says); else the base's `reclass-config.yml` or
+/// `kapicorp-reclass-config.yml`. A config file's uris stay inside its folder
+/// or the base, unless it is in `~`, `/etc/kapicorp-reclass` or beryl's
+/// folder. The options below win over the file (docs/reclass.md).
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
     beryl reclass -b inventory --nodeinfo web01 -o json\n  \

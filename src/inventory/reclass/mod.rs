@@ -289,13 +289,16 @@ pub enum Trust {
     Operator,
 }
 
+/// A folder of the search, if it can be known.
+type Folder = fn() -> Option<PathBuf>;
+
 /// The folders `beryl reclass` searches for [`CONFIG_FILE_NAME`], in
 /// kapicorp-reclass 2.0's order (`reclass/defaults.py`
 /// `CONFIG_FILE_SEARCH_PATH`, read by `reclass/config.py`
 /// `find_and_read_configfile`), whatever `-b` says; one row per place.
 /// kapicorp's last place is its script's folder (`sys.argv[0]`); beryl's
 /// is the folder of the beryl executable.
-const SEARCH: &[(fn() -> Option<PathBuf>, Trust)] = &[
+const SEARCH: &[(Folder, Trust)] = &[
     (|| std::env::current_dir().ok(), Trust::Inventory),
     (
         || std::env::var_os("HOME").map(PathBuf::from),
