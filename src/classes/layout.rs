@@ -35,6 +35,9 @@ pub(super) struct Layout {
     /// entity's name, against which reclass resolves relative class names.
     pub split: fn(&Arc<Node>, &str) -> Result<ClassedDoc, Diags>,
     pub find: Find,
+    /// The help of a missing class, in the flavor's own words: where to
+    /// create it, and how its tool skips missing classes.
+    pub missing_help: fn(&Inventory, &str) -> String,
 }
 
 impl Layout {
@@ -47,6 +50,13 @@ impl Layout {
                 check_name: super::check_name,
                 split: |node, _| ClassedDoc::split(node),
                 find: Find::Paths,
+                missing_help: |_, name| {
+                    let base = name.replace('.', "/");
+                    format!(
+                        "create {}/{base}.yml (or {base}/init.yml), or allow missing classes with `ignore_class_notfound: true` in beryl.yml",
+                        crate::inventory::CLASSES_DIR
+                    )
+                },
             },
             Some(options) => Layout {
                 schema: Schema::Yaml11,
@@ -54,6 +64,7 @@ impl Layout {
                 check_name: super::reclass::check_name,
                 split: super::reclass::split,
                 find: Find::Index,
+                missing_help: super::reclass::missing_help,
             },
         }
     }

@@ -144,6 +144,11 @@ impl<'a> Library<'a> {
         self.layout.warns_skipped
     }
 
+    /// The help of a missing class `name`, in the flavor's words.
+    pub(crate) fn missing_help(&self, name: &str) -> String {
+        (self.layout.missing_help)(self.inventory, name)
+    }
+
     /// Why `name` is not a class name of this inventory's flavor.
     pub(crate) fn check_name(&self, name: &str) -> Result<(), String> {
         (self.layout.check_name)(name)

@@ -221,6 +221,28 @@ fn not_a(n: &Node, what: &str) -> Diag {
     .label(&n.span, "this value")
 }
 
+/// reclass's help for a missing class: its file under classes_uri (or a
+/// class document of a single-file inventory), or reclass's own ways of
+/// skipping missing classes (`-z`, or the config file's
+/// `ignore_class_notfound`; kapicorp-reclass 2.0 `reclass/config.py`
+/// `make_db_options_group`).
+pub(super) fn missing_help(inventory: &crate::inventory::Inventory, name: &str) -> String {
+    let skip = "or skip missing classes with -z (--ignore-class-notfound) or `ignore_class_notfound: true` in the reclass config file";
+    match &inventory.classes_dir {
+        Some(dir) => {
+            let base = name.replace('.', "/");
+            format!(
+                "create {}/{base}.yml (or {base}/init.yml), {skip}",
+                dir.display
+            )
+        }
+        None => format!(
+            "add a document `name: {name}` of `type: class` to {}, {skip}",
+            inventory.default.display
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -261,22 +261,15 @@ impl Walk<'_, '_, '_> {
                 return;
             }
         }
-        let base = name.replace('.', "/");
         let shown = if name == text {
             format!("`{name}`")
         } else {
             format!("`{name}` (from {text:?})")
         };
         self.errors.push(
-            Diag::new(
-                Code::NotFound,
-                format!("the class {shown} does not exist"),
-            )
-            .label(span, "named here")
-            .help(format!(
-                "create {}/{base}.yml (or {base}/init.yml), or allow missing classes with `ignore_class_notfound: true` in beryl.yml",
-                crate::inventory::CLASSES_DIR
-            )),
+            Diag::new(Code::NotFound, format!("the class {shown} does not exist"))
+                .label(span, "named here")
+                .help(self.library.missing_help(name)),
         );
     }
 }

@@ -91,7 +91,11 @@ impl Context {
     }
 
     pub(crate) fn inventory(&self) -> Result<Inventory, Failure> {
-        Inventory::discover(&self.inventory_dir, &display(&self.inventory_dir))
+        Inventory::discover_with(
+            &self.inventory_dir,
+            &display(&self.inventory_dir),
+            &self.limits,
+        )
     }
 
     pub(crate) fn compiler<'a>(&'a self, inventory: &'a Inventory) -> Compiler<'a> {

@@ -25,11 +25,12 @@ crate::diag::codes! {
 ///
 /// The inventory is a reclass one as it is: `nodes/` and `classes/` (or
 /// Kapitan's `targets/`) under the base, and its settings from the first
-/// config file found: --config; `reclass-config.yml` or
-/// `kapicorp-reclass-config.yml` in the base; then
-/// `kapicorp-reclass-config.yml` in the current directory,
-/// `~/.config/reclass/reclass-config.yml`, `/etc/reclass/reclass-config.yml`.
-/// The options below win over the file (docs/reclass.md).
+/// config file found: --config; `kapicorp-reclass-config.yml` in the current
+/// directory, `~`, `/etc/kapicorp-reclass`, beryl's folder (kapicorp's
+/// search, whatever -b says); else the base's `reclass-config.yml` or
+/// `kapicorp-reclass-config.yml`. A config file's uris stay inside its folder
+/// or the base, unless it is in `~`, `/etc/kapicorp-reclass` or beryl's
+/// folder. The options below win over the file (docs/reclass.md).
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
     beryl reclass -b inventory --nodeinfo web01 -o json\n  \
@@ -126,8 +127,13 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
         args.config.as_deref(),
         &ctx.limits,
     )?;
+    let (config, config_trust) = match config {
+        Some((c, t)) => (Some(c), t),
+        None => (None, Default::default()),
+    };
     let overrides = Overrides {
         config,
+        config_trust,
         storage_type: args.storage_type,
         nodes_uri: args.nodes_uri.clone(),
         classes_uri: args.classes_uri.clone(),
@@ -137,8 +143,10 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
         allow_none_override: args.allow_none_override.then_some(true),
         input_data: args.input_data.clone(),
     };
-    let inventory = Inventory::discover_reclass(&base, &shown(&base), &overrides)?;
-    let compiler = ctx.compiler(&inventory);
+    let inventory = Inventory::discover_reclass(&base, &shown(&base), &overrides, &ctx.limits)?;
+    // reclass's data as reclass outputs it: no FreeBSD meaning (SSH keys,
+    // the `freebsd` section) is given to it here.
+    let compiler = ctx.compiler(&inventory).data_only();
     // reclass answers `--inventory`'s queries over every environment, and
     // `--nodeinfo`'s over the node's own (unless it asks `+AllEnvs`).
     let compiler = match args.nodeinfo {

@@ -196,6 +196,10 @@ pub struct Compiler<'a> {
     /// Whether every query sees every environment (reclass's
     /// `--inventory`), rather than the asking host's own.
     every_environment: bool,
+    /// Whether the last stage runs (SSH keys resolved and injected, the
+    /// `freebsd` section validated, its files read): off for `beryl
+    /// reclass`, which outputs reclass's data as reclass does.
+    freebsd: bool,
 }
 
 impl<'a> Compiler<'a> {
@@ -219,7 +223,17 @@ impl<'a> Compiler<'a> {
             spelled: warn::Spelled::default(),
             dialect,
             every_environment: false,
+            freebsd: true,
         }
+    }
+
+    /// The same compiler without the FreeBSD stage: a host's config is its
+    /// merged data with its references resolved, `ssh_keys` and `freebsd`
+    /// as written (reclass's output, `beryl reclass`; `render`, `check`
+    /// and `plan` keep the stage).
+    pub fn data_only(mut self) -> Self {
+        self.freebsd = false;
+        self
     }
 
     /// The same compiler, its queries answered over every environment, as

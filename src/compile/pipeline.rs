@@ -219,6 +219,23 @@ impl Compiler<'_> {
             .collect::<Vec<_>>();
         diags.extend(self.spelled.warnings(&levels));
         diags.extend(expanded.warnings.iter().cloned());
+        if !self.freebsd {
+            let mut inputs = super::Inputs::default();
+            self.record(host, expanded, all.is_some(), &mut inputs);
+            return Ok(Compiled {
+                config: merged,
+                freebsd: Default::default(),
+                domain_keys: Vec::new(),
+                users: Vec::new(),
+                references,
+                levels,
+                policy,
+                diags,
+                rules_used,
+                reclass,
+                inputs,
+            });
+        }
         match complete(merged, references, levels, policy, self.keys) {
             Ok(mut c) => {
                 let default = &self.inventory.default.display;

@@ -20,8 +20,18 @@ impl Inventory {
     /// `targets/` beside `classes/`, or a `reclass-config.yml`) is discovered
     /// as a reclass inventory, with its config file's settings.
     pub fn discover(root: &Path, root_display: &str) -> Result<Inventory, Diags> {
+        Self::discover_with(root, root_display, &crate::yaml::Limits::default())
+    }
+
+    /// [`Inventory::discover`] under a command's `limits`: a reclass root's
+    /// config file and single-file inventory are read within them.
+    pub fn discover_with(
+        root: &Path,
+        root_display: &str,
+        limits: &crate::yaml::Limits,
+    ) -> Result<Inventory, Diags> {
         if super::reclass::recognise(root) {
-            return Self::discover_reclass(root, root_display, &Default::default());
+            return Self::discover_reclass(root, root_display, &Default::default(), limits);
         }
         let walk = Walk::new(root, root_display, None);
         let canonical = match fs::canonicalize(root) {
@@ -51,18 +61,15 @@ impl Inventory {
 
 impl Inventory {
     /// Discovers a reclass inventory based at `root`, with the command line's
-    /// settings over its config file's (src/inventory/reclass/).
+    /// settings over its config file's (src/inventory/reclass/), its files
+    /// read within `limits` (the command's `--max-*`).
     pub fn discover_reclass(
         root: &Path,
         root_display: &str,
         overrides: &super::reclass::Overrides,
+        limits: &crate::yaml::Limits,
     ) -> Result<Inventory, Diags> {
-        super::reclass::discover(
-            root,
-            root_display,
-            overrides,
-            &crate::yaml::Limits::default(),
-        )
+        super::reclass::discover(root, root_display, overrides, limits)
     }
 }
 

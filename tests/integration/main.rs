@@ -115,6 +115,7 @@ mod plan;
 mod pools;
 mod props;
 mod reclass;
+mod reclass_dropin;
 mod resources;
 mod schema;
 mod secrets;

@@ -272,7 +272,11 @@ fn inventory_side(
     ssh: &revision::Place,
     plans: bool,
 ) -> Result<Side, Failure> {
-    let inventory: &'static Inventory = Box::leak(Box::new(Inventory::discover(dir, display)?));
+    let inventory: &'static Inventory = Box::leak(Box::new(Inventory::discover_with(
+        dir,
+        display,
+        &ctx.limits,
+    )?));
     let compiled = compiled::compile_side(ctx, inventory, display, ssh, plans, None)?;
     Ok(compiled.map(|c| c.side).unwrap_or_else(|| Side {
         hosts: Default::default(),

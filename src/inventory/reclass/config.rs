@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::Code;
 use crate::diag::{Diag, Diags};
-use crate::value::{Node, Value};
+use crate::value::{Node, Span, Value};
 use crate::yaml::Limits;
 
 /// The settings of reclass 2.0 that change a result (survey §6 "Settings
@@ -91,6 +91,8 @@ pub(crate) const STORAGE_TYPES: &[(&str, StorageType)] = &[
 #[derive(Clone, Debug, Default)]
 pub struct Overrides {
     pub config: Option<PathBuf>,
+    /// Whose `config` is (a config found in the base is the inventory's).
+    pub config_trust: super::Trust,
     pub storage_type: Option<StorageType>,
     pub nodes_uri: Option<PathBuf>,
     pub classes_uri: Option<PathBuf>,
@@ -134,10 +136,10 @@ pub(super) fn settle(
     limits: &Limits,
 ) -> Result<ReclassOptions, Diags> {
     let mut o = ReclassOptions::defaults(base);
-    let config = over
-        .config
-        .clone()
-        .or_else(|| super::find_config(Some(base)));
+    let (config, trust) = match &over.config {
+        Some(c) => (Some(c.clone()), over.config_trust),
+        None => (super::find_config(Some(base)), super::Trust::Inventory),
+    };
     // Kapitan's layout: targets/ beside classes/, and no nodes/.
     if !base.join("nodes").is_dir() && base.join("targets").is_dir() {
         o.nodes_uri = base.join("targets");
@@ -146,8 +148,31 @@ pub(super) fn settle(
     if let Some(path) = &config {
         let shown = path.display().to_string();
         let node = crate::yaml::load_file(path, &shown, limits)?;
-        read(&mut o, &node, base)?;
+        let uris = read(&mut o, &node, base)?;
         o.config_file = Some(path.clone());
+        // A uri the command line does not replace stays inside the config
+        // file's folder or the base, unless the file is the operator's own.
+        let replaced = |key: &str| match key {
+            "nodes_uri" => over.nodes_uri.is_some(),
+            _ => over.classes_uri.is_some(),
+        };
+        if trust == super::Trust::Inventory {
+            let dir = path.parent().unwrap_or(Path::new("."));
+            let dir = if dir.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                dir
+            };
+            let errors: Diags = uris
+                .iter()
+                .filter(|(key, _, _)| !replaced(key))
+                .filter_map(|(key, p, span)| fence(&[dir, base], key, p, span).err())
+                .flatten()
+                .collect();
+            if !errors.is_empty() {
+                return Err(errors);
+            }
+        }
     }
     let uri = |p: &PathBuf| {
         if p.is_absolute() {
@@ -185,10 +210,14 @@ pub(super) fn settle(
     Ok(o)
 }
 
-/// Reads a config file's settings into `o`. Keys reclass does not know are
-/// ignored, as reclass does.
-fn read(o: &mut ReclassOptions, node: &Node, base: &Path) -> Result<(), Diags> {
+/// A uri a config file sets: its key, the path and where it is written.
+type Uri = (&'static str, PathBuf, Span);
+
+/// Reads a config file's settings into `o`, and returns the uris it sets.
+/// Keys reclass does not know are ignored, as reclass does.
+fn read(o: &mut ReclassOptions, node: &Node, base: &Path) -> Result<Vec<Uri>, Diags> {
     let mut errors = Vec::new();
+    let mut uris = Vec::new();
     for (key, entry) in node.as_map().into_iter().flatten() {
         let n = &entry.node;
         if let Some((_, flag)) = FLAGS.iter().find(|(k, _)| k == key) {
@@ -203,8 +232,14 @@ fn read(o: &mut ReclassOptions, node: &Node, base: &Path) -> Result<(), Diags> {
             if p.is_absolute() { p } else { base.join(p) }
         };
         match (key.as_str(), &n.value) {
-            ("nodes_uri", Value::Str(s)) => o.nodes_uri = uri(s),
-            ("classes_uri", Value::Str(s)) => o.classes_uri = uri(s),
+            ("nodes_uri", Value::Str(s)) => {
+                o.nodes_uri = uri(s);
+                uris.push(("nodes_uri", o.nodes_uri.clone(), n.span.clone()));
+            }
+            ("classes_uri", Value::Str(s)) => {
+                o.classes_uri = uri(s);
+                uris.push(("classes_uri", o.classes_uri.clone(), n.span.clone()));
+            }
             ("default_environment", Value::Str(s)) => o.default_environment = s.clone(),
             ("ignore_class_notfound_regexp", Value::Str(s)) => {
                 o.ignore_class_notfound_regexp = vec![s.clone()];
@@ -243,10 +278,51 @@ fn read(o: &mut ReclassOptions, node: &Node, base: &Path) -> Result<(), Diags> {
         }
     }
     if errors.is_empty() {
-        Ok(())
+        Ok(uris)
     } else {
         Err(errors)
     }
+}
+
+/// Refuses `path`, which a config file sets at `span` for `key`, unless it
+/// is inside one of `roots` once links are followed (both sides
+/// canonicalised; a path that does not exist is folded as written, `..`
+/// and all). The error quotes the config file's line only, nothing of the
+/// place it names.
+pub(crate) fn fence(roots: &[&Path], key: &str, path: &Path, span: &Span) -> Result<(), Diags> {
+    let resolved = |p: &Path| {
+        std::fs::canonicalize(p).unwrap_or_else(|_| {
+            let absolute = std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+            let mut clean = PathBuf::new();
+            for part in absolute.components() {
+                match part {
+                    std::path::Component::CurDir => {}
+                    std::path::Component::ParentDir => {
+                        clean.pop();
+                    }
+                    other => clean.push(other),
+                }
+            }
+            clean
+        })
+    };
+    let target = resolved(path);
+    if roots.iter().any(|r| target.starts_with(resolved(r))) {
+        return Ok(());
+    }
+    Err(vec![
+        Diag::new(
+            Code::Outside,
+            format!(
+                "the config file's `{key}` leaves the inventory: it must be inside the config file's folder or the inventory base"
+            ),
+        )
+        .label(span, "this folder is outside (links followed)")
+        .help(
+            "a config file a pull request can write reads only inside the inventory; \
+             give the folder on the command line (-b, -u, -c) if it is meant",
+        ),
+    ])
 }
 
 /// A setting's truth value: a boolean, or a YAML 1.1 spelling (reclass reads

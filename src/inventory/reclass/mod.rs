@@ -59,6 +59,9 @@ crate::diag::codes! {
         Overlap = "overlap";
         /// A document of a single-file inventory without a usable `name` or `type`.
         Document = "document";
+        /// A config file's `nodes_uri`, `classes_uri` or `inventory_base_uri`
+        /// outside the folder of the config file and the inventory base.
+        Outside = "outside";
     }
 }
 
@@ -259,45 +262,89 @@ pub(crate) fn uri(options: &ReclassOptions, host: &super::Host) -> String {
     }
 }
 
-/// Where reclass's config file is, the first found: in the inventory `base`
-/// when there is one (`reclass-config.yml`, then
-/// `kapicorp-reclass-config.yml`); without one, `kapicorp-reclass-config.yml`
-/// and `reclass-config.yml` in the current directory,
-/// `~/.config/reclass/reclass-config.yml`, `/etc/reclass/reclass-config.yml`.
+/// Where reclass's config file is in the inventory `base` (Kapitan's
+/// `reclass-config.yml`, then `kapicorp-reclass-config.yml`), the first
+/// found.
 fn find_config(base: Option<&Path>) -> Option<PathBuf> {
-    let mut places: Vec<PathBuf> = Vec::new();
-    match base {
-        Some(b) => places.extend(CONFIG_NAMES.iter().map(|n| b.join(n))),
-        None => {
-            places.push(PathBuf::from("kapicorp-reclass-config.yml"));
-            places.push(PathBuf::from("reclass-config.yml"));
-            if let Some(home) = std::env::var_os("HOME") {
-                places.push(PathBuf::from(home).join(".config/reclass/reclass-config.yml"));
-            }
-            places.push(PathBuf::from("/etc/reclass/reclass-config.yml"));
-        }
-    }
-    places.into_iter().find(|p| p.is_file())
+    let base = base?;
+    CONFIG_NAMES
+        .iter()
+        .map(|n| base.join(n))
+        .find(|p| p.is_file())
 }
 
-/// The inventory base and the config file of `beryl reclass`: the config
-/// file given, else (without a base given) the first found outside an
-/// inventory base; the base given, else that config file's
-/// `inventory_base_uri`, else the current directory. With a base given and
-/// no config file, discovery finds the config file in the base.
+/// kapicorp-reclass's config file name (`reclass/defaults.py`
+/// `CONFIG_FILE_NAME`: `RECLASS_NAME + '-config.yml'`).
+const CONFIG_FILE_NAME: &str = "kapicorp-reclass-config.yml";
+
+/// Whose a config file is, by where it was found: one that a pull request
+/// can write (the current directory, the inventory, `--config`'s) keeps its
+/// uris inside its folder and the base; the operator's own (`~`,
+/// `/etc/kapicorp-reclass`, beryl's folder) may point anywhere, as the
+/// command line may (docs/reclass.md "The config file").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Trust {
+    #[default]
+    Inventory,
+    Operator,
+}
+
+/// A folder of the search, if it can be known.
+type Folder = fn() -> Option<PathBuf>;
+
+/// The folders `beryl reclass` searches for [`CONFIG_FILE_NAME`], in
+/// kapicorp-reclass 2.0's order (`reclass/defaults.py`
+/// `CONFIG_FILE_SEARCH_PATH`, read by `reclass/config.py`
+/// `find_and_read_configfile`), whatever `-b` says; one row per place.
+/// kapicorp's last place is its script's folder (`sys.argv[0]`); beryl's
+/// is the folder of the beryl executable.
+const SEARCH: &[(Folder, Trust)] = &[
+    (|| std::env::current_dir().ok(), Trust::Inventory),
+    (
+        || std::env::var_os("HOME").map(PathBuf::from),
+        Trust::Operator,
+    ),
+    (
+        || Some(PathBuf::from("/etc/kapicorp-reclass")),
+        Trust::Operator,
+    ),
+    (
+        || {
+            std::env::current_exe()
+                .ok()?
+                .parent()
+                .map(Path::to_path_buf)
+        },
+        Trust::Operator,
+    ),
+];
+
+/// The first config file of kapicorp's search, and whose it is.
+fn search_config() -> Option<(PathBuf, Trust)> {
+    SEARCH.iter().find_map(|(dir, trust)| {
+        let file = dir()?.join(CONFIG_FILE_NAME);
+        file.is_file().then_some((file, *trust))
+    })
+}
+
+/// The inventory base and the config file of `beryl reclass`: `--config`'s
+/// file, else the first of kapicorp's search ([`SEARCH`]), else none (then
+/// discovery reads the base's own, [`find_config`]); the base given, else
+/// that config file's `inventory_base_uri`, else the current directory.
 pub(crate) fn locate(
     base: Option<&Path>,
     config: Option<&Path>,
     limits: &Limits,
-) -> Result<(PathBuf, Option<PathBuf>), Diags> {
-    let config = match (config, base) {
-        (Some(c), _) => Some(c.to_path_buf()),
-        (None, Some(_)) => None,
-        (None, None) => find_config(None),
+) -> Result<(PathBuf, Option<(PathBuf, Trust)>), Diags> {
+    let config = match config {
+        Some(c) => Some((c.to_path_buf(), Trust::Inventory)),
+        None => search_config(),
     };
     let base = match (base, &config) {
         (Some(b), _) => b.to_path_buf(),
-        (None, Some(c)) => base_uri(c, limits)?.unwrap_or_else(|| PathBuf::from(".")),
+        (None, Some((c, trust))) => {
+            base_uri(c, *trust, limits)?.unwrap_or_else(|| PathBuf::from("."))
+        }
         (None, None) => PathBuf::from("."),
     };
     Ok((base, config))
@@ -305,14 +352,22 @@ pub(crate) fn locate(
 
 /// A config file's `inventory_base_uri`, relative to the file's folder
 /// (kapicorp joins it to the current directory: the same when reclass is run
-/// where its config is).
-fn base_uri(config: &Path, limits: &Limits) -> Result<Option<PathBuf>, Diags> {
+/// where its config is); inside that folder unless the file is the
+/// operator's.
+fn base_uri(config: &Path, trust: Trust, limits: &Limits) -> Result<Option<PathBuf>, Diags> {
     let node = crate::yaml::load_file(config, &config.display().to_string(), limits)?;
-    let Some(base) = node.get("inventory_base_uri").and_then(|n| n.as_str()) else {
+    let Some(entry) = node.get("inventory_base_uri") else {
+        return Ok(None);
+    };
+    let Some(base) = entry.as_str() else {
         return Ok(None);
     };
     let dir = config.parent().unwrap_or(Path::new("."));
-    Ok(Some(dir.join(base)))
+    let path = dir.join(base);
+    if trust == Trust::Inventory {
+        config::fence(&[dir], "inventory_base_uri", &path, &entry.span)?;
+    }
+    Ok(Some(path))
 }
 
 #[cfg(test)]

@@ -77,7 +77,15 @@ fn entry(c: &Compiled, path: &[String]) -> Entry {
     let lpath = level_path(path);
     let finals = finals(c, path);
     let final_node = finals.last().copied().flatten();
-    let (spec, origin) = spec_at(&c.policy, &lpath);
+    let (mut spec, origin) = spec_at(&c.policy, &lpath);
+    // A dialect whose lists merged by `default` concatenate (reclass's,
+    // src/merge/strategies.rs) merges this list as `concat` does: say so.
+    let concatenated = spec.kind == Strategy::Default
+        && c.policy.dialect().concat_lists
+        && matches!(final_node.map(|n| &n.value), Some(Value::Seq(_)));
+    if concatenated {
+        spec.kind = Strategy::Concat;
+    }
     let reference = c.references.iter().find(|r| r.path == path).map(reference);
     let written: Vec<Option<Written>> = c
         .levels
@@ -170,7 +178,7 @@ fn entry(c: &Compiled, path: &[String]) -> Entry {
         at: final_node.and_then(|n| located(&n.span)),
         removed_by,
         query,
-        strategy: strategy(&spec, &origin),
+        strategy: strategy(&spec, &origin, concatenated),
         levels,
         items,
         reference,
@@ -240,7 +248,7 @@ fn finals<'n>(c: &'n Compiled, path: &[String]) -> Vec<Option<&'n Node>> {
         .collect()
 }
 
-fn strategy(spec: &Spec, origin: &SpecOrigin) -> StrategyInForce {
+fn strategy(spec: &Spec, origin: &SpecOrigin, concatenated: bool) -> StrategyInForce {
     let mut s = StrategyInForce {
         name: spec.to_string(),
         source: "default",
@@ -268,6 +276,11 @@ fn strategy(spec: &Spec, origin: &SpecOrigin) -> StrategyInForce {
             s.from = Some(show_path(p));
         }
         SpecOrigin::Default => {}
+    }
+    if concatenated {
+        // Whichever way `default` came, reclass's dialect concatenates.
+        s.source = "reclass";
+        s.from = None;
     }
     s
 }

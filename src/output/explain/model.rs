@@ -46,8 +46,8 @@ pub(crate) struct Entry {
 pub(crate) struct StrategyInForce {
     /// The spec, with its options (`append`, `deep (knockout_prefix: "--")`).
     pub name: String,
-    /// `rule`, `built-in`, `inherited`, `whole` (taken whole by an ancestor)
-    /// or `default`.
+    /// `rule`, `built-in`, `inherited`, `whole` (taken whole by an ancestor),
+    /// `reclass` (a list that reclass's dialect concatenates) or `default`.
     pub source: &'static str,
     /// The rule's pattern, for `rule` and `built-in`.
     #[serde(skip_serializing_if = "Option::is_none")]

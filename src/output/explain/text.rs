@@ -76,6 +76,7 @@ fn block(entry: &Entry, out: &mut String) {
         ),
         "inherited" => format!("inherited from {}", s.from.as_deref().unwrap_or_default()),
         "whole" => format!("taken whole with {}", s.from.as_deref().unwrap_or_default()),
+        "reclass" => "reclass concatenates lists".to_string(),
         _ => "the default".to_string(),
     };
     out.push_str(&format!("  strategy: {} ({why})\n", s.name));

@@ -21,6 +21,7 @@ mod differences;
 mod lookup;
 mod peers;
 mod reclass;
+mod reclass_cli;
 mod reclass_real;
 mod yaml11;
 

@@ -23,18 +23,31 @@ const BERYL_ENV: &[&str] = &[
     "GITHUB_WORKSPACE",
 ];
 
-/// The built beryl with `args`, in `dir`, colour off and none of beryl's
-/// environment variables; stdio as the caller sets it.
+/// The built beryl with `args`, in `dir`, colour off, none of beryl's
+/// environment variables and HOME an empty folder of the test run's own
+/// (`beryl reclass` searches `~` for kapicorp's config file, as reclass
+/// does); stdio as the caller sets it.
 pub fn beryl_command(dir: &Path, args: &[String]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_beryl"));
     cmd.args(["--color", "never"])
         .args(args)
         .current_dir(dir)
-        .env("NO_COLOR", "1");
+        .env("NO_COLOR", "1")
+        .env("HOME", scratch_home());
     for var in BERYL_ENV {
         cmd.env_remove(var);
     }
     cmd
+}
+
+/// An empty folder for HOME, one per test run.
+pub fn scratch_home() -> &'static Path {
+    static HOME: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    HOME.get_or_init(|| {
+        let home = Path::new(env!("CARGO_TARGET_TMPDIR")).join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        home
+    })
 }
 
 /// The result of one run.

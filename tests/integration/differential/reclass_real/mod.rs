@@ -19,7 +19,7 @@
 //! without it the test skips with a notice, unless BERYL_REQUIRE_PEERS is
 //! set.
 
-mod roots;
+pub(super) mod roots;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
@@ -33,7 +33,7 @@ use roots::{ROOTS, Root};
 
 /// How one node compares.
 #[derive(Clone, Debug, PartialEq)]
-enum Outcome {
+pub(super) enum Outcome {
     Same,
     BothRefuse,
     /// The first path where the documents differ.
@@ -45,7 +45,7 @@ enum Outcome {
 }
 
 impl Outcome {
-    fn agrees(&self) -> bool {
+    pub(super) fn agrees(&self) -> bool {
         matches!(self, Outcome::Same | Outcome::BothRefuse)
     }
 
@@ -247,7 +247,7 @@ fn ours(
     Ok(doc)
 }
 
-fn first_line(text: &str) -> String {
+pub(super) fn first_line(text: &str) -> String {
     text.lines()
         .map(str::trim)
         .find(|l| !l.is_empty())
@@ -255,7 +255,7 @@ fn first_line(text: &str) -> String {
         .to_string()
 }
 
-fn compare(ours: &Result<J, String>, theirs: &J) -> Outcome {
+pub(super) fn compare(ours: &Result<J, String>, theirs: &J) -> Outcome {
     let theirs = match theirs.get("error").and_then(J::as_str) {
         Some(e) if theirs.as_object().is_some_and(|o| o.len() == 1) => Err(e.to_string()),
         _ => Ok(theirs),
