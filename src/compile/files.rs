@@ -16,7 +16,7 @@
 //! Each bound is its own `beryl::limit::` error at the template (and its
 //! line, for fuel) and at the YAML that names it.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -228,7 +228,14 @@ fn environment(dirs: &Dirs<'_>, loaded: Arc<Mutex<BTreeSet<String>>>) -> Environ
 /// The templates that went past their heap budget in this run, by real
 /// path: each stopped thread keeps what it held, so a template is not run
 /// again for the next host.
-static STOPPED: Mutex<BTreeMap<PathBuf, ()>> = Mutex::new(BTreeMap::new());
+static STOPPED: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+
+/// Stopped templates a run may hold before it runs no other template: what
+/// a run can hold this way is at most this many budgets, plus one for each
+/// template rendering when the last one stopped (one per worker thread), so
+/// an inventory of many distinct doubling templates cannot hold 64 MiB
+/// each.
+const MAX_STOPPED: usize = 2;
 
 /// Renders a template with the host's effective config as its context, on a
 /// thread of bounded heap ([`crate::limits::heap::bounded`]).
@@ -242,21 +249,31 @@ fn render(
     let (path, _) = read(dirs, TEMPLATES_DIR, name)?;
     let real = std::fs::canonicalize(&path).unwrap_or(path);
     let budget = dirs.limits.template_bytes();
-    let memory = |again: bool| {
+    let memory = |why: &str| {
         let shown = shown(dirs, TEMPLATES_DIR, &name.value);
-        let why = if again {
-            "it went past that for another host and is not run again"
-        } else {
-            "rendering stopped there"
-        };
         Limit::TemplateMemory
             .diag(format!(
                 "template {shown} needs more than {budget} bytes of memory: {why}"
             ))
             .label(&name.span, "the template of this file")
     };
-    if lock(&STOPPED).contains_key(&real) {
-        return Err(memory(true));
+    {
+        let stopped = lock(&STOPPED);
+        if stopped.contains(&real) {
+            return Err(memory(
+                "it went past that for another host and is not run again",
+            ));
+        }
+        if stopped.len() >= MAX_STOPPED {
+            return Err(Limit::TemplateMemory
+                .diag(format!(
+                    "template {} is not run: {} templates of this run went past their \
+                     {budget}-byte memory budget, and each holds what it built until beryl exits",
+                    shown(dirs, TEMPLATES_DIR, &name.value),
+                    stopped.len()
+                ))
+                .label(&name.span, "the template of this file"));
+        }
     }
     let ctx = minijinja::Value::from_serialize(config);
     let (env, template) = (env.clone(), name.value.clone());
@@ -264,8 +281,8 @@ fn render(
     match crate::limits::heap::bounded(budget, work) {
         Ok(result) => result.map_err(|e| template_error(&e, name, dirs)),
         Err(crate::limits::heap::Stopped::Memory) => {
-            lock(&STOPPED).insert(real, ());
-            Err(memory(false))
+            lock(&STOPPED).insert(real);
+            Err(memory("rendering stopped there"))
         }
         Err(crate::limits::heap::Stopped::Spawn(e)) => Err(Diag::new(
             Code::Template,
