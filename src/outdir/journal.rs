@@ -2,12 +2,14 @@
 //! render_dir/mod.rs), the recovery that rolls it forward, and the test-only
 //! fault hooks.
 
+use std::collections::BTreeSet;
 use std::io::ErrorKind;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Code, JOURNAL, STAGE, io};
+use super::manifest::{read_manifest, read_manifest_at};
+use super::{Code, JOURNAL, MANIFEST, Manifest, STAGE, io};
 use crate::diag::Diag;
 
 /// What the apply step does: move these files from the stage into DIR (the
@@ -60,7 +62,150 @@ pub(super) fn apply(dir: &Path, journal: &Journal) -> Result<(), Diag> {
         }
     }
     move_in(manifest)?;
-    if stage.exists() {
+    finish(dir)
+}
+
+/// Finishes or discards an interrupted write (the caller, `render --out`,
+/// holds the exclusive lock; a reader never recovers: Manifest::read).
+///
+/// DIR may be a directory someone else prepared (a CI artifact, a shared
+/// path), so recovery acts only on what beryl wrote (issue 35): the journal
+/// and the stage must be a regular file and a directory of DIR, not links
+/// and not on another file system ([`real_stage`]); every name the journal
+/// moves must be a regular file of the stage that the staged manifest lists,
+/// and every name it removes a file of a host that DIR's manifest lists and
+/// the staged one no longer does ([`check`]). Anything else is refused
+/// before a file is moved or deleted.
+pub(super) fn recover(dir: &Path) -> Result<(), Diag> {
+    let path = dir.join(JOURNAL);
+    match std::fs::symlink_metadata(&path) {
+        Err(e) if e.kind() == ErrorKind::NotFound => {}
+        Err(e) => return Err(io(&path, &e)),
+        Ok(meta) if !meta.is_file() => {
+            return Err(damaged(
+                dir,
+                "",
+                "it is a symbolic link or not a regular file",
+            ));
+        }
+        Ok(_) => {
+            let journal = read(dir)?;
+            // The manifest is moved after every other step of `apply`: once
+            // it has left the stage, only the clean-up remains.
+            return if real_stage(dir)? && present(&dir.join(STAGE).join(MANIFEST))? {
+                check(dir, &journal)?;
+                apply(dir, &journal)
+            } else {
+                finish(dir)
+            };
+        }
+    }
+    if real_stage(dir)? {
+        let stage = dir.join(STAGE);
+        fault::step()
+            .and_then(|()| std::fs::remove_dir_all(&stage))
+            .map_err(|e| io(&stage, &e))?;
+    }
+    Ok(())
+}
+
+/// The journal of DIR, parsed, its names plain file names.
+fn read(dir: &Path) -> Result<Journal, Diag> {
+    let path = dir.join(JOURNAL);
+    let name = path.display().to_string();
+    let text = crate::yaml::read_output(&path, &name)?;
+    let journal: Journal = serde_json::from_str(&text).map_err(|e| {
+        let at = format!(":{}:{}", e.line(), e.column());
+        damaged(dir, &at, &e.to_string())
+    })?;
+    let plain = |n: &String| !n.is_empty() && !n.starts_with('.') && !n.contains(['/', '\\', '\0']);
+    if journal.version != 1 || !journal.moves.iter().chain(&journal.remove).all(plain) {
+        return Err(damaged(dir, "", "it names files outside the directory"));
+    }
+    Ok(journal)
+}
+
+/// Whether DIR has a stage, which must then be a directory of DIR itself:
+/// not a symbolic link (checked without following it) and on DIR's file
+/// system (a mount on it would make recovery move or delete files of
+/// another tree).
+pub(super) fn real_stage(dir: &Path) -> Result<bool, Diag> {
+    use std::os::unix::fs::MetadataExt as _;
+    let stage = dir.join(STAGE);
+    let meta = match std::fs::symlink_metadata(&stage) {
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(io(&stage, &e)),
+        Ok(meta) => meta,
+    };
+    let parent = std::fs::metadata(dir).map_err(|e| io(dir, &e))?;
+    if meta.file_type().is_symlink() || !meta.is_dir() || meta.dev() != parent.dev() {
+        return Err(planted(
+            dir,
+            &stage,
+            "is not a directory of the render directory (a symbolic link, \
+             not a directory, or on another file system)",
+        ));
+    }
+    Ok(true)
+}
+
+/// Whether `path` exists as a regular file (not followed if a link; a link
+/// or anything else is refused).
+fn present(path: &Path) -> Result<bool, Diag> {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(io(path, &e)),
+        Ok(meta) if meta.is_file() => Ok(true),
+        Ok(_) => Err(planted(
+            path.parent().and_then(Path::parent).unwrap_or(path),
+            path,
+            "is a symbolic link or not a regular file: beryl stages regular files only",
+        )),
+    }
+}
+
+/// Every name the journal moves is a staged host file of the staged
+/// manifest (the manifest itself last), and every name it removes is a host
+/// file of DIR's manifest that the staged manifest does not keep: the
+/// journal names only files beryl wrote.
+fn check(dir: &Path, journal: &Journal) -> Result<(), Diag> {
+    let stage = dir.join(STAGE);
+    let files =
+        |m: &Manifest| -> BTreeSet<String> { m.hosts.keys().map(|h| m.file_name(h)).collect() };
+    let new = read_manifest_at(&stage.join(MANIFEST))?
+        .as_ref()
+        .map(files)
+        .unwrap_or_default();
+    let old = read_manifest(dir)?.as_ref().map(files).unwrap_or_default();
+    let (last, hosts) = journal
+        .moves
+        .split_last()
+        .ok_or_else(|| damaged(dir, "", "it moves no files"))?;
+    if last != MANIFEST {
+        return Err(damaged(dir, "", "its last move is not the manifest"));
+    }
+    if let Some(name) = hosts.iter().find(|n| !new.contains(*n)) {
+        let why = format!("it moves `{name}`, a file the staged manifest does not list");
+        return Err(damaged(dir, "", &why));
+    }
+    if let Some(name) = journal
+        .remove
+        .iter()
+        .find(|n| !old.contains(*n) || new.contains(*n))
+    {
+        let why = format!("it removes `{name}`, not a file of a host that {MANIFEST} lists");
+        return Err(damaged(dir, "", &why));
+    }
+    for name in hosts {
+        present(&stage.join(name))?;
+    }
+    Ok(())
+}
+
+/// The last steps of `apply`: the stage and the journal removed.
+fn finish(dir: &Path) -> Result<(), Diag> {
+    let stage = dir.join(STAGE);
+    if real_stage(dir)? {
         fault::step()
             .and_then(|()| std::fs::remove_dir_all(&stage))
             .map_err(|e| io(&stage, &e))?;
@@ -71,36 +216,14 @@ pub(super) fn apply(dir: &Path, journal: &Journal) -> Result<(), Diag> {
         .map_err(|e| io(&path, &e))
 }
 
-/// Finishes or discards an interrupted write (the caller holds the
-/// exclusive lock). A reader (`for_reading`) that cannot delete an
-/// uncommitted stage, on a read-only DIR say, leaves it: DIR's own files
-/// are the previous output, whole.
-pub(super) fn recover(dir: &Path, for_reading: bool) -> Result<(), Diag> {
-    let path = dir.join(JOURNAL);
-    if path.exists() {
-        let name = path.display().to_string();
-        let text = crate::yaml::read_output(&path, &name)?;
-        let journal: Journal = serde_json::from_str(&text).map_err(|e| {
-            let at = format!(":{}:{}", e.line(), e.column());
-            damaged(dir, &at, &e.to_string())
-        })?;
-        let plain =
-            |n: &String| !n.is_empty() && !n.starts_with('.') && !n.contains(['/', '\\', '\0']);
-        if journal.version != 1 || !journal.moves.iter().chain(&journal.remove).all(plain) {
-            return Err(damaged(dir, "", "it names files outside the directory"));
-        }
-        return apply(dir, &journal);
-    }
-    let stage = dir.join(STAGE);
-    if stage.exists() {
-        let removed = fault::step().and_then(|()| std::fs::remove_dir_all(&stage));
-        if let Err(e) = removed
-            && !for_reading
-        {
-            return Err(io(&stage, &e));
-        }
-    }
-    Ok(())
+/// A stage, or a file in it, that beryl did not make: recovery refuses it
+/// before moving or deleting anything.
+fn planted(dir: &Path, path: &Path, why: &str) -> Diag {
+    Diag::new(Code::Journal, format!("{}: {why}", path.display())).help(format!(
+        "recovery moves and deletes only what beryl wrote; if this directory is yours, \
+         remove {JOURNAL} and {STAGE} from {}, then render it again",
+        dir.display()
+    ))
 }
 
 /// A journal beryl cannot use; `at` is `:line:col` when known.

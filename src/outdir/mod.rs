@@ -73,6 +73,8 @@ crate::diag::codes! {
         Manifest = "manifest";
         /// A `.beryl-journal.json` that beryl cannot use to finish or undo an interrupted write.
         Journal = "journal";
+        /// A render directory that a reader (`beryl diff`) finds with a journal: a write interrupted after its commit, which only `render --out` finishes.
+        Interrupted = "interrupted";
     }
 }
 
@@ -128,6 +130,21 @@ pub(crate) fn write_dir(dir: &Path, hosts: &[Rendered], format: Format) -> Resul
     }
     let manifest = Manifest::new(format, BTreeMap::new(), hashes, Default::default());
     writer.commit(manifest, &BTreeSet::new()).map(drop)
+}
+
+/// Reads a file of a render directory, one that beryl wrote there: a
+/// regular file within the output cap, never a link (a link someone planted
+/// in DIR would make beryl read, and quote, a file elsewhere).
+pub(crate) fn read_own(path: &Path) -> Result<String, Diag> {
+    let name = path.display().to_string();
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(Diag::new(
+            Common::Io,
+            format!("{name} is a symbolic link: beryl writes none in a render directory"),
+        )
+        .help("beryl does not follow links in a render directory; render it again"));
+    }
+    crate::yaml::read_output(path, &name)
 }
 
 pub(super) fn io(path: &Path, e: &std::io::Error) -> Diag {
