@@ -217,7 +217,8 @@ impl Compiler<'_> {
                 written: d.node.clone(),
             })
             .collect::<Vec<_>>();
-        diags.extend(self.spelled.warnings(&levels));
+        let layout = self.inventory.flavor.reclass().is_none();
+        diags.extend(self.spelled.warnings(&levels, layout));
         diags.extend(expanded.warnings.iter().cloned());
         match complete(merged, references, levels, policy, self.keys) {
             Ok(mut c) => {
