@@ -27,11 +27,13 @@
 //!    files removed, the manifest renamed last, then the stage and the
 //!    journal removed. Each step can be redone, so it can be interrupted.
 //!
-//! Every command that writes or reads DIR (`render --out`, and `beryl diff`
-//! on a render directory) first **recovers** it, under the lock below: a
-//! journal is rolled forward (step 3 again). A stage without a journal (an
-//! interruption before the commit) is deleted by the next write, and by a
-//! reader that can; DIR's own files do not depend on it.
+//! `render --out` first **recovers** DIR, under the lock below: a journal is
+//! rolled forward (step 3 again), a stage without a journal (an interruption
+//! before the commit) deleted; DIR's own files do not depend on it. DIR may
+//! be someone else's (a CI artifact, a shared path), so recovery acts only
+//! on what beryl wrote and follows no link (journal.rs `recover`). A reader
+//! (`beryl diff` on DIR) recovers nothing and moves or deletes nothing: it
+//! ignores a stage and refuses a journal (`Manifest::read`).
 //!
 //! The guarantee, for an interruption at any point (the process killed, a
 //! crash, a full disk, a read-only file system): once recovered, DIR holds
@@ -40,7 +42,7 @@
 //! recovery, DIR's own files are still the complete previous output unless a
 //! journal is present; a program that reads DIR directly (not through beryl)
 //! in that state can see a mix, and should treat `.beryl-journal.json` as
-//! "not ready" (or run any beryl command on DIR first).
+//! "not ready" (or run `render --out` on DIR first).
 //!
 //! Not covered: power failures. beryl does not fsync (an fsync per file made
 //! writing 10,000 files about 20 times slower); after a power failure the
