@@ -8,7 +8,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::manifest::{read_manifest, read_manifest_at};
+use super::confined::Confined;
+use super::manifest::{parse_manifest, read_manifest};
 use super::{Code, JOURNAL, MANIFEST, Manifest, STAGE, io};
 use crate::diag::Diag;
 
@@ -36,19 +37,22 @@ pub(super) fn commit(dir: &Path, journal: &Journal) -> Result<(), Diag> {
 
 /// Step 3, also the roll-forward of recovery: every step can be redone.
 pub(super) fn apply(dir: &Path, journal: &Journal) -> Result<(), Diag> {
-    let stage = dir.join(STAGE);
+    apply_in(&Confined::open(dir)?, dir, journal)
+}
+
+/// [`apply`] through DIR and its stage already opened.
+fn apply_in(c: &Confined, dir: &Path, journal: &Journal) -> Result<(), Diag> {
     let (manifest, hosts) = journal
         .moves
         .split_last()
         .ok_or_else(|| damaged(dir, "", "it moves no files"))?;
     let move_in = |name: &String| -> Result<(), Diag> {
-        let from = stage.join(name);
-        if !from.exists() {
+        if !c.staged(name)? {
             return Ok(()); // moved before an interruption
         }
         let to = dir.join(name);
         fault::step()
-            .and_then(|()| std::fs::rename(&from, &to))
+            .and_then(|()| c.move_in(name))
             .map_err(|e| io(&to, &e))
     };
     for name in hosts {
@@ -56,64 +60,54 @@ pub(super) fn apply(dir: &Path, journal: &Journal) -> Result<(), Diag> {
     }
     for name in &journal.remove {
         let path = dir.join(name);
-        match fault::step().and_then(|()| std::fs::remove_file(&path)) {
+        match fault::step().and_then(|()| c.remove(name)) {
             Err(e) if e.kind() != ErrorKind::NotFound => return Err(io(&path, &e)),
             _ => {}
         }
     }
     move_in(manifest)?;
-    finish(dir)
+    c.finish(fault::step)
 }
 
 /// Finishes or discards an interrupted write (the caller, `render --out`,
 /// holds the exclusive lock; a reader never recovers: Manifest::read).
 ///
 /// DIR may be a directory someone else prepared (a CI artifact, a shared
-/// path), so recovery acts only on what beryl wrote (issue 35): the journal
-/// and the stage must be a regular file and a directory of DIR, not links
-/// and not on another file system ([`real_stage`]); every name the journal
-/// moves must be a regular file of the stage that the staged manifest lists,
-/// and every name it removes a file of a host that DIR's manifest lists and
-/// the staged one no longer does ([`check`]). Anything else is refused
-/// before a file is moved or deleted.
+/// path), so recovery acts only on what beryl wrote (issue 35), through
+/// descriptors of DIR and of its stage ([`Confined`]): the journal must be
+/// a regular file and the stage a directory of DIR, neither a link, the
+/// stage on DIR's file system; every name the journal moves must be a
+/// regular file of the stage that the staged manifest lists, and every name
+/// it removes a file of a host that DIR's manifest lists and the staged one
+/// no longer does ([`check`]). Anything else is refused before a file is
+/// moved or deleted.
 pub(super) fn recover(dir: &Path) -> Result<(), Diag> {
-    let path = dir.join(JOURNAL);
-    match std::fs::symlink_metadata(&path) {
-        Err(e) if e.kind() == ErrorKind::NotFound => {}
-        Err(e) => return Err(io(&path, &e)),
-        Ok(meta) if !meta.is_file() => {
-            return Err(damaged(
-                dir,
-                "",
-                "it is a symbolic link or not a regular file",
-            ));
+    let c = Confined::open(dir)?;
+    let journal = match std::fs::symlink_metadata(dir.join(JOURNAL)) {
+        Err(e) if e.kind() == ErrorKind::NotFound => None,
+        _ => Some(read(&c, dir)?),
+    };
+    match journal {
+        // The manifest is moved after every other step of `apply`: once it
+        // has left the stage, only the clean-up remains.
+        Some(journal) if c.staged(MANIFEST)? => {
+            check(&c, dir, &journal)?;
+            apply_in(&c, dir, &journal)
         }
-        Ok(_) => {
-            let journal = read(dir)?;
-            // The manifest is moved after every other step of `apply`: once
-            // it has left the stage, only the clean-up remains.
-            return if real_stage(dir)? && present(&dir.join(STAGE).join(MANIFEST))? {
-                check(dir, &journal)?;
-                apply(dir, &journal)
-            } else {
-                finish(dir)
-            };
+        Some(_) => c.finish(fault::step),
+        None if c.has_stage() => {
+            let stage = dir.join(STAGE);
+            fault::step()
+                .and_then(|()| std::fs::remove_dir_all(&stage))
+                .map_err(|e| io(&stage, &e))
         }
+        None => Ok(()),
     }
-    if real_stage(dir)? {
-        let stage = dir.join(STAGE);
-        fault::step()
-            .and_then(|()| std::fs::remove_dir_all(&stage))
-            .map_err(|e| io(&stage, &e))?;
-    }
-    Ok(())
 }
 
 /// The journal of DIR, parsed, its names plain file names.
-fn read(dir: &Path) -> Result<Journal, Diag> {
-    let path = dir.join(JOURNAL);
-    let name = path.display().to_string();
-    let text = crate::yaml::read_output(&path, &name)?;
+fn read(c: &Confined, dir: &Path) -> Result<Journal, Diag> {
+    let text = c.read(false, JOURNAL)?;
     let journal: Journal = serde_json::from_str(&text).map_err(|e| {
         let at = format!(":{}:{}", e.line(), e.column());
         damaged(dir, &at, &e.to_string())
@@ -125,57 +119,16 @@ fn read(dir: &Path) -> Result<Journal, Diag> {
     Ok(journal)
 }
 
-/// Whether DIR has a stage, which must then be a directory of DIR itself:
-/// not a symbolic link (checked without following it) and on DIR's file
-/// system (a mount on it would make recovery move or delete files of
-/// another tree).
-pub(super) fn real_stage(dir: &Path) -> Result<bool, Diag> {
-    use std::os::unix::fs::MetadataExt as _;
-    let stage = dir.join(STAGE);
-    let meta = match std::fs::symlink_metadata(&stage) {
-        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(false),
-        Err(e) => return Err(io(&stage, &e)),
-        Ok(meta) => meta,
-    };
-    let parent = std::fs::metadata(dir).map_err(|e| io(dir, &e))?;
-    if meta.file_type().is_symlink() || !meta.is_dir() || meta.dev() != parent.dev() {
-        return Err(planted(
-            dir,
-            &stage,
-            "is not a directory of the render directory (a symbolic link, \
-             not a directory, or on another file system)",
-        ));
-    }
-    Ok(true)
-}
-
-/// Whether `path` exists as a regular file (not followed if a link; a link
-/// or anything else is refused).
-fn present(path: &Path) -> Result<bool, Diag> {
-    match std::fs::symlink_metadata(path) {
-        Err(e) if e.kind() == ErrorKind::NotFound => Ok(false),
-        Err(e) => Err(io(path, &e)),
-        Ok(meta) if meta.is_file() => Ok(true),
-        Ok(_) => Err(planted(
-            path.parent().and_then(Path::parent).unwrap_or(path),
-            path,
-            "is a symbolic link or not a regular file: beryl stages regular files only",
-        )),
-    }
-}
-
 /// Every name the journal moves is a staged host file of the staged
 /// manifest (the manifest itself last), and every name it removes is a host
 /// file of DIR's manifest that the staged manifest does not keep: the
 /// journal names only files beryl wrote.
-fn check(dir: &Path, journal: &Journal) -> Result<(), Diag> {
-    let stage = dir.join(STAGE);
+fn check(c: &Confined, dir: &Path, journal: &Journal) -> Result<(), Diag> {
     let files =
         |m: &Manifest| -> BTreeSet<String> { m.hosts.keys().map(|h| m.file_name(h)).collect() };
-    let new = read_manifest_at(&stage.join(MANIFEST))?
-        .as_ref()
-        .map(files)
-        .unwrap_or_default();
+    let staged = dir.join(STAGE).join(MANIFEST);
+    let text = c.read(true, MANIFEST)?;
+    let new = files(&parse_manifest(&text, &staged.display().to_string())?);
     let old = read_manifest(dir)?.as_ref().map(files).unwrap_or_default();
     let (last, hosts) = journal
         .moves
@@ -197,28 +150,14 @@ fn check(dir: &Path, journal: &Journal) -> Result<(), Diag> {
         return Err(damaged(dir, "", &why));
     }
     for name in hosts {
-        present(&stage.join(name))?;
+        c.staged(name)?;
     }
     Ok(())
 }
 
-/// The last steps of `apply`: the stage and the journal removed.
-fn finish(dir: &Path) -> Result<(), Diag> {
-    let stage = dir.join(STAGE);
-    if real_stage(dir)? {
-        fault::step()
-            .and_then(|()| std::fs::remove_dir_all(&stage))
-            .map_err(|e| io(&stage, &e))?;
-    }
-    let path = dir.join(JOURNAL);
-    fault::step()
-        .and_then(|()| std::fs::remove_file(&path))
-        .map_err(|e| io(&path, &e))
-}
-
 /// A stage, or a file in it, that beryl did not make: recovery refuses it
 /// before moving or deleting anything.
-fn planted(dir: &Path, path: &Path, why: &str) -> Diag {
+pub(super) fn planted(dir: &Path, path: &Path, why: &str) -> Diag {
     Diag::new(Code::Journal, format!("{}: {why}", path.display())).help(format!(
         "recovery moves and deletes only what beryl wrote; if this directory is yours, \
          remove {JOURNAL} and {STAGE} from {}, then render it again",

@@ -124,18 +124,17 @@ impl Manifest {
 /// output size cap, whose host names are host names (a manifest naming
 /// `../../x` would make beryl remove or read files outside DIR).
 pub(super) fn read_manifest(dir: &Path) -> Result<Option<Manifest>, Diag> {
-    read_manifest_at(&dir.join(MANIFEST))
-}
-
-/// [`read_manifest`] of the manifest at `path` (DIR's, or the stage's);
-/// `None` when there is none. A link is refused, not followed.
-pub(super) fn read_manifest_at(path: &Path) -> Result<Option<Manifest>, Diag> {
-    let name = path.display().to_string();
-    if std::fs::symlink_metadata(path).is_err() {
+    let path = dir.join(MANIFEST);
+    if std::fs::symlink_metadata(&path).is_err() {
         return Ok(None);
     }
-    let text = super::read_own(path)?;
-    let manifest: Manifest = serde_json::from_str(&text).map_err(|e| {
+    let text = super::read_own(&path)?;
+    parse_manifest(&text, &path.display().to_string()).map(Some)
+}
+
+/// The manifest `text`, read from `name`, checked.
+pub(super) fn parse_manifest(text: &str, name: &str) -> Result<Manifest, Diag> {
+    let manifest: Manifest = serde_json::from_str(text).map_err(|e| {
         Diag::new(
             Code::Manifest,
             format!(
@@ -161,5 +160,5 @@ pub(super) fn read_manifest_at(path: &Path) -> Result<Option<Manifest>, Diag> {
         )
         .help("render the directory again after removing the manifest"));
     }
-    Ok(Some(manifest))
+    Ok(manifest)
 }

@@ -60,8 +60,9 @@
 
 //!
 //! The parts: [`Manifest`] (manifest.rs), [`DirWriter`] (writer.rs), the
-//! journal and recovery (journal.rs), [`DirLock`] (lock.rs), and what a
-//! manifest records to reuse hosts (reuse.rs).
+//! journal and recovery (journal.rs), their file operations relative to
+//! descriptors of DIR and its stage (confined.rs), [`DirLock`] (lock.rs),
+//! and what a manifest records to reuse hosts (reuse.rs).
 
 use std::path::Path;
 
@@ -153,6 +154,7 @@ pub(super) fn io(path: &Path, e: &std::io::Error) -> Diag {
     Diag::new(Common::Io, format!("{}: {e}", path.display()))
 }
 
+mod confined;
 mod journal;
 mod lock;
 mod manifest;

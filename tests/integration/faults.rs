@@ -568,3 +568,49 @@ fn a_planted_journal_moves_nothing() {
         );
     }
 }
+
+/// A stage that is a mount (issue 35): a tmpfs (another file system) or a
+/// bind mount of another directory of the same file system on
+/// `out/.beryl-stage`, with a journal that moves its file in. `render --out`
+/// refuses either before moving anything, and every file, in DIR and in the
+/// mounted directory, is as it was.
+#[test]
+fn a_stage_that_is_a_mount_is_refused() {
+    if !can_mount() {
+        return;
+    }
+    let d = example();
+    let out = Command::new("timeout")
+        .args(["120", "unshare", "-m", "sh", "-c"])
+        .arg(format!(
+            r#"set -u; cd '{}'
+            "$BERYL" --color never render --all --out out >/dev/null 2>&1 || exit 99
+            echo "not beryl's" > out/notes.txt
+            mkdir out/.beryl-stage elsewhere
+            for how in "-t tmpfs tmpfs" "--bind elsewhere"; do
+              mount $how out/.beryl-stage || exit 99
+              cp out/beryl-manifest.json out/.beryl-stage/
+              echo 'x: 1' > out/.beryl-stage/host01.example.org.yml
+              echo '{{"version": 1, "moves": ["host01.example.org.yml", "beryl-manifest.json"], "remove": []}}' > out/.beryl-journal.json
+              before=$(find out elsewhere | sort | xargs -I{{}} sh -c 'test -d "{{}}" && echo "{{}}" || sha256sum "{{}}"')
+              "$BERYL" --color never render --all --out out >/dev/null 2>err; echo "$how: status=$?"
+              after=$(find out elsewhere | sort | xargs -I{{}} sh -c 'test -d "{{}}" && echo "{{}}" || sha256sum "{{}}"')
+              [ "$before" = "$after" ] && echo "$how: unchanged"
+              grep -q "out/.beryl-stage: is not a directory of the render directory" err && echo "$how: named"
+              umount out/.beryl-stage; rm -f out/.beryl-journal.json elsewhere/*
+            done"#,
+            d.path().display()
+        ))
+        .env("BERYL", env!("CARGO_BIN_EXE_beryl"))
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(99), "setup failed");
+    let report = String::from_utf8_lossy(&out.stdout);
+    for how in ["-t tmpfs tmpfs", "--bind elsewhere"] {
+        for what in ["status=2", "unchanged", "named"] {
+            let line = format!("{how}: {what}");
+            assert!(report.contains(&line), "{line} not in:\n{report}");
+        }
+    }
+}
