@@ -217,7 +217,8 @@ impl Compiler<'_> {
                 written: d.node.clone(),
             })
             .collect::<Vec<_>>();
-        diags.extend(self.spelled.warnings(&levels));
+        let layout = self.inventory.flavor.reclass().is_none();
+        diags.extend(self.spelled.warnings(&levels, layout));
         diags.extend(expanded.warnings.iter().cloned());
         if !self.freebsd {
             let mut inputs = super::Inputs::default();

@@ -6,6 +6,10 @@
 //! spelling alone says nothing; a boolean (or integer) at the same path in
 //! another level says what was meant. Each level file is scanned once per
 //! run, whatever number of hosts share it.
+//!
+//! The root keys of a level that are data but look like more (a near-miss
+//! of a key beryl reads, reclass's `applications`) are found in the same
+//! pass: inventory/levels.rs `warnings`.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -33,27 +37,49 @@ struct Spelling {
     instead: String,
 }
 
-/// The spellings of each level file, found once per run.
+/// What a level file may warn of, found once per run.
+struct Scanned {
+    spellings: Vec<Spelling>,
+    /// The warnings of its root keys (inventory/levels.rs), in beryl's
+    /// layout only.
+    roots: Diags,
+}
+
+/// The spellings and root-key warnings of each level file, found once per
+/// run.
 #[derive(Default)]
 pub(super) struct Spelled {
-    files: Mutex<HashMap<String, Arc<Vec<Spelling>>>>,
+    files: Mutex<HashMap<String, Arc<Scanned>>>,
 }
 
 impl Spelled {
-    fn of(&self, level: &MergedDoc) -> Arc<Vec<Spelling>> {
+    fn of(&self, level: &MergedDoc, layout: bool) -> Arc<Scanned> {
         let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
         files
             .entry(level.file.clone())
-            .or_insert_with(|| Arc::new(scan(&level.node)))
+            .or_insert_with(|| {
+                Arc::new(Scanned {
+                    spellings: scan(&level.node),
+                    roots: if layout {
+                        crate::inventory::levels::warnings(&level.written)
+                    } else {
+                        Vec::new()
+                    },
+                })
+            })
             .clone()
     }
 
     /// A warning for each spelling that another level of the chain shows to
-    /// be meant as a boolean or a number.
-    pub(super) fn warnings(&self, levels: &[MergedDoc]) -> Diags {
+    /// be meant as a boolean or a number, and, in beryl's own layout
+    /// (`layout`; not a reclass inventory, whose root keys are reclass's),
+    /// each level's root keys that are data but look like more.
+    pub(super) fn warnings(&self, levels: &[MergedDoc], layout: bool) -> Diags {
         let mut out = Vec::new();
         for (i, level) in levels.iter().enumerate() {
-            for s in self.of(level).iter() {
+            let scanned = self.of(level, layout);
+            out.extend(scanned.roots.iter().cloned());
+            for s in scanned.spellings.iter() {
                 let typed = levels
                     .iter()
                     .enumerate()
@@ -174,7 +200,7 @@ mod tests {
 
     fn codes(texts: &[&str]) -> Vec<String> {
         Spelled::default()
-            .warnings(&levels(texts))
+            .warnings(&levels(texts), true)
             .iter()
             .map(|d| d.span().unwrap().to_string())
             .collect()

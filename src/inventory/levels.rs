@@ -9,9 +9,9 @@ use crate::value::{Node, Span, Value};
 crate::diag::codes! {
     /// The codes of a level's root keys.
     pub(crate) enum Code in "level" {
-        /// A root key one typo away from a key beryl reads.
-        Typo = "typo";
-        /// A root keyword of Hiera or reclass, which means nothing to beryl.
+        /// A root key one typo away from a key beryl reads: free-form data, which beryl names the key it would have read.
+        Typo = "typo", warning;
+        /// A root `parameters:`, reclass's keyword: a reclass file in beryl's layout.
         PeerKeyword = "peer_keyword";
         /// A level sets `_beryl_`, which beryl computes.
         BerylKey = "beryl_key";
@@ -21,6 +21,8 @@ crate::diag::codes! {
         KeysMisplaced = "beryl::keys::misplaced";
         /// A domain without keys: `_domain.yml` has no root `ssh_keys`, or an empty or non-list one.
         NoDomainKeys = "beryl::keys::no_domain_keys";
+        /// A root keyword of a peer (reclass's `applications`) that beryl's layout reads as free-form data.
+        PeerData = "peer_data", warning;
     }
 }
 
@@ -28,20 +30,44 @@ crate::diag::codes! {
 /// data, unless it is so close to one of these that it is surely a typo.
 pub(crate) use crate::syntax::root::RESERVED;
 
-/// Root keywords of the systems beryl is built from, which mean nothing to
-/// beryl (yet): each with beryl's way of saying the same.
-pub(crate) const PEER_KEYWORDS: &[(&str, &str)] = &[
+/// What a peer's root keyword is in beryl's layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Verdict {
+    /// Refused: the file is surely the peer's, and beryl's layout would
+    /// misread all of it.
+    Refused,
+    /// Free-form data, with a warning that says what the peer reads it as.
+    Warned,
+    /// Free-form data like any other key, without a word: real inventories
+    /// write it as data.
+    Data,
+}
+
+/// Root keywords of the systems beryl is built from (reclass's entity keys,
+/// reclass/datatypes/entity.py `Entity`; Hiera's `lookup_options` is
+/// beryl's own, `RESERVED`), each with what beryl's layout makes of it and
+/// the help that says so (issue 35: only what means something structural
+/// stays an error; a reclass inventory is read by `beryl reclass`, or by
+/// any command on a reclass root).
+pub(crate) const PEER_KEYWORDS: &[(&str, Verdict, &str)] = &[
     (
         "parameters",
-        "reclass's parameters: in beryl, a level's data sits at its root, beside `classes:` (docs/classes.md)",
+        Verdict::Refused,
+        "this is a reclass file: a reclass inventory is read as it is by `beryl reclass` and by every \
+         command on its root (docs/reclass.md); in beryl's layout a level's data sits at its root, \
+         beside `classes:` (docs/classes.md)",
     ),
     (
         "applications",
-        "reclass's applications have no meaning in beryl yet; put the list under a key of your own",
+        Verdict::Warned,
+        "reclass reads a root `applications` as the node's application list; in beryl's layout it is \
+         free-form data, kept as written (a reclass inventory: `beryl reclass`, docs/reclass.md)",
     ),
     (
         "environment",
-        "reclass's environment has no meaning in beryl yet; put the value under a key of your own",
+        Verdict::Data,
+        "reclass reads a node's root `environment` as its environment; real inventories write \
+         `environment` as data too, which it is in beryl's layout",
     ),
 ];
 
@@ -72,7 +98,8 @@ pub(crate) fn typo_of(key: &str) -> Option<&'static str> {
 
 /// Checks the root of one level (or class) file: `_beryl_` is never set by
 /// hand, `ssh_keys` lives in `_domain.yml` only, where it is a non-empty
-/// list, and no root key is a typo of a reserved one or a peer's keyword.
+/// list, and no root key is a peer's keyword that [`PEER_KEYWORDS`] refuses.
+/// Near-misses of beryl's keys are data: [`warnings`].
 pub(crate) fn check(kind: LevelKind, node: &Node) -> Result<(), Diags> {
     let mut errors = Vec::new();
     let Some(root) = node.as_map() else {
@@ -81,25 +108,13 @@ pub(crate) fn check(kind: LevelKind, node: &Node) -> Result<(), Diags> {
     for (raw, entry) in root {
         // `~_beryl_` or `=ssh_keys` are the same keys once merged.
         let key = prefix::split(raw).0;
-        if let Some(meant) = typo_of(key) {
-            errors.push(
-                Diag::new(
-                    Code::Typo,
-                    format!("unknown root key `{key}`; did you mean `{meant}`?"),
-                )
-                .label(&entry.key_span, format!("not `{meant}`"))
-                .help(format!(
-                    "beryl reads `{meant}` at the root of a level; other root keys are free-form data, \
-                     but one this close to `{meant}` is taken for a typo"
-                )),
-            );
-        } else if let Some((_, help)) = PEER_KEYWORDS.iter().find(|(k, _)| *k == key) {
+        if let Some((_, _, help)) = peer(key, Verdict::Refused) {
             errors.push(
                 Diag::new(
                     Code::PeerKeyword,
-                    format!("`{key}` means nothing to beryl at the root of a level"),
+                    format!("`{key}` at the root of a level: a reclass file in beryl's layout"),
                 )
-                .label(&entry.key_span, "not a beryl key")
+                .label(&entry.key_span, "reclass's keyword, not beryl's")
                 .help(help.to_string()),
             );
         } else if key == "_beryl_" {
@@ -149,6 +164,51 @@ pub(crate) fn check(kind: LevelKind, node: &Node) -> Result<(), Diags> {
     }
 }
 
+/// The row of [`PEER_KEYWORDS`] for `key`, when its verdict is `verdict`.
+fn peer(key: &str, verdict: Verdict) -> Option<&'static (&'static str, Verdict, &'static str)> {
+    PEER_KEYWORDS
+        .iter()
+        .find(|(k, v, _)| *k == key && *v == verdict)
+}
+
+/// The warnings of one level (or class) file's root keys, which are data:
+/// a near-miss of a key beryl reads names that key (`classes_` is data; did
+/// you mean `classes`?), and a peer's keyword that beryl's layout reads as
+/// data says what the peer reads it as. `check --deny-warnings` refuses
+/// them.
+pub(crate) fn warnings(node: &Node) -> Diags {
+    let mut out = Vec::new();
+    let Some(root) = node.as_map() else {
+        return out;
+    };
+    for (raw, entry) in root {
+        let key = prefix::split(raw).0;
+        if let Some(meant) = typo_of(key) {
+            out.push(
+                Diag::warning(
+                    Code::Typo,
+                    format!("root key `{key}` is free-form data; did you mean `{meant}`?"),
+                )
+                .label(&entry.key_span, format!("data, not `{meant}`"))
+                .help(format!(
+                    "beryl reads `{meant}` at the root of a level, and any other root key as \
+                     free-form data, kept as written; rename this key if you meant `{meant}`"
+                )),
+            );
+        } else if let Some((_, _, help)) = peer(key, Verdict::Warned) {
+            out.push(
+                Diag::warning(
+                    Code::PeerData,
+                    format!("root key `{key}` is free-form data in beryl's layout"),
+                )
+                .label(&entry.key_span, "data, not reclass's keyword")
+                .help(help.to_string()),
+            );
+        }
+    }
+    out
+}
+
 fn domain_keys(file: &Node, keys: Option<&Node>) -> Option<Diag> {
     let help = "list at least one public key (inline, or the name of a file in the ssh dir); every user of the domain's hosts receives these keys";
     match keys {
@@ -191,6 +251,30 @@ fn domain_keys(file: &Node, keys: Option<&Node>) -> Option<Diag> {
 #[cfg(test)]
 mod tests {
     use super::typo_of;
+
+    /// One verdict per row of the table (issue 35): `parameters` refused,
+    /// `applications` and a near-miss data with a warning, `environment`
+    /// data without a word.
+    #[test]
+    fn peer_keywords_and_near_misses_by_their_verdict() {
+        use crate::inventory::LevelKind;
+        let node = |text: &str| {
+            crate::yaml::parse_any(
+                &crate::value::Source::new("h.yml", text),
+                &Default::default(),
+            )
+            .unwrap()
+        };
+        let codes = |d: &crate::diag::Diags| d.iter().map(|d| d.code).collect::<Vec<_>>();
+        let refused = super::check(LevelKind::Host, &node("parameters: {a: 1}\n")).unwrap_err();
+        assert_eq!(codes(&refused), ["beryl::level::peer_keyword"]);
+        let data = node("environment: prod\napplications: [x]\nclasses_: [a]\n");
+        assert!(super::check(LevelKind::Host, &data).is_ok());
+        assert_eq!(
+            codes(&super::warnings(&data)),
+            ["beryl::level::peer_data", "beryl::level::typo"]
+        );
+    }
 
     #[test]
     fn typos_of_reserved_keys_and_free_form_keys() {

@@ -3,7 +3,7 @@
 
 use std::fs::File;
 use std::io::ErrorKind;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::io;
 use crate::diag::Diag;
@@ -11,7 +11,6 @@ use crate::diag::Diag;
 /// An advisory lock on a render directory, held until dropped.
 pub(crate) struct DirLock {
     file: Option<File>,
-    dir: PathBuf,
 }
 
 impl DirLock {
@@ -24,32 +23,9 @@ impl DirLock {
         Self::locked(dir, file, File::lock)
     }
 
-    /// The exclusive lock if nobody holds the directory, else `None`.
-    pub(super) fn try_exclusive(dir: &Path) -> Result<Option<DirLock>, Diag> {
-        let file = Self::open(dir)?;
-        if let Some(f) = &file {
-            match f.try_lock() {
-                Ok(()) => {}
-                Err(std::fs::TryLockError::WouldBlock) => return Ok(None),
-                Err(std::fs::TryLockError::Error(e)) if e.kind() == ErrorKind::Unsupported => {}
-                Err(std::fs::TryLockError::Error(e)) => return Err(io(dir, &e)),
-            }
-        }
-        Ok(Some(DirLock {
-            file,
-            dir: dir.to_path_buf(),
-        }))
-    }
-
     pub(super) fn shared(dir: &Path) -> Result<DirLock, Diag> {
         let file = Self::open(dir)?;
         Self::locked(dir, file, File::lock_shared)
-    }
-
-    /// From exclusive to shared, on the same descriptor.
-    pub(super) fn downgrade(mut self) -> Result<DirLock, Diag> {
-        let (file, dir) = (self.file.take(), std::mem::take(&mut self.dir));
-        Self::locked(&dir, file, File::lock_shared)
     }
 
     fn locked(
@@ -66,10 +42,7 @@ impl DirLock {
                 Ok(()) => {}
             }
         }
-        Ok(DirLock {
-            file,
-            dir: dir.to_path_buf(),
-        })
+        Ok(DirLock { file })
     }
 }
 

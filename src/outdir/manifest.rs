@@ -6,8 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::journal::recover;
-use super::{Code, DirLock, Format, JOURNAL, MANIFEST, STAGE, format_name, reuse};
+use super::{Code, DirLock, Format, JOURNAL, MANIFEST, format_name, reuse};
 use crate::diag::Diag;
 
 /// A render directory's manifest; version 1 has only `format` and `hosts`,
@@ -30,32 +29,32 @@ pub(crate) struct Manifest {
 }
 
 impl Manifest {
-    /// The manifest of a render directory (recovered first, see the module
-    /// docs); `None` when it has none. The returned lock keeps writers out
-    /// while the caller reads the host files.
+    /// The manifest of a render directory, read as it is: a reader moves
+    /// and deletes nothing (issue 35). A stage without a journal is ignored
+    /// (DIR's own files are the complete previous output); a journal (a
+    /// write interrupted after its commit, DIR's files a mix of two outputs)
+    /// is refused, naming the command that finishes it. `None` when DIR has
+    /// no manifest. The returned lock keeps writers out while the caller
+    /// reads the host files.
     pub(crate) fn read(dir: &Path) -> Result<(Option<Manifest>, DirLock), Diag> {
         let lock = DirLock::shared(dir)?;
-        let lock = if dir.join(JOURNAL).exists() {
-            // A committed write to finish: wait for the directory.
-            drop(lock);
-            let lock = DirLock::exclusive(dir)?;
-            recover(dir, true)?;
-            lock.downgrade()?
-        } else if dir.join(STAGE).exists() {
-            // An uncommitted stage, which DIR's files do not depend on:
-            // deleted if nobody else holds the directory (the other side of
-            // `beryl diff out out` does), else left for the next write.
-            drop(lock);
-            match DirLock::try_exclusive(dir)? {
-                Some(lock) => {
-                    recover(dir, true)?;
-                    lock.downgrade()?
-                }
-                None => DirLock::shared(dir)?,
-            }
-        } else {
-            lock
-        };
+        let journal = dir.join(JOURNAL);
+        if std::fs::symlink_metadata(&journal).is_ok() {
+            let out = dir.display().to_string();
+            let out = crate::shell::quote(&out).map_or(out.clone(), |q| q.into_owned());
+            return Err(Diag::new(
+                Code::Interrupted,
+                format!(
+                    "{}: a write of this render directory was interrupted after its commit; \
+                     its files are a mix of two outputs",
+                    journal.display()
+                ),
+            )
+            .help(format!(
+                "`beryl render … --out {out}` finishes the write, then renders (a reader \
+                 moves and deletes nothing in a render directory)"
+            )));
+        }
         Ok((read_manifest(dir)?, lock))
     }
 
@@ -126,12 +125,16 @@ impl Manifest {
 /// `../../x` would make beryl remove or read files outside DIR).
 pub(super) fn read_manifest(dir: &Path) -> Result<Option<Manifest>, Diag> {
     let path = dir.join(MANIFEST);
-    let name = path.display().to_string();
-    if !path.exists() {
+    if std::fs::symlink_metadata(&path).is_err() {
         return Ok(None);
     }
-    let text = crate::yaml::read_output(&path, &name)?;
-    let manifest: Manifest = serde_json::from_str(&text).map_err(|e| {
+    let text = super::read_own(&path)?;
+    parse_manifest(&text, &path.display().to_string()).map(Some)
+}
+
+/// The manifest `text`, read from `name`, checked.
+pub(super) fn parse_manifest(text: &str, name: &str) -> Result<Manifest, Diag> {
+    let manifest: Manifest = serde_json::from_str(text).map_err(|e| {
         Diag::new(
             Code::Manifest,
             format!(
@@ -157,5 +160,5 @@ pub(super) fn read_manifest(dir: &Path) -> Result<Option<Manifest>, Diag> {
         )
         .help("render the directory again after removing the manifest"));
     }
-    Ok(Some(manifest))
+    Ok(manifest)
 }

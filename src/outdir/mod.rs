@@ -27,11 +27,13 @@
 //!    files removed, the manifest renamed last, then the stage and the
 //!    journal removed. Each step can be redone, so it can be interrupted.
 //!
-//! Every command that writes or reads DIR (`render --out`, and `beryl diff`
-//! on a render directory) first **recovers** it, under the lock below: a
-//! journal is rolled forward (step 3 again). A stage without a journal (an
-//! interruption before the commit) is deleted by the next write, and by a
-//! reader that can; DIR's own files do not depend on it.
+//! `render --out` first **recovers** DIR, under the lock below: a journal is
+//! rolled forward (step 3 again), a stage without a journal (an interruption
+//! before the commit) deleted; DIR's own files do not depend on it. DIR may
+//! be someone else's (a CI artifact, a shared path), so recovery acts only
+//! on what beryl wrote and follows no link (journal.rs `recover`). A reader
+//! (`beryl diff` on DIR) recovers nothing and moves or deletes nothing: it
+//! ignores a stage and refuses a journal (`Manifest::read`).
 //!
 //! The guarantee, for an interruption at any point (the process killed, a
 //! crash, a full disk, a read-only file system): once recovered, DIR holds
@@ -40,7 +42,7 @@
 //! recovery, DIR's own files are still the complete previous output unless a
 //! journal is present; a program that reads DIR directly (not through beryl)
 //! in that state can see a mix, and should treat `.beryl-journal.json` as
-//! "not ready" (or run any beryl command on DIR first).
+//! "not ready" (or run `render --out` on DIR first).
 //!
 //! Not covered: power failures. beryl does not fsync (an fsync per file made
 //! writing 10,000 files about 20 times slower); after a power failure the
@@ -58,8 +60,9 @@
 
 //!
 //! The parts: [`Manifest`] (manifest.rs), [`DirWriter`] (writer.rs), the
-//! journal and recovery (journal.rs), [`DirLock`] (lock.rs), and what a
-//! manifest records to reuse hosts (reuse.rs).
+//! journal and recovery (journal.rs), their file operations relative to
+//! descriptors of DIR and its stage (confined.rs), [`DirLock`] (lock.rs),
+//! and what a manifest records to reuse hosts (reuse.rs).
 
 use std::path::Path;
 
@@ -73,6 +76,8 @@ crate::diag::codes! {
         Manifest = "manifest";
         /// A `.beryl-journal.json` that beryl cannot use to finish or undo an interrupted write.
         Journal = "journal";
+        /// A render directory that a reader (`beryl diff`) finds with a journal: a write interrupted after its commit, which only `render --out` finishes.
+        Interrupted = "interrupted";
     }
 }
 
@@ -130,10 +135,26 @@ pub(crate) fn write_dir(dir: &Path, hosts: &[Rendered], format: Format) -> Resul
     writer.commit(manifest, &BTreeSet::new()).map(drop)
 }
 
+/// Reads a file of a render directory, one that beryl wrote there: a
+/// regular file within the output cap, never a link (a link someone planted
+/// in DIR would make beryl read, and quote, a file elsewhere).
+pub(crate) fn read_own(path: &Path) -> Result<String, Diag> {
+    let name = path.display().to_string();
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(Diag::new(
+            Common::Io,
+            format!("{name} is a symbolic link: beryl writes none in a render directory"),
+        )
+        .help("beryl does not follow links in a render directory; render it again"));
+    }
+    crate::yaml::read_output(path, &name)
+}
+
 pub(super) fn io(path: &Path, e: &std::io::Error) -> Diag {
     Diag::new(Common::Io, format!("{}: {e}", path.display()))
 }
 
+mod confined;
 mod journal;
 mod lock;
 mod manifest;

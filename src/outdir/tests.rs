@@ -59,7 +59,8 @@ fn writes_hosts_and_manifest_and_removes_stale_files_only() {
 }
 
 /// A write interrupted after its commit (the journal is there, some files
-/// moved) is finished by the next reader.
+/// moved): a reader refuses the directory and changes nothing; the next
+/// write's recovery finishes it.
 #[test]
 fn an_interrupted_commit_is_rolled_forward() {
     let d = tempfile::tempdir().unwrap();
@@ -96,6 +97,11 @@ fn an_interrupted_commit_is_rolled_forward() {
         remove: vec!["b.x.org.yml".into()],
     };
     fs::write(out.join(JOURNAL), serde_json::to_string(&journal).unwrap()).unwrap();
+    let before = listing(out);
+    let refused = Manifest::read(out).err().unwrap();
+    assert_eq!(refused.code, "beryl::fleet::interrupted");
+    assert_eq!(listing(out), before, "a reader moved or deleted files");
+    super::journal::recover(out).unwrap();
     let (m, lock) = Manifest::read(out).unwrap();
     drop(lock);
     assert_eq!(m.unwrap().hosts, manifest.hosts);
@@ -103,7 +109,8 @@ fn an_interrupted_commit_is_rolled_forward() {
     assert_eq!(names, ["a.x.org.yml", "beryl-manifest.json", "c.x.org.yml"]);
 }
 
-/// A stage without a journal was never committed: it is thrown away.
+/// A stage without a journal was never committed: a reader ignores it,
+/// the next write's recovery throws it away.
 #[test]
 fn an_uncommitted_stage_is_discarded() {
     let d = tempfile::tempdir().unwrap();
@@ -112,8 +119,12 @@ fn an_uncommitted_stage_is_discarded() {
     let before = listing(out);
     fs::create_dir(out.join(STAGE)).unwrap();
     fs::write(out.join(STAGE).join("a.x.org.yml"), "half").unwrap();
-    let (m, _lock) = Manifest::read(out).unwrap();
+    let staged = listing(out);
+    let (m, lock) = Manifest::read(out).unwrap();
+    drop(lock);
     assert_eq!(m.unwrap().hosts["a.x.org"], hash("A\n"));
+    assert_eq!(listing(out), staged, "a reader deleted the stage");
+    super::journal::recover(out).unwrap();
     assert_eq!(listing(out), before);
 }
 

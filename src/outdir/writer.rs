@@ -23,6 +23,9 @@ pub(crate) struct DirWriter {
     /// DIR did not exist before `begin`.
     created: bool,
     committed: bool,
+    /// This write created the stage (a stage found in DIR and refused by
+    /// recovery is not this write's to remove).
+    staged: bool,
     /// A stage write failed: the later ones are skipped.
     failed: AtomicBool,
     _lock: DirLock,
@@ -46,16 +49,18 @@ impl DirWriter {
             old: None,
             created,
             committed: false,
+            staged: false,
             failed: AtomicBool::new(false),
             _lock: lock,
         };
-        recover(dir, false)?;
+        recover(dir)?;
         writer.old = read_manifest(dir)?;
         let stage = dir.join(STAGE);
         // Not recursive: a stage left here is an error, not a directory to reuse.
         std::os::unix::fs::DirBuilderExt::mode(&mut std::fs::DirBuilder::new(), 0o700)
             .create(&stage)
             .map_err(|e| io(&stage, &e))?;
+        writer.staged = true;
         Ok(writer)
     }
 
@@ -156,7 +161,9 @@ impl Drop for DirWriter {
     fn drop(&mut self) {
         if !self.committed {
             // Not committed: DIR is as it was; leave no partial files.
-            let _ = std::fs::remove_dir_all(self.dir.join(STAGE));
+            if self.staged {
+                let _ = std::fs::remove_dir_all(self.dir.join(STAGE));
+            }
             if self.created {
                 let _ = std::fs::remove_dir(&self.dir);
             }

@@ -6,9 +6,10 @@
 //! The interruptions use the debug-build hooks `BERYL_FAULT_ABORT_AFTER=K`
 //! (abort before the step after K file operations) and
 //! `BERYL_FAULT_ENOSPC_AFTER=K` (that step fails with ENOSPC). Each test
-//! checks that DIR, once a beryl command has read it (which recovers it),
-//! holds exactly the complete previous output or the complete new one, that
-//! its manifest matches its files, and that a foreign file is untouched.
+//! checks that a reader (`beryl diff`) changes nothing in DIR, that DIR,
+//! once `render --out` has recovered it, holds exactly the complete previous
+//! output or the complete new one, that its manifest matches its files, and
+//! that a foreign file is untouched.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -123,19 +124,22 @@ impl Fleet {
         beryl_with_env(self.path(), &args(&a), &env, None)
     }
 
-    /// Recovers `out/` the way any reader does (`beryl diff` on it), with an
-    /// optional fault, and returns the run.
-    fn read_out(&self, env: &[(&str, String)]) -> Run {
-        let env: Vec<(String, String)> = env
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.clone()))
-            .collect();
+    /// Reads `out/` (`beryl diff out new`), which moves and deletes nothing
+    /// in it, and returns the run.
+    fn read_out(&self) -> Run {
         beryl_with_env(
             self.path(),
             &args(&["diff", "out", "new", "--stat"]),
-            &env,
+            &[],
             None,
         )
+    }
+
+    /// Recovers `out/` the only way there is, `render --out` (incremental,
+    /// so that hosts the recovery left wrong are not all rendered again),
+    /// with an optional fault, and returns the run.
+    fn recover(&self, env: &[(&str, String)]) -> Run {
+        self.render_with(env, &[])
     }
 
     /// `out/` is the old output or the new one, whole, with a true manifest.
@@ -171,7 +175,8 @@ fn aborted(run: &Run) -> bool {
 
 /// The write aborted before each of its steps in turn (K = 0, 1, …, until it
 /// runs to the end): before the commit DIR is still the old output; after it,
-/// the next reader rolls the new one forward.
+/// a reader refuses DIR and changes nothing, and the next `render --out`
+/// rolls the new one forward.
 #[test]
 fn an_interrupted_write_leaves_the_old_or_the_new_output() {
     let seen = interrupted_writes(&["--full"]);
@@ -219,16 +224,24 @@ fn interrupted_writes(more: &[&str]) -> (usize, usize, usize) {
                 .collect();
             assert_eq!(own, f.old, "K={k}: changed before the commit");
         }
-        let read = f.read_out(&[]);
-        assert!(
-            read.status == 0 || read.status == 1,
-            "K={k}: {}",
-            read.stderr
-        );
-        let state = f.whole(&format!("K={k}"));
-        assert_eq!(state, if committed { "new" } else { "old" }, "K={k}");
-        // `diff out new` says whether they differ.
-        assert_eq!(read.status, i32::from(state == "old"), "K={k}");
+        // A reader changes nothing: before the commit it reads the old
+        // output (which differs from the new); after it, it refuses.
+        let before = entries(&f.path().join("out"));
+        let read = f.read_out();
+        assert_eq!(entries(&f.path().join("out")), before, "K={k}: read");
+        if committed {
+            assert_eq!(read.status, 2, "K={k}: {}", read.stderr);
+            assert!(
+                read.stderr.contains("interrupted"),
+                "K={k}: {}",
+                read.stderr
+            );
+        } else {
+            assert_eq!(read.status, 1, "K={k}: {}", read.stderr);
+        }
+        let run = f.recover(&[]);
+        assert_eq!(run.status, 0, "K={k}: {}", run.stderr);
+        assert_eq!(f.whole(&format!("K={k}")), "new", "K={k}");
         if committed { seen.2 += 1 } else { seen.1 += 1 }
     }
     seen
@@ -236,8 +249,8 @@ fn interrupted_writes(more: &[&str]) -> (usize, usize, usize) {
 
 /// The recovery itself interrupted at each of its steps, after a write that
 /// stopped right after its commit, and after one that stopped midway through
-/// putting files in place: each later reader carries on, and the end is the
-/// new output.
+/// putting files in place: each later `render --out` carries on, and the end
+/// is the new output.
 #[test]
 fn an_interrupted_recovery_is_finished_by_the_next_one() {
     let f = fleet();
@@ -255,7 +268,7 @@ fn an_interrupted_recovery_is_finished_by_the_next_one() {
             f.reset();
             let run = f.render(&[("BERYL_FAULT_ABORT_AFTER", k.to_string())]);
             assert!(aborted(&run) && f.journal(), "K={k}");
-            let read = f.read_out(&[("BERYL_FAULT_ABORT_AFTER", j.to_string())]);
+            let read = f.recover(&[("BERYL_FAULT_ABORT_AFTER", j.to_string())]);
             if !aborted(&read) {
                 assert_eq!(read.status, 0, "K={k} J={j}: {}", read.stderr);
                 assert_eq!(f.whole(&format!("K={k} J={j}")), "new");
@@ -263,7 +276,7 @@ fn an_interrupted_recovery_is_finished_by_the_next_one() {
             }
             // Still committed until the journal goes, which is the last step.
             assert!(f.journal(), "K={k} J={j}: the journal went before the end");
-            assert_eq!(f.read_out(&[]).status, 0, "K={k} J={j}");
+            assert_eq!(f.recover(&[]).status, 0, "K={k} J={j}");
             assert_eq!(f.whole(&format!("K={k} J={j}, then read")), "new");
         }
     }
@@ -271,7 +284,8 @@ fn an_interrupted_recovery_is_finished_by_the_next_one() {
 
 /// A full disk simulated at each step: exit 2, a message naming the path;
 /// before the commit DIR is the old output with no temporary file left;
-/// after it, the message says so and the next reader finishes the write.
+/// after it, the message says so and the next `render --out` finishes the
+/// write.
 #[test]
 fn a_simulated_full_disk_at_each_step() {
     let f = fleet();
@@ -291,7 +305,7 @@ fn a_simulated_full_disk_at_each_step() {
         assert!(run.stderr.contains("out/"), "K={k}: {}", run.stderr);
         if f.journal() {
             assert!(run.stderr.contains("committed;"), "K={k}: {}", run.stderr);
-            assert_eq!(f.read_out(&[]).status, 0, "K={k}");
+            assert_eq!(f.recover(&[]).status, 0, "K={k}");
             assert_eq!(f.whole(&format!("K={k}, then read")), "new");
         } else {
             assert_eq!(entries(&f.path().join("out")), f.old, "K={k}: leftovers");
@@ -411,5 +425,192 @@ fn a_real_read_only_dir() {
         "read=0",
     ] {
         assert!(report.contains(line), "{line} not in:\n{report}");
+    }
+}
+
+/// Every file, directory and link under `dir`, links as their targets (not
+/// followed), files as their bytes: a tree compared before and after a run.
+fn tree(dir: &Path) -> BTreeMap<String, String> {
+    fn walk(base: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
+        for entry in fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let rel = path.strip_prefix(base).unwrap().display().to_string();
+            let meta = fs::symlink_metadata(&path).unwrap();
+            if meta.file_type().is_symlink() {
+                let to = fs::read_link(&path).unwrap();
+                out.insert(rel, format!("link -> {}", to.display()));
+            } else if meta.is_dir() {
+                out.insert(rel, "<dir>".into());
+                walk(base, &path, out);
+            } else {
+                out.insert(
+                    rel,
+                    String::from_utf8_lossy(&fs::read(&path).unwrap()).into(),
+                );
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+/// The paths that differ between two trees.
+fn changed(before: &BTreeMap<String, String>, after: &BTreeMap<String, String>) -> Vec<String> {
+    let mut paths: Vec<String> = before.keys().chain(after.keys()).cloned().collect();
+    paths.sort();
+    paths.dedup();
+    paths.retain(|p| before.get(p) != after.get(p));
+    paths
+}
+
+/// A render directory someone else prepared (a CI artifact, a shared path)
+/// with a planted journal (issue 35, Why 3): the stage a link to another
+/// directory, a link inside a real stage, a journal that is a link, and a
+/// journal that removes a file beryl did not write. `beryl diff` on it moves
+/// and deletes nothing, inside DIR or out (both whole trees compared), and
+/// says which command recovers DIR; `render --out`, which recovers, refuses
+/// each plant with an error naming it, and also changes nothing.
+#[test]
+fn a_planted_journal_moves_nothing() {
+    let d = example();
+    let root = d.path();
+    let ok = beryl_with_env(root, &args(&["render", "--all", "--out", "out"]), &[], None);
+    assert_eq!(ok.status, 0, "{}", ok.stderr);
+    let manifest = fs::read_to_string(root.join("out/beryl-manifest.json")).unwrap();
+    let host = "host01.example.org.yml";
+    let journal = format!(
+        r#"{{"version": 1, "moves": ["{host}", "beryl-manifest.json"], "remove": ["notes.txt"]}}"#
+    );
+    // Each plant: a name, and what it writes into `root` (out/ rendered,
+    // out/notes.txt and elsewhere/ beside it).
+    type Plant = fn(&Path, &str, &str);
+    let plants: [(&str, Plant); 4] = [
+        ("a stage that links to another directory", |r, j, m| {
+            fs::write(r.join("elsewhere/beryl-manifest.json"), m).unwrap();
+            fs::write(r.join("out/.beryl-journal.json"), j).unwrap();
+            std::os::unix::fs::symlink("../elsewhere", r.join("out/.beryl-stage")).unwrap();
+        }),
+        ("a host file of the stage that is a link", |r, j, m| {
+            fs::create_dir(r.join("out/.beryl-stage")).unwrap();
+            fs::write(r.join("out/.beryl-stage/beryl-manifest.json"), m).unwrap();
+            std::os::unix::fs::symlink(
+                "../../elsewhere/host01.example.org.yml",
+                r.join("out/.beryl-stage/host01.example.org.yml"),
+            )
+            .unwrap();
+            fs::write(r.join("out/.beryl-journal.json"), j).unwrap();
+        }),
+        ("a journal that is a link", |r, j, m| {
+            fs::create_dir(r.join("out/.beryl-stage")).unwrap();
+            fs::write(r.join("out/.beryl-stage/beryl-manifest.json"), m).unwrap();
+            fs::write(r.join("elsewhere/journal.json"), j).unwrap();
+            std::os::unix::fs::symlink(
+                "../elsewhere/journal.json",
+                r.join("out/.beryl-journal.json"),
+            )
+            .unwrap();
+        }),
+        (
+            "a journal that removes a file beryl did not write",
+            |r, j, m| {
+                fs::create_dir(r.join("out/.beryl-stage")).unwrap();
+                fs::write(r.join("out/.beryl-stage/beryl-manifest.json"), m).unwrap();
+                fs::write(r.join("out/.beryl-stage/host01.example.org.yml"), "x: 1\n").unwrap();
+                fs::write(r.join("out/.beryl-journal.json"), j).unwrap();
+            },
+        ),
+    ];
+    let rendered = tree(&root.join("out"));
+    for (what, plant) in plants {
+        // A fresh copy of the rendered output each time.
+        let _ = fs::remove_dir_all(root.join("out"));
+        let _ = fs::remove_dir_all(root.join("elsewhere"));
+        fs::create_dir(root.join("out")).unwrap();
+        for (rel, content) in &rendered {
+            if content != "<dir>" {
+                fs::write(root.join("out").join(rel), content).unwrap();
+            }
+        }
+        fs::write(root.join("out/notes.txt"), "not beryl's\n").unwrap();
+        fs::create_dir(root.join("elsewhere")).unwrap();
+        fs::write(root.join("elsewhere/host01.example.org.yml"), "secret: 1\n").unwrap();
+        fs::write(root.join("elsewhere/keep.txt"), "keep\n").unwrap();
+        plant(root, &journal, &manifest);
+        let before = tree(root);
+
+        let read = beryl_with_env(root, &args(&["diff", "out", "out", "--stat"]), &[], None);
+        assert_eq!(
+            changed(&before, &tree(root)),
+            [""; 0],
+            "{what}: `diff` changed files"
+        );
+        assert_eq!(read.status, 2, "{what}: {}", read.stderr);
+        assert!(
+            read.stderr.contains("out/.beryl-journal.json")
+                && read.stderr.contains("render")
+                && read.stderr.contains("--out out"),
+            "{what}: {}",
+            read.stderr
+        );
+
+        let write = beryl_with_env(root, &args(&["render", "--all", "--out", "out"]), &[], None);
+        assert_eq!(
+            changed(&before, &tree(root)),
+            [""; 0],
+            "{what}: `render --out` changed files"
+        );
+        assert_eq!(write.status, 2, "{what}: {}", write.stderr);
+        assert!(
+            write.stderr.contains("out/.beryl-"),
+            "{what}: {}",
+            write.stderr
+        );
+    }
+}
+
+/// A stage that is a mount (issue 35): a tmpfs (another file system) or a
+/// bind mount of another directory of the same file system on
+/// `out/.beryl-stage`, with a journal that moves its file in. `render --out`
+/// refuses either before moving anything, and every file, in DIR and in the
+/// mounted directory, is as it was.
+#[test]
+fn a_stage_that_is_a_mount_is_refused() {
+    if !can_mount() {
+        return;
+    }
+    let d = example();
+    let out = Command::new("timeout")
+        .args(["120", "unshare", "-m", "sh", "-c"])
+        .arg(format!(
+            r#"set -u; cd '{}'
+            "$BERYL" --color never render --all --out out >/dev/null 2>&1 || exit 99
+            echo "not beryl's" > out/notes.txt
+            mkdir out/.beryl-stage elsewhere
+            for how in "-t tmpfs tmpfs" "--bind elsewhere"; do
+              mount $how out/.beryl-stage || exit 99
+              cp out/beryl-manifest.json out/.beryl-stage/
+              echo 'x: 1' > out/.beryl-stage/host01.example.org.yml
+              echo '{{"version": 1, "moves": ["host01.example.org.yml", "beryl-manifest.json"], "remove": []}}' > out/.beryl-journal.json
+              before=$(find out elsewhere | sort | xargs -I{{}} sh -c 'test -d "{{}}" && echo "{{}}" || sha256sum "{{}}"')
+              "$BERYL" --color never render --all --out out >/dev/null 2>err; echo "$how: status=$?"
+              after=$(find out elsewhere | sort | xargs -I{{}} sh -c 'test -d "{{}}" && echo "{{}}" || sha256sum "{{}}"')
+              [ "$before" = "$after" ] && echo "$how: unchanged"
+              grep -q "out/.beryl-stage: is not a directory of the render directory" err && echo "$how: named"
+              umount out/.beryl-stage; rm -f out/.beryl-journal.json elsewhere/*
+            done"#,
+            d.path().display()
+        ))
+        .env("BERYL", env!("CARGO_BIN_EXE_beryl"))
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(99), "setup failed");
+    let report = String::from_utf8_lossy(&out.stdout);
+    for how in ["-t tmpfs tmpfs", "--bind elsewhere"] {
+        for what in ["status=2", "unchanged", "named"] {
+            let line = format!("{how}: {what}");
+            assert!(report.contains(&line), "{line} not in:\n{report}");
+        }
     }
 }

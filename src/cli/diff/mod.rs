@@ -284,7 +284,8 @@ fn inventory_side(
     }))
 }
 
-/// A `render --out` directory (recovered first if a write was interrupted):
+/// A `render --out` directory, read as it is (refused when a write was
+/// interrupted after its commit: `Manifest::read`):
 /// hashes from its manifest, configs read on demand, under its lock. Its
 /// files name no input and keep no merge policy: its changes have no cause,
 /// and its lists are identified by the other side's policy, or beryl's
@@ -321,7 +322,7 @@ fn rendered_side(dir: &Path) -> Result<(Side, outdir::DirLock), Diag> {
 fn read_rendered(file: &Path) -> Result<crate::value::Node, Diag> {
     let name = file.display().to_string();
     let max = crate::limits::MAX_OUTPUT_FILE_SIZE;
-    let text = crate::yaml::read_output(file, &name)?;
+    let text = outdir::read_own(file)?;
     let limits = crate::limits::Limits::for_output(max);
     crate::yaml::parse_any(&crate::value::Source::new(name, text), &limits)
 }

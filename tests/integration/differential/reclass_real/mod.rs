@@ -19,6 +19,7 @@
 //! without it the test skips with a notice, unless BERYL_REQUIRE_PEERS is
 //! set.
 
+mod layout;
 pub(super) mod roots;
 
 use std::collections::BTreeMap;
