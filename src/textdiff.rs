@@ -37,9 +37,28 @@ pub(crate) fn unified(
     header: Option<(&str, &str)>,
     context: usize,
 ) -> String {
-    let (a, b) = tokens(old, new);
+    unified_with(old, new, header, context, None)
+}
+
+/// [`unified`], with the sha256 of each side when the caller knows them
+/// already (a snapshot's file carries its own), for the summary.
+pub(crate) fn unified_with(
+    old: &str,
+    new: &str,
+    header: Option<(&str, &str)>,
+    context: usize,
+    digests: Option<(&str, &str)>,
+) -> String {
+    let (a, b) = (split(old), split(new));
     if !within_bound(&a, &b) {
-        return summary(old, new, &a, &b);
+        let digests = match digests {
+            Some((x, y)) => (x.to_string(), y.to_string()),
+            None => (
+                crate::fsutil::sha256_hex(old),
+                crate::fsutil::sha256_hex(new),
+            ),
+        };
+        return summary(&a, &b, digests);
     }
     let diff = similar::TextDiff::from_lines(old, new);
     let mut unified = diff.unified_diff();
@@ -108,34 +127,22 @@ fn edits_within<T: PartialEq>(a: &[T], b: &[T], max_d: usize, mut fuel: u64) -> 
     false
 }
 
-/// Each line of both texts as a number, equal lines the same number (a
-/// line is its text and its newline, as similar's `from_lines` splits).
-fn tokens(old: &str, new: &str) -> (Vec<u32>, Vec<u32>) {
-    let mut ids: HashMap<&str, u32> = HashMap::new();
-    let a = number(&mut ids, old);
-    let b = number(&mut ids, new);
-    (a, b)
-}
-
-fn number<'t>(ids: &mut HashMap<&'t str, u32>, text: &'t str) -> Vec<u32> {
-    text.split_inclusive('\n')
-        .map(|line| {
-            let next = u32::try_from(ids.len()).unwrap_or(u32::MAX);
-            *ids.entry(line).or_insert(next)
-        })
-        .collect()
+/// The lines of a text, each with its newline, as similar's `from_lines`
+/// splits them.
+fn split(text: &str) -> Vec<&str> {
+    text.split_inclusive('\n').collect()
 }
 
 /// The line that stands for a diff past the bound: how many lines of each
 /// side the other lacks (counted with repeats, order ignored: a lower bound
 /// of the diff's `-` and `+` lines), and each side's sha256.
-fn summary(old: &str, new: &str, a: &[u32], b: &[u32]) -> String {
-    let mut count: HashMap<u32, i64> = HashMap::new();
-    for t in a {
-        *count.entry(*t).or_default() += 1;
+fn summary(a: &[&str], b: &[&str], (old, new): (String, String)) -> String {
+    let mut count: HashMap<&str, i64> = HashMap::with_capacity(a.len().max(b.len()));
+    for line in a {
+        *count.entry(line).or_default() += 1;
     }
-    for t in b {
-        *count.entry(*t).or_default() -= 1;
+    for line in b {
+        *count.entry(line).or_default() -= 1;
     }
     let removed: u64 = count
         .values()
@@ -152,8 +159,8 @@ fn summary(old: &str, new: &str, a: &[u32], b: &[u32]) -> String {
         thousands(removed + added),
         thousands(removed),
         thousands(added),
-        crate::fsutil::sha256_hex(old),
-        crate::fsutil::sha256_hex(new)
+        old,
+        new
     )
 }
 

@@ -170,7 +170,15 @@ fn compare_file(
         return None;
     }
     changes.push(change("sha256", &have.sha256, &want));
-    Some(unified(&have.content, content))
+    let digests = Some((have.sha256.as_str(), want.as_str()));
+    let header = Some(("current", "desired"));
+    Some(crate::textdiff::unified_with(
+        &have.content,
+        content,
+        header,
+        3,
+        digests,
+    ))
 }
 
 /// A file to be created, as a reviewer needs it: its lines as a diff from
