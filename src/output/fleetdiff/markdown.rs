@@ -31,8 +31,10 @@ const LIST_HOSTS: usize = 50;
 struct Section {
     head: String,
     /// The value, as long as it fits, else shorter forms of it, longest
-    /// first (a family's every value, then its first one only).
+    /// first (a family's every value, then the first half of them, …).
     body: Vec<String>,
+    /// How many of a family's values each form of `body` leaves out.
+    omitted: Vec<usize>,
     tail: &'static str,
     noun: &'static str,
 }
@@ -68,6 +70,7 @@ pub(crate) fn to_markdown(r: &Report, again: &str) -> String {
             sections.push(Section {
                 head: format!("\n<details><summary>{}</summary>\n\n", esc(&c.host)),
                 body: vec![fenced("diff", d)],
+                omitted: vec![0],
                 tail: "</details>\n",
                 noun: "host",
             });
@@ -75,7 +78,8 @@ pub(crate) fn to_markdown(r: &Report, again: &str) -> String {
     }
     let fit = fit(&sections, MAX_COMMENT - 1 - NOTE_ROOM - out.chars().count());
     let mut left: Vec<&Section> = Vec::new();
-    let mut values_left = 0;
+    // Values left out: of changes, of hosts' plans; of families.
+    let (mut values_left, mut plans_left, mut other_values) = (0, 0, 0);
     for (s, fit) in sections.iter().zip(fit) {
         match fit {
             Fit::Whole(_) | Fit::Head => {
@@ -83,13 +87,17 @@ pub(crate) fn to_markdown(r: &Report, again: &str) -> String {
                 match fit {
                     Fit::Whole(i) if i < s.body.len() => {
                         out.push_str(&s.body[i]);
-                        // A family shown by its first value only.
-                        values_left += usize::from(i > 0);
+                        // A family shown by some of its values.
+                        other_values += s.omitted[i];
                     }
                     Fit::Whole(_) => {}
                     _ => {
                         out.push_str(&s.stand_in());
-                        values_left += 1;
+                        if s.noun == "host" {
+                            plans_left += 1;
+                        } else {
+                            values_left += 1;
+                        }
                     }
                 }
                 out.push_str(s.tail);
@@ -97,8 +105,9 @@ pub(crate) fn to_markdown(r: &Report, again: &str) -> String {
             Fit::Out => left.push(s),
         }
     }
-    if !left.is_empty() || values_left > 0 {
-        out.push_str(&note(&left, values_left, again));
+    if !left.is_empty() || values_left + plans_left + other_values > 0 {
+        let counts = [values_left, plans_left, other_values];
+        out.push_str(&note(&left, counts, again));
     }
     out
 }
@@ -124,7 +133,7 @@ fn fit(sections: &[Section], budget: usize) -> Vec<Fit> {
         .iter()
         .map(|s| {
             // A value no longer than its stand-in is kept with its header.
-            let shortest = s.body.iter().map(|b| len(b)).enumerate().last();
+            let shortest = s.body.iter().map(|b| len(b)).enumerate().next_back();
             let (fit, value) = match shortest {
                 Some((i, n)) if n <= len(&s.stand_in()) => (Fit::Whole(i), n),
                 Some(_) => (Fit::Head, len(&s.stand_in())),
@@ -149,7 +158,7 @@ fn fit(sections: &[Section], budget: usize) -> Vec<Fit> {
             used + more <= budget + less
         });
         if let Some(i) = form {
-            used = used + len(&s.body[i]) - less;
+            used = (used + len(&s.body[i])).saturating_sub(less);
             *f = Fit::Whole(i);
         }
     }
@@ -168,6 +177,7 @@ fn host_list(label: &str, list: &[String]) -> Section {
             names.join(", ")
         ),
         body: Vec::new(),
+        omitted: Vec::new(),
         tail: "",
         noun: "host list",
     }
@@ -175,7 +185,8 @@ fn host_list(label: &str, list: &[String]) -> Section {
 
 /// The groups of a report that change the same path the same way for the
 /// same cause, whatever the value: a value of each host's own
-/// (`${_beryl_.fqdn}` in `_default.yml`) is one section, not one per host.
+/// (`${_beryl_.fqdn}` in `_default.yml`) is one section, not one per host,
+/// with as many of its values as fit.
 /// Most hosts first; otherwise in the report's order.
 struct Family<'r> {
     /// The first group's change, the union of the hosts, the changed inputs
@@ -247,7 +258,7 @@ fn family(f: &Family) -> Section {
     }
     head.push('\n');
     // Every value, each named by its hosts when there are others; when
-    // that does not fit, the first one only.
+    // that does not fit, the first half of them, and so on down to one.
     let value = |g: &Group| {
         let mut lines = lines(&g.change).join("\n");
         lines.push('\n');
@@ -257,32 +268,54 @@ fn family(f: &Family) -> Section {
             _ => format!("The value {}:\n\n{block}", hosts(&g.hosts, &|h| esc(h))),
         }
     };
-    let mut body = vec![value(f.groups[0])];
-    if f.groups.len() > 1 {
-        let all: Vec<String> = f.groups.iter().map(|g| value(g)).collect();
-        body.insert(0, all.join("\n"));
-        let others = f.groups.len() - 1;
-        body[1].push_str(&format!(
-            "\n_and {} other {}, in the whole diff_\n",
-            thousands(others as u64),
-            if others == 1 { "value" } else { "values" }
-        ));
+    // The first n values, then half as many, down to one.
+    let values: Vec<String> = f.groups.iter().map(|g| value(g)).collect();
+    let (mut body, mut omitted) = (Vec::new(), Vec::new());
+    let mut k = values.len();
+    while k > 0 {
+        let mut form = values[..k].join("\n");
+        let others = values.len() - k;
+        if others > 0 {
+            form.push_str(&format!(
+                "\n_and {} other {}, in the whole diff_\n",
+                thousands(others as u64),
+                if others == 1 { "value" } else { "values" }
+            ));
+        }
+        body.push(form);
+        omitted.push(others);
+        k /= 2;
     }
     Section {
         head,
         body,
+        omitted,
         tail: "",
         noun: "change",
     }
 }
 
 /// The last line: what was left out, and how to see it.
-fn note(left: &[&Section], values_left: usize, again: &str) -> String {
+fn note(left: &[&Section], counts: [usize; 3], again: &str) -> String {
+    let [values_left, plans_left, other_values] = counts;
     let mut parts: Vec<String> = Vec::new();
     match values_left {
         0 => {}
         1 => parts.push("the value of 1 change".into()),
         n => parts.push(format!("the values of {} changes", thousands(n as u64))),
+    }
+    match plans_left {
+        0 => {}
+        1 => parts.push("the plan diff of 1 host".into()),
+        n => parts.push(format!("the plan diffs of {} hosts", thousands(n as u64))),
+    }
+    match other_values {
+        0 => {}
+        1 => parts.push("1 value of a change that differs per host".into()),
+        n => parts.push(format!(
+            "{} values of changes that differ per host",
+            thousands(n as u64)
+        )),
     }
     parts.extend(
         ["host list", "change", "host"]
@@ -297,9 +330,18 @@ fn note(left: &[&Section], values_left: usize, again: &str) -> String {
     );
     format!(
         "\n_{} not shown, to keep this comment under 65,536 characters: run {} to see the whole diff._\n",
-        parts.join(" and "),
+        and_list(&parts),
         code(again)
     )
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(parts: &[String]) -> String {
+    match parts {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
 }
 
 /// A fenced code block longer than any run of backticks in `body` (which

@@ -329,7 +329,7 @@ fn one_oversize_value_costs_only_its_own_place() {
 }
 
 /// Changes of one path by one cause with a value per host are one section,
-/// with every value while they fit, else the first.
+/// with every value while they fit, else as many as fit.
 #[test]
 fn a_value_per_host_is_one_section() {
     let mut r = report(0);
@@ -366,13 +366,34 @@ fn a_value_per_host_is_one_section() {
         md.contains("changed on 2000 hosts of d, the value differs per host"),
         "{md}"
     );
-    assert_eq!(md.matches("```diff").count(), 1, "{md}");
+    // As many as fit of 2,000, 1,000, 500, 250, …: 250 values.
+    assert!(md.chars().count() < MAX_COMMENT);
+    assert_eq!(md.matches("```diff").count(), 250, "{md}");
     assert!(md.contains("The value on h0000.d:"), "{md}");
+    assert!(md.contains("The value on h0249.d:"), "{md}");
+    assert!(!md.contains("The value on h0250.d:"), "{md}");
     assert!(
-        md.contains("_and 1,999 other values, in the whole diff_"),
+        md.contains("_and 1,750 other values, in the whole diff_"),
         "{md}"
     );
-    assert!(md.ends_with("_the value of 1 change not shown, to keep this comment under 65,536 characters: run `beryl diff git:main` to see the whole diff._\n"), "{md}");
+    assert!(md.ends_with("_1,750 values of changes that differ per host not shown, to keep this comment under 65,536 characters: run `beryl diff git:main` to see the whole diff._\n"), "{md}");
+}
+
+/// A plan diff larger than the comment: its host is named, its diff left
+/// out, and the last line says so in those words.
+#[test]
+fn an_oversize_plan_diff_keeps_its_host() {
+    let mut r = report_of(&[10]);
+    r.changed.push(HostChange {
+        host: "h0.d".into(),
+        changed_inputs: None,
+        changes: Vec::new(),
+        plan_diff: Some("+x\n".repeat(40_000)),
+    });
+    let md = to_markdown(&r, "beryl diff --plan");
+    assert!(md.contains("<details><summary>h0.d</summary>\n\n_value not shown: 120,012 characters_\n</details>\n"), "{md}");
+    assert!(md.contains("**`p0`** changed"), "{md}");
+    assert!(md.ends_with("_the plan diff of 1 host not shown, to keep this comment under 65,536 characters: run `beryl diff --plan` to see the whole diff._\n"), "{md}");
 }
 
 #[test]
