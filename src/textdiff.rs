@@ -18,8 +18,6 @@
 //! `beryl diff` (a multi-line value, `--plan`'s installerconfigs, and lists
 //! aligned as sequences, through [`within_bound`]).
 
-use std::collections::HashMap;
-
 /// The most differing lines (or list items) a diff shows: past it, the
 /// diff is summarised.
 pub(crate) const MAX_CHANGED: usize = 10_000;
@@ -50,7 +48,8 @@ pub(crate) fn unified_with(
     digests: Option<(&str, &str)>,
 ) -> String {
     let (a, b) = (split(old), split(new));
-    if !within_bound(&a, &b) {
+    let (a, b) = trim(&a, &b);
+    if !edits_within(a, b, MAX_CHANGED, MAX_WORK) {
         let digests = match digests {
             Some((x, y)) => (x.to_string(), y.to_string()),
             None => (
@@ -58,7 +57,7 @@ pub(crate) fn unified_with(
                 crate::fsutil::sha256_hex(new),
             ),
         };
-        return summary(&a, &b, digests);
+        return summary(a.len(), b.len(), digests);
     }
     let diff = similar::TextDiff::from_lines(old, new);
     let mut unified = diff.unified_diff();
@@ -73,6 +72,13 @@ pub(crate) fn unified_with(
 /// [`MAX_CHANGED`] insertions and deletions, found within [`MAX_WORK`]
 /// steps. Common ends are skipped first (they cost one step a line).
 pub(crate) fn within_bound<T: PartialEq>(a: &[T], b: &[T]) -> bool {
+    let (a, b) = trim(a, b);
+    edits_within(a, b, MAX_CHANGED, MAX_WORK)
+}
+
+/// The two sequences without their common head and tail: what differs
+/// lies between.
+fn trim<'s, T: PartialEq>(a: &'s [T], b: &'s [T]) -> (&'s [T], &'s [T]) {
     let head = a.iter().zip(b).take_while(|(x, y)| x == y).count();
     let (a, b) = (&a[head..], &b[head..]);
     let tail = a
@@ -81,8 +87,7 @@ pub(crate) fn within_bound<T: PartialEq>(a: &[T], b: &[T]) -> bool {
         .zip(b.iter().rev())
         .take_while(|(x, y)| x == y)
         .count();
-    let (a, b) = (&a[..a.len() - tail], &b[..b.len() - tail]);
-    edits_within(a, b, MAX_CHANGED, MAX_WORK)
+    (&a[..a.len() - tail], &b[..b.len() - tail])
 }
 
 /// Myers's greedy forward search for the furthest reaching D-paths
@@ -134,31 +139,16 @@ fn split(text: &str) -> Vec<&str> {
 }
 
 /// The line that stands for a diff past the bound: how many lines of each
-/// side the other lacks (counted with repeats, order ignored: a lower bound
-/// of the diff's `-` and `+` lines), and each side's sha256.
-fn summary(a: &[&str], b: &[&str], (old, new): (String, String)) -> String {
-    let mut count: HashMap<&str, i64> = HashMap::with_capacity(a.len().max(b.len()));
-    for line in a {
-        *count.entry(line).or_default() += 1;
-    }
-    for line in b {
-        *count.entry(line).or_default() -= 1;
-    }
-    let removed: u64 = count
-        .values()
-        .filter(|c| **c > 0)
-        .map(|c| c.unsigned_abs())
-        .sum();
-    let added: u64 = count
-        .values()
-        .filter(|c| **c < 0)
-        .map(|c| c.unsigned_abs())
-        .sum();
+/// side lie between the common head and tail of the two texts (what a
+/// diff's `-` and `+` lines could be at most; a reordering counts in full,
+/// as it should), and each side's sha256. Nothing is counted that costs
+/// memory: a 3,000,000-line side is counted, not hashed line by line.
+fn summary(removed: usize, added: usize, (old, new): (String, String)) -> String {
     format!(
         "{} lines differ (-{} +{}), sha256 {} → {}: too large a diff to show (docs/diff.md)\n",
-        thousands(removed + added),
-        thousands(removed),
-        thousands(added),
+        thousands((removed + added) as u64),
+        thousands(removed as u64),
+        thousands(added as u64),
         old,
         new
     )
@@ -229,6 +219,17 @@ mod tests {
                 crate::fsutil::sha256_hex(&old),
                 crate::fsutil::sha256_hex(&new)
             )
+        );
+    }
+
+    #[test]
+    fn a_reordering_counts_in_full() {
+        let old = lines(MAX_CHANGED, "k");
+        let new: String = old.lines().rev().map(|l| format!("{l}\n")).collect();
+        let d = unified(&old, &new, None, 3);
+        assert!(
+            d.starts_with("20,000 lines differ (-10,000 +10,000), sha256 "),
+            "{d}"
         );
     }
 
