@@ -23,7 +23,10 @@
 pub(crate) const MAX_CHANGED: usize = 10_000;
 
 /// The most steps the bounded search takes (one per diagonal visited and
-/// per line compared along one): about a tenth of a second.
+/// per line compared along one): about a second (release build). The diff
+/// similar then finds costs about as much (measured: 900,000 lines of two
+/// symbols with 9,000 edits, 3.4 s in all, the search and similar's
+/// `find_middle_snake` each about a quarter of it).
 pub(crate) const MAX_WORK: u64 = 100_000_000;
 
 /// The unified diff from `old` to `new` with `context` lines around each
