@@ -49,6 +49,7 @@ mod schema;
 mod select;
 pub mod shell;
 mod syntax;
+mod textdiff;
 mod validate;
 pub mod value;
 pub mod yaml;

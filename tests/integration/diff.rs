@@ -238,18 +238,178 @@ fn the_comment_on_a_2000_host_fleet_is_bounded_and_names_the_cause() {
     let size = run.stdout.chars().count();
     eprintln!("2,000 hosts, a value of each host's own: a comment of {size} characters");
     assert!(size < 65_536, "{size}");
-    let last = run.stdout.lines().last().unwrap();
+    // One section for the 2,000 values (it was 2,000 one-host sections, of
+    // which 210 were shown: issue 35), with as many values as fit.
     assert!(
-        last.starts_with('_')
-            && last.contains(" more changes not shown")
-            && last.ends_with("run `beryl diff git:HEAD` to see the whole diff._"),
-        "{last}"
+        run.stdout.contains(" changed on 2000 hosts in 4 domains, the value differs per host, caused by `_default.yml:"),
+        "{}",
+        run.stdout
     );
-    // Whole sections: every fence that opens closes.
+    assert!(
+        run.stdout.contains(" other values, in the whole diff_\n"),
+        "{}",
+        run.stdout
+    );
+    // Every fence that opens closes.
     assert_eq!(
         run.stdout.matches("```diff\n").count() * 2,
         run.stdout.matches("```").count()
     );
+    // The head and the tail (the middle is 500 values alike).
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    let excerpt = format!(
+        "{}\n…\n{}",
+        lines[..20].join("\n"),
+        lines[lines.len() - 16..].join("\n")
+    );
+    insta::assert_snapshot!("diff_markdown_value_per_host", excerpt);
+}
+
+/// The two sides of tests/fixtures/diff in a temporary directory, with
+/// `edit` run on each (`old`, `new`).
+fn diff_sides(edit: impl Fn(&Path, &str)) -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    copy_tree(&repo().join("tests/fixtures/diff"), d.path());
+    for side in ["old", "new"] {
+        edit(&d.path().join(side), side);
+    }
+    d
+}
+
+const SIDES: [&str; 5] = ["-i", "new", "--ssh-dir", "ssh", "diff"];
+
+/// One change larger than the comment (a mapping of 1,500 new keys; a
+/// 90,000-character value) among the four small ones of the docs' example:
+/// every change is named with its path, hosts and cause, the small values
+/// are shown, and the last line says that two values were left out (the
+/// comment showed the first 2 of the 6 and named none of the others:
+/// issue 35).
+#[test]
+fn an_oversize_change_leaves_the_comment_whole_but_its_value() {
+    let d = diff_sides(|root, side| {
+        if side == "new" {
+            let keys: String = (0..1500)
+                .map(|i| format!("  key{i:04}: value of key {i:04} in the new mapping\n"))
+                .collect();
+            let group = root.join("example.org/web/_group.yml");
+            let text = fs::read_to_string(&group).unwrap();
+            fs::write(&group, format!("{text}extra:\n{keys}")).unwrap();
+            let domain = root.join("example.org/_domain.yml");
+            let text = fs::read_to_string(&domain).unwrap();
+            fs::write(&domain, format!("{text}banner: {}\n", "x".repeat(90_000))).unwrap();
+        }
+    });
+    let mut a = SIDES.to_vec();
+    a.extend(["old", "--format", "markdown"]);
+    let run = beryl(d.path(), &args(&a));
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(run.stdout.chars().count() < 65_536);
+    for header in [
+        "**`freebsd.timezone`** changed on 3 hosts",
+        "**`freebsd.packages`** item added on 3 hosts",
+        "**`freebsd.users.bob`** removed on 2 hosts",
+        "**`motd`** changed on mail.example.org",
+        "**`banner`** added on 3 hosts of example.org, caused by `example.org/_domain.yml:",
+        "**`extra`** added on 2 hosts of example.org, caused by `example.org/web/_group.yml:",
+    ] {
+        assert!(
+            run.stdout.contains(header),
+            "no `{header}` in\n{}",
+            run.stdout
+        );
+    }
+    assert_eq!(run.stdout.matches("```diff\n").count(), 4, "{}", run.stdout);
+    assert!(
+        run.stdout.ends_with("\n_the values of 2 changes not shown, to keep this comment under 65,536 characters: run `beryl diff old -i new` to see the whole diff._\n"),
+        "{}",
+        run.stdout
+    );
+    insta::assert_snapshot!("diff_markdown_oversize", run.stdout);
+}
+
+/// A multi-line value of 250,000 lines, each changed (2.5 MB a side, under
+/// the 4 MiB file cap; 495 s before issue 35): the diff says how many lines
+/// differ and the digest of each side, in text and markdown, instead of
+/// diffing them.
+#[test]
+fn a_250000_line_change_is_summarised() {
+    let text = |tag: &str| -> String { (0..250_000).map(|i| format!("{tag}{i:06}\n")).collect() };
+    let d = diff_sides(|root, side| {
+        let tag = if side == "old" { "a" } else { "b" };
+        let body: String = text(tag).lines().map(|l| format!("  {l}\n")).collect();
+        fs::write(
+            root.join("example.org/mail.yml"),
+            format!("motd: |\n{body}"),
+        )
+        .unwrap();
+    });
+    let summary = format!(
+        "500,000 lines differ (-250,000 +250,000), sha256 {} → {}: too large a diff to show (docs/diff.md)",
+        beryl::apply::sha256_hex(&text("a")),
+        beryl::apply::sha256_hex(&text("b"))
+    );
+    let mut a = SIDES.to_vec();
+    a.push("old");
+    let run = beryl(d.path(), &args(&a));
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(
+        run.stdout.contains(&format!(
+            "  motd: changed  ← example.org/mail.yml:2:3\n    {summary}\n"
+        )),
+        "{}",
+        run.stdout
+    );
+    a.extend(["--format", "markdown"]);
+    let run = beryl(d.path(), &args(&a));
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(
+        run.stdout.contains(&format!("```diff\n{summary}\n```\n")),
+        "{}",
+        run.stdout
+    );
+}
+
+/// A list of 100,000 items reversed (the most a list holds by default) (each item moved): past the bound of a
+/// line diff, the list is one change, its old and new values whole,
+/// instead of an alignment that costs O(N·D).
+#[test]
+fn a_reordered_100000_item_list_is_one_change() {
+    let d = diff_sides(|root, side| {
+        let mut items: Vec<usize> = (0..100_000).collect();
+        if side == "new" {
+            items.reverse();
+        }
+        let list: String = items.iter().map(|i| format!("  - i{i}\n")).collect();
+        fs::write(root.join("example.org/mail.yml"), format!("items:\n{list}")).unwrap();
+    });
+    let mut a = SIDES.to_vec();
+    a.extend(["old", "--stat"]);
+    let run = beryl(d.path(), &args(&a));
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("mail.example.org | 3 changes\n"),
+        "{}",
+        run.stdout
+    );
+    a.pop();
+    a.extend(["--format", "json"]);
+    let run = beryl(d.path(), &args(&a));
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let mail = report["changed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["host"] == "mail.example.org")
+        .unwrap();
+    let items: Vec<_> = mail["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["path"] == "items")
+        .collect();
+    assert_eq!(items.len(), 1, "one change");
+    assert_eq!(items[0]["change"], "changed");
+    assert_eq!(items[0]["new"][0], "i99999");
 }
 
 /// The markdown example of docs/diff.md is what beryl prints (the console

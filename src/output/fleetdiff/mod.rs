@@ -327,10 +327,8 @@ fn plan_change(fqdn: &str, o: &HostState, n: &HostState) -> Option<HostChange> {
     if a == b {
         return None;
     }
-    let diff = similar::TextDiff::from_lines(a, b)
-        .unified_diff()
-        .header(&format!("old/{fqdn}"), &format!("new/{fqdn}"))
-        .to_string();
+    let (old_name, new_name) = (format!("old/{fqdn}"), format!("new/{fqdn}"));
+    let diff = crate::textdiff::unified(a, b, Some((&old_name, &new_name)), 3);
     Some(HostChange {
         host: fqdn.to_string(),
         changed_inputs: None,

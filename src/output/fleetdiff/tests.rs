@@ -258,23 +258,142 @@ fn report(groups: usize) -> Report {
     }
 }
 
+/// A report of one change per path `p0`, `p1`, … on one host each, the
+/// values of the given lengths.
+fn report_of(values: &[usize]) -> Report {
+    let mut r = report(0);
+    for (i, n) in values.iter().enumerate() {
+        let mut g = group(1);
+        g.change.path = format!("p{i}");
+        g.hosts = vec![format!("h{i}.d")];
+        g.change.new = Some(json!("x".repeat(*n)));
+        r.groups.push(g);
+    }
+    r
+}
+
 #[test]
-fn the_comment_is_cut_by_whole_sections_with_a_way_to_the_rest() {
-    let small = to_markdown(&report(3), "beryl diff git:main");
+fn the_comment_is_cut_with_a_way_to_the_rest() {
+    let small = to_markdown(&report_of(&[1000; 3]), "beryl diff git:main");
     assert!(!small.contains("not shown"), "{small}");
     assert!(small.starts_with("### beryl diff\n\n**1 host changed, 0 added"));
-    let big = to_markdown(&report(200), "beryl diff git:main");
+    // 200 values of 1,000 characters: every header, as many values as fit.
+    let big = to_markdown(&report_of(&[1000; 200]), "beryl diff git:main");
     assert!(big.chars().count() < MAX_COMMENT, "{}", big.len());
+    assert_eq!(big.matches("**`p").count(), 200, "every header");
     let shown = big.matches("```diff").count();
-    assert!(shown > 50 && shown < 200);
+    assert!(shown > 20 && shown < 200, "{shown}");
     assert!(
         big.ends_with(&format!(
-            "_{} more changes not shown, to keep this comment under 65,536 characters: run `beryl diff git:main` to see the whole diff._\n",
+            "_the values of {} changes not shown, to keep this comment under 65,536 characters: run `beryl diff git:main` to see the whole diff._\n",
             200 - shown
         )),
         "{}",
         &big[big.len() - 300..]
     );
+    // More headers than fit: the rest are counted.
+    let many = to_markdown(&report_of(&[10; 2000]), "beryl diff git:main");
+    assert!(many.chars().count() < MAX_COMMENT, "{}", many.len());
+    let headers = many.matches("**`p").count();
+    assert!(headers > 100 && headers < 2000, "{headers}");
+    assert!(
+        many.contains(&format!(
+            "_{} more changes not shown",
+            crate::textdiff::thousands((2000 - headers) as u64)
+        )),
+        "{}",
+        &many[many.len() - 300..]
+    );
+}
+
+/// One value larger than the comment among five small ones: all six
+/// headers, the five small values, and the size of the one left out (it
+/// emptied the comment: issue 35).
+#[test]
+fn one_oversize_value_costs_only_its_own_place() {
+    let r = report_of(&[10, 10, 90_000, 10, 10, 10]);
+    let md = to_markdown(&r, "beryl diff git:main");
+    assert!(md.chars().count() < MAX_COMMENT);
+    for i in 0..6 {
+        assert!(
+            md.contains(&format!("**`p{i}`** changed on h{i}.d, caused by")),
+            "{md}"
+        );
+    }
+    assert_eq!(md.matches("```diff").count(), 5, "{md}");
+    assert!(
+        md.contains("\n_value not shown: 90,021 characters_\n"),
+        "{md}"
+    );
+    assert!(md.ends_with("_the value of 1 change not shown, to keep this comment under 65,536 characters: run `beryl diff git:main` to see the whole diff._\n"), "{md}");
+}
+
+/// Changes of one path by one cause with a value per host are one section,
+/// with every value while they fit, else as many as fit.
+#[test]
+fn a_value_per_host_is_one_section() {
+    let mut r = report(0);
+    for (i, n) in [(0, 3usize), (1, 3), (2, 3)] {
+        let mut g = group(1);
+        g.hosts = vec![format!("h{i}.d")];
+        g.change.new = Some(json!(format!("v{i}{}", "x".repeat(n))));
+        r.groups.push(g);
+    }
+    let md = to_markdown(&r, "beryl diff git:main");
+    assert!(
+        md.contains("**`freebsd.timezone`** changed on 3 hosts of d, the value differs per host, caused by `d/_domain.yml:3:13`\n(h0.d, h1.d, h2.d)\n"),
+        "{md}"
+    );
+    for i in 0..3 {
+        assert!(
+            md.contains(&format!(
+                "The value on h{i}.d:\n\n```diff\n- UTC\n+ v{i}xxx\n```\n"
+            )),
+            "{md}"
+        );
+    }
+    assert!(!md.contains("not shown"), "{md}");
+    // 2,000 values of 100 characters: the first only, and the count.
+    let mut r = report(0);
+    for i in 0..2000 {
+        let mut g = group(1);
+        g.hosts = vec![format!("h{i:04}.d")];
+        g.change.new = Some(json!(format!("v{i}{}", "x".repeat(100))));
+        r.groups.push(g);
+    }
+    let md = to_markdown(&r, "beryl diff git:main");
+    assert!(
+        md.contains("changed on 2000 hosts of d, the value differs per host"),
+        "{md}"
+    );
+    // As many as fit of 2,000, 1,000, 500, 250, …: 250 values.
+    assert!(md.chars().count() < MAX_COMMENT);
+    assert_eq!(md.matches("```diff").count(), 250, "{md}");
+    assert!(md.contains("The value on h0000.d:"), "{md}");
+    assert!(md.contains("The value on h0249.d:"), "{md}");
+    assert!(!md.contains("The value on h0250.d:"), "{md}");
+    assert!(
+        md.contains("_and 1,750 other values, in the whole diff_"),
+        "{md}"
+    );
+    assert!(md.ends_with("_1,750 values of changes that differ per host not shown, to keep this comment under 65,536 characters: run `beryl diff git:main` to see the whole diff._\n"), "{md}");
+}
+
+/// A plan diff larger than the comment: its host is named, its diff left
+/// out, and the last line says so in those words.
+#[test]
+fn an_oversize_plan_diff_keeps_its_host() {
+    let mut r = report_of(&[10]);
+    r.changed.push(HostChange {
+        host: "h0.d".into(),
+        changed_inputs: None,
+        changes: Vec::new(),
+        plan_diff: Some("+x\n".repeat(40_000)),
+    });
+    let md = to_markdown(&r, "beryl diff --plan");
+    assert!(md.contains("<details><summary>h0.d</summary>\n\n_value not shown: 120,012 characters_\n</details>\n"), "{md}");
+    assert!(md.contains("**`p0`** changed"), "{md}");
+    assert!(md.ends_with("_the plan diff of 1 host not shown, to keep this comment under 65,536 characters: run `beryl diff --plan` to see the whole diff._\n"), "{md}");
 }
 
 #[test]

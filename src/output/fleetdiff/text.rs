@@ -49,10 +49,7 @@ pub(super) fn lines(c: &Change) -> Vec<String> {
         && let (Some(Value::String(a)), Some(Value::String(b))) = (&c.old, &c.new)
         && (a.contains('\n') || b.contains('\n'))
     {
-        return similar::TextDiff::from_lines(a.as_str(), b.as_str())
-            .unified_diff()
-            .context_radius(2)
-            .to_string()
+        return crate::textdiff::unified(a, b, None, 2)
             .lines()
             .map(str::to_string)
             .collect();

@@ -48,7 +48,7 @@ impl Walker<'_> {
                         self.child(k, None, Some(&e.node));
                     }
                 }
-                (Value::Seq(x), Value::Seq(y)) => self.list(x, y),
+                (Value::Seq(x), Value::Seq(y)) => self.list([a, b], x, y),
                 _ => self.emit(ChangeKind::Changed, Some(a), Some(b), None),
             },
         }
@@ -62,7 +62,7 @@ impl Walker<'_> {
 
     /// A list: by key when the policy merges it `by_key` and every item on
     /// both sides has a distinct string key; aligned otherwise.
-    fn list(&mut self, x: &[Node], y: &[Node]) {
+    fn list(&mut self, lists: [&Node; 2], x: &[Node], y: &[Node]) {
         let (spec, _) = spec_at(self.policy, &self.path);
         if spec.kind == Strategy::ByKey
             && let (Some(kx), Some(ky)) = (keyed(x, &spec.key), keyed(y, &spec.key))
@@ -77,15 +77,23 @@ impl Walker<'_> {
             }
             return;
         }
-        self.aligned(x, y);
+        self.aligned(lists, x, y);
     }
 
     /// Items inserted and deleted, by a shortest edit script over the items'
     /// values (each distinct value interned to a number).
-    fn aligned(&mut self, x: &[Node], y: &[Node]) {
+    fn aligned(&mut self, [a, b]: [&Node; 2], x: &[Node], y: &[Node]) {
         let mut ids = HashMap::new();
         let xs = intern(&mut ids, x);
         let ys = intern(&mut ids, y);
+        // Past the bound of a text diff (src/textdiff.rs: 10,000 items
+        // inserted or deleted, or the work to find that out), the list is
+        // one change, its old and new values whole: Myers costs
+        // O((N+M)·D).
+        if !crate::textdiff::within_bound(&xs, &ys) {
+            self.emit(ChangeKind::Changed, Some(a), Some(b), None);
+            return;
+        }
         for op in similar::capture_diff_slices(similar::Algorithm::Myers, &xs, &ys) {
             let (tag, old, new) = op.as_tag_tuple();
             if tag == similar::DiffTag::Equal {

@@ -48,6 +48,7 @@ pub fn all() -> Vec<Prepared> {
     cases.extend(layout());
     cases.extend(keys());
     cases.push(reclass_mapping_backtracking());
+    cases.extend(diffs());
     cases
 }
 
@@ -424,4 +425,59 @@ fn keys() -> Vec<Prepared> {
         );
     }
     cases
+}
+
+/// Line diffs past their bound (issue 35): a managed user's authorized_keys
+/// of 3,000,000 distinct lines in a snapshot (36 MB, under its 64 MiB cap;
+/// the dry run was killed at 300 s), a multi-line value of 250,000 changed
+/// lines (killed at 300 s) and a list of 50,000 items reversed, each
+/// compared by `beryl diff`. Accepted input: the dry run exits 0, the
+/// diffs 1; the budget is the point (tests/integration/apply.rs and diff.rs
+/// check the summary they print).
+fn diffs() -> Vec<Prepared> {
+    let dir = crate::support::example();
+    let state = crate::support::fixtures().join("apply/host01.json");
+    let mut state: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(state).unwrap()).unwrap();
+    let planted: String = (0..3_000_000).map(|i| format!("k{i:07} x\n")).collect();
+    let keys = &mut state["users"]["alice"]["authorized_keys"];
+    keys["sha256"] = beryl::apply::sha256_hex(&planted).into();
+    keys["content"] = planted.into();
+    write(
+        &dir.path().join("planted.json"),
+        serde_json::to_string(&state).unwrap(),
+    );
+    let dry_run = Prepared::new(
+        "gen/diff/dry-run-authorized-keys-3000000-lines",
+        dir,
+        &["apply", "host01", "--dry-run", "--state", "planted.json"],
+    )
+    .status(0);
+    let sides = |name: &str, body: &dyn Fn(&str) -> String| {
+        let dir = tempfile::tempdir().unwrap();
+        crate::support::copy_tree(&crate::support::fixtures().join("diff"), dir.path());
+        for side in ["old", "new"] {
+            write(
+                &dir.path().join(side).join("example.org/mail.yml"),
+                body(side),
+            );
+        }
+        Prepared::new(name, dir, &["-i", "new", "--ssh-dir", "ssh", "diff", "old"]).status(1)
+    };
+    let lines = sides("gen/diff/a-value-of-250000-changed-lines", &|side| {
+        let tag = if side == "old" { "a" } else { "b" };
+        let body: String = (0..250_000).map(|i| format!("  {tag}{i:06}\n")).collect();
+        format!("motd: |\n{body}")
+    });
+    // 50,000 items (the old alignment took 206 s on 100,000): compiling
+    // the two sides takes most of the case's CPU in a debug build.
+    let list = sides("gen/diff/a-list-of-50000-items-reversed", &|side| {
+        let mut items: Vec<usize> = (0..50_000).collect();
+        if side == "new" {
+            items.reverse();
+        }
+        let body: String = items.iter().map(|i| format!("  - i{i}\n")).collect();
+        format!("items:\n{body}")
+    });
+    vec![dry_run, lines, list]
 }
