@@ -286,48 +286,92 @@ pub mod heap {
         Spawn(std::io::Error),
     }
 
-    /// Runs `work` on a new thread whose heap is bounded by `budget` bytes
-    /// (when the binary's allocator is [`Budgeted`]; unbounded otherwise).
-    pub(crate) fn bounded<T: Send + 'static>(
-        budget: usize,
-        work: impl FnOnce() -> T + Send + 'static,
-    ) -> Result<T, Stopped> {
-        let flag = Arc::new(AtomicBool::new(false));
-        let theirs = flag.clone();
-        let (tx, rx) = std::sync::mpsc::sync_channel(1);
-        let handle = std::thread::Builder::new()
+    /// Work sent to a helper thread, with the budget it runs under.
+    type Job = (usize, Box<dyn FnOnce() + Send>);
+
+    /// The thread that runs one calling thread's bounded work, kept from
+    /// one call to the next: a thread started for each template cost about
+    /// a millisecond (a 64 MiB stack mapped and unmapped), 1.3 s of a
+    /// 1,500-host render.
+    struct Helper {
+        jobs: std::sync::mpsc::Sender<Job>,
+        /// Raised by the helper when its work went past the budget: the
+        /// helper then sleeps for good, and the caller starts another.
+        over: Arc<AtomicBool>,
+    }
+
+    thread_local! {
+        static HELPER: std::cell::RefCell<Option<Helper>> = const { std::cell::RefCell::new(None) };
+    }
+
+    fn helper() -> std::io::Result<Helper> {
+        let over = Arc::new(AtomicBool::new(false));
+        let theirs = over.clone();
+        let (jobs, queue) = std::sync::mpsc::channel::<Job>();
+        std::thread::Builder::new()
             .name("beryl-bounded".into())
             // As every thread of beryl (src/main.rs): address space only.
             .stack_size(64 * 1024 * 1024)
             .spawn(move || {
-                LEFT.set(isize::try_from(budget).unwrap_or(isize::MAX));
+                // `theirs` lives as long as the thread, so the pointer does.
                 OVER.set(Arc::as_ptr(&theirs));
-                let out = work();
+                while let Ok((budget, work)) = queue.recv() {
+                    LEFT.set(isize::try_from(budget).unwrap_or(isize::MAX));
+                    work();
+                    // Between jobs nothing is charged: the channel's own
+                    // allocations must not count against the next budget.
+                    LEFT.set(isize::MAX);
+                }
                 OVER.set(std::ptr::null());
-                drop(theirs);
-                let _ = tx.send(out);
-            })
-            .map_err(Stopped::Spawn)?;
-        loop {
-            match rx.recv_timeout(Duration::from_millis(5)) {
-                Ok(out) => {
-                    let _ = handle.join();
-                    return Ok(out);
-                }
-                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                    if flag.load(Ordering::Acquire) {
-                        return Err(Stopped::Memory);
+            })?;
+        Ok(Helper { jobs, over })
+    }
+
+    /// Runs `work` on this thread's helper, whose heap is bounded by
+    /// `budget` bytes while it runs (when the binary's allocator is
+    /// [`Budgeted`]; unbounded otherwise). A panic in `work` is resumed on
+    /// the caller, as a bug.
+    pub(crate) fn bounded<T: Send + 'static>(
+        budget: usize,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, Stopped> {
+        use std::sync::mpsc::RecvTimeoutError;
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let job: Box<dyn FnOnce() + Send> = Box::new(move || {
+            let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work));
+            let _ = tx.send(out);
+        });
+        HELPER.with_borrow_mut(|slot| {
+            let helper = match slot.take() {
+                Some(h) => h,
+                None => helper().map_err(Stopped::Spawn)?,
+            };
+            if helper.jobs.send((budget, job)).is_err() {
+                unreachable!("a helper ends only when its caller drops it");
+            }
+            loop {
+                match rx.recv_timeout(Duration::from_millis(5)) {
+                    Ok(Ok(out)) => {
+                        *slot = Some(helper);
+                        return Ok(out);
                     }
-                }
-                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-                    // The work panicked: a bug, reported as one.
-                    match handle.join() {
-                        Err(panic) => std::panic::resume_unwind(panic),
-                        Ok(()) => unreachable!("the thread sends before it ends"),
+                    Ok(Err(panic)) => {
+                        *slot = Some(helper);
+                        std::panic::resume_unwind(panic)
+                    }
+                    Err(RecvTimeoutError::Timeout) => {
+                        if helper.over.load(Ordering::Acquire) {
+                            // The helper sleeps for good; the next call
+                            // starts another.
+                            return Err(Stopped::Memory);
+                        }
+                    }
+                    Err(RecvTimeoutError::Disconnected) => {
+                        unreachable!("the job sends before it is dropped")
                     }
                 }
             }
-        }
+        })
     }
 }
 
