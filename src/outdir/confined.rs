@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 
-use super::{JOURNAL, STAGE, io};
+use super::{Code, JOURNAL, STAGE, io};
 use crate::diag::Diag;
 
 /// DIR and its stage, opened.
@@ -83,7 +83,7 @@ impl Confined {
         match kind(stage, name).map_err(|e| io(&path, &e.into()))? {
             None => Ok(false),
             Some((FileType::RegularFile, _)) => Ok(true),
-            Some(_) => Err(super::journal::planted(
+            Some(_) => Err(planted(
                 &self.dir,
                 &path,
                 "is a symbolic link or not a regular file: beryl stages regular files only",
@@ -101,7 +101,7 @@ impl Confined {
         let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
         let refused = || {
             let why = "is a symbolic link or not a regular file: beryl wrote none such here";
-            super::journal::planted(&self.dir, &path, why)
+            planted(&self.dir, &path, why)
         };
         let fd = rustix::fs::openat(at, name, flags, Mode::empty()).map_err(|e| match e {
             Errno::NOENT => io(&path, &e.into()),
@@ -189,10 +189,20 @@ fn stat(fd: &OwnedFd, path: &Path) -> Result<rustix::fs::Stat, Diag> {
 
 /// The stage that is not a directory of DIR.
 fn not_ours(dir: &Path) -> Diag {
-    super::journal::planted(
+    planted(
         dir,
         &dir.join(STAGE),
         "is not a directory of the render directory (a symbolic link, not a directory, \
          or a mount: another file system, or a bind mount)",
     )
+}
+
+/// A stage, or a file in it, that beryl did not make: recovery refuses it
+/// before moving or deleting anything.
+pub(super) fn planted(dir: &Path, path: &Path, why: &str) -> Diag {
+    Diag::new(Code::Journal, format!("{}: {why}", path.display())).help(format!(
+        "recovery moves and deletes only what beryl wrote; if this directory is yours, \
+         remove {JOURNAL} and {STAGE} from {}, then render it again",
+        dir.display()
+    ))
 }

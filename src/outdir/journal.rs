@@ -155,16 +155,6 @@ fn check(c: &Confined, dir: &Path, journal: &Journal) -> Result<(), Diag> {
     Ok(())
 }
 
-/// A stage, or a file in it, that beryl did not make: recovery refuses it
-/// before moving or deleting anything.
-pub(super) fn planted(dir: &Path, path: &Path, why: &str) -> Diag {
-    Diag::new(Code::Journal, format!("{}: {why}", path.display())).help(format!(
-        "recovery moves and deletes only what beryl wrote; if this directory is yours, \
-         remove {JOURNAL} and {STAGE} from {}, then render it again",
-        dir.display()
-    ))
-}
-
 /// A journal beryl cannot use; `at` is `:line:col` when known.
 fn damaged(dir: &Path, at: &str, why: &str) -> Diag {
     Diag::new(
