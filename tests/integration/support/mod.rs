@@ -40,4 +40,4 @@ pub use fixture::{
 };
 pub use inventory_gen::rng;
 pub use run::{Run, args, beryl, beryl_command, beryl_with_env, with_stdin};
-pub use skip::{is_root, required, shared, skip, tool, tools, which};
+pub use skip::{is_root, required, shared, skip, skip_peer, tool, tools, which};

@@ -19,6 +19,17 @@ pub fn skip(what: &str, why: &str) {
     eprintln!("notice: {what} skipped: {why} (set BERYL_REQUIRE_TOOLS to make this fail)");
 }
 
+/// Skips `what` because a peer program or the real inventories are
+/// missing: a notice, or a failure under BERYL_REQUIRE_PEERS (the
+/// differential tests). The caller then returns.
+pub fn skip_peer(what: &str, why: &str) {
+    assert!(
+        std::env::var_os("BERYL_REQUIRE_PEERS").is_none(),
+        "{what}: BERYL_REQUIRE_PEERS is set but {why}"
+    );
+    eprintln!("notice: {what} skipped: {why}");
+}
+
 /// Whether the tests run as root (the fake FreeBSD's chroot, a private
 /// sshd, permission cases run as another user).
 pub fn is_root() -> bool {

@@ -26,7 +26,7 @@ use serde_json::{Value as J, json};
 
 use super::reclass_real::roots::{ROOTS, Root};
 use super::reclass_real::{Outcome, compare, first_line};
-use crate::support::{args, beryl_with_env, repo};
+use crate::support::{args, beryl_with_env, repo, skip_peer};
 
 /// The generated inventory's size.
 const GENERATED_NODES: usize = 12;
@@ -35,7 +35,7 @@ const GENERATED_NODES: usize = 12;
 fn beryl_reclass_agrees_with_kapicorps_cli_run_from_the_config_files_folder() {
     let test = "beryl_reclass_agrees_with_kapicorps_cli_run_from_the_config_files_folder";
     let Some(python) = super::reclass::python() else {
-        return notice(
+        return skip_peer(
             test,
             "kapicorp-reclass is not installed (BERYL_RECLASS_PYTHON)",
         );
@@ -45,11 +45,11 @@ fn beryl_reclass_agrees_with_kapicorps_cli_run_from_the_config_files_folder() {
         .map(|b| b.join("reclass"))
         .filter(|c| c.is_file())
     else {
-        return notice(test, "kapicorp-reclass's bin/reclass is not beside python");
+        return skip_peer(test, "kapicorp-reclass's bin/reclass is not beside python");
     };
     let realworld = repo().join("../shared/realworld").canonicalize().ok();
     if realworld.is_none() {
-        notice(test, "../shared/realworld (the real inventories) is absent");
+        skip_peer(test, "../shared/realworld (the real inventories) is absent");
     }
     let scratch = tempfile::tempdir().unwrap();
     let home = scratch.path().join("home");
@@ -173,14 +173,6 @@ fn beryl_reclass_agrees_with_kapicorps_cli_run_from_the_config_files_folder() {
         problems.len(),
         problems.join("\n")
     );
-}
-
-fn notice(test: &str, why: &str) {
-    assert!(
-        std::env::var_os("BERYL_REQUIRE_PEERS").is_none(),
-        "{test}: BERYL_REQUIRE_PEERS is set but {why}"
-    );
-    eprintln!("notice: {test} skipped: {why}");
 }
 
 fn path(p: &Path) -> &str {

@@ -29,7 +29,7 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value as J, json};
 
-use crate::support::{args, beryl, repo};
+use crate::support::{args, beryl, repo, skip_peer};
 use roots::{ROOTS, Root};
 
 /// How one node compares.
@@ -79,15 +79,15 @@ fn beryl_reclass_agrees_with_kapicorp_on_real_inventories() {
     let test = "beryl_reclass_agrees_with_kapicorp_on_real_inventories";
     // Canonical: reclass writes the path it was given in `uri`, `..` and all.
     let Ok(realworld) = repo().join("../shared/realworld").canonicalize() else {
-        notice(test, "../shared/realworld (the real inventories) is absent");
+        skip_peer(test, "../shared/realworld (the real inventories) is absent");
         return;
     };
     if !realworld.join("SOURCES.txt").is_file() {
-        notice(test, "../shared/realworld/SOURCES.txt is absent");
+        skip_peer(test, "../shared/realworld/SOURCES.txt is absent");
         return;
     }
     let Some(python) = super::reclass::python() else {
-        notice(
+        skip_peer(
             test,
             "kapicorp-reclass is not installed (BERYL_RECLASS_PYTHON)",
         );
@@ -202,14 +202,6 @@ fn beryl_reclass_agrees_with_kapicorp_on_real_inventories() {
         problems.len(),
         problems.join("\n")
     );
-}
-
-fn notice(test: &str, why: &str) {
-    assert!(
-        std::env::var_os("BERYL_REQUIRE_PEERS").is_none(),
-        "{test}: BERYL_REQUIRE_PEERS is set but {why}"
-    );
-    eprintln!("notice: {test} skipped: {why}");
 }
 
 /// beryl's document for a node, or its error. It runs in `cwd`, a scratch
