@@ -225,10 +225,10 @@ fn environment(dirs: &Dirs<'_>, loaded: Arc<Mutex<BTreeSet<String>>>) -> Environ
     env
 }
 
-/// The templates that went past their heap budget in this run, by real
-/// path: each stopped thread keeps what it held, so a template is not run
-/// again for the next host.
-static STOPPED: Mutex<BTreeSet<PathBuf>> = Mutex::new(BTreeSet::new());
+/// The templates that went past their heap budget in this run, by name
+/// under `templates/`: each stopped thread keeps what it held, so a
+/// template is not run again for the next host.
+static STOPPED: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
 
 /// Stopped templates a run may hold before it runs no other template: what
 /// a run can hold this way is at most this many budgets, plus one for each
@@ -246,8 +246,7 @@ fn render(
     dirs: &Dirs<'_>,
 ) -> Result<String, Diag> {
     // Read first, for its own errors (missing, outside, too large).
-    let (path, _) = read(dirs, TEMPLATES_DIR, name)?;
-    let real = std::fs::canonicalize(&path).unwrap_or(path);
+    read(dirs, TEMPLATES_DIR, name)?;
     let budget = dirs.limits.template_bytes();
     let memory = |why: &str| {
         let shown = shown(dirs, TEMPLATES_DIR, &name.value);
@@ -259,7 +258,7 @@ fn render(
     };
     {
         let stopped = lock(&STOPPED);
-        if stopped.contains(&real) {
+        if stopped.contains(&name.value) {
             return Err(memory(
                 "it went past that for another host and is not run again",
             ));
@@ -281,7 +280,7 @@ fn render(
     match crate::limits::heap::bounded(budget, work) {
         Ok(result) => result.map_err(|e| template_error(&e, name, dirs)),
         Err(crate::limits::heap::Stopped::Memory) => {
-            lock(&STOPPED).insert(real);
+            lock(&STOPPED).insert(name.value.clone());
             Err(memory("rendering stopped there"))
         }
         Err(crate::limits::heap::Stopped::Spawn(e)) => Err(Diag::new(
