@@ -489,6 +489,10 @@ fn with_header(
     header.insert("domain".into(), entry(Node::str(host.domain.clone())));
     let group = host.group.clone().map_or(Value::Null, Value::Str);
     header.insert("group".into(), entry(Node::synthetic(group)));
+    // A jail's host (issue 36), readable as `${_beryl_.parent}`.
+    if let Some(parent) = &host.parent {
+        header.insert("parent".into(), entry(Node::str(parent.clone())));
+    }
     header.insert("files".into(), entry(Node::synthetic(Value::Seq(files))));
     if !classes.is_empty() {
         let names = classes.iter().map(|c| Node::str(c.clone())).collect();
