@@ -30,6 +30,7 @@
 mod dialect;
 pub(crate) mod files;
 mod inputs;
+pub(crate) mod jail;
 mod lookup;
 mod pipeline;
 mod queries;
@@ -148,6 +149,11 @@ pub struct Compiled {
     pub reclass: Option<reclass::ReclassInfo>,
     /// What the compile read and probed (inputs.rs).
     pub inputs: Inputs,
+    /// For a jail, the keys it inherited and does not take, dropped
+    /// (jail.rs); `explain` names them.
+    pub dropped: Vec<jail::Dropped>,
+    /// For a jail, its host's FQDN: a jail is never installed.
+    pub parent: Option<String>,
 }
 
 /// One document of a host's chain.
@@ -343,6 +349,8 @@ pub fn complete(
             rules_used: Vec::new(),
             reclass: None,
             inputs,
+            dropped: Vec::new(),
+            parent: None,
         }),
         _ => Err(errors),
     }

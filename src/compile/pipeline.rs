@@ -198,6 +198,13 @@ impl Compiler<'_> {
             .collect();
         let policy = merged.policy;
         let mut merged = merged.node;
+        // A jail's chain drops, or refuses, the keys a jail does not take.
+        let dropped = if host.is_jail() {
+            let own = self.own_documents(host, expanded);
+            super::jail::strip(&mut merged, &expanded.docs, own)?
+        } else {
+            Vec::new()
+        };
         let exports = crate::exports::take(&mut merged)?;
         let reclass = self.reclass_info(expanded, &exports);
         if all.is_none() {
@@ -235,6 +242,8 @@ impl Compiler<'_> {
                 rules_used,
                 reclass,
                 inputs,
+                dropped,
+                parent: host.parent.clone(),
             });
         }
         match complete(merged, references, levels, policy, self.keys) {
@@ -256,6 +265,8 @@ impl Compiler<'_> {
                 c.diags = diags;
                 c.rules_used = rules_used;
                 c.reclass = reclass;
+                c.dropped = dropped;
+                c.parent.clone_from(&host.parent);
                 self.record(host, expanded, all.is_some(), &mut c.inputs);
                 Ok(c)
             }
@@ -268,6 +279,20 @@ impl Compiler<'_> {
 }
 
 impl Compiler<'_> {
+    /// Where a jail's own documents start in `expanded`: after the last
+    /// level it shares with its host. The classes its own file names are
+    /// merged just before that file, so they are its own; a class a shared
+    /// level names too is merged once, earlier, and is shared.
+    fn own_documents(&self, host: &Host, expanded: &Expanded) -> usize {
+        let chain = self.inventory.chain(host);
+        let shared = &chain[..chain.len().saturating_sub(1)];
+        expanded
+            .docs
+            .iter()
+            .rposition(|d| shared.iter().any(|l| l.file.rel == d.rel))
+            .map_or(0, |i| i + 1)
+    }
+
     /// The rest of a host's record (inputs.rs): its chain, every path its
     /// class names may be written at, and whether it read the fleet's exports.
     fn record(&self, host: &Host, expanded: &Expanded, fleet: bool, inputs: &mut Inputs) {
