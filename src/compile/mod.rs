@@ -202,6 +202,8 @@ pub struct Compiler<'a> {
     /// Whether every query sees every environment (reclass's
     /// `--inventory`), rather than the asking host's own.
     every_environment: bool,
+    /// Each jail's host's effective config, once read (`${parent.…}`).
+    parents: Mutex<HashMap<String, Arc<OnceLock<Loaded>>>>,
     /// Whether the last stage runs (SSH keys resolved and injected, the
     /// `freebsd` section validated, its files read): off for `beryl
     /// reclass`, which outputs reclass's data as reclass does.
@@ -229,6 +231,7 @@ impl<'a> Compiler<'a> {
             spelled: warn::Spelled::default(),
             dialect,
             every_environment: false,
+            parents: Mutex::new(HashMap::new()),
             freebsd: true,
         }
     }

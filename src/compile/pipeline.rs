@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::{Compiled, Compiler, Inputs, MergedDoc, complete, set_header, with_header};
 use crate::classes::walk::{self, Doc, Expanded};
-use crate::diag::Diags;
+use crate::diag::{Diag, Diags};
 use crate::exports::AllExports;
 use crate::inventory::Host;
 use crate::merge::{self, Merged};
@@ -169,7 +169,16 @@ impl Compiler<'_> {
         all: Option<&AllExports>,
     ) -> Result<Resolved, Diags> {
         let (nodes, mut merged) = self.merged(host, expanded, all, None)?;
-        let references = refs::resolve_in(&mut merged, &self.limits, self.dialect.refs)?;
+        // A jail's `${parent.…}` reads its host's effective config.
+        let read = host
+            .parent
+            .as_deref()
+            .map(|fqdn| move || self.parent_config(fqdn));
+        let outer = read.as_ref().map(|node| refs::Outer {
+            name: "parent",
+            node,
+        });
+        let references = refs::resolve_with(&mut merged, &self.limits, self.dialect.refs, outer)?;
         Ok(Resolved {
             nodes,
             merged,
@@ -279,6 +288,35 @@ impl Compiler<'_> {
 }
 
 impl Compiler<'_> {
+    /// The effective config of the host `fqdn`, as `render` shows it, for
+    /// its jails' `${parent.…}`: compiled once per run. A host whose chain
+    /// asks inventory queries is not read this way yet (its exports would
+    /// be needed while every host's exports are computed).
+    fn parent_config(&self, fqdn: &str) -> Result<Arc<Node>, Diags> {
+        let cell = {
+            let mut parents = self.parents.lock().unwrap_or_else(|e| e.into_inner());
+            parents.entry(fqdn.to_string()).or_default().clone()
+        };
+        cell.get_or_init(|| {
+            let Some(host) = self.inventory.hosts.iter().find(|h| h.fqdn == fqdn) else {
+                return Err(vec![Diag::new(
+                    refs::Code::Parent,
+                    format!("the host {fqdn} is not in the inventory"),
+                )]);
+            };
+            let expanded = self.expand(host)?;
+            if expanded.asks() {
+                return Err(vec![Diag::new(
+                    refs::Code::Parent,
+                    format!("{fqdn} asks inventory queries, which `${{parent.…}}` cannot read yet"),
+                )]);
+            }
+            self.finish(host, &expanded, None)
+                .map(|c| Arc::new(c.config))
+        })
+        .clone()
+    }
+
     /// Where a jail's own documents start in `expanded`: after the last
     /// level it shares with its host. The classes its own file names are
     /// merged just before that file, so they are its own; a class a shared
