@@ -33,7 +33,7 @@ pub(crate) fn host(fqdn: &str, c: &Compiled) -> Result<(), Diags> {
     apply::steps(&desired)
         .and_then(|steps| apply::script::script(fqdn, &steps, Default::default()))
         .map_err(|e| vec![apply::quote_error(fqdn, e)])?;
-    if desired.install.by_beryl() {
+    if desired.install.by_beryl() && c.parent.is_none() {
         install::layout(desired);
     }
     Ok(())

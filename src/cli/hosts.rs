@@ -31,6 +31,9 @@ struct Row<'a> {
     domain: &'a str,
     group: Option<&'a str>,
     file: &'a str,
+    /// A jail's host (issue 36); absent for a host.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parent: Option<&'a str>,
 }
 
 pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
@@ -44,6 +47,7 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
             domain: &h.domain,
             group: h.group.as_deref(),
             file: &h.file.rel,
+            parent: h.parent.as_deref(),
         })
         .collect();
     let text = match args.format {
@@ -53,14 +57,34 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
             s
         }
         ListFormat::Text => {
-            let table: Vec<[&str; 5]> =
-                std::iter::once(["FQDN", "SHORT", "DOMAIN", "GROUP", "FILE"])
-                    .chain(
-                        rows.iter()
-                            .map(|r| [r.fqdn, r.short, r.domain, r.group.unwrap_or("-"), r.file]),
-                    )
+            let head = ["FQDN", "SHORT", "DOMAIN", "GROUP", "FILE", "PARENT"];
+            fn cells<'s>(r: &Row<'s>) -> [&'s str; 6] {
+                let group = r.group.unwrap_or("-");
+                [
+                    r.fqdn,
+                    r.short,
+                    r.domain,
+                    group,
+                    r.file,
+                    r.parent.unwrap_or("-"),
+                ]
+            }
+            // The PARENT column appears once the inventory has a jail, so
+            // an inventory without jails lists as it always has.
+            if rows.iter().any(|r| r.parent.is_some()) {
+                let table: Vec<[&str; 6]> = std::iter::once(head)
+                    .chain(rows.iter().map(cells))
                     .collect();
-            crate::output::table(&table)
+                crate::output::table(&table)
+            } else {
+                fn five(c: [&str; 6]) -> [&str; 5] {
+                    [c[0], c[1], c[2], c[3], c[4]]
+                }
+                let table: Vec<[&str; 5]> = std::iter::once(five(head))
+                    .chain(rows.iter().map(|r| five(cells(r))))
+                    .collect();
+                crate::output::table(&table)
+            }
         }
     };
     write_out(out, &text)?;

@@ -30,6 +30,7 @@
 mod dialect;
 pub(crate) mod files;
 mod inputs;
+pub(crate) mod jail;
 mod lookup;
 mod pipeline;
 mod queries;
@@ -148,6 +149,11 @@ pub struct Compiled {
     pub reclass: Option<reclass::ReclassInfo>,
     /// What the compile read and probed (inputs.rs).
     pub inputs: Inputs,
+    /// For a jail, the keys it inherited and does not take, dropped
+    /// (jail.rs); `explain` names them.
+    pub dropped: Vec<jail::Dropped>,
+    /// For a jail, its host's FQDN: a jail is never installed.
+    pub parent: Option<String>,
 }
 
 /// One document of a host's chain.
@@ -196,6 +202,8 @@ pub struct Compiler<'a> {
     /// Whether every query sees every environment (reclass's
     /// `--inventory`), rather than the asking host's own.
     every_environment: bool,
+    /// Each jail's host's effective config, once read (`${parent.…}`).
+    parents: Mutex<HashMap<String, Arc<OnceLock<Loaded>>>>,
     /// Whether the last stage runs (SSH keys resolved and injected, the
     /// `freebsd` section validated, its files read): off for `beryl
     /// reclass`, which outputs reclass's data as reclass does.
@@ -223,6 +231,7 @@ impl<'a> Compiler<'a> {
             spelled: warn::Spelled::default(),
             dialect,
             every_environment: false,
+            parents: Mutex::new(HashMap::new()),
             freebsd: true,
         }
     }
@@ -343,6 +352,8 @@ pub fn complete(
             rules_used: Vec::new(),
             reclass: None,
             inputs,
+            dropped: Vec::new(),
+            parent: None,
         }),
         _ => Err(errors),
     }
@@ -489,6 +500,10 @@ fn with_header(
     header.insert("domain".into(), entry(Node::str(host.domain.clone())));
     let group = host.group.clone().map_or(Value::Null, Value::Str);
     header.insert("group".into(), entry(Node::synthetic(group)));
+    // A jail's host (issue 36), readable as `${_beryl_.parent}`.
+    if let Some(parent) = &host.parent {
+        header.insert("parent".into(), entry(Node::str(parent.clone())));
+    }
     header.insert("files".into(), entry(Node::synthetic(Value::Seq(files))));
     if !classes.is_empty() {
         let names = classes.iter().map(|c| Node::str(c.clone())).collect();

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::{Compiled, Compiler, Inputs, MergedDoc, complete, set_header, with_header};
 use crate::classes::walk::{self, Doc, Expanded};
-use crate::diag::Diags;
+use crate::diag::{Diag, Diags};
 use crate::exports::AllExports;
 use crate::inventory::Host;
 use crate::merge::{self, Merged};
@@ -169,7 +169,16 @@ impl Compiler<'_> {
         all: Option<&AllExports>,
     ) -> Result<Resolved, Diags> {
         let (nodes, mut merged) = self.merged(host, expanded, all, None)?;
-        let references = refs::resolve_in(&mut merged, &self.limits, self.dialect.refs)?;
+        // A jail's `${parent.…}` reads its host's effective config.
+        let read = host
+            .parent
+            .as_deref()
+            .map(|fqdn| move || self.parent_config(fqdn));
+        let outer = read.as_ref().map(|node| refs::Outer {
+            name: "parent",
+            node,
+        });
+        let references = refs::resolve_with(&mut merged, &self.limits, self.dialect.refs, outer)?;
         Ok(Resolved {
             nodes,
             merged,
@@ -198,6 +207,13 @@ impl Compiler<'_> {
             .collect();
         let policy = merged.policy;
         let mut merged = merged.node;
+        // A jail's chain drops, or refuses, the keys a jail does not take.
+        let dropped = if host.is_jail() {
+            let own = self.own_documents(host, expanded);
+            super::jail::strip(&mut merged, &expanded.docs, own)?
+        } else {
+            Vec::new()
+        };
         let exports = crate::exports::take(&mut merged)?;
         let reclass = self.reclass_info(expanded, &exports);
         if all.is_none() {
@@ -235,6 +251,8 @@ impl Compiler<'_> {
                 rules_used,
                 reclass,
                 inputs,
+                dropped,
+                parent: host.parent.clone(),
             });
         }
         match complete(merged, references, levels, policy, self.keys) {
@@ -256,6 +274,8 @@ impl Compiler<'_> {
                 c.diags = diags;
                 c.rules_used = rules_used;
                 c.reclass = reclass;
+                c.dropped = dropped;
+                c.parent.clone_from(&host.parent);
                 self.record(host, expanded, all.is_some(), &mut c.inputs);
                 Ok(c)
             }
@@ -268,6 +288,49 @@ impl Compiler<'_> {
 }
 
 impl Compiler<'_> {
+    /// The effective config of the host `fqdn`, as `render` shows it, for
+    /// its jails' `${parent.…}`: compiled once per run. A host whose chain
+    /// asks inventory queries is not read this way yet (its exports would
+    /// be needed while every host's exports are computed).
+    fn parent_config(&self, fqdn: &str) -> Result<Arc<Node>, Diags> {
+        let cell = {
+            let mut parents = self.parents.lock().unwrap_or_else(|e| e.into_inner());
+            parents.entry(fqdn.to_string()).or_default().clone()
+        };
+        cell.get_or_init(|| {
+            let Some(host) = self.inventory.hosts.iter().find(|h| h.fqdn == fqdn) else {
+                return Err(vec![Diag::new(
+                    refs::Code::Parent,
+                    format!("the host {fqdn} is not in the inventory"),
+                )]);
+            };
+            let expanded = self.expand(host)?;
+            if expanded.asks() {
+                return Err(vec![Diag::new(
+                    refs::Code::Parent,
+                    format!("{fqdn} asks inventory queries, which `${{parent.…}}` cannot read yet"),
+                )]);
+            }
+            self.finish(host, &expanded, None)
+                .map(|c| Arc::new(c.config))
+        })
+        .clone()
+    }
+
+    /// Where a jail's own documents start in `expanded`: after the last
+    /// level it shares with its host. The classes its own file names are
+    /// merged just before that file, so they are its own; a class a shared
+    /// level names too is merged once, earlier, and is shared.
+    fn own_documents(&self, host: &Host, expanded: &Expanded) -> usize {
+        let chain = self.inventory.chain(host);
+        let shared = &chain[..chain.len().saturating_sub(1)];
+        expanded
+            .docs
+            .iter()
+            .rposition(|d| shared.iter().any(|l| l.file.rel == d.rel))
+            .map_or(0, |i| i + 1)
+    }
+
     /// The rest of a host's record (inputs.rs): its chain, every path its
     /// class names may be written at, and whether it read the fleet's exports.
     fn record(&self, host: &Host, expanded: &Expanded, fleet: bool, inputs: &mut Inputs) {

@@ -123,6 +123,17 @@ pub fn build(fqdn: &str, c: &Compiled) -> Result<InstallerConfig, Diags> {
             .help("apply manages it (beryl apply HOST); to install it, set freebsd.install: dists or pkgbase, with its disks, raid, version and network"),
         ]);
     }
+    if let Some(parent) = &c.parent {
+        return Err(vec![
+            Diag::new(
+                Code::NotInstalled,
+                format!("{fqdn} is a jail of {parent}: it has no install plan"),
+            )
+            .help(format!(
+                "a jail's root is laid down on its host; plan the host: beryl plan {parent}"
+            )),
+        ]);
+    }
     let mut errors = requirements(c);
     let host = match desired::build(fqdn, c) {
         Ok(h) => Some(h),
@@ -143,7 +154,9 @@ pub fn build(fqdn: &str, c: &Compiled) -> Result<InstallerConfig, Diags> {
 pub(crate) fn requirements(c: &Compiled) -> Vec<Diag> {
     let f = &c.freebsd;
     let mut errors = Vec::new();
-    if f.adopted() {
+    // Neither an adopted host nor a jail (its root is laid down on its
+    // host) is installed.
+    if f.adopted() || c.parent.is_some() {
         return errors;
     }
     let missing = |what: &str, help: &str| {

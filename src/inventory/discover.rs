@@ -312,6 +312,14 @@ impl Walk {
                 }
                 // `freebsd.files`' templates and sources (src/compile/files.rs).
                 Kind::Dir if super::DATA_DIRS.contains(&item.name.as_str()) => {}
+                Kind::Dir if jails_stem(&item.name).is_some() => {
+                    let shown = self.display_of(&item.rel);
+                    self.error(
+                        Code::OrphanJails,
+                        format!("{shown} is a jail folder at the inventory root; a host's jails live beside its host file"),
+                        Some("move it beside <host>.yml, in a domain or group directory: <domain>/[<group>/]<host>.jails/"),
+                    );
+                }
                 Kind::Dir => {
                     if let Err(why) = crate::freebsd::names::hostname(&item.name) {
                         let shown = self.display_of(&item.rel);
@@ -371,6 +379,9 @@ impl Walk {
         };
         let mut file = None;
         let mut dirs = Vec::new();
+        let mut jail_dirs = Vec::new();
+        let mut stems = HashSet::new();
+        let first_host = hosts.len();
         for item in self.list(&dir.rel, canonical) {
             match &item.kind {
                 Kind::Yaml(stem) if stem == level => match &file {
@@ -379,15 +390,90 @@ impl Walk {
                 },
                 Kind::Yaml(stem) if stem.starts_with('_') => self.misplaced(stem, &item.rel, place),
                 Kind::Yaml(stem) => {
+                    stems.insert(stem.clone());
                     if let Some(h) = self.host(stem, &item.rel, domain, group) {
                         hosts.push(h);
                     }
                 }
+                // `host01.jails/`: claimed before the group and depth rules,
+                // which would refuse its dot or its place.
+                Kind::Dir if jails_stem(&item.name).is_some() => jail_dirs.push(item),
                 Kind::Dir => dirs.push(item),
                 Kind::Other => {}
             }
         }
+        for jails in jail_dirs {
+            let stem = jails_stem(&jails.name).unwrap_or_default();
+            let parent = hosts[first_host..]
+                .iter()
+                .find(|h| h.short == stem)
+                .map(|h| h.fqdn.clone());
+            match parent {
+                Some(parent) => {
+                    self.jails_dir(&jails, canonical, &parent, domain, group, hosts);
+                }
+                // A host file with a bad name was reported already.
+                None if stems.contains(stem) => {}
+                None => {
+                    let shown = self.display_of(&jails.rel);
+                    self.error(
+                        Code::OrphanJails,
+                        format!("{shown} holds jails, but there is no host file {stem}.yml beside it"),
+                        Some("a host's jails live in <host>.jails/ beside <host>.yml; add the host file or move the folder"),
+                    );
+                }
+            }
+        }
         (file, dirs)
+    }
+
+    /// Scans `<host>.jails/`: each YAML file is a jail of the host `parent`,
+    /// in its parent's domain and group. Nothing else belongs there.
+    fn jails_dir(
+        &mut self,
+        dir: &Item,
+        canonical: &Path,
+        parent: &str,
+        domain: &str,
+        group: Option<&str>,
+        hosts: &mut Vec<Host>,
+    ) {
+        let place = "a jail folder";
+        for item in self.list(&dir.rel, canonical) {
+            match &item.kind {
+                Kind::Yaml(stem) if stem.starts_with('_') => {
+                    self.misplaced(stem, &item.rel, place);
+                }
+                Kind::Yaml(stem) => {
+                    if let Err(why) = crate::freebsd::names::jail_name(stem) {
+                        let shown = self.display_of(&item.rel);
+                        self.error(
+                            Code::JailName,
+                            format!("{shown}: `{stem}` is not a valid jail name: {why}"),
+                            Some("a jail file is named <name>.yml, where <name> is a host name label that is not all digits (sys/kern/kern_jail.c)"),
+                        );
+                        continue;
+                    }
+                    hosts.push(Host {
+                        short: stem.to_string(),
+                        domain: domain.to_string(),
+                        group: group.map(str::to_string),
+                        fqdn: format!("{stem}.{parent}"),
+                        file: self.file(&item.rel),
+                        parent: Some(parent.to_string()),
+                    });
+                }
+                Kind::Dir => {
+                    let shown = self.display_of(&item.rel);
+                    self.error(
+                        Code::TooDeep,
+                        format!("{shown} is a directory inside a jail folder; a jail folder holds only jail files"),
+                        Some("the layout is <host>.jails/<jail>.yml; jails inside jails are not supported"),
+                    );
+                }
+                Kind::Other => {}
+            }
+        }
     }
 
     fn domain_dir(
@@ -456,6 +542,7 @@ impl Walk {
             group: group.map(str::to_string),
             fqdn: format!("{stem}.{domain}"),
             file: self.file(rel),
+            parent: None,
         })
     }
 
@@ -532,6 +619,12 @@ fn rel_of(dir_rel: &str, name: &str) -> String {
     rel
 }
 
+/// The host stem of a jail folder's name (`host01` of `host01.jails`).
+fn jails_stem(name: &str) -> Option<&str> {
+    name.strip_suffix(super::JAILS_SUFFIX)
+        .filter(|s| !s.is_empty())
+}
+
 /// The stem of a YAML file name (`.yml` or `.yaml`, in any case).
 pub(super) fn yaml_stem(name: &str) -> Option<&str> {
     let ext = [".yml", ".yaml"].into_iter().find(|e| {
@@ -571,6 +664,96 @@ mod tests {
         ] {
             assert_eq!(yaml_stem(name), stem, "{name}");
         }
+    }
+
+    #[test]
+    fn a_jail_folder_beside_a_host_file_holds_its_jails() {
+        let root = Path::new("/nowhere");
+        let ok = Tree::of([
+            "_default.yml",
+            "a.org/_domain.yml",
+            "a.org/web/h1.yml",
+            "a.org/web/h1.jails/www.yml",
+            "a.org/web/h1.jails/notes.txt",
+            "a.org/m.yml",
+            "a.org/m.jails/db.yaml",
+        ]);
+        let inv = Inventory::discover_listed(root, "inv", ok)
+            .unwrap()
+            .unwrap();
+        let rows: Vec<_> = inv
+            .hosts
+            .iter()
+            .map(|h| {
+                let group = h.group.as_deref();
+                (
+                    h.fqdn.as_str(),
+                    h.short.as_str(),
+                    group,
+                    h.parent.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("db.m.a.org", "db", None, Some("m.a.org")),
+                ("h1.a.org", "h1", Some("web"), None),
+                ("m.a.org", "m", None, None),
+                ("www.h1.a.org", "www", Some("web"), Some("h1.a.org")),
+            ]
+        );
+        let jail = &inv.hosts[3];
+        assert!(jail.is_jail() && !inv.hosts[1].is_jail());
+        assert_eq!(jail.file.display, "inv/a.org/web/h1.jails/www.yml");
+        let chain: Vec<_> = inv
+            .chain(jail)
+            .iter()
+            .map(|l| (l.kind.name(), l.file.rel.as_str()))
+            .collect();
+        assert_eq!(
+            chain,
+            [
+                ("default", "_default.yml"),
+                ("domain", "a.org/_domain.yml"),
+                ("jail", "a.org/web/h1.jails/www.yml"),
+            ]
+        );
+    }
+
+    #[test]
+    fn misplaced_jail_folders_and_bad_jail_names_are_refused() {
+        let root = Path::new("/nowhere");
+        let bad = Tree::of([
+            "_default.yml",
+            "a.org/_domain.yml",
+            "a.org/h1.yml",
+            "a.org/h1.jails/42.yml",
+            "a.org/h1.jails/x.y.yml",
+            "a.org/h1.jails/_x.yml",
+            "a.org/h1.jails/in/j.yml",
+            "a.org/gone.jails/j.yml",
+            "a.org/bad_name.yml",
+            "a.org/bad_name.jails/j.yml",
+            "h1.jails/j.yml",
+        ]);
+        let errors = Inventory::discover_listed(root, "inv", bad)
+            .unwrap()
+            .unwrap_err();
+        let mut codes: Vec<_> = errors.iter().map(|d| d.code).collect();
+        codes.sort_unstable();
+        assert_eq!(
+            codes,
+            [
+                "beryl::inventory::host_name",
+                "beryl::inventory::jail_name",
+                "beryl::inventory::jail_name",
+                "beryl::inventory::orphan_jails",
+                "beryl::inventory::orphan_jails",
+                "beryl::inventory::too_deep",
+                "beryl::inventory::unknown_level",
+            ]
+        );
     }
 
     #[test]

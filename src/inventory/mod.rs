@@ -14,6 +14,8 @@
 //!     web/                a group
 //!       _group.yml        level 3, optional
 //!       host01.yml        level 4
+//!       host01.jails/     the jails of host01 (issue 36, in progress)
+//!         www.yml         the jail www.host01.example.org: level 4 of its chain
 //! ```
 
 mod discover;
@@ -66,6 +68,10 @@ crate::diag::codes! {
         DuplicateFile = "duplicate_file";
         /// One host defined by two files.
         DuplicateHost = "duplicate_host";
+        /// A `NAME.jails/` folder without the host file `NAME.yml` beside it.
+        OrphanJails = "orphan_jails";
+        /// A jail file whose name is not a valid jail name.
+        JailName = "jail_name";
     }
 }
 
@@ -77,6 +83,11 @@ pub(crate) const DOMAIN_STEM: &str = "_domain";
 
 /// The stem of a group's level file (`<domain>/<group>/_group.yml`).
 pub(crate) const GROUP_STEM: &str = "_group";
+
+/// The suffix of a host's jail folder: `host01.jails/` beside `host01.yml`
+/// holds the jails of host01. A dot cannot be in a group's name, so no group
+/// is mistaken for it.
+pub(crate) const JAILS_SUFFIX: &str = ".jails";
 
 /// The folder of class files, at the inventory root (src/classes/).
 pub(crate) const CLASSES_DIR: &str = "_classes";
@@ -108,6 +119,9 @@ pub enum LevelKind {
     Host,
     /// A class file under `_classes/` (src/classes/), mixed into a chain.
     Class,
+    /// A jail's own file, `<host>.jails/<name>.yml`: the last level of a
+    /// jail's chain, where a host's chain has its host file.
+    Jail,
 }
 
 impl LevelKind {
@@ -118,6 +132,7 @@ impl LevelKind {
             LevelKind::Group => "group",
             LevelKind::Host => "host",
             LevelKind::Class => "class",
+            LevelKind::Jail => "jail",
         }
     }
 }
@@ -148,6 +163,17 @@ pub struct Host {
     pub group: Option<String>,
     pub fqdn: String,
     pub file: LevelFile,
+    /// For a jail, the FQDN of the host it runs on; `None` for a host. A
+    /// jail's `short` is its jail name, its `domain` and `group` its
+    /// parent's, its `fqdn` `NAME.PARENT_FQDN`.
+    pub parent: Option<String>,
+}
+
+impl Host {
+    /// Whether this is a jail of another host of the inventory.
+    pub fn is_jail(&self) -> bool {
+        self.parent.is_some()
+    }
 }
 
 /// A discovered inventory: every domain, group and host, sorted by name.
@@ -184,7 +210,9 @@ impl Inventory {
     }
 
     /// The chain of a host: `_default` → `_domain` → `_group` (when the host is
-    /// in a group and the group has a file) → the host file.
+    /// in a group and the group has a file) → the host file. A jail's chain
+    /// is its parent's shared levels, then the jail's own file (not the
+    /// parent's host file: a jail inherits nothing the parent host writes).
     ///
     /// A reclass node's chain is its node file alone: its classes, and what
     /// reclass merges below them, come in with the class walk (src/classes/).
@@ -217,7 +245,11 @@ impl Inventory {
             });
         }
         chain.push(Level {
-            kind: LevelKind::Host,
+            kind: if host.is_jail() {
+                LevelKind::Jail
+            } else {
+                LevelKind::Host
+            },
             file: &host.file,
         });
         chain

@@ -7,7 +7,7 @@ use super::discover::yaml_stem;
 use super::{
     CLASSES_DIR, DATA_DIRS, DEFAULT_STEM, DOMAIN_STEM, GROUP_STEM, Host, Inventory, SETTINGS_STEM,
 };
-use Part::{Any, Deep, Hidden, Named, NotYaml, Stem, Yaml};
+use Part::{Any, Deep, Hidden, Jails, Named, NotYaml, Stem, Yaml};
 
 /// What a changed file reaches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,6 +44,8 @@ enum Part {
     Stem(&'static str),
     /// One of these names.
     Named(&'static [&'static str]),
+    /// A host's jail folder (`host01.jails`, mod.rs `JAILS_SUFFIX`).
+    Jails,
 }
 
 /// The rules: a pattern of path components and what a changed file that
@@ -64,6 +66,8 @@ const RULES: &[(&[Part], Reach)] = &[
     (&[Any, Any, Stem(GROUP_STEM)], Reach::Group),
     (&[Any, Yaml], Reach::Host),
     (&[Any, Any, Yaml], Reach::Host),
+    // A jail's file (issue 36): the jail whose file it is.
+    (&[Any, Any, Jails, Yaml], Reach::Host),
 ];
 
 impl Inventory {
@@ -113,6 +117,7 @@ fn component(pattern: Part, part: &str) -> bool {
         Yaml => yaml_stem(part).is_some(),
         Stem(stem) => yaml_stem(part) == Some(stem),
         Named(names) => names.contains(&part),
+        Jails => part.len() > super::JAILS_SUFFIX.len() && part.ends_with(super::JAILS_SUFFIX),
     }
 }
 
@@ -133,6 +138,9 @@ mod tests {
         assert_eq!(reach("a.org/web/_group.yaml"), Some(Reach::Group));
         assert_eq!(reach("a.org/mail.yml"), Some(Reach::Host));
         assert_eq!(reach("a.org/web/h1.yml"), Some(Reach::Host));
+        assert_eq!(reach("a.org/h1.jails/www.yml"), Some(Reach::Host));
+        assert_eq!(reach("a.org/web/h1.jails/www.yml"), Some(Reach::Host));
+        assert_eq!(reach("a.org/web/h1.jails/notes.txt"), Some(Reach::Nothing));
         assert_eq!(reach("README.md"), Some(Reach::Nothing));
         assert_eq!(reach("a.org/web/notes.txt"), Some(Reach::Nothing));
         assert_eq!(reach(".gitattributes"), Some(Reach::Nothing));
@@ -140,5 +148,6 @@ mod tests {
         // Discovery refuses these; no rule places them.
         assert_eq!(reach("stray.yml"), None);
         assert_eq!(reach("a.org/web/deep/h1.yml"), None);
+        assert_eq!(reach("a.org/web/h1.jails/in/j.yml"), None);
     }
 }

@@ -17,5 +17,7 @@ crate::diag::codes! {
         Embed = "embed";
         /// A deferred merge that lost its place (a bug in beryl).
         Internal = "internal";
+        /// A jail's `${parent.…}` whose host does not compile, or asks inventory queries (not read through `parent` yet).
+        Parent = "parent";
     }
 }

@@ -77,8 +77,28 @@ pub fn resolve_in(
     limits: &Limits,
     dialect: Dialect,
 ) -> Result<Vec<Resolution>, Diags> {
+    resolve_with(merged, limits, dialect, None)
+}
+
+/// A tree that references may read beside the host's own: `${NAME.…}`
+/// reads the tree `node` gives (issue 36: a jail's `${parent.…}`, its
+/// host's effective config). The tree is final: nothing in it is resolved
+/// again. `node` runs at the first such reference, never otherwise.
+pub struct Outer<'a> {
+    pub name: &'static str,
+    pub node: &'a (dyn Fn() -> Result<std::sync::Arc<crate::value::Node>, Diags> + Sync),
+}
+
+/// [`resolve_in`], with an [`Outer`] tree.
+pub fn resolve_with(
+    merged: &mut Merged,
+    limits: &Limits,
+    dialect: Dialect,
+    outer: Option<Outer<'_>>,
+) -> Result<Vec<Resolution>, Diags> {
     let check_constants = !merged.deferred.is_empty();
     let mut r = Resolver::new(merged, limits, dialect);
+    r.outer = outer.map(|o| (o, None));
     for i in 0..r.deferred.len() {
         if r.stopped {
             break;

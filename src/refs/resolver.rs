@@ -3,6 +3,7 @@
 //! being resolved catches cycles.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::sync::Arc;
 
 use super::Resolution;
 use super::dialect::{Dialect, Render, python_str};
@@ -28,6 +29,9 @@ pub(super) enum Fail {
 
 pub(super) struct Resolver<'m> {
     pub(super) merged: &'m mut Merged,
+    /// The outer tree (`${parent.…}`), and once read, its node (or that it
+    /// failed, reported).
+    pub(super) outer: Option<(super::Outer<'m>, Option<Option<Arc<Node>>>)>,
     /// Deferred merges, by location; `None` once finished.
     pub(super) deferred: Vec<(Loc, Option<Deferred>)>,
     /// The indexes of `deferred`, by location, to find those at or below a
@@ -64,6 +68,7 @@ impl<'m> Resolver<'m> {
         let deferred = std::mem::take(&mut merged.deferred);
         let mut r = Resolver {
             merged,
+            outer: None,
             deferred: Vec::new(),
             deferred_at: BTreeMap::new(),
             pending: Vec::new(),
@@ -266,6 +271,11 @@ impl<'m> Resolver<'m> {
                 ));
             }
         };
+        if let Some((outer, _)) = &self.outer
+            && keys.first().is_some_and(|k| k == outer.name)
+        {
+            return self.outer_value(&keys[1..], path_text, span);
+        }
         // Finish the deferred merges on the way, so the path sees their result.
         let mut loc = None;
         for depth in 0..=keys.len() {
@@ -319,6 +329,52 @@ impl<'m> Resolver<'m> {
         let Some(n) = self.get(&loc).cloned() else {
             return Err(self.missing(path_text, &keys, span));
         };
+        self.targets.push((path_text.to_string(), n.span.clone()));
+        Ok(n)
+    }
+
+    /// The value at `keys` of the outer tree, which is final: copied as it
+    /// is (its strings are not read for references).
+    fn outer_value(&mut self, keys: &[String], path_text: &str, span: &Span) -> Result<Node, Fail> {
+        let Some((outer, read)) = &mut self.outer else {
+            return Err(Fail::Reported);
+        };
+        let name = outer.name;
+        if read.is_none() {
+            *read = Some(match (outer.node)() {
+                Ok(node) => Some(node),
+                Err(errors) => {
+                    let mut d = Diag::new(
+                        crate::refs::Code::Parent,
+                        format!("`{path_text}` reads the {name}'s config, which cannot be read"),
+                    )
+                    .label(span, "in this reference");
+                    if let Some(first) = errors.first() {
+                        d = d.help(format!("the {name}: {}", first.message));
+                    }
+                    self.errors.push(d);
+                    None
+                }
+            });
+        }
+        let Some(Some(node)) = read.clone() else {
+            return Err(Fail::Reported);
+        };
+        let policy = &self.merged.policy;
+        let found = Loc::locate(&node, keys, |list| Some(policy.key_field(list)))
+            .and_then(|loc| loc.at(&node).cloned());
+        let Some(n) = found else {
+            return Err(self.report(
+                Diag::new(
+                    crate::refs::Code::Missing,
+                    format!("`{path_text}`: the {name}'s config sets nothing there"),
+                )
+                .label(span, "in this reference")
+                .help(format!("`beryl render` of the {name} shows its config")),
+            ));
+        };
+        let size = super::size::measure(&n);
+        self.spend(size.nodes, size.bytes, span)?;
         self.targets.push((path_text.to_string(), n.span.clone()));
         Ok(n)
     }

@@ -106,6 +106,7 @@ mod incremental;
 mod init;
 mod install;
 mod install_items;
+mod jails;
 mod keys;
 mod live;
 mod lookup;

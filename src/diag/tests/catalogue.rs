@@ -61,6 +61,7 @@ fn all() -> (Vec<Entry>, usize) {
         crate::schema::Code,
         crate::compile::warn::Code,
         crate::compile::files::Code,
+        crate::compile::jail::Code,
         crate::desired::access::Code,
         crate::desired::require::Code,
         crate::install::Code,

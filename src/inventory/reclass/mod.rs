@@ -385,6 +385,7 @@ mod tests {
                 rel: String::new(),
                 display: String::new(),
             },
+            parent: None,
         }
     }
 

@@ -51,6 +51,7 @@ pub(super) fn walk(dir: &LevelFile, compose: bool) -> Result<Vec<Host>, Diags> {
             group: None,
             fqdn: name,
             file,
+            parent: None,
         });
     }
     if !errors.is_empty() {

@@ -118,6 +118,7 @@ pub(crate) fn load(file: &LevelFile, limits: &Limits) -> Result<(Vec<Host>, Docu
                 group: None,
                 fqdn: name.0,
                 file: level,
+                parent: None,
             }),
             Kind::Class => {
                 docs.classes.insert(name.0, level);

@@ -41,6 +41,19 @@ pub(super) fn cause(
     })
 }
 
+/// A jail's key that its shared levels wrote and the compile dropped, or
+/// one below it (src/compile/jail.rs): `at` says why.
+pub(super) fn dropped(c: &Compiled, path: &[String]) -> Option<Cause> {
+    c.dropped
+        .iter()
+        .find(|d| path.starts_with(&d.path))
+        .map(|d| Cause {
+            kind: CauseKind::Jail,
+            text: d.path.join("."),
+            at: d.why.to_string(),
+        })
+}
+
 /// One step down a path in a level that does not write the path itself.
 struct Step<'a> {
     /// The level's node at the ancestor, the ancestor's path and its spec.

@@ -126,7 +126,8 @@ fn entry(c: &Compiled, path: &[String]) -> Entry {
             let text = match w {
                 Written::Knockout { .. } => outcome::knockout(&scene, w),
                 Written::Set { prefix, .. } if final_node.is_none() => {
-                    let cause = causes::cause(c, i, &lpath, &finals);
+                    let cause =
+                        causes::cause(c, i, &lpath, &finals).or_else(|| causes::dropped(c, path));
                     removed_by.clone_from(&cause);
                     outcome::deleted(*prefix, cause.as_ref())
                 }

@@ -100,6 +100,8 @@ pub(crate) enum CauseKind {
     List,
     /// An ancestor taken whole from the highest level that writes it.
     Whole,
+    /// A key a jail inherited and does not take (src/compile/jail.rs).
+    Jail,
 }
 
 /// The inventory query a value came from.

@@ -63,6 +63,7 @@ fn template(kind: CauseKind) -> &'static str {
         CauseKind::Replaced => "`{text}` at {at}, which replaces what the levels below wrote",
         CauseKind::List => "the list `{text}` at {at}, which replaces the lists below",
         CauseKind::Whole => "`{text}` at {at}, taken whole from the highest level that writes it",
+        CauseKind::Jail => "beryl, for a jail: a jail does not take `{text}`; {at}",
     }
 }
 

@@ -294,3 +294,73 @@ fn many_deferred_merges_resolve_as_before() {
 }
 
 mod reclass;
+
+/// Resolves one level with an outer tree named `parent`; counts how often
+/// the outer tree was asked for.
+fn run_outer(text: &str, outer: Result<&str, &str>) -> (String, usize) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let node = crate::yaml::parse(&Source::new("l.yml", text), &Default::default()).unwrap();
+    let mut merged = merge_documents(&[&node], &Policy::beryl(), None).unwrap();
+    let asked = AtomicUsize::new(0);
+    let read = || {
+        asked.fetch_add(1, Ordering::Relaxed);
+        match outer {
+            Ok(t) => Ok(std::sync::Arc::new(
+                crate::yaml::parse(&Source::new("p.yml", t), &Default::default()).unwrap(),
+            )),
+            Err(why) => Err(vec![crate::diag::Diag::new(Code::Path, why)]),
+        }
+    };
+    let outer = Outer {
+        name: "parent",
+        node: &read,
+    };
+    let out = match resolve_with(
+        &mut merged,
+        &Limits::default(),
+        Dialect::beryl(),
+        Some(outer),
+    ) {
+        Ok(_) => serde_json::to_string(&merged.node).unwrap(),
+        Err(e) => e
+            .iter()
+            .map(|d| d.message.clone())
+            .collect::<Vec<_>>()
+            .join(" | "),
+    };
+    (out, asked.into_inner())
+}
+
+#[test]
+fn an_outer_tree_is_read_once_as_it_is_and_only_when_referenced() {
+    let parent = "site: par1\nlit: \"${not.resolved}\"\nl: [1, 2]\n";
+    assert_eq!(
+        run_outer(
+            "a: \"in ${parent.site}\"\nb: ${parent.l}\nc: ${parent.lit}\nd: ${parent.site}\n",
+            Ok(parent)
+        ),
+        (
+            r#"{"a":"in par1","b":[1,2],"c":"${not.resolved}","d":"par1"}"#.to_string(),
+            1
+        )
+    );
+    assert_eq!(
+        run_outer("a: 1\n", Err("broken")),
+        (r#"{"a":1}"#.to_string(), 0)
+    );
+    let (missing, _) = run_outer("a: ${parent.nope}\n", Ok(parent));
+    assert_eq!(
+        missing,
+        "`parent.nope`: the parent's config sets nothing there"
+    );
+    let (broken, _) = run_outer("a: ${parent.site}\n", Err("broken"));
+    assert_eq!(
+        broken,
+        "`parent.site` reads the parent's config, which cannot be read"
+    );
+    // Without an outer tree, `parent` is a key like any other.
+    assert_eq!(
+        run(&["parent: {x: 1}\na: ${parent.x}\n"]),
+        r#"{"parent":{"x":1},"a":1}"#
+    );
+}
