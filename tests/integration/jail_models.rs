@@ -1,0 +1,257 @@
+//! Self-tests of the fake FreeBSD's jail tools (tests/fakebsd/README.md,
+//! issue 36): `jls` and `jexec` over the fake kernel's jails
+//! (tests/fakebsd/common/usr/share/fakebsd/jail.subr), run in the installed
+//! fake system as root, one test per behaviour the models take from
+//! usr.sbin/jls/jls.c and usr.sbin/jexec/jexec.c.
+//!
+//! Needs root (chroot, mknod, `unshare -m`), dash, original-awk and
+//! busybox-static; skips with a notice without them, unless
+//! BERYL_REQUIRE_TOOLS is set, where it fails.
+
+use crate::fakebsd::{FakeBsd, Options, Run};
+
+/// An installed fake system with two running jails in the fake kernel:
+/// `www` (jid 1: two addresses, persist) and `db` (jid 2: no address, an
+/// empty host name), each root a copy of the base userland with a marker
+/// file `/marker` naming the jail.
+fn with_jails(test: &str) -> Option<FakeBsd> {
+    let bsd = FakeBsd::new(&Options::default(), test)?;
+    bsd.extract_base();
+    let run = sh(
+        &bsd,
+        "set -e\n\
+         . /usr/share/fakebsd/jail.subr\n\
+         for j in www db; do\n\
+         \tmkdir -p /jails/$j\n\
+         \t(cd / && tar -cf - bin sbin lib* usr etc root) | (cd /jails/$j && tar -xf -)\n\
+         \techo jail-$j > /jails/$j/marker\n\
+         done\n\
+         fakebsd_jail_register www /jails/www host.hostname=www.example.org \
+         ip4.addr=192.0.2.20,192.0.2.21 persist=true\n\
+         fakebsd_jail_register db /jails/db host.hostname=\n",
+        &[],
+    );
+    assert_eq!(run.status, 0, "{}", run.all());
+    assert_eq!(run.stdout, "1\n2\n", "the jids given");
+    Some(bsd)
+}
+
+fn sh(bsd: &FakeBsd, script: &str, env: &[(&str, &str)]) -> Run {
+    bsd.run_in_target(script, env, "root")
+}
+
+/// The default header line of jls.c's print_jail (PRINT_DEFAULT).
+const HEADER: &str = "   JID  IP Address      Hostname                      Path\n";
+
+// ---------------------------------------------------------------- jls
+
+#[test]
+fn jls_lists_the_running_jails_in_jid_order() {
+    let Some(bsd) = FakeBsd::new(
+        &Options::default(),
+        "jls_lists_the_running_jails_in_jid_order",
+    ) else {
+        return;
+    };
+    bsd.extract_base();
+    // No jail: the header only, status 0.
+    let run = sh(&bsd, "jls; echo st=$?", &[]);
+    assert_eq!(run.stdout, format!("{HEADER}st=0\n"), "{}", run.all());
+    drop(bsd);
+
+    let Some(bsd) = with_jails("jls_lists_the_running_jails_in_jid_order") else {
+        return;
+    };
+    let run = sh(&bsd, "jls; jls -N", &[]);
+    assert_eq!(run.status, 0, "{}", run.all());
+    assert_eq!(
+        run.stdout,
+        format!(
+            "{HEADER}\
+             \x20    1  192.0.2.20      www.example.org               /jails/www\n\
+             \x20    2                                                /jails/db\n\
+             \x20JID             IP Address      Hostname                      Path\n\
+             \x20www             192.0.2.20      www.example.org               /jails/www\n\
+             \x20db                                                            /jails/db\n"
+        ),
+        "{}",
+        run.all()
+    );
+}
+
+#[test]
+fn jls_prints_named_parameters_of_one_jail() {
+    let Some(bsd) = with_jails("jls_prints_named_parameters_of_one_jail") else {
+        return;
+    };
+    let run = sh(
+        &bsd,
+        "jls -j www jid\n\
+         jls -j 2 name\n\
+         jls -j 002 name\n\
+         jls -j www host.hostname ip4.addr persist\n\
+         jls -n -j www host.hostname ip4.addr persist ip6.addr\n\
+         jls -n -j db host.hostname persist ip6.addr\n\
+         jls -nq -j db host.hostname persist ip6.addr\n\
+         jls -h -j www jid name\n\
+         jls name\n",
+        &[],
+    );
+    assert_eq!(run.status, 0, "{}", run.all());
+    assert_eq!(
+        run.stdout,
+        "1\n\
+         db\n\
+         db\n\
+         www.example.org 192.0.2.20,192.0.2.21 true\n\
+         host.hostname=www.example.org ip4.addr=192.0.2.20,192.0.2.21 persist ip6.addr=\n\
+         host.hostname=\"\" nopersist ip6.addr=\n\
+         host.hostname=\"\" nopersist ip6.addr=\"\"\n\
+         jid name\n\
+         1 www\n\
+         www\n\
+         db\n",
+        "{}",
+        run.all()
+    );
+    assert_eq!(run.stderr, "");
+}
+
+#[test]
+fn jls_n_without_parameters_prints_every_parameter_sorted() {
+    let Some(bsd) = with_jails("jls_n_without_parameters_prints_every_parameter_sorted") else {
+        return;
+    };
+    let run = sh(&bsd, "jls -n -j www", &[]);
+    assert_eq!(run.status, 0, "{}", run.all());
+    // Top-level names first, then dotted ones, each group by strcmp.
+    assert_eq!(
+        run.stdout,
+        "devfs_ruleset=0 nodying enforce_statfs=0 jid=1 name=www osreldate=0 osrelease=\"\" \
+         parent=0 path=/jails/www persist securelevel=0 vnet=disable \
+         children.cur=0 children.max=0 host.domainname=\"\" host.hostname=www.example.org \
+         host.hostuuid=\"\" ip4.addr=192.0.2.20,192.0.2.21 ip6.addr=\n",
+        "{}",
+        run.all()
+    );
+}
+
+#[test]
+fn jls_refuses_a_missing_jail_an_unknown_parameter_and_a_bad_option() {
+    let Some(bsd) = with_jails("jls_refuses_a_missing_jail_an_unknown_parameter_and_a_bad_option")
+    else {
+        return;
+    };
+    for (cmd, stdout, stderr) in [
+        // The header is printed before the lookup.
+        ("jls -j nope", HEADER, "jls: jail \"nope\" not found\n"),
+        ("jls -j 9 jid", "", "jls: jail 9 not found\n"),
+        // -j 0 is read as a name.
+        ("jls -j 0 jid", "", "jls: jail \"0\" not found\n"),
+        ("jls -j www bogus", "", "jls: unknown parameter: bogus\n"),
+    ] {
+        let run = sh(&bsd, cmd, &[]);
+        assert_eq!(
+            (run.status, run.stdout.as_str(), run.stderr.as_str()),
+            (1, stdout, stderr),
+            "{cmd}"
+        );
+    }
+    // A bad option: the usage (getopt(3)'s own line before it is libc's,
+    // not modelled).
+    let run = sh(&bsd, "jls -x", &[]);
+    assert_eq!(run.status, 1, "{}", run.all());
+    assert!(
+        run.stderr
+            .ends_with("jls: usage: jls [-dhNnqv] [-j jail] [param ...]\n"),
+        "{}",
+        run.all()
+    );
+}
+
+// ---------------------------------------------------------------- jexec
+
+#[test]
+fn jexec_l_runs_stdin_in_the_jail_with_a_clean_environment() {
+    let Some(bsd) = with_jails("jexec_l_runs_stdin_in_the_jail_with_a_clean_environment") else {
+        return;
+    };
+    // The script arrives on stdin, runs in the jail's root (its marker, not
+    // the host's), in HOME, with only what jexec.c sets; its status is
+    // jexec's. (PWD is the command's own: dash, like FreeBSD's sh, exports
+    // it at startup; jexec itself sets none.)
+    let run = bsd.exec_in_target(
+        "jexec -l www /bin/sh -s",
+        "echo cwd=$(pwd)\ncat /marker\nenv | sort\nexit 7\n",
+        &[("FOO", "bar"), ("TERM", "vt100")],
+        "root",
+    );
+    assert_eq!(
+        (run.status, run.stdout.as_str(), run.stderr.as_str()),
+        (
+            7,
+            "cwd=/root\njail-www\nHOME=/root\nPATH=/bin:/usr/bin\nPWD=/root\nSHELL=/bin/sh\nTERM=vt100\nUSER=root\n",
+            ""
+        ),
+        "{}",
+        run.all()
+    );
+    // Without TERM, none is set.
+    let run = sh(&bsd, "jexec -l 2 /bin/sh -c 'cat /marker; env | sort'", &[]);
+    assert_eq!(
+        run.stdout,
+        "jail-db\nHOME=/root\nPATH=/bin:/usr/bin\nPWD=/root\nSHELL=/bin/sh\nUSER=root\n",
+        "{}",
+        run.all()
+    );
+}
+
+#[test]
+fn jexec_without_l_keeps_the_environment_and_starts_in_the_root() {
+    let Some(bsd) = with_jails("jexec_without_l_keeps_the_environment_and_starts_in_the_root")
+    else {
+        return;
+    };
+    let run = sh(
+        &bsd,
+        "cd /tmp && jexec www /bin/sh -c 'pwd; echo \"$FOO\"; cat marker'",
+        &[("FOO", "bar")],
+    );
+    assert_eq!(run.status, 0, "{}", run.all());
+    assert_eq!(run.stdout, "/\nbar\njail-www\n", "{}", run.all());
+}
+
+#[test]
+fn jexec_fails_with_status_1_for_a_missing_jail_command_or_home() {
+    let Some(bsd) = with_jails("jexec_fails_with_status_1_for_a_missing_jail_command_or_home")
+    else {
+        return;
+    };
+    for (cmd, stderr) in [
+        ("jexec -l nope /bin/sh", "jexec: jail \"nope\" not found\n"),
+        ("jexec 9 /bin/sh", "jexec: jail 9 not found\n"),
+        (
+            "jexec www /nonexistent",
+            "jexec: execvp: /nonexistent: No such file or directory\n",
+        ),
+        (
+            "jexec -l www nosuchcommand",
+            "jexec: execvp: nosuchcommand: No such file or directory\n",
+        ),
+        (
+            "jexec",
+            "usage: jexec [-l] [-u username | -U username] jail [command ...]\n",
+        ),
+        (
+            "rm -rf /jails/db/root && jexec -l db /bin/sh -c 'echo ran'",
+            "jexec: chdir: /root: No such file or directory\n",
+        ),
+    ] {
+        let run = sh(&bsd, cmd, &[]);
+        assert_eq!(
+            (run.status, run.stdout.as_str(), run.stderr.as_str()),
+            (1, "", stderr),
+            "{cmd}"
+        );
+    }
+}
