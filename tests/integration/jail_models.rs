@@ -255,3 +255,133 @@ fn jexec_fails_with_status_1_for_a_missing_jail_command_or_home() {
         );
     }
 }
+
+// ---------------------------------------------------------------- jail -e
+
+/// A jail.conf with what beryl writes and the grammar around it: comments
+/// of the three kinds, a global variable and global parameters, `+=`,
+/// quotes, `$name`, `${var}`, a valueless boolean and a `*` section after
+/// the jails.
+const CONF: &str = r#"# beryl-like
+$base = "/jails";
+exec.clean;
+mount.devfs;
+www {
+	host.hostname = "www.example.org";
+	path = "$base/$name";
+	ip4.addr = "em0|192.0.2.20/24";
+	ip4.addr += 192.0.2.21;
+	exec.start = "/bin/sh /etc/rc";
+	exec.stop = 'echo "$bye"';   // single quotes: no expansion
+	label = "it's";
+	/* a block
+	   comment */
+	allow.raw_sockets = 1;
+	persist;
+}
+db { path = ${base}/db; host.hostname = db.${base}; }
+* { devfs_ruleset = 4; }
+"#;
+
+/// Writes `text` as the installed system's `/etc/jail.conf.d/NAME.conf`.
+fn conf(bsd: &FakeBsd, name: &str, text: &str) {
+    let dir = bsd.target().join("etc/jail.conf.d");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(format!("{name}.conf")), text).unwrap();
+}
+
+#[test]
+fn jail_e_prints_each_configured_jail_with_its_parameters_resolved() {
+    let Some(bsd) = with_jails("jail_e_prints_each_configured_jail_with_its_parameters_resolved")
+    else {
+        return;
+    };
+    conf(&bsd, "www", CONF);
+    let run = sh(
+        &bsd,
+        "jail -f /etc/jail.conf.d/www.conf -e ' '; echo st=$?\n\
+         jail -f - -e '|' < /etc/jail.conf.d/www.conf | tail -n 1",
+        &[],
+    );
+    assert_eq!(run.stderr, "", "{}", run.all());
+    assert_eq!(
+        run.stdout,
+        "name=www exec.clean mount.devfs host.hostname=www.example.org path=/jails/www \
+         ip4.addr=em0|192.0.2.20/24,192.0.2.21 exec.start=\"/bin/sh /etc/rc\" \
+         exec.stop='echo \"$bye\"' label=\"it's\" allow.raw_sockets=1 persist devfs_ruleset=4\n\
+         name=db exec.clean mount.devfs path=/jails/db host.hostname=db./jails devfs_ruleset=4\n\
+         st=0\n\
+         name=db|exec.clean|mount.devfs|path=/jails/db|host.hostname=db./jails|devfs_ruleset=4\n",
+        "{}",
+        run.all()
+    );
+}
+
+#[test]
+fn jail_e_warns_on_an_undefined_variable_and_still_exits_0() {
+    let Some(bsd) = with_jails("jail_e_warns_on_an_undefined_variable_and_still_exits_0") else {
+        return;
+    };
+    conf(&bsd, "www", "www {\n\tpath = /jails/$nope;\n}\n");
+    let run = sh(&bsd, "jail -f /etc/jail.conf.d/www.conf -e ' '", &[]);
+    // The warning is the only sign: beryl must treat any stderr from
+    // `jail -e` as a failure.
+    assert_eq!(
+        (run.status, run.stdout.as_str(), run.stderr.as_str()),
+        (
+            0,
+            "name=www path=/jails/\n",
+            "jail: www: path: variable \"nope\" not found\n"
+        ),
+        "{}",
+        run.all()
+    );
+}
+
+#[test]
+fn jail_e_exits_1_on_a_syntax_error_a_missing_file_or_a_jail_argument() {
+    let Some(bsd) =
+        with_jails("jail_e_exits_1_on_a_syntax_error_a_missing_file_or_a_jail_argument")
+    else {
+        return;
+    };
+    conf(&bsd, "semi", "www {\n\tpath = /jails/www\n}\n");
+    conf(&bsd, "eof", "www {\n\tpath = /jails/www;\n");
+    conf(&bsd, "quote", "www {\n\tpath = \"/jails/www;\n}\n");
+    conf(&bsd, "www", "www { path = /jails/www; }\n");
+    for (cmd, stderr) in [
+        (
+            "jail -f /etc/jail.conf.d/semi.conf -e ' '",
+            "jail: /etc/jail.conf.d/semi.conf line 3: }: syntax error\n",
+        ),
+        (
+            "jail -f /etc/jail.conf.d/eof.conf -e ' '",
+            "jail: /etc/jail.conf.d/eof.conf: unexpected EOF\n",
+        ),
+        (
+            "jail -f /etc/jail.conf.d/quote.conf -e ' '",
+            "jail: /etc/jail.conf.d/quote.conf line 2: unterminated string\n\
+             jail: /etc/jail.conf.d/quote.conf line 3: }: syntax error\n",
+        ),
+        (
+            "jail -f /etc/jail.conf.d/none.conf -e ' '",
+            "jail: /etc/jail.conf.d/none.conf: No such file or directory\n",
+        ),
+    ] {
+        let run = sh(&bsd, cmd, &[]);
+        assert_eq!(
+            (run.status, run.stdout.as_str(), run.stderr.as_str()),
+            (1, "", stderr),
+            "{cmd}"
+        );
+    }
+    // -e takes no jail name (jail.c main: `if (op || argc > 0) usage()`).
+    let run = sh(&bsd, "jail -f /etc/jail.conf.d/www.conf -e ' ' www", &[]);
+    assert_eq!(run.status, 1, "{}", run.all());
+    assert!(
+        run.stderr.starts_with("usage: jail [-dhilqv]")
+            && run.stderr.ends_with("       jail [-f file] -e separator\n"),
+        "{}",
+        run.all()
+    );
+}
