@@ -385,3 +385,179 @@ fn jail_e_exits_1_on_a_syntax_error_a_missing_file_or_a_jail_argument() {
         run.all()
     );
 }
+
+// ---------------------------------------------------------------- jail -c / -r
+
+/// An installed system with a jail root `/jails/NAME` (a copy of the base
+/// userland with its `/marker`) for each name, none running.
+fn with_roots(test: &str, names: &[&str]) -> Option<FakeBsd> {
+    let bsd = FakeBsd::new(&Options::default(), test)?;
+    bsd.extract_base();
+    for name in names {
+        let run = sh(
+            &bsd,
+            &format!(
+                "set -e\nmkdir -p /jails/{name}\n\
+                 (cd / && tar -cf - bin sbin lib* usr etc root var tmp) | (cd /jails/{name} && tar -xf -)\n\
+                 mkdir /jails/{name}/dev\necho jail-{name} > /jails/{name}/marker\n"
+            ),
+            &[],
+        );
+        assert_eq!(run.status, 0, "{}", run.all());
+    }
+    Some(bsd)
+}
+
+/// A jail's conf as beryl might write it (single quotes keep the shell's
+/// `$` from jail.conf's variables).
+const APP: &str = r#"app {
+	path = "/jails/app";
+	host.hostname = "app.example.org";
+	ip4.addr = 192.0.2.30/24;
+	exec.clean;
+	mount.devfs;
+	exec.prestart = "echo prestart >> /tmp/trace";
+	exec.start = 'echo started in $(cat /marker) as $USER in $(pwd) >> /var/log/start; ls /dev/null >> /var/log/start';
+	exec.poststop = "echo poststop >> /tmp/trace";
+	persist;
+}
+"#;
+
+#[test]
+fn jail_c_creates_a_jail_from_its_conf_file_and_r_removes_it() {
+    let Some(bsd) = with_roots(
+        "jail_c_creates_a_jail_from_its_conf_file_and_r_removes_it",
+        &["app"],
+    ) else {
+        return;
+    };
+    conf(&bsd, "app", APP);
+    // Created: the hooks ran, exec.start in the jail with exec.clean's
+    // environment (the jail's root user, cwd its home) and the jail's devfs;
+    // the kernel has its parameters, ip4.addr without the prefix length.
+    let run = sh(
+        &bsd,
+        "jail -f /etc/jail.conf.d/app.conf -c app; echo st=$?\n\
+         jls -n -j app host.hostname ip4.addr persist\n\
+         cat /tmp/trace /jails/app/var/log/start\n\
+         jexec -l app cat /marker\n",
+        &[],
+    );
+    assert_eq!(
+        (run.stdout.as_str(), run.stderr.as_str()),
+        (
+            "app: created\nst=0\n\
+             host.hostname=app.example.org ip4.addr=192.0.2.30 persist\n\
+             prestart\nstarted in jail-app as root in /root\n/dev/null\njail-app\n",
+            ""
+        ),
+        "{}",
+        run.all()
+    );
+    // A later run (another mount namespace): still running, so -c refuses.
+    let run = sh(&bsd, "jail -f /etc/jail.conf.d/app.conf -c app", &[]);
+    assert_eq!(
+        (run.status, run.stdout.as_str(), run.stderr.as_str()),
+        (1, "", "jail: \"app\" already exists\n"),
+        "{}",
+        run.all()
+    );
+    // Removed: poststop ran, the devfs mount is gone, jls no longer sees it.
+    let run = sh(
+        &bsd,
+        "jail -f /etc/jail.conf.d/app.conf -r app; echo st=$?\n\
+         jls -j app jid; echo jls=$?\n\
+         cat /tmp/trace; cat /dev/fakebsd/devfs-mounts\n",
+        &[],
+    );
+    assert_eq!(
+        (run.stdout.as_str(), run.stderr.as_str()),
+        (
+            "app: removed\nst=0\njls=1\nprestart\npoststop\n",
+            "jls: jail \"app\" not found\n"
+        ),
+        "{}",
+        run.all()
+    );
+    let run = sh(&bsd, "jail -f /etc/jail.conf.d/app.conf -r app", &[]);
+    assert_eq!(
+        (run.status, run.stdout.as_str(), run.stderr.as_str()),
+        (1, "", "jail: \"app\" not found\n"),
+        "{}",
+        run.all()
+    );
+}
+
+#[test]
+fn jail_c_refuses_bad_values_and_undoes_a_failed_start() {
+    let Some(bsd) = with_roots(
+        "jail_c_refuses_bad_values_and_undoes_a_failed_start",
+        &["app"],
+    ) else {
+        return;
+    };
+    for (body, stderr) in [
+        (
+            "path = /jails/app; persist = maybe;",
+            "jail: app: persist: unknown boolean value \"maybe\"\n",
+        ),
+        (
+            "path = /jails/app; persist; securelevel = high;",
+            "jail: app: securelevel: non-integer value \"high\"\n",
+        ),
+        (
+            "path = /jails/app; persist; bogus = 1;",
+            "jail: app: unknown parameter: bogus\n",
+        ),
+        (
+            "path = /jails/app; persist; exec.clean = sometimes;",
+            "jail: app: exec.clean: unknown boolean value \"sometimes\"\n",
+        ),
+        (
+            "path = /jails/none; persist;",
+            "jail: app: path /jails/none: No such file or directory\n",
+        ),
+    ] {
+        conf(&bsd, "app", &format!("app {{ {body} }}\n"));
+        let run = sh(
+            &bsd,
+            "jail -f /etc/jail.conf.d/app.conf -c app; echo st=$?; jls name",
+            &[],
+        );
+        assert_eq!(
+            (run.stdout.as_str(), run.stderr.as_str()),
+            ("st=1\n", stderr),
+            "{body}"
+        );
+    }
+    // A failing exec.start: the jail was created, then is removed again and
+    // its devfs unmounted.
+    conf(
+        &bsd,
+        "app",
+        "app { path = /jails/app; mount.devfs; exec.start = /bin/false; }\n",
+    );
+    let run = sh(
+        &bsd,
+        "jail -f /etc/jail.conf.d/app.conf -c app; echo st=$?; jls name; \
+         cat /dev/fakebsd/devfs-mounts",
+        &[],
+    );
+    assert_eq!(
+        (run.stdout.as_str(), run.stderr.as_str()),
+        (
+            "app: created\napp: removed\nst=1\n",
+            "jail: app: /bin/false: failed\n"
+        ),
+        "{}",
+        run.all()
+    );
+    // A jail the file does not configure.
+    let run = sh(&bsd, "jail -f /etc/jail.conf.d/app.conf -c other", &[]);
+    assert_eq!(
+        (run.status, run.stderr.as_str()),
+        (1, "jail: \"other\" not found\n"),
+        "{}",
+        run.all()
+    );
+}

@@ -14,9 +14,14 @@
 #   print_param and quoted_print for `-e`.
 #
 # Run with the environment JAILCONF_NAME (the file's name for messages) and
-# JAILCONF_SEP, as `awk -f jailconf.awk FILE` (ENVIRON, not -v, which would
-# read escapes): one line per configured non-wildcard jail, as `jail -e SEP`
-# prints.
+# JAILCONF_SEP, or JAILCONF_WANT, as `awk -f jailconf.awk FILE` (ENVIRON,
+# not -v, which would read escapes). With JAILCONF_SEP: one line per
+# configured non-wildcard jail, as `jail -e SEP` prints. With JAILCONF_WANT:
+# every jail is loaded (its warnings printed) and the parameters of that
+# one are written one per line, NAME, a tab, the number of values, then
+# each value after a tab (a value with a tab or a newline: not modelled);
+# status 3 when it is not configured, 2 when it failed to load, 4 when a
+# jail of the file has `depend` (dependencies are not modelled).
 # Warnings go to stderr as jail(8) writes them ("jail: …"). Exit status 1
 # after a lexical or syntax error, 70 for what is not modelled, else 0.
 #
@@ -418,6 +423,7 @@ BEGIN {
 		"ip6.addr jid name path persist securelevel vnet", INT, " ")
 	src = ""
 	cfname = ENVIRON["JAILCONF_NAME"]; sep = ENVIRON["JAILCONF_SEP"]
+	want = ENVIRON["JAILCONF_WANT"]
 }
 { src = src $0 "\n" }
 END {
@@ -428,6 +434,29 @@ END {
 	for (w = 1; w <= nj; w++) {
 		WILD[w] = wild_name(JN[w])
 		if (WILD[w] && JN[w] != "*") notmod("the wildcard jail name " JN[w])
+	}
+	if (want != "") {
+		found = 0; failed = 0; dump = ""
+		for (j = 1; j <= nj; j++) {
+			if (WILD[j]) continue
+			load(j)
+			for (d = 1; d <= NE; d++) if (EN[d] == "depend" && EF[d] !~ /V/) hasdep = 1
+			if (JN[j] != want) continue
+			found = 1; failed = FAILED
+			for (d = 1; d <= NE; d++) if (EF[d] !~ /V/) {
+				out = EN[d] "\t" EV[d]
+				for (v = 1; v <= EV[d]; v++) {
+					if (ES[d, v] ~ /[\t\n]/) notmod("a value with a tab or a newline")
+					out = out "\t" ES[d, v]
+				}
+				dump = dump out "\n"
+			}
+		}
+		if (!found) exit 3
+		if (hasdep) exit 4
+		if (failed) exit 2
+		printf "%s", dump
+		exit 0
 	}
 	for (j = 1; j <= nj; j++) {
 		if (WILD[j]) continue
