@@ -54,6 +54,8 @@
 //! - `fakebsd/`, `install.rs`: the fake FreeBSD installer and installed system
 //!   (tests/fakebsd/README.md): self-tests of the models of FreeBSD's tools,
 //!   every example host's plan installed, the re-install over an old pool.
+//! - `jail_models.rs`: self-tests of the fake FreeBSD's jail tools (`jls`,
+//!   `jexec`, `jail`) over the fake kernel's jails (issue 36).
 //! - `plan.rs`, `plan/`: the proof of `beryl plan`: golden files, shell
 //!   linters, hostile values (lexed statically, then installed on the fake
 //!   FreeBSD). The setup script writes real absolute paths: it only ever
@@ -106,6 +108,7 @@ mod incremental;
 mod init;
 mod install;
 mod install_items;
+mod jail_models;
 mod jails;
 mod keys;
 mod live;

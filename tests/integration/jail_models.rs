@@ -1,0 +1,563 @@
+//! Self-tests of the fake FreeBSD's jail tools (tests/fakebsd/README.md,
+//! issue 36): `jls` and `jexec` over the fake kernel's jails
+//! (tests/fakebsd/common/usr/share/fakebsd/jail.subr), run in the installed
+//! fake system as root, one test per behaviour the models take from
+//! usr.sbin/jls/jls.c and usr.sbin/jexec/jexec.c.
+//!
+//! Needs root (chroot, mknod, `unshare -m`), dash, original-awk and
+//! busybox-static; skips with a notice without them, unless
+//! BERYL_REQUIRE_TOOLS is set, where it fails.
+
+use crate::fakebsd::{FakeBsd, Options, Run};
+
+/// An installed fake system with two running jails in the fake kernel:
+/// `www` (jid 1: two addresses, persist) and `db` (jid 2: no address, an
+/// empty host name), each root a copy of the base userland with a marker
+/// file `/marker` naming the jail.
+fn with_jails(test: &str) -> Option<FakeBsd> {
+    let bsd = FakeBsd::new(&Options::default(), test)?;
+    bsd.extract_base();
+    let run = sh(
+        &bsd,
+        "set -e\n\
+         . /usr/share/fakebsd/jail.subr\n\
+         for j in www db; do\n\
+         \tmkdir -p /jails/$j\n\
+         \t(cd / && tar -cf - bin sbin lib* usr etc root) | (cd /jails/$j && tar -xf -)\n\
+         \techo jail-$j > /jails/$j/marker\n\
+         done\n\
+         fakebsd_jail_register www /jails/www host.hostname=www.example.org \
+         ip4.addr=192.0.2.20,192.0.2.21 persist=true\n\
+         fakebsd_jail_register db /jails/db host.hostname=\n",
+        &[],
+    );
+    assert_eq!(run.status, 0, "{}", run.all());
+    assert_eq!(run.stdout, "1\n2\n", "the jids given");
+    Some(bsd)
+}
+
+fn sh(bsd: &FakeBsd, script: &str, env: &[(&str, &str)]) -> Run {
+    bsd.run_in_target(script, env, "root")
+}
+
+/// The default header line of jls.c's print_jail (PRINT_DEFAULT).
+const HEADER: &str = "   JID  IP Address      Hostname                      Path\n";
+
+// ---------------------------------------------------------------- jls
+
+#[test]
+fn jls_lists_the_running_jails_in_jid_order() {
+    let Some(bsd) = FakeBsd::new(
+        &Options::default(),
+        "jls_lists_the_running_jails_in_jid_order",
+    ) else {
+        return;
+    };
+    bsd.extract_base();
+    // No jail: the header only, status 0.
+    let run = sh(&bsd, "jls; echo st=$?", &[]);
+    assert_eq!(run.stdout, format!("{HEADER}st=0\n"), "{}", run.all());
+    drop(bsd);
+
+    let Some(bsd) = with_jails("jls_lists_the_running_jails_in_jid_order") else {
+        return;
+    };
+    let run = sh(&bsd, "jls; jls -N", &[]);
+    assert_eq!(run.status, 0, "{}", run.all());
+    assert_eq!(
+        run.stdout,
+        format!(
+            "{HEADER}\
+             \x20    1  192.0.2.20      www.example.org               /jails/www\n\
+             \x20    2                                                /jails/db\n\
+             \x20JID             IP Address      Hostname                      Path\n\
+             \x20www             192.0.2.20      www.example.org               /jails/www\n\
+             \x20db                                                            /jails/db\n"
+        ),
+        "{}",
+        run.all()
+    );
+}
+
+#[test]
+fn jls_prints_named_parameters_of_one_jail() {
+    let Some(bsd) = with_jails("jls_prints_named_parameters_of_one_jail") else {
+        return;
+    };
+    let run = sh(
+        &bsd,
+        "jls -j www jid\n\
+         jls -j 2 name\n\
+         jls -j 002 name\n\
+         jls -j www host.hostname ip4.addr persist\n\
+         jls -n -j www host.hostname ip4.addr persist ip6.addr\n\
+         jls -n -j db host.hostname persist ip6.addr\n\
+         jls -nq -j db host.hostname persist ip6.addr\n\
+         jls -h -j www jid name\n\
+         jls name\n",
+        &[],
+    );
+    assert_eq!(run.status, 0, "{}", run.all());
+    assert_eq!(
+        run.stdout,
+        "1\n\
+         db\n\
+         db\n\
+         www.example.org 192.0.2.20,192.0.2.21 true\n\
+         host.hostname=www.example.org ip4.addr=192.0.2.20,192.0.2.21 persist ip6.addr=\n\
+         host.hostname=\"\" nopersist ip6.addr=\n\
+         host.hostname=\"\" nopersist ip6.addr=\"\"\n\
+         jid name\n\
+         1 www\n\
+         www\n\
+         db\n",
+        "{}",
+        run.all()
+    );
+    assert_eq!(run.stderr, "");
+}
+
+#[test]
+fn jls_n_without_parameters_prints_every_parameter_sorted() {
+    let Some(bsd) = with_jails("jls_n_without_parameters_prints_every_parameter_sorted") else {
+        return;
+    };
+    let run = sh(&bsd, "jls -n -j www", &[]);
+    assert_eq!(run.status, 0, "{}", run.all());
+    // Top-level names first, then dotted ones, each group by strcmp.
+    assert_eq!(
+        run.stdout,
+        "devfs_ruleset=0 nodying enforce_statfs=0 jid=1 name=www osreldate=0 osrelease=\"\" \
+         parent=0 path=/jails/www persist securelevel=0 vnet=disable \
+         children.cur=0 children.max=0 host.domainname=\"\" host.hostname=www.example.org \
+         host.hostuuid=\"\" ip4.addr=192.0.2.20,192.0.2.21 ip6.addr=\n",
+        "{}",
+        run.all()
+    );
+}
+
+#[test]
+fn jls_refuses_a_missing_jail_an_unknown_parameter_and_a_bad_option() {
+    let Some(bsd) = with_jails("jls_refuses_a_missing_jail_an_unknown_parameter_and_a_bad_option")
+    else {
+        return;
+    };
+    for (cmd, stdout, stderr) in [
+        // The header is printed before the lookup.
+        ("jls -j nope", HEADER, "jls: jail \"nope\" not found\n"),
+        ("jls -j 9 jid", "", "jls: jail 9 not found\n"),
+        // -j 0 is read as a name.
+        ("jls -j 0 jid", "", "jls: jail \"0\" not found\n"),
+        ("jls -j www bogus", "", "jls: unknown parameter: bogus\n"),
+    ] {
+        let run = sh(&bsd, cmd, &[]);
+        assert_eq!(
+            (run.status, run.stdout.as_str(), run.stderr.as_str()),
+            (1, stdout, stderr),
+            "{cmd}"
+        );
+    }
+    // A bad option: the usage (getopt(3)'s own line before it is libc's,
+    // not modelled).
+    let run = sh(&bsd, "jls -x", &[]);
+    assert_eq!(run.status, 1, "{}", run.all());
+    assert!(
+        run.stderr
+            .ends_with("jls: usage: jls [-dhNnqv] [-j jail] [param ...]\n"),
+        "{}",
+        run.all()
+    );
+}
+
+// ---------------------------------------------------------------- jexec
+
+#[test]
+fn jexec_l_runs_stdin_in_the_jail_with_a_clean_environment() {
+    let Some(bsd) = with_jails("jexec_l_runs_stdin_in_the_jail_with_a_clean_environment") else {
+        return;
+    };
+    // The script arrives on stdin, runs in the jail's root (its marker, not
+    // the host's), in HOME, with only what jexec.c sets; its status is
+    // jexec's. (PWD is the command's own: dash, like FreeBSD's sh, exports
+    // it at startup; jexec itself sets none.)
+    let run = bsd.exec_in_target(
+        "jexec -l www /bin/sh -s",
+        "echo cwd=$(pwd)\ncat /marker\nenv | sort\nexit 7\n",
+        &[("FOO", "bar"), ("TERM", "vt100")],
+        "root",
+    );
+    assert_eq!(
+        (run.status, run.stdout.as_str(), run.stderr.as_str()),
+        (
+            7,
+            "cwd=/root\njail-www\nHOME=/root\nPATH=/bin:/usr/bin\nPWD=/root\nSHELL=/bin/sh\nTERM=vt100\nUSER=root\n",
+            ""
+        ),
+        "{}",
+        run.all()
+    );
+    // Without TERM, none is set.
+    let run = sh(&bsd, "jexec -l 2 /bin/sh -c 'cat /marker; env | sort'", &[]);
+    assert_eq!(
+        run.stdout,
+        "jail-db\nHOME=/root\nPATH=/bin:/usr/bin\nPWD=/root\nSHELL=/bin/sh\nUSER=root\n",
+        "{}",
+        run.all()
+    );
+}
+
+#[test]
+fn jexec_without_l_keeps_the_environment_and_starts_in_the_root() {
+    let Some(bsd) = with_jails("jexec_without_l_keeps_the_environment_and_starts_in_the_root")
+    else {
+        return;
+    };
+    let run = sh(
+        &bsd,
+        "cd /tmp && jexec www /bin/sh -c 'pwd; echo \"$FOO\"; cat marker'",
+        &[("FOO", "bar")],
+    );
+    assert_eq!(run.status, 0, "{}", run.all());
+    assert_eq!(run.stdout, "/\nbar\njail-www\n", "{}", run.all());
+}
+
+#[test]
+fn jexec_fails_with_status_1_for_a_missing_jail_command_or_home() {
+    let Some(bsd) = with_jails("jexec_fails_with_status_1_for_a_missing_jail_command_or_home")
+    else {
+        return;
+    };
+    for (cmd, stderr) in [
+        ("jexec -l nope /bin/sh", "jexec: jail \"nope\" not found\n"),
+        ("jexec 9 /bin/sh", "jexec: jail 9 not found\n"),
+        (
+            "jexec www /nonexistent",
+            "jexec: execvp: /nonexistent: No such file or directory\n",
+        ),
+        (
+            "jexec -l www nosuchcommand",
+            "jexec: execvp: nosuchcommand: No such file or directory\n",
+        ),
+        (
+            "jexec",
+            "usage: jexec [-l] [-u username | -U username] jail [command ...]\n",
+        ),
+        (
+            "rm -rf /jails/db/root && jexec -l db /bin/sh -c 'echo ran'",
+            "jexec: chdir: /root: No such file or directory\n",
+        ),
+    ] {
+        let run = sh(&bsd, cmd, &[]);
+        assert_eq!(
+            (run.status, run.stdout.as_str(), run.stderr.as_str()),
+            (1, "", stderr),
+            "{cmd}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------- jail -e
+
+/// A jail.conf with what beryl writes and the grammar around it: comments
+/// of the three kinds, a global variable and global parameters, `+=`,
+/// quotes, `$name`, `${var}`, a valueless boolean and a `*` section after
+/// the jails.
+const CONF: &str = r#"# beryl-like
+$base = "/jails";
+exec.clean;
+mount.devfs;
+www {
+	host.hostname = "www.example.org";
+	path = "$base/$name";
+	ip4.addr = "em0|192.0.2.20/24";
+	ip4.addr += 192.0.2.21;
+	exec.start = "/bin/sh /etc/rc";
+	exec.stop = 'echo "$bye"';   // single quotes: no expansion
+	label = "it's";
+	/* a block
+	   comment */
+	allow.raw_sockets = 1;
+	persist;
+}
+db { path = ${base}/db; host.hostname = db.${base}; }
+* { devfs_ruleset = 4; }
+"#;
+
+/// Writes `text` as the installed system's `/etc/jail.conf.d/NAME.conf`.
+fn conf(bsd: &FakeBsd, name: &str, text: &str) {
+    let dir = bsd.target().join("etc/jail.conf.d");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(format!("{name}.conf")), text).unwrap();
+}
+
+#[test]
+fn jail_e_prints_each_configured_jail_with_its_parameters_resolved() {
+    let Some(bsd) = with_jails("jail_e_prints_each_configured_jail_with_its_parameters_resolved")
+    else {
+        return;
+    };
+    conf(&bsd, "www", CONF);
+    let run = sh(
+        &bsd,
+        "jail -f /etc/jail.conf.d/www.conf -e ' '; echo st=$?\n\
+         jail -f - -e '|' < /etc/jail.conf.d/www.conf | tail -n 1",
+        &[],
+    );
+    assert_eq!(run.stderr, "", "{}", run.all());
+    assert_eq!(
+        run.stdout,
+        "name=www exec.clean mount.devfs host.hostname=www.example.org path=/jails/www \
+         ip4.addr=em0|192.0.2.20/24,192.0.2.21 exec.start=\"/bin/sh /etc/rc\" \
+         exec.stop='echo \"$bye\"' label=\"it's\" allow.raw_sockets=1 persist devfs_ruleset=4\n\
+         name=db exec.clean mount.devfs path=/jails/db host.hostname=db./jails devfs_ruleset=4\n\
+         st=0\n\
+         name=db|exec.clean|mount.devfs|path=/jails/db|host.hostname=db./jails|devfs_ruleset=4\n",
+        "{}",
+        run.all()
+    );
+}
+
+#[test]
+fn jail_e_warns_on_an_undefined_variable_and_still_exits_0() {
+    let Some(bsd) = with_jails("jail_e_warns_on_an_undefined_variable_and_still_exits_0") else {
+        return;
+    };
+    conf(&bsd, "www", "www {\n\tpath = /jails/$nope;\n}\n");
+    let run = sh(&bsd, "jail -f /etc/jail.conf.d/www.conf -e ' '", &[]);
+    // The warning is the only sign: beryl must treat any stderr from
+    // `jail -e` as a failure.
+    assert_eq!(
+        (run.status, run.stdout.as_str(), run.stderr.as_str()),
+        (
+            0,
+            "name=www path=/jails/\n",
+            "jail: www: path: variable \"nope\" not found\n"
+        ),
+        "{}",
+        run.all()
+    );
+}
+
+#[test]
+fn jail_e_exits_1_on_a_syntax_error_a_missing_file_or_a_jail_argument() {
+    let Some(bsd) =
+        with_jails("jail_e_exits_1_on_a_syntax_error_a_missing_file_or_a_jail_argument")
+    else {
+        return;
+    };
+    conf(&bsd, "semi", "www {\n\tpath = /jails/www\n}\n");
+    conf(&bsd, "eof", "www {\n\tpath = /jails/www;\n");
+    conf(&bsd, "quote", "www {\n\tpath = \"/jails/www;\n}\n");
+    conf(&bsd, "www", "www { path = /jails/www; }\n");
+    for (cmd, stderr) in [
+        (
+            "jail -f /etc/jail.conf.d/semi.conf -e ' '",
+            "jail: /etc/jail.conf.d/semi.conf line 3: }: syntax error\n",
+        ),
+        (
+            "jail -f /etc/jail.conf.d/eof.conf -e ' '",
+            "jail: /etc/jail.conf.d/eof.conf: unexpected EOF\n",
+        ),
+        (
+            "jail -f /etc/jail.conf.d/quote.conf -e ' '",
+            "jail: /etc/jail.conf.d/quote.conf line 2: unterminated string\n\
+             jail: /etc/jail.conf.d/quote.conf line 3: }: syntax error\n",
+        ),
+        (
+            "jail -f /etc/jail.conf.d/none.conf -e ' '",
+            "jail: /etc/jail.conf.d/none.conf: No such file or directory\n",
+        ),
+    ] {
+        let run = sh(&bsd, cmd, &[]);
+        assert_eq!(
+            (run.status, run.stdout.as_str(), run.stderr.as_str()),
+            (1, "", stderr),
+            "{cmd}"
+        );
+    }
+    // -e takes no jail name (jail.c main: `if (op || argc > 0) usage()`).
+    let run = sh(&bsd, "jail -f /etc/jail.conf.d/www.conf -e ' ' www", &[]);
+    assert_eq!(run.status, 1, "{}", run.all());
+    assert!(
+        run.stderr.starts_with("usage: jail [-dhilqv]")
+            && run.stderr.ends_with("       jail [-f file] -e separator\n"),
+        "{}",
+        run.all()
+    );
+}
+
+// ---------------------------------------------------------------- jail -c / -r
+
+/// An installed system with a jail root `/jails/NAME` (a copy of the base
+/// userland with its `/marker`) for each name, none running.
+fn with_roots(test: &str, names: &[&str]) -> Option<FakeBsd> {
+    let bsd = FakeBsd::new(&Options::default(), test)?;
+    bsd.extract_base();
+    for name in names {
+        let run = sh(
+            &bsd,
+            &format!(
+                "set -e\nmkdir -p /jails/{name}\n\
+                 (cd / && tar -cf - bin sbin lib* usr etc root var tmp) | (cd /jails/{name} && tar -xf -)\n\
+                 mkdir /jails/{name}/dev\necho jail-{name} > /jails/{name}/marker\n"
+            ),
+            &[],
+        );
+        assert_eq!(run.status, 0, "{}", run.all());
+    }
+    Some(bsd)
+}
+
+/// A jail's conf as beryl might write it (single quotes keep the shell's
+/// `$` from jail.conf's variables).
+const APP: &str = r#"app {
+	path = "/jails/app";
+	host.hostname = "app.example.org";
+	ip4.addr = 192.0.2.30/24;
+	exec.clean;
+	mount.devfs;
+	exec.prestart = "echo prestart >> /tmp/trace";
+	exec.start = 'echo started in $(cat /marker) as $USER in $(pwd) >> /var/log/start; ls /dev/null >> /var/log/start';
+	exec.poststop = "echo poststop >> /tmp/trace";
+	persist;
+}
+"#;
+
+#[test]
+fn jail_c_creates_a_jail_from_its_conf_file_and_r_removes_it() {
+    let Some(bsd) = with_roots(
+        "jail_c_creates_a_jail_from_its_conf_file_and_r_removes_it",
+        &["app"],
+    ) else {
+        return;
+    };
+    conf(&bsd, "app", APP);
+    // Created: the hooks ran, exec.start in the jail with exec.clean's
+    // environment (the jail's root user, cwd its home) and the jail's devfs;
+    // the kernel has its parameters, ip4.addr without the prefix length.
+    let run = sh(
+        &bsd,
+        "jail -f /etc/jail.conf.d/app.conf -c app; echo st=$?\n\
+         jls -n -j app host.hostname ip4.addr persist\n\
+         cat /tmp/trace /jails/app/var/log/start\n\
+         jexec -l app cat /marker\n",
+        &[],
+    );
+    assert_eq!(
+        (run.stdout.as_str(), run.stderr.as_str()),
+        (
+            "app: created\nst=0\n\
+             host.hostname=app.example.org ip4.addr=192.0.2.30 persist\n\
+             prestart\nstarted in jail-app as root in /root\n/dev/null\njail-app\n",
+            ""
+        ),
+        "{}",
+        run.all()
+    );
+    // A later run (another mount namespace): still running, so -c refuses.
+    let run = sh(&bsd, "jail -f /etc/jail.conf.d/app.conf -c app", &[]);
+    assert_eq!(
+        (run.status, run.stdout.as_str(), run.stderr.as_str()),
+        (1, "", "jail: \"app\" already exists\n"),
+        "{}",
+        run.all()
+    );
+    // Removed: poststop ran, the devfs mount is gone, jls no longer sees it.
+    let run = sh(
+        &bsd,
+        "jail -f /etc/jail.conf.d/app.conf -r app; echo st=$?\n\
+         jls -j app jid; echo jls=$?\n\
+         cat /tmp/trace; cat /dev/fakebsd/devfs-mounts\n",
+        &[],
+    );
+    assert_eq!(
+        (run.stdout.as_str(), run.stderr.as_str()),
+        (
+            "app: removed\nst=0\njls=1\nprestart\npoststop\n",
+            "jls: jail \"app\" not found\n"
+        ),
+        "{}",
+        run.all()
+    );
+    let run = sh(&bsd, "jail -f /etc/jail.conf.d/app.conf -r app", &[]);
+    assert_eq!(
+        (run.status, run.stdout.as_str(), run.stderr.as_str()),
+        (1, "", "jail: \"app\" not found\n"),
+        "{}",
+        run.all()
+    );
+}
+
+#[test]
+fn jail_c_refuses_bad_values_and_undoes_a_failed_start() {
+    let Some(bsd) = with_roots(
+        "jail_c_refuses_bad_values_and_undoes_a_failed_start",
+        &["app"],
+    ) else {
+        return;
+    };
+    for (body, stderr) in [
+        (
+            "path = /jails/app; persist = maybe;",
+            "jail: app: persist: unknown boolean value \"maybe\"\n",
+        ),
+        (
+            "path = /jails/app; persist; securelevel = high;",
+            "jail: app: securelevel: non-integer value \"high\"\n",
+        ),
+        (
+            "path = /jails/app; persist; bogus = 1;",
+            "jail: app: unknown parameter: bogus\n",
+        ),
+        (
+            "path = /jails/app; persist; exec.clean = sometimes;",
+            "jail: app: exec.clean: unknown boolean value \"sometimes\"\n",
+        ),
+        (
+            "path = /jails/none; persist;",
+            "jail: app: path /jails/none: No such file or directory\n",
+        ),
+    ] {
+        conf(&bsd, "app", &format!("app {{ {body} }}\n"));
+        let run = sh(
+            &bsd,
+            "jail -f /etc/jail.conf.d/app.conf -c app; echo st=$?; jls name",
+            &[],
+        );
+        assert_eq!(
+            (run.stdout.as_str(), run.stderr.as_str()),
+            ("st=1\n", stderr),
+            "{body}"
+        );
+    }
+    // A failing exec.start: the jail was created, then is removed again and
+    // its devfs unmounted.
+    conf(
+        &bsd,
+        "app",
+        "app { path = /jails/app; mount.devfs; exec.start = /bin/false; }\n",
+    );
+    let run = sh(
+        &bsd,
+        "jail -f /etc/jail.conf.d/app.conf -c app; echo st=$?; jls name; \
+         cat /dev/fakebsd/devfs-mounts",
+        &[],
+    );
+    assert_eq!(
+        (run.stdout.as_str(), run.stderr.as_str()),
+        (
+            "app: created\napp: removed\nst=1\n",
+            "jail: app: /bin/false: failed\n"
+        ),
+        "{}",
+        run.all()
+    );
+    // A jail the file does not configure.
+    let run = sh(&bsd, "jail -f /etc/jail.conf.d/app.conf -c other", &[]);
+    assert_eq!(
+        (run.status, run.stderr.as_str()),
+        (1, "jail: \"other\" not found\n"),
+        "{}",
+        run.all()
+    );
+}
