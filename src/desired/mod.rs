@@ -127,7 +127,11 @@ fn layout(fqdn: &str, c: &Compiled, login: Login) -> DesiredState {
             .iter()
             .map(|n| n.value.clone())
             .collect(),
-        resources: resource::layout(&Input { fqdn, compiled: c }),
+        resources: resource::layout(&Input {
+            fqdn,
+            compiled: c,
+            jails: &[],
+        }),
     }
 }
 

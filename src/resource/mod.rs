@@ -336,6 +336,18 @@ fn tagged(ty: &str, fields: serde_json::Value) -> serde_json::Value {
 pub(crate) struct Input<'a> {
     pub fqdn: &'a str,
     pub compiled: &'a Compiled,
+    /// A host's jails (issue 36): the host lays out the rows that make and
+    /// run them. Empty for a jail and for a host without jails.
+    #[expect(dead_code, reason = "issue 36: read by the jail kinds, next")]
+    pub jails: &'a [Jailed<'a>],
+}
+
+/// A jail of the host being laid out: its name in the inventory and its
+/// compiled config (its `freebsd.jail` says how the host makes it).
+#[expect(dead_code, reason = "issue 36: read by the jail kinds, next")]
+pub(crate) struct Jailed<'a> {
+    pub fqdn: &'a str,
+    pub compiled: &'a Compiled,
 }
 
 impl Input<'_> {

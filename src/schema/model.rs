@@ -79,6 +79,9 @@ pub struct FreeBsd {
     pub loader: Vec<Tunable>,
     /// Cron entries, in the order given.
     pub cron: Vec<CronJob>,
+    /// For a jail (issue 36), how its host makes and runs it; `None` for a
+    /// host (a host's chain may not write `jail`).
+    pub jail: Option<Jail>,
     /// Where the `freebsd` mapping was written (synthetic when it was absent).
     #[serde(skip)]
     pub span: Span,
@@ -106,6 +109,8 @@ pub struct Network {
     pub ipv6_defaultrouter: Option<Located<String>>,
     /// Name servers (addresses), in the order given; no duplicates.
     pub nameservers: Vec<Located<String>>,
+    /// Bridges (`cloned_interfaces`), that the host's VNET jails join.
+    pub bridges: Vec<Bridge>,
     /// Where the `network` mapping was written.
     #[serde(skip)]
     pub span: Span,
@@ -377,4 +382,136 @@ pub struct ZfsProp {
     pub value: Located<String>,
     /// As `zfs get -H -p` prints it (`16384` for `16K`).
     pub printed: String,
+}
+
+/// The `jail` mapping of a jail (issue 36, docs/jails.md): how its host
+/// lays down, configures and runs it. Everything inside the jail (users,
+/// packages, files, services) is the rest of the jail's `freebsd` section.
+#[derive(Debug, Clone, Serialize)]
+pub struct Jail {
+    /// jail(8) `name`: the jail file's stem unless written; the conf file is
+    /// `/etc/jail.conf.d/NAME.conf`.
+    pub name: Located<String>,
+    /// How its userland is laid down.
+    pub base: JailBase,
+    /// The dataset of its root on the host (default `POOL/jails/NAME`, POOL
+    /// the host's boot pool), with the properties beryl sets on it.
+    pub dataset: Dataset,
+    /// The jail's root (`path`): the dataset's mountpoint, absolute.
+    pub path: Located<String>,
+    /// Addresses (aliases on a host interface), or a VNET stack.
+    pub network: JailNetwork,
+    /// jail.conf(5) parameters beyond those beryl derives, in the order given.
+    pub parameters: Vec<JailParam>,
+    /// nullfs mounts from the host (`mount.fstab`), in the order given.
+    pub mounts: Vec<JailMount>,
+    /// rctl(8) rules without the `jail:NAME:` subject (`memoryuse:deny=2G`).
+    pub rctl: Vec<Located<String>>,
+    /// Started at boot: listed in the host's `jail_list`.
+    pub boot: Located<bool>,
+    /// Jails of the same host started before this one (jail.conf `depend`).
+    pub depend: Vec<Located<String>>,
+    /// What apply does when a change needs the jail restarted.
+    pub restart: Located<JailRestart>,
+    /// Where the `jail` mapping was written.
+    #[serde(skip)]
+    pub span: Span,
+}
+
+/// How a jail's userland is laid down.
+#[derive(Debug, Clone, Serialize)]
+pub struct JailBase {
+    /// Distribution sets extracted, or pkgbase packages installed.
+    pub method: Located<Install>,
+    /// A full copy, or a shared read-only base.
+    pub layout: Located<JailLayout>,
+    /// For a thin layout, the writable directories kept on datasets of
+    /// their own (`/var`, `/usr/local`, `/etc`, `/home`).
+    pub state: Vec<Located<String>>,
+}
+
+/// A jail's root layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum JailLayout {
+    /// Its own full copy of the base, on its own dataset.
+    Thick,
+    /// A read-only nullfs mount of a shared base, state on own datasets.
+    Nullfs,
+    /// A ZFS clone of a base snapshot, state on own datasets.
+    Clone,
+}
+
+/// What apply does when a change needs the jail restarted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JailRestart {
+    /// Report it (like the reboot note), never restart.
+    Never,
+    /// Restart the jail (`jail -rc NAME`) when such a change is applied.
+    OnChange,
+}
+
+/// A jail's network.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct JailNetwork {
+    /// IPv4 addresses with prefix (`192.0.2.21/24`): `ip4.addr` aliases on
+    /// `interface`, or, with VNET, the jail's epair address(es).
+    pub ip4: Vec<Located<String>>,
+    /// IPv6 addresses with prefix (`2001:db8::21/64`), likewise.
+    pub ip6: Vec<Located<String>>,
+    /// The host interface the aliases are added to (`ip4.addr = IF|ADDR`);
+    /// `None` with VNET.
+    pub interface: Option<Located<String>>,
+    /// A network stack of its own, on an epair whose host side is a member
+    /// of a bridge of the host.
+    pub vnet: Option<Vnet>,
+}
+
+/// A VNET jail's epair and gateway.
+#[derive(Debug, Clone, Serialize)]
+pub struct Vnet {
+    /// The host's bridge (`bridge0`), declared in its `network.bridges`.
+    pub bridge: Located<String>,
+    /// The epair's unit: the host side is `epairNa`, the jail's `epairNb`.
+    pub epair: Located<u32>,
+    /// The jail side's MAC: written, or derived from the host and jail names.
+    pub mac: Located<String>,
+    /// The host side's MAC, derived likewise.
+    pub mac_host: String,
+    /// The jail's IPv4 default router.
+    pub gateway: Option<Located<String>>,
+    /// The jail's IPv6 default router.
+    pub gateway6: Option<Located<String>>,
+}
+
+/// A jail.conf(5) parameter.
+#[derive(Debug, Clone, Serialize)]
+pub struct JailParam {
+    /// The parameter (`allow.raw_sockets`, `enforce_statfs`).
+    pub name: Located<String>,
+    /// Its value as jail.conf takes it (`true` becomes the bare name).
+    pub value: Located<String>,
+}
+
+/// A nullfs mount into a jail (a line of `/etc/fstab.NAME`).
+#[derive(Debug, Clone, Serialize)]
+pub struct JailMount {
+    /// The host directory.
+    pub source: Located<String>,
+    /// Where it appears inside the jail (absolute, inside its root).
+    pub target: Located<String>,
+    /// Mounted read-only.
+    pub ro: bool,
+}
+
+/// A bridge of the host (`network.bridges`), that VNET jails join.
+#[derive(Debug, Clone, Serialize)]
+pub struct Bridge {
+    /// `bridgeN`.
+    pub name: Located<String>,
+    /// Host interfaces added to it (`addm`), in the order given.
+    pub members: Vec<Located<String>>,
+    /// The bridge's own IPv4 address, when it has one.
+    pub ipv4: Option<Located<Ipv4>>,
 }
