@@ -14,7 +14,11 @@
 //! its host (`path`, refused unless `v_type == VDIR`); a new jail takes its
 //! parent's `osrelease`/`osreldate` (it runs on the host's kernel); and it
 //! gets a network stack of its own only with `vnet` (`pr_vnet = (pr_flags &
-//! PR_VNET) ? vnet_alloc() : ppr->pr_vnet`).
+//! PR_VNET) ? vnet_alloc() : ppr->pr_vnet`). The sysctl row rests on
+//! sys/kern/kern_sysctl.c `sysctl_root` (index id 1564100143: a write needs
+//! PRIV_SYSCTL_WRITEJAIL only for a CTLFLAG_PRISON oid, or a CTLFLAG_VNET one
+//! in a jail that owns its vnet) and kern_jail.c `prison_priv_check` (index
+//! id 1225153359: grants PRIV_SYSCTL_WRITEJAIL, not PRIV_SYSCTL_WRITE).
 
 use crate::classes::walk::Doc;
 use crate::diag::{Diag, Diags};
@@ -40,6 +44,8 @@ pub(crate) struct Refused {
 const NO_DISKS: &str =
     "its root is a directory of its host (kern_jail.c `path`), so it has no disks to install";
 const NO_KERNEL: &str = "it runs on its host's kernel (kern_jail.c takes the parent's osrelease)";
+const NO_SYSCTL: &str = "a jail's root may write only the sysctls marked CTLFLAG_PRISON (or, in a VNET jail, CTLFLAG_VNET): kern_sysctl.c `sysctl_root` asks PRIV_SYSCTL_WRITE of the others, which kern_jail.c `prison_priv_check` never grants";
+const NO_POOLS: &str = "its host's pools and datasets are the host's; beryl makes the jail's dataset from its `jail.dataset`, and delegates none (`zfs jail`)";
 const NO_STACK: &str =
     "without vnet it shares its host's network stack (kern_jail.c `pr_vnet = ppr->pr_vnet`)";
 
@@ -76,6 +82,14 @@ pub(crate) const REFUSED: &[Refused] = &[
     Refused {
         path: &["freebsd", "loader"],
         why: NO_KERNEL,
+    },
+    Refused {
+        path: &["freebsd", "sysctl"],
+        why: NO_SYSCTL,
+    },
+    Refused {
+        path: &["freebsd", "zfs"],
+        why: NO_POOLS,
     },
     Refused {
         path: &["freebsd", "network", "interfaces"],
