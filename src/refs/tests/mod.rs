@@ -16,8 +16,14 @@ fn run(texts: &[&str]) -> String {
         .collect();
     let docs: Vec<&Node> = nodes.iter().collect();
     let mut merged = merge_documents(&docs, &Policy::beryl(), None).unwrap();
-    match resolve(&mut merged, &Limits::default()) {
-        Ok(_) => serde_json::to_string(&merged.node).unwrap(),
+    let resolved = resolve(&mut merged, &Limits::default()).map(|_| ());
+    shown(resolved, &merged.node)
+}
+
+/// The resolved tree as JSON, or the error messages.
+fn shown(resolved: Result<(), crate::diag::Diags>, node: &Node) -> String {
+    match resolved {
+        Ok(()) => serde_json::to_string(node).unwrap(),
         Err(e) => e
             .iter()
             .map(|d| d.message.clone())
@@ -315,20 +321,14 @@ fn run_outer(text: &str, outer: Result<&str, &str>) -> (String, usize) {
         name: "parent",
         node: &read,
     };
-    let out = match resolve_with(
+    let resolved = resolve_with(
         &mut merged,
         &Limits::default(),
         Dialect::beryl(),
         Some(outer),
-    ) {
-        Ok(_) => serde_json::to_string(&merged.node).unwrap(),
-        Err(e) => e
-            .iter()
-            .map(|d| d.message.clone())
-            .collect::<Vec<_>>()
-            .join(" | "),
-    };
-    (out, asked.into_inner())
+    )
+    .map(|_| ());
+    (shown(resolved, &merged.node), asked.into_inner())
 }
 
 #[test]
