@@ -129,6 +129,9 @@ fn jls_n_without_parameters_prints_every_parameter_sorted() {
         run.stdout,
         "devfs_ruleset=0 nodying enforce_statfs=0 jid=1 name=www osreldate=0 osrelease=\"\" \
          parent=0 path=/jails/www persist securelevel=0 vnet=disable \
+         allow.nochflags allow.nomlock allow.nomount allow.noquotas allow.noraw_sockets \
+         allow.noread_msgbuf allow.noreserved_ports allow.noset_hostname allow.nosocket_af \
+         allow.nosuser allow.nosysvipc allow.nounprivileged_proc_debug \
          children.cur=0 children.max=0 host.domainname=\"\" host.hostname=www.example.org \
          host.hostuuid=\"\" ip4.addr=192.0.2.20,192.0.2.21 ip6.addr=\n",
         "{}",
@@ -557,6 +560,334 @@ fn jail_c_refuses_bad_values_and_undoes_a_failed_start() {
     assert_eq!(
         (run.status, run.stderr.as_str()),
         (1, "jail: \"other\" not found\n"),
+        "{}",
+        run.all()
+    );
+}
+
+// ---------------------------------------------------------------- ifconfig
+
+#[test]
+fn ifconfig_clones_epairs_and_bridges_at_the_lowest_free_unit() {
+    let Some(bsd) = FakeBsd::new(
+        &Options::default(),
+        "ifconfig_clones_epairs_and_bridges_at_the_lowest_free_unit",
+    ) else {
+        return;
+    };
+    bsd.extract_base();
+    // if_epair.c: `epair create` prints the a side and makes both; if_clone.c:
+    // the lowest free unit; destroying one side destroys both.
+    let run = sh(
+        &bsd,
+        "ifconfig epair create; ifconfig epair create; ifconfig -l\n\
+         ifconfig epair0b destroy; ifconfig -l\n\
+         ifconfig epair create\n\
+         ifconfig epair1 create; echo st=$?\n\
+         ifconfig bridge create; ifconfig bridge0 addm em0 addm epair1a up\n\
+         ifconfig epair1a ether 02:AA:bb:cc:dd:01\n\
+         ifconfig epair1a name e0a_www; ifconfig -l\n\
+         ifconfig bridge0; ifconfig e0a_www\n\
+         ifconfig epair9a inet 192.0.2.1/24; echo st=$?\n\
+         ifconfig em0 inet 192.0.2.40/24 alias; ifconfig em0 inet 192.0.2.41 netmask 255.255.255.255 alias\n\
+         ifconfig em0 inet 192.0.2.40 -alias; ifconfig em0\n",
+        &[],
+    );
+    assert_eq!(
+        run.stdout,
+        "epair0a\nepair1a\nem0 epair0a epair0b epair1a epair1b lo0\n\
+         em0 epair1a epair1b lo0\n\
+         epair0a\nst=1\nbridge0\ne0a_www\n\
+         bridge0 e0a_www em0 epair0a epair0b epair1b lo0\n\
+         \tmember: em0\n\tmember: epair1a\n\
+         \tether 02:aa:bb:cc:dd:01\n\
+         st=1\n\
+         inet 192.0.2.41/255.255.255.255\n",
+        "{}",
+        run.all()
+    );
+    assert_eq!(
+        run.stderr,
+        "ifconfig: SIOCIFCREATE2 (epair1): File exists\n\
+         ifconfig: interface epair9a does not exist\n",
+        "{}",
+        run.all()
+    );
+}
+
+// ---------------------------------------------------------------- zfs
+
+#[test]
+fn zfs_destroy_r_and_user_properties() {
+    let Some(bsd) = FakeBsd::new(&Options::default(), "zfs_destroy_r_and_user_properties") else {
+        return;
+    };
+    bsd.extract_base();
+    let run = sh(
+        &bsd,
+        "set -e\n\
+         : > /dev/ada0\n\
+         zpool create zroot ada0\n\
+         zfs create -p -o mountpoint=/jails zroot/jails\n\
+         zfs create -o beryl:jail=www zroot/jails/www\n\
+         zfs create -p zroot/jails/www/data/db\n\
+         zfs get -H -p -o name,value,source beryl:jail zroot/jails/www zroot/jails/www/data zroot/jails\n\
+         zfs set beryl:made='by beryl' zroot/jails\n\
+         zfs get -H -p -o value,source beryl:made zroot/jails/www\n\
+         ls -d /jails/www/data/db\n\
+         zfs destroy zroot/jails/www 2>&1 || echo st=$?\n\
+         zfs destroy -r zroot/jails/www\n\
+         zfs list -H -o name -r zroot\n\
+         ls /jails\n",
+        &[],
+    );
+    assert_eq!(
+        run.stdout,
+        "zroot/jails/www\twww\tlocal\n\
+         zroot/jails/www/data\twww\tinherited from zroot/jails/www\n\
+         zroot/jails\t-\t-\n\
+         by beryl\tinherited from zroot/jails\n\
+         /jails/www/data/db\n\
+         cannot destroy 'zroot/jails/www': filesystem has children\n\
+         use '-r' to destroy the following datasets:\n\
+         zroot/jails/www/data\nzroot/jails/www/data/db\nst=1\n\
+         zroot\nzroot/jails\nwww\n",
+        "{}",
+        run.all()
+    );
+}
+
+// ---------------------------------------------------------------- jail: networks, mounts
+
+#[test]
+fn jail_c_adds_ip_aliases_mounts_fstab_and_devfs_and_r_undoes_them() {
+    let Some(bsd) = with_roots(
+        "jail_c_adds_ip_aliases_mounts_fstab_and_devfs_and_r_undoes_them",
+        &["app"],
+    ) else {
+        return;
+    };
+    conf(
+        &bsd,
+        "app",
+        "app {\n\tpath = /jails/app;\n\tip4.addr = \"em0|192.0.2.30/24\";\n\
+         \tip6.addr = \"em0|2001:db8::30\";\n\tmount.fstab = /etc/fstab.app;\n\
+         \tmount.devfs;\n\tdevfs_ruleset = 5;\n\tallow.raw_sockets;\n\tpersist;\n}\n",
+    );
+    let run = sh(
+        &bsd,
+        "set -e\nmkdir -p /srv/data /srv/ro /jails/app/data /jails/app/ro\n\
+         echo shared > /srv/data/f; echo conf > /srv/ro/f\n\
+         printf '%s\\n' '# mounts' '/srv/data /jails/app/data nullfs rw 0 0' \
+         '/srv/ro /jails/app/ro nullfs ro 0 0' > /etc/fstab.app\n\
+         jail -f /etc/jail.conf.d/app.conf -c app\n\
+         ifconfig em0\n\
+         cat /dev/fakebsd/nullfs-mounts /dev/fakebsd/devfs-rulesets\n\
+         jls -n -j app devfs_ruleset allow.raw_sockets ip4.addr ip6.addr\n\
+         jexec -l app /bin/sh -c 'cat /data/f /ro/f; echo new > /data/g; \
+         echo x > /ro/g 2>/dev/null || echo ro refused; cat /dev/fakebsd/self'\n\
+         cat /srv/data/g\n\
+         jail -f /etc/jail.conf.d/app.conf -r app\n\
+         ifconfig em0; cat /dev/fakebsd/nullfs-mounts /dev/fakebsd/devfs-rulesets\n",
+        &[],
+    );
+    assert_eq!(
+        run.stdout,
+        "app: created\n\
+         inet 192.0.2.30/24\ninet6 2001:db8::30/128\n\
+         /srv/data /jails/app/data rw\n/srv/ro /jails/app/ro ro\n/jails/app/dev 5\n\
+         devfs_ruleset=5 allow.raw_sockets ip4.addr=192.0.2.30 ip6.addr=2001:db8::30\n\
+         shared\nconf\nro refused\napp\nnew\n\
+         app: removed\n",
+        "{}",
+        run.all()
+    );
+}
+
+#[test]
+fn jail_c_moves_a_vnet_interface_into_the_jail_and_the_host_gets_it_back() {
+    let Some(bsd) = with_roots(
+        "jail_c_moves_a_vnet_interface_into_the_jail_and_the_host_gets_it_back",
+        &["v"],
+    ) else {
+        return;
+    };
+    conf(
+        &bsd,
+        "v",
+        "v {\n\tpath = /jails/v;\n\tvnet;\n\tvnet.interface = epair0b;\n\tmount.devfs;\n\
+         \texec.prestart = \"ifconfig epair0 create >/dev/null; ifconfig bridge0 addm epair0a up\";\n\
+         \texec.start = \"ifconfig epair0b inet 192.0.2.50/24\";\n\
+         \texec.poststop = \"ifconfig epair0a destroy\";\n\tpersist;\n}\n",
+    );
+    let run = sh(
+        &bsd,
+        "ifconfig bridge0 create >/dev/null\n\
+         jail -f /etc/jail.conf.d/v.conf -c v\n\
+         ifconfig -l; jexec -l v /sbin/ifconfig -l; jexec -l v /sbin/ifconfig epair0b\n\
+         ifconfig epair0b; echo st=$?\n\
+         jls -n -j v vnet\n\
+         jail -f /etc/jail.conf.d/v.conf -r v; ifconfig -l\n",
+        &[],
+    );
+    assert_eq!(
+        run.stdout,
+        "v: created\n\
+         bridge0 em0 epair0a lo0\nepair0b\ninet 192.0.2.50/24\n\
+         st=1\nvnet=new\n\
+         v: removed\nbridge0 em0 lo0\n",
+        "{}",
+        run.all()
+    );
+    assert_eq!(
+        run.stderr,
+        "ifconfig: interface epair0b does not exist\n",
+        "{}",
+        run.all()
+    );
+}
+
+// ---------------------------------------------------------------- jail -m, -rc, depend
+
+#[test]
+fn jail_m_changes_live_parameters_and_refuses_create_only_ones() {
+    let Some(bsd) = with_roots(
+        "jail_m_changes_live_parameters_and_refuses_create_only_ones",
+        &["app"],
+    ) else {
+        return;
+    };
+    conf(
+        &bsd,
+        "app",
+        "app { path = /jails/app; host.hostname = a.example.org; persist; }\n",
+    );
+    let run = sh(
+        &bsd,
+        "jail -f /etc/jail.conf.d/app.conf -c app\n\
+         echo 'app { path = /jails/app; host.hostname = b.example.org; securelevel = 2; persist; }' \
+         > /etc/jail.conf.d/app.conf\n\
+         jail -f /etc/jail.conf.d/app.conf -m app; echo st=$?\n\
+         jls -n -j app host.hostname securelevel\n\
+         jail -m name=app securelevel=3; echo st=$?\n\
+         jls -j app securelevel\n\
+         echo 'app { path = /jails/other; persist; }' > /etc/jail.conf.d/app.conf\n\
+         jail -f /etc/jail.conf.d/app.conf -m app; echo st=$?\n\
+         jail -f /etc/jail.conf.d/app.conf -m nope; echo st=$?\n\
+         jls -j app path\n",
+        &[],
+    );
+    assert_eq!(
+        run.stdout,
+        "app: created\napp: updated\nst=0\n\
+         host.hostname=b.example.org securelevel=2\n\
+         app: updated\nst=0\n3\n\
+         st=1\nst=1\n/jails/app\n",
+        "{}",
+        run.all()
+    );
+    assert_eq!(
+        run.stderr,
+        "jail: app: path cannot be changed after creation\njail: \"nope\" not found\n",
+        "{}",
+        run.all()
+    );
+}
+
+#[test]
+fn jail_c_starts_every_jail_in_depend_order_and_rc_restarts_one() {
+    let Some(bsd) = with_roots(
+        "jail_c_starts_every_jail_in_depend_order_and_rc_restarts_one",
+        &["a", "b", "c"],
+    ) else {
+        return;
+    };
+    conf(
+        &bsd,
+        "all",
+        "a { path = /jails/a; depend = b; persist; }\n\
+         b { path = /jails/b; persist; }\n\
+         c { path = /jails/c; persist; }\n\
+         d { path = /jails/d; depend = e; persist; }\n",
+    );
+    let f = "/etc/jail.conf.d/all.conf";
+    let run = sh(
+        &bsd,
+        &format!(
+            "jail -f {f} -c; echo st=$?\njls name\n\
+             jail -f {f} -c c; echo st=$?\n\
+             jail -f {f} -rc b; echo st=$?\njls name\n\
+             jail -f {f} -c a; echo st=$?\njls name\n\
+             jail -f {f} -r a b c; echo st=$?\n\
+             jail -f {f} -c a; echo st=$?\njls name\n"
+        ),
+        &[],
+    );
+    // state.c: b and c are ready first (file order), a when b is done; d
+    // depends on an undefined jail. -rc b stops its dependent a first and
+    // does not start it again; -c a starts b first.
+    assert_eq!(
+        run.stdout,
+        "b: created\nc: created\na: created\nst=1\nb\nc\na\n\
+         st=1\n\
+         a: removed\nb: removed\nb: created\nst=0\nc\nb\n\
+         a: created\nst=0\nc\nb\na\n\
+         a: removed\nb: removed\nc: removed\nst=0\n\
+         b: created\na: created\nst=0\nb\na\n",
+        "{}",
+        run.all()
+    );
+    assert_eq!(
+        run.stderr,
+        "jail: d: depends on undefined jail \"e\"\njail: \"c\" already exists\n",
+        "{}",
+        run.all()
+    );
+}
+
+// ---------------------------------------------------------------- a jail's base, jexec -l
+
+#[test]
+fn a_jail_root_from_the_mirror_runs_the_fake_tools_inside_through_jexec_l() {
+    let Some(bsd) = FakeBsd::new(
+        &Options::default(),
+        "a_jail_root_from_the_mirror_runs_the_fake_tools_inside_through_jexec_l",
+    ) else {
+        return;
+    };
+    bsd.extract_base();
+    let path = bsd.jail_root("www");
+    conf(
+        &bsd,
+        "www",
+        &format!("www {{ path = {path}; mount.devfs; exec.clean; persist; }}\n"),
+    );
+    let run = bsd.exec_in_target(
+        "jail -f /etc/jail.conf.d/www.conf -c www >/dev/null && jexec -l www /bin/sh -s",
+        "set -e\necho \"$PATH $HOME $USER\"\nPATH=/sbin:/bin:/usr/sbin:/usr/bin\n\
+         pw useradd alice -m -s /bin/sh\n\
+         sysrc -f /etc/rc.conf sshd_enable=YES >/dev/null\n\
+         grep -c '^alice:' /etc/passwd; cat /etc/rc.conf\n",
+        &[],
+        "root",
+    );
+    assert_eq!(
+        run.stdout,
+        "/bin:/usr/bin /root root\n1\nsshd_enable=\"YES\"\n",
+        "{}",
+        run.all()
+    );
+    // The users and rc.conf are the jail's, not the host's.
+    let run = sh(
+        &bsd,
+        &format!(
+            "grep -c '^alice:' /etc/passwd; grep -c '^alice:' {path}/etc/passwd; ls -d {path}/home/alice"
+        ),
+        &[],
+    );
+    assert_eq!(
+        run.stdout,
+        format!("0\n1\n{path}/home/alice\n"),
         "{}",
         run.all()
     );

@@ -622,9 +622,17 @@ impl FakeBsd {
         }
         write(&dist.join("MANIFEST"), &manifest, 0o644);
 
-        // The "live host" kernel for run_in_target: network up.
+        // The "live host" kernel for run_in_target: network up, and the
+        // distribution mirror reachable from it (fetch serves
+        // `…/base.txz` and `…/MANIFEST` by the URL's last component), so
+        // that a jail's base can be fetched and extracted on the live host.
         devnodes(&livedev);
         Self::kernel_state(&livedev.join("fakebsd"), opts, true);
+        let mirror = livedev.join("fakebsd/net/mirror");
+        fs::create_dir_all(&mirror).unwrap();
+        for f in ["base.txz", "kernel.txz", "MANIFEST"] {
+            fs::copy(dist.join(f), mirror.join(f)).unwrap();
+        }
 
         Some(FakeBsd {
             _dir: dir,
@@ -648,6 +656,11 @@ impl FakeBsd {
             write(&kernel.join("routes"), "default 192.0.2.1\n", 0o644);
         }
         write(&kernel.join("imported-pools"), "", 0o644);
+        // The host's interfaces (sbin/ifconfig's model): a loopback and
+        // one NIC, both in the host's vnet.
+        for nic in ["lo0", "em0"] {
+            write(&kernel.join("ifnet").join(nic), "vnet=\nup=1\n", 0o644);
+        }
         write(&kernel.join("hostname"), "", 0o644);
         let kenv = match opts.smbios_uuid {
             Some(uuid) => format!("smbios.system.uuid={uuid}\n"),
@@ -901,6 +914,27 @@ impl FakeBsd {
             log.display(),
             inner.replace('\'', "'\\''")
         )
+    }
+
+    /// A jail's root on the live host, `/jails/NAME` (a path of the target):
+    /// the base set extracted there as `bsdinstall jail` (distextract) or a
+    /// `tar -xpf base.txz -C PATH` would lay it down, with an empty `dev`
+    /// and the host's resolv.conf. Returns the path inside the target.
+    pub fn jail_root(&self, name: &str) -> String {
+        let path = format!("/jails/{name}");
+        let run = self.run_in_target(
+            &format!(
+                "set -e\nmkdir -p {path}\n\
+                 fetch -o /tmp/base.txz https://download.freebsd.org/releases/amd64/14.3-RELEASE/base.txz\n\
+                 tar -xpf /tmp/base.txz -C {path}\nrm /tmp/base.txz\n\
+                 mkdir -p {path}/dev {path}/tmp {path}/var/db {path}/home\n\
+                 cp /etc/resolv.conf {path}/etc/resolv.conf\n"
+            ),
+            &[],
+            "root",
+        );
+        assert_eq!(run.status, 0, "jail_root {name}: {}", run.all());
+        path
     }
 
     /// Extracts the distribution sets into the target without the installer,
