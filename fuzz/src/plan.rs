@@ -630,6 +630,9 @@ fn installerconfig(text: &str, plan: &install::InstallerConfig) {
                 argv.push(d.name.clone());
                 has(words(&["zfs", "create", "-p"], &argv))
             }
+            // A jail is made by apply, never by the install (issue 36):
+            // no install plan holds these.
+            Resource::JailBase(_) | Resource::JailConf(_) | Resource::Jail(_) => {}
             Resource::ZfsUnmount(u) => {
                 for pool in &u.pools {
                     has(words(

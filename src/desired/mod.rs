@@ -60,6 +60,17 @@ pub enum Link {
 /// Validates what installing and applying the host need, and lays out its
 /// desired state. Every refusal is an error at the YAML it concerns.
 pub fn build(fqdn: &str, c: &Compiled) -> Result<DesiredState, Diags> {
+    build_with(fqdn, c, &[])
+}
+
+/// [`build`] for a host with its jails, each as its name in the inventory
+/// and its compiled config: the host lays out the rows that make and run
+/// them (issue 36; the apply slice's `desired::unit` builds on it).
+pub fn build_with(
+    fqdn: &str,
+    c: &Compiled,
+    jails: &[(&str, &Compiled)],
+) -> Result<DesiredState, Diags> {
     let login = access::login(&c.config, fqdn)?;
     let mut errors = require::release(c);
     errors.extend(require::accounts(c));
@@ -73,7 +84,11 @@ pub fn build(fqdn: &str, c: &Compiled) -> Result<DesiredState, Diags> {
     if !errors.is_empty() {
         return Err(errors);
     }
-    Ok(layout(fqdn, c, login))
+    let jails: Vec<resource::Jailed<'_>> = jails
+        .iter()
+        .map(|(fqdn, compiled)| resource::Jailed { fqdn, compiled })
+        .collect();
+    Ok(layout(fqdn, c, login, &jails))
 }
 
 impl DesiredState {
@@ -89,7 +104,7 @@ pub(crate) fn managed(c: &Compiled) -> bool {
     c.config.get("freebsd").is_some()
 }
 
-fn layout(fqdn: &str, c: &Compiled, login: Login) -> DesiredState {
+fn layout(fqdn: &str, c: &Compiled, login: Login, jails: &[resource::Jailed<'_>]) -> DesiredState {
     let f = &c.freebsd;
     let network = f.network.clone().unwrap_or_default();
     let links = network
@@ -130,7 +145,7 @@ fn layout(fqdn: &str, c: &Compiled, login: Login) -> DesiredState {
         resources: resource::layout(&Input {
             fqdn,
             compiled: c,
-            jails: &[],
+            jails,
         }),
     }
 }

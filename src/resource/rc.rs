@@ -43,6 +43,7 @@ const LATER: &[(&str, &str)] = &[
     ("defaultrouter", ROUTING),
     ("ipv6_defaultrouter", ROUTING),
     ("rtsold_enable", NETWORK),
+    ("cloned_interfaces", NETWORK),
 ];
 
 const NETWORK: &str = "the interfaces read it at boot: it takes effect at the next boot, or after service netif restart and service routing restart (apply does not restart the network it runs over)";
@@ -103,6 +104,7 @@ pub(crate) fn layout(input: &Input<'_>) -> Vec<Resource> {
     for v in &f.rc_conf {
         rc.push((v.name.value.clone(), v.value.value.clone()));
     }
+    rc.extend(jails(input));
     rc.push(("sshd_enable".into(), "YES".into()));
     if !f.disks.is_empty() {
         rc.push(("zfs_enable".into(), "YES".into()));
@@ -113,6 +115,75 @@ pub(crate) fn layout(input: &Input<'_>) -> Vec<Resource> {
         name,
         value,
     }))
+}
+
+/// What a host's jails and bridges need of rc.conf (issue 36): the bridges
+/// in `cloned_interfaces`, each with its members (`ifconfig_bridgeN="[inet
+/// ADDR] addm IF … up"`: network.subr @03ccfdd2 clone_up creates each
+/// listed interface, then ifconfig_IF configures it); with jails started at
+/// boot, `jail_enable=YES` and an explicit `jail_list` in `depend` order,
+/// since rc.d/jail (@c96d5c97) starts only /etc/jail.conf's jails when the
+/// list is empty and a named jail from /etc/jail.conf.d/NAME.conf.
+fn jails(input: &Input<'_>) -> Vec<(String, String)> {
+    let mut rc = Vec::new();
+    let bridges = input
+        .freebsd()
+        .network
+        .as_ref()
+        .map(|n| n.bridges.clone())
+        .unwrap_or_default();
+    if !bridges.is_empty() {
+        let names: Vec<&str> = bridges.iter().map(|b| b.name.value.as_str()).collect();
+        rc.push(("cloned_interfaces".into(), names.join(" ")));
+        for b in &bridges {
+            let mut words = Vec::new();
+            if let Some(Ipv4::Static(cidr)) = b.ipv4.as_ref().map(|l| &l.value) {
+                words.push(format!("inet {cidr}"));
+            }
+            words.extend(b.members.iter().map(|m| format!("addm {}", m.value)));
+            words.push("up".into());
+            rc.push((format!("ifconfig_{}", b.name.value), words.join(" ")));
+        }
+    }
+    let list = boot_order(input.jails);
+    if !list.is_empty() {
+        rc.push(("jail_enable".into(), "YES".into()));
+        rc.push(("jail_list".into(), list.join(" ")));
+    }
+    rc
+}
+
+/// The jails started at boot, each after those it depends on (a dependency
+/// not started at boot or a cycle, which the checks refuse, is ignored),
+/// else in the inventory's order.
+pub(crate) fn boot_order(jails: &[super::Jailed<'_>]) -> Vec<String> {
+    let boot: Vec<(&str, Vec<&str>)> = jails
+        .iter()
+        .filter_map(|j| j.compiled.freebsd.jail.as_ref())
+        .filter(|j| j.boot.value)
+        .map(|j| {
+            (
+                j.name.value.as_str(),
+                j.depend.iter().map(|d| d.value.as_str()).collect(),
+            )
+        })
+        .collect();
+    let mut out: Vec<String> = Vec::new();
+    while out.len() < boot.len() {
+        let ready = boot.iter().find(|(name, deps)| {
+            !out.iter().any(|o| o == name)
+                && deps
+                    .iter()
+                    .all(|d| out.iter().any(|o| o == d) || !boot.iter().any(|(n, _)| n == d))
+        });
+        // A cycle: the first one left.
+        let next = ready.or_else(|| boot.iter().find(|(n, _)| !out.iter().any(|o| o == n)));
+        match next {
+            Some((name, _)) => out.push(name.to_string()),
+            None => break,
+        }
+    }
+    out
 }
 
 impl Kind for Rc {

@@ -129,6 +129,34 @@ pub(crate) struct State {
     /// beryl's cron files, by entry name (`ids cron`); `null` when absent.
     #[serde(default)]
     pub cron: BTreeMap<String, Option<File>>,
+    /// The host's jails that the config names or the record holds, by name
+    /// (issue 36).
+    #[serde(default)]
+    pub jails: BTreeMap<String, Jail>,
+}
+
+/// A jail on the host (issue 36): the host side, as the `jail` kinds read it.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct Jail {
+    /// `jls -j NAME` exits 0.
+    #[serde(default)]
+    pub running: bool,
+    /// `/etc/jail.conf.d/NAME.conf` and `/etc/fstab.NAME`; `null` when absent.
+    #[serde(default)]
+    pub conf: Option<File>,
+    #[serde(default)]
+    pub fstab: Option<File>,
+    /// The dataset's `beryl:base` (empty or `-` when unset).
+    #[serde(default)]
+    pub base: Option<String>,
+    /// The digests in /var/db/beryl/jails/NAME.start and NAME.pending.
+    #[serde(default)]
+    pub started: Option<String>,
+    #[serde(default)]
+    pub pending: Option<String>,
+    /// `jls -j NAME -n`'s words (`P=V`, `P`, `noP`) of a running jail.
+    #[serde(default)]
+    pub params: Vec<String>,
 }
 
 /// Why a snapshot is not one of the host and script it is compared for.

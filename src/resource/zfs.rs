@@ -80,6 +80,45 @@ pub(crate) fn layout(input: &Input<'_>) -> Vec<Resource> {
     super::items(datasets)
 }
 
+/// Each jail's dataset (issue 36), with its properties and its
+/// `mountpoint` (the jail's `path`) unless written, sorted by name.
+/// Recorded as any dataset beryl creates, so that pruning the jail
+/// destroys it only then ([`super::jail::PRUNE`]).
+pub(crate) fn layout_jails(input: &Input<'_>) -> Vec<Resource> {
+    let mut datasets: Vec<Zfs> = input
+        .jails
+        .iter()
+        .filter_map(|j| j.compiled.freebsd.jail.as_ref())
+        .map(|jail| {
+            let d = &jail.dataset;
+            let mut props: Vec<Prop> = d
+                .props
+                .iter()
+                .map(|p| Prop {
+                    name: p.name.value.clone(),
+                    value: p.value.value.clone(),
+                    printed: p.printed.clone(),
+                })
+                .collect();
+            if !props.iter().any(|p| p.name == "mountpoint") {
+                props.push(Prop {
+                    name: "mountpoint".into(),
+                    value: jail.path.value.clone(),
+                    printed: jail.path.value.clone(),
+                });
+            }
+            Zfs {
+                name: d.name.value.clone(),
+                props,
+                destroy: false,
+                boot: false,
+            }
+        })
+        .collect();
+    datasets.sort_by(|a, b| a.name.split('/').cmp(b.name.split('/')));
+    super::items(datasets)
+}
+
 /// Why a dataset that left the config stays.
 const KEPT: &str = "left alone: a dataset is destroyed only by destroy: true";
 

@@ -38,6 +38,10 @@ pub(crate) use model::{
     FileSource, FreeBsd, Install, Ipv4, Ipv6, Located, ManagedFile, SshdMatch, SshdSetting, User,
     UserState,
 };
+// Issue 36: the jail model, read by the jail kinds (src/resource/jail*.rs).
+#[cfg(test)]
+pub(crate) use model::{Dataset, JailBase, JailMount, JailNetwork, JailParam, Vnet};
+pub(crate) use model::{Jail, JailLayout, JailRestart};
 
 crate::diag::codes! {
     /// The error codes of this stage.

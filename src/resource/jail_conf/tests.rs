@@ -1,0 +1,170 @@
+use super::*;
+use crate::schema::{
+    Dataset, Install, JailBase as Base, JailLayout, JailMount, JailNetwork, JailParam, JailRestart,
+    Located, Vnet,
+};
+use crate::value::Span;
+
+fn l<T>(v: T) -> Located<T> {
+    Located::new(v, Span::default())
+}
+
+/// A jail as the schema's checker fills the model: `www` on aliases of
+/// em0, one read-only mount, a dependency, an rctl rule and two parameters.
+pub(crate) fn www() -> Jail {
+    Jail {
+        name: l("www".into()),
+        base: Base {
+            method: l(Install::Dists),
+            layout: l(JailLayout::Thick),
+            state: Vec::new(),
+        },
+        dataset: Dataset {
+            name: l("zroot/jails/www".into()),
+            props: Vec::new(),
+            destroy: false,
+        },
+        path: l("/jails/www".into()),
+        network: JailNetwork {
+            ip4: vec![l("192.0.2.21/24".into())],
+            ip6: vec![l("2001:db8::21/64".into())],
+            interface: Some(l("em0".into())),
+            vnet: None,
+        },
+        parameters: vec![
+            JailParam {
+                name: l("enforce_statfs".into()),
+                value: l("2".into()),
+            },
+            JailParam {
+                name: l("allow.raw_sockets".into()),
+                value: l("true".into()),
+            },
+            JailParam {
+                name: l("allow.set_hostname".into()),
+                value: l("false".into()),
+            },
+        ],
+        mounts: vec![JailMount {
+            source: l("/data/www".into()),
+            target: l("/usr/local/www".into()),
+            ro: true,
+        }],
+        rctl: vec![l("memoryuse:deny=2G".into())],
+        boot: l(true),
+        depend: vec![l("db".into())],
+        restart: l(JailRestart::Never),
+        span: Span::default(),
+    }
+}
+
+#[test]
+fn the_conf_holds_every_field_once_each_value_quoted() {
+    let text = conf_text("www.host01.example.org", &www(), "www.example.org");
+    assert_eq!(
+        text,
+        "# Written by beryl for www.host01.example.org: replaced on every apply; edit the inventory.
+www {
+\texec.start = '/bin/sh /etc/rc';
+\texec.stop = '/bin/sh /etc/rc.shutdown';
+\texec.clean;
+\tmount.devfs;
+\tpath = '/jails/www';
+\thost.hostname = 'www.example.org';
+\tip4.addr = 'em0|192.0.2.21/24';
+\tip6.addr = 'em0|2001:db8::21/64';
+\tmount.fstab = '/etc/fstab.www';
+\tdepend = 'db';
+\texec.prestart += 'rctl -a jail:www:memoryuse:deny=2G';
+\texec.poststop += 'rctl -r jail:www || true';
+\tenforce_statfs = '2';
+\tallow.raw_sockets;
+\tallow.noset_hostname;
+}
+"
+    );
+}
+
+#[test]
+fn a_vnet_jail_gets_its_epair_made_at_start_and_destroyed_after_stop() {
+    let mut j = www();
+    j.network = JailNetwork {
+        vnet: Some(Vnet {
+            bridge: l("bridge0".into()),
+            epair: l(3),
+            mac: l("02:aa:bb:cc:dd:0b".into()),
+            mac_host: "02:aa:bb:cc:dd:0a".into(),
+            gateway: None,
+            gateway6: None,
+        }),
+        ..JailNetwork::default()
+    };
+    let text = conf_text("www.h", &j, "www");
+    assert!(
+        text.contains("\tvnet;\n\tvnet.interface = 'epair3b';\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("exec.prestart += 'ifconfig epair3a >/dev/null 2>&1 || { ifconfig epair3 create >/dev/null && ifconfig epair3a ether 02:aa:bb:cc:dd:0a up && ifconfig epair3b ether 02:aa:bb:cc:dd:0b && ifconfig bridge0 addm epair3a; }';"),
+        "{text}"
+    );
+    assert!(
+        text.contains("exec.poststop += 'ifconfig epair3a destroy';"),
+        "{text}"
+    );
+    assert!(!text.contains("ip4.addr"), "{text}");
+}
+
+#[test]
+fn quotes_escape_what_jaillex_reads_as_an_escape() {
+    assert_eq!(quote("a'b\\c"), "'a\\'b\\\\c'");
+    assert_eq!(quote("x\ny\t"), "'x\\012y\\011'");
+    assert_eq!(quote("$name ${x}"), "'$name ${x}'");
+}
+
+#[test]
+fn the_fstab_has_one_nullfs_line_per_mount_under_the_root() {
+    let mut j = www();
+    j.mounts.push(JailMount {
+        source: l("/srv/a b".into()),
+        target: l("/mnt/x".into()),
+        ro: false,
+    });
+    assert_eq!(
+        fstab_text(&j).unwrap(),
+        "# Written by beryl: the jail's nullfs mounts (mount.fstab).
+/data/www\t/jails/www/usr/local/www\tnullfs\tro\t0\t0
+/srv/a\\040b\t/jails/www/mnt/x\tnullfs\trw\t0\t0
+"
+    );
+    j.mounts.clear();
+    assert_eq!(fstab_text(&j), None);
+}
+
+#[test]
+fn the_change_validates_the_staged_conf_before_it_replaces_the_old() {
+    let j = JailConf {
+        name: "www".into(),
+        dataset: "zroot/jails/www".into(),
+        conf: conf_path("www"),
+        conf_text: "www {\n}\n".into(),
+        fstab: None,
+    };
+    let Shell { check, change } = JailConf::shell(&j).unwrap();
+    assert!(
+        check.starts_with("[ -f /etc/jail.conf.d/www.conf ] && [ ! -L /etc/jail.conf.d/www.conf ]"),
+        "{check}"
+    );
+    let validate = change
+        .find("jail -f /etc/jail.conf.d/.beryl-www.conf -e")
+        .unwrap();
+    let replace = change
+        .find("mv -f /etc/jail.conf.d/.beryl-www.conf /etc/jail.conf.d/www.conf")
+        .unwrap();
+    assert!(validate < replace, "{change}");
+    assert!(change.contains("[ -z \"$_err\" ]"), "{change}");
+    assert_eq!(
+        j.records(),
+        vec![Record::new("jail", "www zroot/jails/www")]
+    );
+}
