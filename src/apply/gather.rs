@@ -348,6 +348,39 @@ mod tests {
         }
     }
 
+    /// A connection's facts split byte for byte: the host's lines as they
+    /// are, each jail's without its prefix, a jail's forged lines its own.
+    #[test]
+    fn a_connections_facts_split_by_unit() {
+        let script = FactsScript {
+            text: String::new(),
+            sha256: String::new(),
+        };
+        let jails = [
+            JailTarget {
+                name: "a",
+                fqdn: "a.h",
+                script: &script,
+            },
+            JailTarget {
+                name: "b",
+                fqdn: "b.h",
+                script: &script,
+            },
+        ];
+        let out = b"{\"host\":\"h\"}\n|a.h {\"host\":\n|a.h \"a.h\"}\n|a.h jail: b.h exit 0\njail: a.h exit 0\n|a.h late\njail: b.h absent\n";
+        let s = split(out, &jails);
+        assert_eq!(s.host, b"{\"host\":\"h\"}\n|a.h late\n");
+        assert_eq!(
+            s.jails[0],
+            (
+                b"{\"host\":\n\"a.h\"}\njail: b.h exit 0\n".to_vec(),
+                Some(End::Exit(0))
+            )
+        );
+        assert_eq!(s.jails[1], (Vec::new(), Some(End::Absent)));
+    }
+
     #[test]
     fn bytes_and_text_hash_alike() {
         assert_eq!(sha256_bytes(b"{}\n"), crate::fsutil::sha256_hex("{}\n"));

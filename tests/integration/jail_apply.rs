@@ -246,6 +246,53 @@ fn one_connection_converges_a_host_and_its_jail() {
     let recap = events.last().unwrap();
     assert_eq!(recap["hosts"], 2, "{recap}");
 
+    // Saved plans: one per unit, the jail's naming its host. A drift in the
+    // jail after the plan: the jail's own guard, run in the jail, stops its
+    // script (exit 3); over the connection, the jail is stale (its fresh
+    // facts disagree with its plan) and the host applies.
+    let g = run(d, &["facts", "--gather", "--out", "facts", "live"]);
+    assert_eq!(g.status, 0, "{}{}", g.stdout, g.stderr);
+    let made = run(
+        d,
+        &[
+            "apply",
+            "live",
+            "--dry-run",
+            "--state-dir",
+            "facts",
+            "--out",
+            "plan.json",
+        ],
+    );
+    assert_eq!(made.status, 0, "{}{}", made.stdout, made.stderr);
+    let plan: Value =
+        serde_json::from_str(&fs::read_to_string(d.join("plan.json")).unwrap()).unwrap();
+    let units: Vec<(&str, Option<&str>)> = plan["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| (h["host"].as_str().unwrap(), h["parent"].as_str()))
+        .collect();
+    assert_eq!(units, [(HOST, None), (JAIL, Some(HOST))]);
+    jail_sh("pw usermod -n dave -c Later");
+    let guarded = crate::live::ok(d, &["apply", "--plan", "plan.json", "--script", "box"]);
+    let inside = w
+        .bsd
+        .exec_in_target("jexec -l box /bin/sh -s", &guarded, &[], "root");
+    assert_eq!(inside.status, 3, "{}", inside.all());
+    assert!(
+        inside
+            .stdout
+            .contains("stale: the facts are not the plan's"),
+        "{}",
+        inside.all()
+    );
+    let r = run(d, &["apply", "--plan", "plan.json"]);
+    assert_eq!(r.status, 2, "{}{}", r.stdout, r.stderr);
+    assert_eq!(row(&r.stdout, HOST)[3], "ok", "{}", r.stdout);
+    assert_eq!(row(&r.stdout, JAIL)[3], "stale", "{}", r.stdout);
+    assert_eq!(jail_sh("pw usershow -n dave | cut -d: -f8"), "Later\n");
+
     // Selecting the jail alone: its part only, on its host's connection.
     let r = run(d, &["apply", "box", "--yes"]);
     assert_eq!(r.status, 0, "{}{}", r.stdout, r.stderr);
