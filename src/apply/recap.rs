@@ -15,14 +15,20 @@ pub(crate) enum Status {
     Failed,
     /// Its saved plan no longer holds: nothing was changed.
     Stale,
-    /// ssh could not reach it.
+    /// ssh could not reach it (for a jail: its host).
     Unreachable,
+    /// A jail that was not running (`jls -j NAME` found none): nothing
+    /// inside it was applied.
+    Absent,
 }
 
 /// One host's line of the recap.
 #[derive(Clone, Debug, Serialize)]
 pub(crate) struct HostRecap {
     pub host: String,
+    /// For a jail: the host it runs on, whose connection ran it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
     pub status: Status,
     pub changed: usize,
     pub unchanged: usize,
@@ -35,6 +41,7 @@ impl HostRecap {
     pub(crate) fn new(host: &str) -> Self {
         HostRecap {
             host: host.to_string(),
+            parent: None,
             status: Status::Ok,
             changed: 0,
             unchanged: 0,
@@ -80,6 +87,149 @@ impl HostRecap {
             result,
             reason,
         })
+    }
+}
+
+/// One connection's output split back into its units (issue 36): the host
+/// (unit 0) and each of its jails. The host's script prefixes every line a
+/// jail prints with `|ID ` and then writes `jail: ID exit N` or `jail: ID
+/// absent` itself (src/apply/script.rs, `jail_apply`), so a jail's lines can
+/// only ever count for that jail: nothing it prints is read as the host's,
+/// another jail's, or its own end.
+#[derive(Debug)]
+pub(crate) struct Demux {
+    /// The host first, then its jails in run order.
+    pub units: Vec<HostRecap>,
+    /// Whether each unit's run ended (the host's `jail:` line about it).
+    ended: Vec<bool>,
+    /// Each unit's `stale: …` reason, when its guard printed one.
+    stale: Vec<Option<String>>,
+}
+
+/// The status a jail's apply script exits with when its saved plan's guard
+/// finds it changed (the host's: [`super::script::STALE_STATUS`]).
+const JAIL_STALE: &str = "3";
+
+impl Demux {
+    /// The units of a connection: `host`, then `jails` (their FQDNs).
+    pub(crate) fn new(host: &str, jails: &[&str]) -> Self {
+        let mut units = vec![HostRecap::new(host)];
+        units.extend(jails.iter().map(|j| {
+            let mut r = HostRecap::new(j);
+            r.parent = Some(host.to_string());
+            r
+        }));
+        let n = units.len();
+        Demux {
+            units,
+            ended: vec![false; n],
+            stale: vec![None; n],
+        }
+    }
+
+    /// The jail unit named `id` whose run has not ended.
+    fn running(&self, id: &str) -> Option<usize> {
+        (1..self.units.len()).find(|&i| self.units[i].host == id && !self.ended[i])
+    }
+
+    /// Reads one line of the connection: the unit it belongs to, the line
+    /// as that unit printed it, and its step event, if it is one.
+    pub(crate) fn read<'a>(&'a mut self, line: &'a str) -> (usize, &'a str, Option<StepEvent<'a>>) {
+        if let Some(rest) = line.strip_prefix('|')
+            && let Some((id, text)) = rest.split_once(' ')
+            && let Some(i) = self.running(id)
+        {
+            if let Some(why) = text.strip_prefix("stale: ") {
+                self.stale[i] = Some(why.to_string());
+            }
+            return (i, text, self.units[i].read(text));
+        }
+        if let Some(rest) = line.strip_prefix("jail: ") {
+            self.ended_line(rest);
+            return (0, line, None);
+        }
+        if let Some(why) = line.strip_prefix("stale: ") {
+            self.stale[0] = Some(why.to_string());
+        }
+        (0, line, self.units[0].read(line))
+    }
+
+    /// The host's `jail: ID exit N` or `jail: ID absent`.
+    fn ended_line(&mut self, rest: &str) {
+        let (id, end) = match (rest.split_once(" exit "), rest.strip_suffix(" absent")) {
+            (Some((id, n)), _) => (id, Some(n)),
+            (None, Some(id)) => (id, None),
+            (None, None) => return,
+        };
+        let Some(i) = self.running(id) else {
+            return;
+        };
+        self.ended[i] = true;
+        let r = &mut self.units[i];
+        match end {
+            Some("0") => {}
+            Some(JAIL_STALE) => {
+                r.status = Status::Stale;
+                r.message = Some(
+                    self.stale[i]
+                        .clone()
+                        .unwrap_or_else(|| "the facts changed".into()),
+                );
+            }
+            Some(n) => {
+                r.status = Status::Failed;
+                r.message = Some(format!("the jail's apply script failed (exit {n})"));
+            }
+            None => {
+                r.status = Status::Absent;
+                r.message = Some(
+                    "the jail is not running (jls -j found none): nothing in it was applied".into(),
+                );
+            }
+        }
+    }
+
+    /// Ends the connection with the script's exit status (or why it did
+    /// not run): the host's status, and that of every jail whose run did
+    /// not end.
+    pub(crate) fn finish(&mut self, result: Result<i32, (Status, String)>) {
+        let (jails, why) = match result {
+            Ok(0 | super::script::JAILS_STATUS) => (
+                Status::Failed,
+                "its run did not end (no `jail:` line from its host)".to_string(),
+            ),
+            Ok(super::script::STALE_STATUS) => {
+                let why = self.stale[0]
+                    .clone()
+                    .unwrap_or_else(|| "the facts changed".into());
+                self.units[0].status = Status::Stale;
+                self.units[0].message = Some(why);
+                (
+                    Status::Stale,
+                    "its host's plan is stale: nothing ran".to_string(),
+                )
+            }
+            Ok(code) => {
+                self.units[0].status = Status::Failed;
+                self.units[0].message = Some(format!("the apply script failed (exit {code})"));
+                (
+                    Status::Failed,
+                    "not run: its host's script stopped first".to_string(),
+                )
+            }
+            Err((status, why)) => {
+                self.units[0].status = status;
+                self.units[0].message = Some(why.clone());
+                (status, why)
+            }
+        };
+        for i in 1..self.units.len() {
+            if !self.ended[i] {
+                self.ended[i] = true;
+                self.units[i].status = jails;
+                self.units[i].message = Some(why.clone());
+            }
+        }
     }
 }
 
@@ -135,6 +285,7 @@ pub(crate) fn document(lines: &[String]) -> String {
 /// The whole run, as the last event.
 #[derive(Debug, Serialize)]
 pub(crate) struct Totals<'a> {
+    /// Every unit of the run: hosts and jails.
     pub hosts: usize,
     pub changed: usize,
     pub unchanged: usize,
@@ -143,6 +294,9 @@ pub(crate) struct Totals<'a> {
     pub failed_hosts: Vec<&'a str>,
     pub stale: Vec<&'a str>,
     pub unreachable: Vec<&'a str>,
+    /// Jails that were not running.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub absent: Vec<&'a str>,
 }
 
 pub(crate) fn totals(recaps: &[HostRecap]) -> Totals<'_> {
@@ -161,15 +315,21 @@ pub(crate) fn totals(recaps: &[HostRecap]) -> Totals<'_> {
         failed_hosts: named(Status::Failed),
         stale: named(Status::Stale),
         unreachable: named(Status::Unreachable),
+        absent: named(Status::Absent),
     }
 }
 
 /// The recap table: a row per host, then the messages of those that did
 /// not end `ok`.
 pub(crate) fn table(recaps: &[HostRecap]) -> String {
+    // A jail's row is indented under its host's.
+    let name = |r: &HostRecap| match r.parent {
+        Some(_) => format!("  {}", r.host),
+        None => r.host.clone(),
+    };
     let width = recaps
         .iter()
-        .map(|r| r.host.len())
+        .map(|r| name(r).len())
         .chain([4])
         .max()
         .unwrap_or(4);
@@ -184,7 +344,10 @@ pub(crate) fn table(recaps: &[HostRecap]) -> String {
         };
         out.push_str(&format!(
             "  {:<width$}  {:>7}  {:>9}  {:>6}  {status}\n",
-            r.host, r.changed, r.unchanged, r.failed
+            name(r),
+            r.changed,
+            r.unchanged,
+            r.failed
         ));
     }
     for r in recaps {

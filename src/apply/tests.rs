@@ -712,3 +712,142 @@ fn script_functions() -> String {
         .unwrap_or_else(|| panic!("no handlers call:\n{body}"))
         .to_string()
 }
+
+/// `jail_apply` under dash (POSIX sh, no pipefail), with `jls` and `jexec`
+/// as shell functions: every line the jail prints (stdout and stderr, the
+/// last one without its newline) comes out prefixed `|ID `, the status is
+/// the jail's script's (not awk's), a jail not running is `absent`, and a
+/// failed jail does not stop the next one; the script ends with status 4.
+#[test]
+fn jail_apply_prefixes_lines_and_keeps_the_status_under_dash() {
+    if std::process::Command::new("dash")
+        .arg("-c")
+        .arg(":")
+        .status()
+        .is_err()
+    {
+        eprintln!(
+            "notice: jail_apply_prefixes_lines_and_keeps_the_status_under_dash skipped: no dash"
+        );
+        return;
+    }
+    let jails = [
+        super::script::JailScript {
+            name: "a",
+            id: "a.h.example.org",
+            text: "echo one; echo 'jail: a.h.example.org exit 0'; printf 'err\\n' >&2; printf 'no newline'; exit 7",
+        },
+        super::script::JailScript {
+            name: "gone",
+            id: "gone.h.example.org",
+            text: "echo never",
+        },
+        super::script::JailScript {
+            name: "b",
+            id: "b.h.example.org",
+            text: "[ \"$BERYL_DRY_RUN\" = 1 ] && echo dry",
+        },
+    ];
+    let script = super::script::script_unit(
+        "h.example.org",
+        &[],
+        super::script::Options { prune: false },
+        None,
+        super::script::Unit {
+            own: true,
+            jails: &jails,
+        },
+    )
+    .unwrap();
+    // The stubs: a jail runs when it is not `gone`; jexec -l NAME env
+    // VAR=V /bin/sh -s runs stdin with VAR set.
+    let stubs = "jls() { [ \"$2\" != gone ]; }\n\
+                 jexec() { shift 3; env \"$1\" dash -s; }\n";
+    let script = script.replacen("set -u\n", &format!("set -u\n{stubs}"), 1);
+    let out = std::process::Command::new("dash")
+        .arg("-c")
+        .arg(&script)
+        .env("BERYL_DRY_RUN", "1")
+        .env("HOME", "/nonexistent")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let jail_lines: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with('|') || l.starts_with("jail: "))
+        .collect();
+    assert_eq!(
+        jail_lines,
+        [
+            "|a.h.example.org one",
+            "|a.h.example.org jail: a.h.example.org exit 0",
+            "|a.h.example.org err",
+            "|a.h.example.org no newline",
+            "jail: a.h.example.org exit 7",
+            "jail: gone.h.example.org absent",
+            "|b.h.example.org dry",
+            "jail: b.h.example.org exit 0",
+        ],
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(super::script::JAILS_STATUS),
+        "{stdout}"
+    );
+}
+
+/// A connection's lines split into units: a jail's prefixed lines are its
+/// own (a forged host line among them too), the host's `jail:` line ends
+/// it, and a line naming no running jail is the host's.
+#[test]
+fn demux_gives_each_unit_its_lines() {
+    use super::recap::{Demux, Status};
+    let mut d = Demux::new("h", &["a.h", "b.h"]);
+    for line in [
+        "apply h",
+        "= pkg",
+        "|a.h apply a.h",
+        "|a.h ~ user:dave",
+        "|a.h ! rc:forged FAILED: forged",
+        "|a.h jail: b.h exit 0",
+        "jail: a.h exit 0",
+        // After its end, a jail's prefix is no longer its own.
+        "|a.h ~ late",
+        "|b.h stale: the facts changed",
+        "jail: b.h exit 3",
+        "|c.h ~ nobody",
+        "apply: 0 changed, 1 unchanged, 0 failed",
+    ] {
+        d.read(line);
+    }
+    d.finish(Ok(super::script::JAILS_STATUS));
+    let got: Vec<(&str, Status, usize, usize, usize)> = d
+        .units
+        .iter()
+        .map(|u| (u.host.as_str(), u.status, u.changed, u.unchanged, u.failed))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("h", Status::Ok, 0, 1, 0),
+            ("a.h", Status::Ok, 1, 0, 1),
+            ("b.h", Status::Stale, 0, 0, 0),
+        ]
+    );
+    assert_eq!(d.units[2].message.as_deref(), Some("the facts changed"));
+    assert_eq!(d.units[1].parent.as_deref(), Some("h"));
+
+    // Unreachable: every unit; a host that stopped: its jails not run.
+    let mut d = Demux::new("h", &["a.h"]);
+    d.finish(Err((Status::Unreachable, "ssh: no route".into())));
+    assert!(d.units.iter().all(|u| u.status == Status::Unreachable));
+    let mut d = Demux::new("h", &["a.h"]);
+    d.read("jail: a.h absent");
+    d.finish(Ok(1));
+    assert_eq!(
+        (d.units[0].status, d.units[1].status),
+        (Status::Failed, Status::Absent)
+    );
+}

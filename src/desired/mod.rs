@@ -12,6 +12,7 @@ pub(crate) mod access;
 pub(crate) mod doas;
 pub(crate) mod require;
 pub(crate) mod sudoers;
+pub(crate) mod unit;
 
 use serde::Serialize;
 
@@ -63,13 +64,12 @@ pub fn build(fqdn: &str, c: &Compiled) -> Result<DesiredState, Diags> {
     build_with(fqdn, c, &[])
 }
 
-/// [`build`] for a host with its jails, each as its name in the inventory
-/// and its compiled config: the host lays out the rows that make and run
-/// them (issue 36; the apply slice's `desired::unit` builds on it).
-pub fn build_with(
+/// [`build`] of a host with its jails (issue 36): the host's kinds lay out
+/// the rows that make and run them from `jails` ([`Input::jails`]).
+pub(crate) fn build_with(
     fqdn: &str,
     c: &Compiled,
-    jails: &[(&str, &Compiled)],
+    jails: &[resource::Jailed<'_>],
 ) -> Result<DesiredState, Diags> {
     let login = access::login(&c.config, fqdn)?;
     let mut errors = require::release(c);
@@ -84,11 +84,7 @@ pub fn build_with(
     if !errors.is_empty() {
         return Err(errors);
     }
-    let jails: Vec<resource::Jailed<'_>> = jails
-        .iter()
-        .map(|(fqdn, compiled)| resource::Jailed { fqdn, compiled })
-        .collect();
-    Ok(layout(fqdn, c, login, &jails))
+    Ok(layout(fqdn, c, login, jails))
 }
 
 impl DesiredState {

@@ -13,7 +13,7 @@ use crate::diag::Diag;
 
 pub(super) fn run(
     args: &Args,
-    plans: &[Planned<'_>],
+    plans: &[&Planned<'_>],
     out: &mut dyn Write,
 ) -> Result<Outcome, Failure> {
     if let Some(dir) = &args.state_dir {
@@ -28,7 +28,7 @@ pub(super) fn run(
     let outcomes: Vec<Vec<StepOutcome>> = plans
         .iter()
         .zip(&snapshots)
-        .map(|(p, s)| diff::compare(&p.steps, s.as_ref().map(|s| &s.state), !args.no_prune))
+        .map(|(p, s)| diff::compare(&p.steps, s.as_ref().map(|s| &s.state), prune(args, p)))
         .collect();
     if let Some(path) = &args.out {
         save(args, path, plans, &snapshots, &outcomes)?;
@@ -52,6 +52,12 @@ pub(super) fn run(
     } else {
         Outcome::Ok
     })
+}
+
+/// Whether a unit's removals are planned: not with `--no-prune`, and not
+/// on a host only some of whose jails were selected.
+fn prune(args: &Args, p: &Planned<'_>) -> bool {
+    !args.no_prune && p.own
 }
 
 /// Each host's plan; with several hosts, the fleet footer after them.
@@ -83,7 +89,7 @@ fn text(args: &Args, reports: &[HostReport<'_>]) -> String {
 fn save(
     args: &Args,
     path: &std::path::Path,
-    plans: &[Planned<'_>],
+    plans: &[&Planned<'_>],
     snapshots: &[Option<Snapshot>],
     outcomes: &[Vec<StepOutcome>],
 ) -> Result<(), Failure> {
@@ -121,14 +127,16 @@ fn save(
                 facts_sha256: &s.sha256,
                 facts_script_sha256: &p.facts.sha256,
             };
-            Some(saved::host_plan(
+            let mut plan = saved::host_plan(
                 &p.host.fqdn,
                 &p.steps,
                 o,
-                !args.no_prune,
+                prune(args, p),
                 &stamp,
                 saved::Facts { text: &s.text },
-            ))
+            );
+            plan.parent.clone_from(&p.host.parent);
+            Some(plan)
         })
         .collect();
     let plan = saved::plan(env!("BERYL_VERSION"), hosts);
