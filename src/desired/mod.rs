@@ -141,7 +141,7 @@ fn layout(fqdn: &str, c: &Compiled, login: Login, jails: &[resource::Jailed<'_>]
         resources: resource::layout(&Input {
             fqdn,
             compiled: c,
-            jails,
+            jails: &resource::jail::start_order(jails),
         }),
     }
 }

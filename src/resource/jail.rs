@@ -152,6 +152,52 @@ fn components(root: &str, target: &str) -> Vec<String> {
 }
 
 /// Each jail of the host, running.
+/// A host's jails in the order they are started: each after the jails of
+/// the same host it names in `depend`, else in the inventory's order (a
+/// cycle, which the checks refuse, is broken at the first jail left).
+/// jail(8) resolves `depend` only among the jails of the one file it reads
+/// (usr.sbin/jail/state.c `dep_setup`: "depends on undefined jail"), and
+/// each jail has a file of its own under /etc/jail.conf.d, which rc.d/jail
+/// starts one `jail -c NAME` at a time in `jail_list`'s order
+/// (libexec/rc/rc.d/jail c96d5c97): so the order is beryl's, in
+/// `jail_list` and in the host's steps, never a `depend` line.
+pub(crate) fn start_order<'a>(jails: &[super::Jailed<'a>]) -> Vec<super::Jailed<'a>> {
+    let name = |j: &super::Jailed<'_>| {
+        j.compiled
+            .freebsd
+            .jail
+            .as_ref()
+            .map(|m| m.name.value.clone())
+            .unwrap_or_default()
+    };
+    let deps = |j: &super::Jailed<'_>| -> Vec<String> {
+        j.compiled
+            .freebsd
+            .jail
+            .as_ref()
+            .map(|m| m.depend.iter().map(|d| d.value.clone()).collect())
+            .unwrap_or_default()
+    };
+    let names: Vec<String> = jails.iter().map(name).collect();
+    let mut done: Vec<usize> = Vec::new();
+    while done.len() < jails.len() {
+        let left = |i: &usize| !done.contains(i);
+        let ready = (0..jails.len()).filter(left).find(|&i| {
+            deps(&jails[i]).iter().all(|d| {
+                names
+                    .iter()
+                    .position(|n| n == d)
+                    .is_none_or(|k| done.contains(&k))
+            })
+        });
+        match ready.or_else(|| (0..jails.len()).find(left)) {
+            Some(i) => done.push(i),
+            None => break,
+        }
+    }
+    done.into_iter().map(|i| jails[i]).collect()
+}
+
 pub(crate) fn layout(input: &Input<'_>) -> Vec<Resource> {
     super::items(input.jails.iter().filter_map(|j| {
         let jail = j.compiled.freebsd.jail.as_ref()?;

@@ -7,7 +7,7 @@
 //!   (usr.sbin/jail/jail.conf.5 @14992409: `exec.start = "/bin/sh
 //!   /etc/rc"`, `exec.stop = "/bin/sh /etc/rc.shutdown"`, `exec.clean`,
 //!   `mount.devfs`), then `path`, `host.hostname`, the addresses or the
-//!   VNET epair, `mount.fstab`, `depend`, the rctl rules as start and stop
+//!   VNET epair, `mount.fstab` (never `depend`: jail.rs `start_order`), the rctl rules as start and stop
 //!   hooks, and the parameters written. Every value is one single-quoted
 //!   string whose `'`, `\` and control bytes are backslash escapes, as
 //!   jaillex.l @086e0149 reads them (the single-quote rule and text2lval).
@@ -150,10 +150,8 @@ pub(crate) fn conf_text(fqdn: &str, jail: &Jail, hostname: &str) -> String {
     if !jail.mounts.is_empty() {
         out.push_str(&param("mount.fstab", &fstab_path(name)));
     }
-    if !jail.depend.is_empty() {
-        let list: Vec<String> = jail.depend.iter().map(|d| quote(&d.value)).collect();
-        out.push_str(&format!("\tdepend = {};\n", list.join(", ")));
-    }
+    // No `depend` line: jail(8) would look for the named jail in this file
+    // only, and fail ([`super::jail::start_order`] keeps the order instead).
     // The rules live and die with the jail: added before it is created,
     // removed after it is gone (rctl.c: `-a RULE`, `-r jail:NAME`, which
     // fails when nothing matched, hence `|| true`). freebsd-jails-2.md §1.

@@ -349,6 +349,7 @@ pub(crate) struct Input<'a> {
 
 /// A jail of the host being laid out: its name in the inventory and its
 /// compiled config (its `freebsd.jail` says how the host makes it).
+#[derive(Clone, Copy)]
 pub(crate) struct Jailed<'a> {
     pub fqdn: &'a str,
     pub compiled: &'a Compiled,

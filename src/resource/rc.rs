@@ -153,37 +153,14 @@ fn jails(input: &Input<'_>) -> Vec<(String, String)> {
     rc
 }
 
-/// The jails started at boot, each after those it depends on (a dependency
-/// not started at boot or a cycle, which the checks refuse, is ignored),
-/// else in the inventory's order.
+/// The jails started at boot, in [`super::jail::start_order`].
 pub(crate) fn boot_order(jails: &[super::Jailed<'_>]) -> Vec<String> {
-    let boot: Vec<(&str, Vec<&str>)> = jails
-        .iter()
+    super::jail::start_order(jails)
+        .into_iter()
         .filter_map(|j| j.compiled.freebsd.jail.as_ref())
         .filter(|j| j.boot.value)
-        .map(|j| {
-            (
-                j.name.value.as_str(),
-                j.depend.iter().map(|d| d.value.as_str()).collect(),
-            )
-        })
-        .collect();
-    let mut out: Vec<String> = Vec::new();
-    while out.len() < boot.len() {
-        let ready = boot.iter().find(|(name, deps)| {
-            !out.iter().any(|o| o == name)
-                && deps
-                    .iter()
-                    .all(|d| out.iter().any(|o| o == d) || !boot.iter().any(|(n, _)| n == d))
-        });
-        // A cycle: the first one left.
-        let next = ready.or_else(|| boot.iter().find(|(n, _)| !out.iter().any(|o| o == n)));
-        match next {
-            Some((name, _)) => out.push(name.to_string()),
-            None => break,
-        }
-    }
-    out
+        .map(|j| j.name.value.clone())
+        .collect()
 }
 
 impl Kind for Rc {

@@ -74,7 +74,6 @@ www {
 \tip4.addr = 'em0|192.0.2.21/24';
 \tip6.addr = 'em0|2001:db8::21/64';
 \tmount.fstab = '/etc/fstab.www';
-\tdepend = 'db';
 \texec.prestart += 'rctl -a jail:www:memoryuse:deny=2G';
 \texec.poststop += 'rctl -r jail:www || true';
 \tenforce_statfs = '2';
