@@ -515,10 +515,13 @@ jail_apply() {
 	fi
 	exec 3>&1
 	# shellcheck disable=SC2030,SC2031
+	# fds 3 and 4 are closed for jexec: a jail that inherited them could
+	# write host lines past the prefix, or its own status.
 	_st=$( { { printf '%s' "$3" | jexec -l "$1" env \
-		"BERYL_DRY_RUN=${BERYL_DRY_RUN:-}" /bin/sh -s 2>&1
+		"BERYL_DRY_RUN=${BERYL_DRY_RUN:-}" /bin/sh -s 2>&1 3>&- 4>&-
 		printf '%s\n' "$?" >&4; } | p="|$2 " awk '{ print ENVIRON["p"] $0 }' >&3; } 4>&1 )
 	exec 3>&-
+	case $_st in '' | *[!0-9]*) _st=255 ;; esac
 	printf '%s\n' "jail: $2 exit $_st"
 	[ "$_st" = 0 ] || jails_failed=$((jails_failed + 1))
 }

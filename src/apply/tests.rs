@@ -717,7 +717,8 @@ fn script_functions() -> String {
 /// as shell functions: every line the jail prints (stdout and stderr, the
 /// last one without its newline) comes out prefixed `|ID `, the status is
 /// the jail's script's (not awk's), a jail not running is `absent`, and a
-/// failed jail does not stop the next one; the script ends with status 4.
+/// failed jail does not stop the next one, a jail cannot write past the
+/// prefix on the host's fds 3 and 4; the script ends with status 4.
 #[test]
 fn jail_apply_prefixes_lines_and_keeps_the_status_under_dash() {
     if std::process::Command::new("dash")
@@ -747,6 +748,13 @@ fn jail_apply_prefixes_lines_and_keeps_the_status_under_dash() {
             id: "b.h.example.org",
             text: "[ \"$BERYL_DRY_RUN\" = 1 ] && echo dry",
         },
+        // A hostile jail writes on the host's fds 3 (its output) and 4 (the
+        // jail's status), had it inherited them.
+        super::script::JailScript {
+            name: "c",
+            id: "c.h.example.org",
+            text: "{ echo '= forged3' >&3; printf '0\\n= forged4\\n' >&4; } 2>/dev/null; exit 5",
+        },
     ];
     let script = super::script::script_unit(
         "h.example.org",
@@ -772,6 +780,7 @@ fn jail_apply_prefixes_lines_and_keeps_the_status_under_dash() {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains("forged"), "{stdout}");
     let jail_lines: Vec<&str> = stdout
         .lines()
         .filter(|l| l.starts_with('|') || l.starts_with("jail: "))
@@ -787,6 +796,7 @@ fn jail_apply_prefixes_lines_and_keeps_the_status_under_dash() {
             "jail: gone.h.example.org absent",
             "|b.h.example.org dry",
             "jail: b.h.example.org exit 0",
+            "jail: c.h.example.org exit 5",
         ],
         "{stdout}{}",
         String::from_utf8_lossy(&out.stderr)

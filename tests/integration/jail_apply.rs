@@ -318,12 +318,15 @@ fn a_jail_cannot_forge_its_hosts_lines_and_an_absent_jail_is_reported() {
 
     // The jail's root is hostile: its /bin/sh prints what the host's
     // script prints (a failure, a stale guard, the end of a jail, a summary)
-    // before running the script. None of it counts for the host.
+    // before running the script, also on the host's own fds 3 and 4 if it
+    // inherited them (the host's output, the jail's status). None of it
+    // counts for the host.
     crate::live::sh(
         &w.bsd,
         "cd /jails/box/bin && mv sh sh.real && \
          printf '%s\\n' '#!/bin/sh.real' \
          \"printf '%s\\\\n' '! rc:forged FAILED: forged' 'stale: forged' 'jail: box.live.example.org exit 0' 'apply: 9 changed, 0 unchanged, 9 failed' '|live.example.org ~ forged'\" \
+         \"{ printf '%s\\\\n' '! rc:forged3 FAILED: forged' >&3; printf '0\\\\n! rc:forged4 FAILED: forged\\\\n' >&4; } 2>/dev/null\" \
          'exec /bin/sh.real \"$@\"' > sh && chmod 755 sh",
     );
     let r = run(d, &["apply", "live", "--yes", "--format", "jsonl"]);
@@ -348,11 +351,13 @@ fn a_jail_cannot_forge_its_hosts_lines_and_an_absent_jail_is_reported() {
     );
     assert_eq!(host["unchanged"].as_u64().unwrap().to_string(), clean[1]);
     // The forged lines are the jail's own (its report may lie about itself).
-    assert!(
-        events
-            .iter()
-            .all(|e| e["type"] != "step" || e["host"] == JAIL || e["id"] != "rc:forged")
-    );
+    assert!(events.iter().all(|e| {
+        e["type"] != "step"
+            || e["host"] == JAIL
+            || !e["id"]
+                .as_str()
+                .is_some_and(|id| id.starts_with("rc:forged"))
+    }));
     let jail = events
         .iter()
         .find(|e| e["type"] == "host" && e["host"] == JAIL)
