@@ -221,11 +221,15 @@ fn one_connection_converges_a_host_and_its_jail() {
     // JSON Lines: the jail's events name it, its host event its parent.
     let r = run(d, &["apply", "live", "--yes", "--format", "jsonl"]);
     assert_eq!(r.status, 0, "{}{}", r.stdout, r.stderr);
+    let schema = crate::fleet_apply::schema("events.schema.json");
     let events: Vec<Value> = r
         .stdout
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
+    for e in &events {
+        crate::fleet_apply::valid(&schema, e, "event");
+    }
     let hosts: Vec<(&str, Option<&str>, &str)> = events
         .iter()
         .filter(|e| e["type"] == "host")
@@ -274,6 +278,11 @@ fn one_connection_converges_a_host_and_its_jail() {
         .map(|h| (h["host"].as_str().unwrap(), h["parent"].as_str()))
         .collect();
     assert_eq!(units, [(HOST, None), (JAIL, Some(HOST))]);
+    crate::fleet_apply::valid(
+        &crate::fleet_apply::schema("plan.schema.json"),
+        &plan,
+        "plan",
+    );
     jail_sh("pw usermod -n dave -c Later");
     let guarded = crate::live::ok(d, &["apply", "--plan", "plan.json", "--script", "box"]);
     let inside = w
