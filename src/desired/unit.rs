@@ -7,7 +7,6 @@
 //! connection: its inside steps and the host's rows that make and run it
 //! ([`jail_rows`]), never the host's other steps.
 
-use crate::apply::Step;
 use crate::compile::Compiled;
 
 /// The host-side kinds whose step id is `KIND:NAME`, NAME the jail's
@@ -25,26 +24,42 @@ pub(crate) fn jail_name(short: &str, c: &Compiled) -> String {
 }
 
 /// The dataset of a jail's root, when its `jail` mapping says.
-fn dataset(c: &Compiled) -> Option<&str> {
+pub(crate) fn dataset(c: &Compiled) -> Option<&str> {
     c.freebsd
         .jail
         .as_ref()
         .map(|j| j.dataset.name.value.as_str())
 }
 
-/// The host's steps that belong to the jails `jails` (name, compiled), in
-/// the host's order: what a selection of those jails alone runs on the
-/// host.
-pub(crate) fn jail_rows(host: Vec<Step>, jails: &[(&str, &Compiled)]) -> Vec<Step> {
-    host.into_iter()
-        .filter(|s| {
-            let Some((kind, id)) = s.id.split_once(':') else {
-                return false;
-            };
-            jails.iter().any(|(name, c)| {
-                (JAIL_KINDS.contains(&kind) && id == *name)
-                    || (kind == "zfs" && dataset(c) == Some(id))
-            })
-        })
-        .collect()
+/// Whether the host's step `id` (`KIND:ID`) belongs to one of the jails
+/// `jails` (jail(8) name, dataset of its root): what a selection of those
+/// jails alone runs on the host.
+pub(crate) fn is_jail_row(id: &str, jails: &[(&str, Option<&str>)]) -> bool {
+    let Some((kind, id)) = id.split_once(':') else {
+        return false;
+    };
+    jails.iter().any(|(name, dataset)| {
+        (JAIL_KINDS.contains(&kind) && id == *name) || (kind == "zfs" && *dataset == Some(id))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_jails_rows_are_its_kinds_by_its_name_and_its_dataset() {
+        let jails = [("www", Some("zroot/jails/www"))];
+        for yes in [
+            "jail_conf:www",
+            "jail:www",
+            "jail_base:www",
+            "zfs:zroot/jails/www",
+        ] {
+            assert!(is_jail_row(yes, &jails), "{yes}");
+        }
+        for no in ["jail:db", "pkg:www", "tz", "zfs:zroot/jails", "file:www"] {
+            assert!(!is_jail_row(no, &jails), "{no}");
+        }
+    }
 }

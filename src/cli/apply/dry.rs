@@ -42,7 +42,7 @@ pub(super) fn run(
     let text = match args.format {
         Format::Json => fleet::to_json(&reports),
         Format::Jsonl => fleet::to_jsonl(&reports),
-        Format::Text => text(args, &reports),
+        Format::Text => text(args, &reports, plans),
     };
     write_out(out, &text)?;
     let totals = fleet::fleet_summary(&reports).totals;
@@ -61,10 +61,19 @@ fn prune(args: &Args, p: &Planned<'_>) -> bool {
 }
 
 /// Each host's plan; with several hosts, the fleet footer after them.
-fn text(args: &Args, reports: &[HostReport<'_>]) -> String {
+fn text(args: &Args, reports: &[HostReport<'_>], plans: &[&Planned<'_>]) -> String {
     let mut out = String::new();
-    for r in reports {
+    for (r, p) in reports.iter().zip(plans) {
         let mut t = diff::to_text(r.host, r.steps, r.snapshot.is_some());
+        if let Some(parent) = &p.host.parent {
+            // Said under the jail's name: what its report is, and is not.
+            let note = format!(
+                "jail of {parent}: the steps run inside it, against its own snapshot; \
+                 the rows that make and run it are in {parent}'s report\n"
+            );
+            let at = t.find('\n').map_or(t.len(), |i| i + 1);
+            t.insert_str(at, &note);
+        }
         if r.snapshot.is_none()
             && let Some(dir) = &args.state_dir
         {

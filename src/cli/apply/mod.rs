@@ -301,13 +301,20 @@ pub(super) fn connections<'a>(
             let mut p = planned(host, c, steps, d.login, None)?;
             p.own = own;
             if !own {
-                let names: Vec<(String, &crate::compile::Compiled)> = jails
+                let names: Vec<(String, Option<&str>)> = jails
                     .iter()
-                    .map(|j| (desired::unit::jail_name(&j.short, of(&j.fqdn)), of(&j.fqdn)))
+                    .map(|j| {
+                        let c = of(&j.fqdn);
+                        (
+                            desired::unit::jail_name(&j.short, c),
+                            desired::unit::dataset(c),
+                        )
+                    })
                     .collect();
-                let names: Vec<(&str, &crate::compile::Compiled)> =
-                    names.iter().map(|(n, c)| (n.as_str(), *c)).collect();
-                p.steps = desired::unit::jail_rows(p.steps, &names);
+                let names: Vec<(&str, Option<&str>)> =
+                    names.iter().map(|(n, d)| (n.as_str(), *d)).collect();
+                p.steps
+                    .retain(|s| desired::unit::is_jail_row(&s.id, &names));
             }
             Ok(p)
         });

@@ -115,7 +115,7 @@ pub(super) fn apply(
     for (i, (c, (host, jails))) in conns.iter().zip(&held).enumerate() {
         let mut taken = fresh[i].iter();
         let host = decide(host, &c.host, &mut taken);
-        let jails: Vec<Result<Option<(&HostPlan, String)>, (Status, String)>> = c
+        let jails: Vec<Decided<'_>> = c
             .jails
             .iter()
             .zip(jails)
@@ -168,6 +168,9 @@ fn holds<'p>(saved: &'p HostPlan, p: &super::Planned<'_>) -> Result<&'p HostPlan
     saved::check(saved, &p.steps, &now).map(|()| saved)
 }
 
+/// What [`decide`] says of a unit.
+type Decided<'p> = Result<Option<(&'p HostPlan, String)>, (Status, String)>;
+
 /// Whether a unit runs: with its plan and the sha256 its guard holds it
 /// to (the facts just taken, or with `--script` the plan's own), without
 /// one (a host run only for its jails' rows), or refused and why. Takes the
@@ -176,7 +179,7 @@ fn decide<'p>(
     held: &Held<'p>,
     p: &super::Planned<'_>,
     taken: &mut std::slice::Iter<'_, Taken>,
-) -> Result<Option<(&'p HostPlan, String)>, (Status, String)> {
+) -> Decided<'p> {
     let saved = match held {
         Err(why) => return Err((Status::Stale, stale_reason(why))),
         Ok(None) => return Ok(None),
