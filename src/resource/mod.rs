@@ -356,6 +356,11 @@ pub(crate) struct Jailed<'a> {
 }
 
 impl Input<'_> {
+    /// Whether the unit laid out is a jail (it has a host: issue 36).
+    pub(crate) fn is_jail(&self) -> bool {
+        self.compiled.parent.is_some()
+    }
+
     /// The typed `freebsd` section.
     pub(crate) fn freebsd(&self) -> &FreeBsd {
         &self.compiled.freebsd

@@ -105,7 +105,11 @@ pub(crate) fn layout(input: &Input<'_>) -> Vec<Resource> {
         rc.push((v.name.value.clone(), v.value.value.clone()));
     }
     rc.extend(jails(input));
-    rc.push(("sshd_enable".into(), "YES".into()));
+    // beryl reaches a host by SSH; a jail through its host (jexec), so a
+    // jail gets no sshd of beryl's making (docs/jails.md).
+    if !input.is_jail() {
+        rc.push(("sshd_enable".into(), "YES".into()));
+    }
     if !f.disks.is_empty() {
         rc.push(("zfs_enable".into(), "YES".into()));
     }
