@@ -108,6 +108,7 @@ mod incremental;
 mod init;
 mod install;
 mod install_items;
+mod jail_fleet;
 mod jail_models;
 mod jails;
 mod keys;
