@@ -10,6 +10,8 @@
 //! | `beryl::classes::unused` | no host includes a class file (judged on the whole fleet only) |
 //! | `beryl::jail::ip4_duplicate`, `ip6_duplicate`, `mac_duplicate` | ([`Addresses`]) an address or MAC of two hosts' units (a host and its jails) |
 
+mod addresses;
+
 use std::collections::HashSet;
 
 use crate::compile::MergedDoc;
@@ -19,6 +21,8 @@ use crate::inventory::Inventory;
 use crate::merge::{Policy, Rule, tables};
 use crate::value::{Source, Span};
 
+pub(crate) use addresses::{Addresses, Family, Side, duplicates};
+
 crate::diag::codes! {
     /// The codes of the fleet-wide warnings, named after the stage whose
     /// input they are about.
@@ -27,6 +31,12 @@ crate::diag::codes! {
         RuleUnused = "beryl::merge::rule_unused", warning;
         /// A class file no host includes (judged on the whole fleet only).
         ClassUnused = "beryl::classes::unused", warning;
+        /// An IPv4 address (prefix ignored) given twice among a host and its jails, or across the fleet.
+        Ip4Duplicate = "beryl::jail::ip4_duplicate";
+        /// An IPv6 address (prefix ignored) given twice among a host and its jails, or across the fleet.
+        Ip6Duplicate = "beryl::jail::ip6_duplicate";
+        /// A VNET MAC address given twice among a host's jails, or across the fleet.
+        MacDuplicate = "beryl::jail::mac_duplicate";
     }
 }
 
@@ -130,60 +140,6 @@ impl Usage {
                      (`classes: [{name}]`), or delete the file"
                 )),
             );
-        }
-        out
-    }
-}
-
-/// The fleet's addresses (issue 36): each host's and jail's static IPv4
-/// and IPv6 addresses and VNET MACs ([`crate::desired::jails::Side`]), for
-/// the duplicates across the fleet. A duplicate inside one host and its
-/// jails is [`crate::desired::jails::check`]'s, so it is not reported
-/// again here: each duplicate is reported once, at both places.
-#[derive(Default)]
-pub(crate) struct Addresses {
-    sides: Vec<crate::desired::jails::Side>,
-}
-
-impl Addresses {
-    /// Adds a compiled host or jail.
-    pub(crate) fn add(&mut self, side: crate::desired::jails::Side) {
-        self.sides.push(side);
-    }
-
-    /// One error per address or MAC given again in another host's unit (a
-    /// host with its jails), labelled at the first writer (hosts by FQDN, each before its jails)
-    /// and at this one.
-    pub(crate) fn duplicates(&mut self) -> Diags {
-        use crate::desired::jails::{Family, duplicate};
-        use std::collections::HashMap;
-        // By host, the host before its jails: the first writer is the
-        // first in `beryl hosts` order of units.
-        let key = |s: &crate::desired::jails::Side| {
-            (
-                s.parent.clone().unwrap_or_else(|| s.fqdn.clone()),
-                s.parent.is_some(),
-                s.fqdn.clone(),
-            )
-        };
-        self.sides.sort_by_key(key);
-        let mut out = Vec::new();
-        for family in [Family::Ip4, Family::Ip6, Family::Mac] {
-            let mut seen = HashMap::new();
-            for s in &self.sides {
-                let unit = s.parent.as_deref().unwrap_or(&s.fqdn);
-                for (value, at) in family.values(s) {
-                    match seen.get(&value) {
-                        Some(&(first_unit, first)) if first_unit != unit => {
-                            out.push(duplicate(family, &value, first, (&s.fqdn, at)));
-                        }
-                        Some(_) => {}
-                        None => {
-                            seen.insert(value, (unit, (s.fqdn.as_str(), at)));
-                        }
-                    }
-                }
-            }
         }
         out
     }

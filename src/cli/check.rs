@@ -93,19 +93,29 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
     // selected are compiled for it, and only their sides kept.
     let extra = jails::others(&inventory.hosts, &hosts);
     let more = compile::compile_many(&compiler, &extra, |host, r| {
-        r.ok()
-            .map(|c| crate::desired::jails::Side::of(&host.fqdn, &c))
+        r.ok().map(|c| crate::lint::Side::of(&host.fqdn, &c))
     });
     for side in more.into_iter().flatten() {
         sides.push(side);
     }
-    found.extend(jails::units(&sides));
+    let mut unit = jails::units(&sides);
     for side in sides {
         if hosts.iter().any(|h| h.fqdn == side.fqdn) {
             addresses.add(side);
         }
     }
-    found.extend(addresses.duplicates());
+    unit.extend(addresses.duplicates());
+    found.extend(unit.into_iter().map(|mut d| {
+        let on: Vec<&str> = hosts
+            .iter()
+            .filter(|h| jails::names(&d.message, &h.fqdn))
+            .map(|h| h.fqdn.as_str())
+            .collect();
+        for fqdn in on {
+            d.found_on(fqdn);
+        }
+        d
+    }));
     let fleet = hosts.len() == inventory.hosts.len();
     // What no host uses can only be told once every host compiles.
     if every_host_compiles {
@@ -118,9 +128,10 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
 mod jails {
     use std::collections::BTreeMap;
 
-    use crate::desired::jails::{Side, check_sides};
+    use crate::desired::jails::check_sides;
     use crate::diag::Diags;
     use crate::inventory::Host;
+    use crate::lint::Side;
 
     /// The hosts of `all` that a unit of `selected` needs and that are not
     /// selected: a selected host's jails, a selected jail's host and
@@ -136,6 +147,16 @@ mod jails {
             .collect()
     }
 
+    /// Whether `message` names the host `fqdn` (as a word: not inside the
+    /// name of one of its jails).
+    pub(super) fn names(message: &str, fqdn: &str) -> bool {
+        message.match_indices(fqdn).any(|(i, _)| {
+            let before = message[..i].chars().next_back();
+            let after = message[i + fqdn.len()..].chars().next();
+            matches!(before, None | Some(' ')) && matches!(after, None | Some(' ' | ',' | ':'))
+        })
+    }
+
     /// The checks of each host that has jails, with them.
     pub(super) fn units(sides: &[Side]) -> Diags {
         let mut by_unit: BTreeMap<&str, (Option<&Side>, Vec<&Side>)> = BTreeMap::new();
@@ -148,7 +169,11 @@ mod jails {
         let mut out = Vec::new();
         for (host, mut js) in by_unit.into_values().filter_map(|(h, js)| Some((h?, js))) {
             js.sort_by(|a, b| a.fqdn.cmp(&b.fqdn));
-            out.extend(check_sides(host, &js));
+            // A unit's finding fails its host, and the jails it names.
+            out.extend(check_sides(host, &js).into_iter().map(|mut d| {
+                d.found_on(&host.fqdn);
+                d
+            }));
         }
         out
     }
@@ -163,7 +188,7 @@ struct Checked {
     /// shared with the compiler's caches).
     used: Option<(Vec<MergedDoc>, Vec<Span>)>,
     /// What the checks of a host with its jails need of it.
-    side: Option<crate::desired::jails::Side>,
+    side: Option<crate::lint::Side>,
 }
 
 fn check(host: &Host, compiled: Result<Compiled, Diags>) -> Checked {
@@ -173,7 +198,7 @@ fn check(host: &Host, compiled: Result<Compiled, Diags>) -> Checked {
             if let Err(e) = crate::validate::host(&host.fqdn, &c) {
                 diags.extend(e);
             }
-            let side = Some(crate::desired::jails::Side::of(&host.fqdn, &c));
+            let side = Some(crate::lint::Side::of(&host.fqdn, &c));
             Checked {
                 diags,
                 used: Some((c.levels, c.rules_used)),

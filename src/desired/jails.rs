@@ -7,27 +7,22 @@
 //! (and every jail, through its host), and callable by apply on the unit it
 //! converges: `desired::jails::check((fqdn, &host), &[(jail_fqdn, &jail), …])`.
 //! The checks read a [`Side`] of each compiled host (what they need, small
-//! enough for `check` to keep for a whole fleet); [`crate::lint`] reads the
-//! same sides for the fleet-wide duplicates.
+//! enough for `check` to keep for a whole fleet; defined in [`crate::lint`],
+//! which reads the same sides for the fleet-wide duplicates).
 
 use std::collections::HashMap;
 
 use crate::compile::Compiled;
 use crate::diag::{Diag, Diags};
 use crate::freebsd::jail as table;
-use crate::freebsd::names::{self, Ipv4, Ipv6};
+use crate::freebsd::names;
+use crate::lint::{self, Family, Side, duplicates};
 use crate::schema::{Jail, Located};
 use crate::value::Span;
 
 crate::diag::codes! {
     /// The codes of a host checked with its jails.
     pub(crate) enum Code in "jail" {
-        /// An IPv4 address (prefix ignored) given twice among a host and its jails, or across the fleet.
-        Ip4Duplicate = "ip4_duplicate";
-        /// An IPv6 address (prefix ignored) given twice among a host and its jails, or across the fleet.
-        Ip6Duplicate = "ip6_duplicate";
-        /// A VNET MAC address given twice among a host's jails, or across the fleet.
-        MacDuplicate = "mac_duplicate";
         /// An epair unit two VNET jails of one host use.
         EpairDuplicate = "epair_duplicate";
         /// A host name two jails of one host use.
@@ -47,117 +42,11 @@ crate::diag::codes! {
     }
 }
 
-/// What the checks need of one compiled host or jail.
-#[derive(Debug, Clone)]
-pub(crate) struct Side {
-    /// Its FQDN (a jail's is `NAME.PARENT`).
-    pub fqdn: String,
-    /// For a jail, its host's FQDN.
-    pub parent: Option<String>,
-    /// For a jail, its `jail` mapping.
-    pub jail: Option<Jail>,
-    /// A jail's host name (`freebsd.hostname`, or its FQDN).
-    pub hostname: Located<String>,
-    /// Static IPv4 addresses of the host's interfaces and bridges, or of the jail.
-    pub ip4: Vec<Located<String>>,
-    /// Static IPv6 addresses, likewise.
-    pub ip6: Vec<Located<String>>,
-    /// The host's bridges.
-    pub bridges: Vec<Located<String>>,
-    /// The rulesets `[NAME=N]` of the host's /etc/devfs.rules (`freebsd.files`).
-    pub devfs_rules: Vec<u32>,
-    /// The host's loader `kern.racct.enable` when it is 0.
-    pub racct_off: Option<Span>,
-    /// The host's own rc_conf rows that beryl derives from its jails.
-    pub rc_jail: Vec<Located<String>>,
-}
-
-/// The rc.conf variables beryl writes on a host with jails (rc.d/jail's
-/// `jail_enable` and `jail_list`; libexec/rc/rc.d/jail).
-const RC_DERIVED: &[&str] = &["jail_enable", "jail_list"];
-
-impl Side {
-    /// The side of a compiled host or jail.
-    pub(crate) fn of(fqdn: &str, c: &Compiled) -> Self {
-        let f = &c.freebsd;
-        let mut ip4 = Vec::new();
-        let mut ip6 = Vec::new();
-        let mut bridges = Vec::new();
-        if let Some(net) = &f.network {
-            for i in &net.interfaces {
-                if let Some(Located {
-                    value: Ipv4::Static(a),
-                    span,
-                }) = &i.ipv4
-                {
-                    ip4.push(Located::new(a.clone(), span.clone()));
-                }
-                if let Some(Located {
-                    value: Ipv6::Static(a),
-                    span,
-                }) = &i.ipv6
-                {
-                    ip6.push(Located::new(a.clone(), span.clone()));
-                }
-            }
-            for b in &net.bridges {
-                bridges.push(b.name.clone());
-                if let Some(Located {
-                    value: Ipv4::Static(a),
-                    span,
-                }) = &b.ipv4
-                {
-                    ip4.push(Located::new(a.clone(), span.clone()));
-                }
-            }
-        }
-        if let Some(j) = &f.jail {
-            ip4.extend(j.network.ip4.iter().filter(|a| a.value != "dhcp").cloned());
-            ip6.extend(j.network.ip6.iter().filter(|a| a.value != "slaac").cloned());
-        }
-        let devfs_rules = f
-            .files
-            .iter()
-            .filter(|m| m.path.value == "/etc/devfs.rules")
-            .filter_map(|m| m.content.as_deref())
-            .flat_map(table::rulesets_in)
-            .collect();
-        let racct_off = f
-            .loader
-            .iter()
-            .find(|t| t.name.value == "kern.racct.enable" && t.value.value.trim() == "0")
-            .map(|t| t.value.span.clone());
-        let rc_jail = f
-            .rc_conf
-            .iter()
-            .filter(|r| RC_DERIVED.contains(&r.name.value.as_str()))
-            .map(|r| r.name.clone())
-            .collect();
-        let hostname = f.hostname.clone().unwrap_or_else(|| {
-            Located::new(
-                fqdn.to_string(),
-                f.jail.as_ref().map(|j| j.span.clone()).unwrap_or_default(),
-            )
-        });
-        Side {
-            fqdn: fqdn.to_string(),
-            parent: c.parent.clone(),
-            jail: f.jail.clone(),
-            hostname,
-            ip4,
-            ip6,
-            bridges,
-            devfs_rules,
-            racct_off,
-            rc_jail,
-        }
-    }
-}
-
 /// A check of a host with its jails.
 pub(crate) struct Check {
+    /// Its code (`beryl::jail::…`).
     #[cfg_attr(not(test), expect(dead_code, reason = "documentation"))]
-    pub code: Code,
+    pub code: &'static str,
     /// What it checks, for docs/jails.md.
     #[cfg_attr(not(test), expect(dead_code, reason = "documentation"))]
     pub what: &'static str,
@@ -167,57 +56,57 @@ pub(crate) struct Check {
 /// The checks, in the order they report.
 pub(crate) const CHECKS: &[Check] = &[
     Check {
-        code: Code::Ip4Duplicate,
+        code: lint::Code::Ip4Duplicate.as_str(),
         what: "IPv4 addresses unique among the host and its jails (the prefix ignored)",
         run: |h, j, out| out.extend(duplicates(&unit(h, j), Family::Ip4)),
     },
     Check {
-        code: Code::Ip6Duplicate,
+        code: lint::Code::Ip6Duplicate.as_str(),
         what: "IPv6 addresses unique among the host and its jails",
         run: |h, j, out| out.extend(duplicates(&unit(h, j), Family::Ip6)),
     },
     Check {
-        code: Code::MacDuplicate,
+        code: lint::Code::MacDuplicate.as_str(),
         what: "VNET MAC addresses unique among the host's jails",
         run: |h, j, out| out.extend(duplicates(&unit(h, j), Family::Mac)),
     },
     Check {
-        code: Code::EpairDuplicate,
+        code: Code::EpairDuplicate.as_str(),
         what: "epair units unique among the host's jails",
         run: epairs,
     },
     Check {
-        code: Code::HostnameDuplicate,
+        code: Code::HostnameDuplicate.as_str(),
         what: "host.hostname unique among the host's jails",
         run: hostnames,
     },
     Check {
-        code: Code::RootDuplicate,
+        code: Code::RootDuplicate.as_str(),
         what: "no two jails with one name, root path or dataset",
         run: roots,
     },
     Check {
-        code: Code::BridgeUnknown,
+        code: Code::BridgeUnknown.as_str(),
         what: "a VNET jail's bridge is declared in its host's network.bridges",
         run: bridges,
     },
     Check {
-        code: Code::DevfsRuleset,
+        code: Code::DevfsRuleset.as_str(),
         what: "devfs_ruleset is a built-in ruleset or one of the host's /etc/devfs.rules",
         run: devfs,
     },
     Check {
-        code: Code::Racct,
+        code: Code::Racct.as_str(),
         what: "rctl rules need racct: refused when the host's loader sets kern.racct.enable=0",
         run: racct,
     },
     Check {
-        code: Code::Depend,
+        code: Code::Depend.as_str(),
         what: "depend names a jail of the same host, without a cycle",
         run: depend,
     },
     Check {
-        code: Code::RcConflict,
+        code: Code::RcConflict.as_str(),
         what: "the host's own rc_conf does not write jail_enable or jail_list",
         run: rc_conflict,
     },
@@ -248,92 +137,6 @@ pub(crate) fn check_sides(host: &Side, jails: &[&Side]) -> Diags {
 
 fn unit<'a>(host: &'a Side, jails: &[&'a Side]) -> Vec<&'a Side> {
     std::iter::once(host).chain(jails.iter().copied()).collect()
-}
-
-/// What a duplicate is counted in.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Family {
-    Ip4,
-    Ip6,
-    Mac,
-}
-
-impl Family {
-    fn code(self) -> Code {
-        match self {
-            Family::Ip4 => Code::Ip4Duplicate,
-            Family::Ip6 => Code::Ip6Duplicate,
-            Family::Mac => Code::MacDuplicate,
-        }
-    }
-
-    fn what(self) -> &'static str {
-        match self {
-            Family::Ip4 => "IPv4 address",
-            Family::Ip6 => "IPv6 address",
-            Family::Mac => "MAC address",
-        }
-    }
-
-    /// The values of a side, each as compared (an address without its
-    /// prefix, in its canonical form).
-    pub(crate) fn values(self, s: &Side) -> Vec<(String, &Located<String>)> {
-        match self {
-            Family::Ip4 => s
-                .ip4
-                .iter()
-                .filter_map(|a| Some((names::ipv4_cidr(&a.value).ok()?.0.to_string(), a)))
-                .collect(),
-            Family::Ip6 => s
-                .ip6
-                .iter()
-                .filter_map(|a| Some((names::ipv6_cidr(&a.value).ok()?.0.to_string(), a)))
-                .collect(),
-            Family::Mac => s
-                .jail
-                .iter()
-                .filter_map(|j| j.network.vnet.as_ref())
-                .map(|v| (v.mac.value.to_ascii_lowercase(), &v.mac))
-                .collect(),
-        }
-    }
-}
-
-/// One diagnostic per value given again, labelled at the first writer and
-/// at this one.
-pub(crate) fn duplicate(
-    family: Family,
-    value: &str,
-    (first, first_at): (&str, &Located<String>),
-    (second, second_at): (&str, &Located<String>),
-) -> Diag {
-    let what = family.what();
-    Diag::new(
-        family.code(),
-        format!("the {what} {value} is given to both {first} and {second}"),
-    )
-    .label(&second_at.span, format!("{what} of {second}"))
-    .label(&first_at.span, format!("first given to {first}"))
-    .help(format!(
-        "give each host and jail its own {what}; two on one network make both unreachable in turn"
-    ))
-}
-
-/// The duplicates among `sides`: the first writer and each later one.
-pub(crate) fn duplicates(sides: &[&Side], family: Family) -> Diags {
-    let mut seen: HashMap<String, (&str, &Located<String>)> = HashMap::new();
-    let mut out = Vec::new();
-    for s in sides {
-        for (v, at) in family.values(s) {
-            match seen.get(&v) {
-                Some(first) => out.push(duplicate(family, &v, *first, (&s.fqdn, at))),
-                None => {
-                    seen.insert(v, (&s.fqdn, at));
-                }
-            }
-        }
-    }
-    out
 }
 
 /// Pairs of jails with the same key: `(first, second)` for each repeat.
@@ -630,7 +433,7 @@ mod tests {
 
     #[test]
     fn every_code_is_one_row() {
-        let mut codes: Vec<&str> = CHECKS.iter().map(|c| c.code.as_str()).collect();
+        let mut codes: Vec<&str> = CHECKS.iter().map(|c| c.code).collect();
         codes.sort_unstable();
         codes.dedup();
         assert_eq!(codes.len(), CHECKS.len());

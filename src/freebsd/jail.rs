@@ -285,6 +285,14 @@ pub(crate) const DERIVED: &[Derived] = &[
         name: "depend",
         field: "jail.depend",
     },
+    Derived {
+        name: "osrelease",
+        field: "nothing: a jail runs on its host's kernel, and gets its release",
+    },
+    Derived {
+        name: "osreldate",
+        field: "nothing: a jail runs on its host's kernel, and gets its release",
+    },
 ];
 
 /// The row of `name`, if beryl accepts it.
