@@ -255,14 +255,20 @@ impl Compiler<'_> {
                 parent: host.parent.clone(),
             });
         }
-        // A jail's `jail` defaults read its host's pool and interfaces.
-        let jailed = match &host.parent {
-            Some(fqdn) => Some(
-                self.parent_config(fqdn)
-                    .map(|p| crate::schema::Jailed::of(&host.short, fqdn, &p))?,
-            ),
-            None => None,
-        };
+        // A jail's `jail` defaults read its host's pool and interfaces; a
+        // host that fails (reported as its own) leaves zfsboot's defaults,
+        // so that a jail that reads nothing of it still compiles.
+        let jailed = host
+            .parent
+            .as_ref()
+            .map(|fqdn| match self.parent_config(fqdn) {
+                Ok(p) => crate::schema::Jailed::of(&host.short, fqdn, &p),
+                Err(_) => crate::schema::Jailed::of(
+                    &host.short,
+                    fqdn,
+                    &Node::synthetic(crate::value::Value::Null),
+                ),
+            });
         match super::complete_in(
             merged,
             references,

@@ -10,6 +10,7 @@
 
 pub(crate) mod access;
 pub(crate) mod doas;
+pub(crate) mod jails;
 pub(crate) mod require;
 pub(crate) mod sudoers;
 pub(crate) mod unit;

@@ -285,6 +285,14 @@ pub(crate) const DERIVED: &[Derived] = &[
         name: "depend",
         field: "jail.depend",
     },
+    Derived {
+        name: "osrelease",
+        field: "nothing: a jail runs on its host's kernel, and gets its release",
+    },
+    Derived {
+        name: "osreldate",
+        field: "nothing: a jail runs on its host's kernel, and gets its release",
+    },
 ];
 
 /// The row of `name`, if beryl accepts it.
@@ -557,6 +565,15 @@ mod tests {
         assert_eq!(derived("exec.start").map(|d| d.name), Some("exec."));
         assert!(derived("exec.clean").is_none());
         assert_eq!(derived("path").map(|d| d.name), Some("path"));
+        // What is fixed at creation is derived, never a parameter of yours;
+        // jail(8)'s own parameters change nothing in a running jail.
+        for name in FIXED_AT_CREATION {
+            assert!(derived(name).is_some() && param(name).is_none(), "{name}");
+        }
+        for p in PARAMS {
+            let conf = p.source == CONFIG;
+            assert_eq!(p.live == Live::Conf, conf, "{}", p.name);
+        }
         assert_eq!(
             rulesets_in("# x\n[ours=10]\nadd hide\n[b = 11] # c\n"),
             [10, 11]

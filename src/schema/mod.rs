@@ -35,8 +35,8 @@ pub(crate) use jail::Jailed;
 #[cfg(test)]
 pub(crate) use model::Raid;
 pub(crate) use model::{
-    FileSource, FreeBsd, Install, Ipv4, Ipv6, Located, ManagedFile, SshdMatch, SshdSetting, User,
-    UserState,
+    FileSource, FreeBsd, Install, Ipv4, Ipv6, Jail, Located, ManagedFile, SshdMatch, SshdSetting,
+    User, UserState,
 };
 // Issue 36: the jail model, read by the jail kinds (src/resource/jail*.rs).
 #[cfg(test)]

@@ -109,6 +109,7 @@ mod init;
 mod install;
 mod install_items;
 mod jail_apply;
+mod jail_fleet;
 mod jail_models;
 mod jails;
 mod keys;
