@@ -41,7 +41,7 @@ pub(crate) use model::{
 // Issue 36: the jail model, read by the jail kinds (src/resource/jail*.rs).
 #[cfg(test)]
 pub(crate) use model::{Dataset, JailBase, JailMount, JailNetwork, JailParam, Vnet};
-pub(crate) use model::{Jail, JailLayout, JailRestart};
+pub(crate) use model::{JailLayout, JailRestart};
 
 crate::diag::codes! {
     /// The error codes of this stage.

@@ -107,9 +107,9 @@ fn generate(root: &Path, hosts: usize) {
             let mut text = String::from("freebsd:\n  jail:\n    network:\n");
             write!(text, "      ip4: [{a4}/32]\n      ip6: [{a6}/64]\n").unwrap();
             if j > 3 {
-                write!(
+                writeln!(
                     text,
-                    "      vnet: {{bridge: bridge0, epair: {j}, mac: \"{mac}\"}}\n"
+                    "      vnet: {{bridge: bridge0, epair: {j}, mac: \"{mac}\"}}"
                 )
                 .unwrap();
             }
