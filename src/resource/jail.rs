@@ -30,7 +30,7 @@ use serde::Serialize;
 
 use super::state::State;
 use super::verdict::{Action, Verdict, change};
-use super::{Input, Kind, Prune, Resource, Shell};
+use super::{Input, Kind, Prune, Record, Resource, Shell};
 use crate::fsutil::sha256_hex;
 use crate::schema::{Jail as Model, JailRestart};
 use crate::shell::{QuoteError, word as w};
@@ -122,6 +122,20 @@ fn printed(name: &str, value: &str) -> String {
             None => format!("no{name}"),
         },
         _ => format!("{name}={value}"),
+    }
+}
+
+/// The name `jls -n` is asked for a live word (`P=V` → `P`; a boolean's
+/// `noP` or `a.noP` → `P` or `a.P`: jls.c prints a boolean as its name or
+/// its "no" name, the `no` on the last component). The facts print each
+/// answer under this name.
+pub(crate) fn asked(word: &str) -> String {
+    if let Some((name, _)) = word.split_once('=') {
+        return name.to_string();
+    }
+    match word.rsplit_once('.') {
+        Some((head, last)) => format!("{head}.{}", last.strip_prefix("no").unwrap_or(last)),
+        None => word.strip_prefix("no").unwrap_or(word).to_string(),
     }
 }
 
@@ -289,17 +303,9 @@ impl Kind for Jail {
         );
         let mut params = Vec::new();
         for p in &j.live {
-            let pname = p.split_once('=').map_or(p.as_str(), |(n, _)| n);
-            // A boolean's `jls -n` name is the parameter's own (`persist`
-            // for `nopersist`: the `no` is on the last component).
-            let asked = match pname.rsplit_once('.') {
-                Some((head, last)) => format!("{head}.{}", last.strip_prefix("no").unwrap_or(last)),
-                None if !p.contains('=') => pname.strip_prefix("no").unwrap_or(pname).to_string(),
-                None => pname.to_string(),
-            };
             params.push(format!(
                 "[ \"$(jls -j {name} -n {} 2>/dev/null)\" = {} ]",
-                w(&asked)?,
+                w(&asked(p))?,
                 w(p)?
             ));
         }
@@ -340,6 +346,11 @@ impl Kind for Jail {
         })
     }
 
+    /// As the step's check and change decide ([`Jail::shell`]): not
+    /// running → started; started from another conf (no start digest of
+    /// this conf in `NAME.start`, none acknowledged in `NAME.pending`) → the
+    /// restart, or with `restart: never` its note; a live parameter whose
+    /// `jls -n` word differs → `jail -m`, each parameter its own line.
     fn judge(j: &Jail, s: &State) -> Verdict {
         let Some(have) = s.jails.get(&j.name).filter(|h| h.running) else {
             return Verdict::new(
@@ -349,31 +360,47 @@ impl Kind for Jail {
             );
         };
         let mut changes = Vec::new();
-        let acknowledged = have.pending.as_deref() == Some(j.key.as_str());
-        if have.started.as_deref() != Some(j.key.as_str()) && !acknowledged {
-            changes.push(change(
-                "started from",
-                have.started.as_deref().unwrap_or(""),
-                &j.key,
-            ));
+        let started = [have.started.as_deref(), have.pending.as_deref()];
+        let restart = !started.contains(&Some(j.key.as_str()));
+        if restart {
+            let what = if j.restart {
+                "restarted from this conf (jail -r, jail -c)"
+            } else {
+                "restart needed (restart: never)"
+            };
+            let from = match have.started.as_deref() {
+                Some(k) => format!("started from sha256:{}", short(k)),
+                None => "not started by beryl".to_string(),
+            };
+            changes.push(change("start", &from, what));
         }
         for p in &j.live {
-            let pname = p.split_once('=').map_or(p.as_str(), |(n, _)| n);
-            let seen = have.params.iter().find(|h| {
-                h.split_once('=').map_or(h.as_str(), |(n, _)| n) == pname
-                    || h.trim_start_matches("no") == pname.trim_start_matches("no")
-            });
-            if seen != Some(p) {
-                changes.push(change(pname, seen.map_or("", |v| v.as_str()), p));
+            let name = asked(p);
+            let seen = have.params.get(&name).map_or("", |v| v.as_str());
+            if seen != p {
+                changes.push(change(&format!("jail -m {name}"), seen, p));
             }
         }
-        let restart = changes.first().is_some_and(|c| c.field == "started from");
         let verdict = Verdict::update(changes, None);
         match (restart, j.restart) {
             (true, false) => verdict.with_note(RESTART),
             _ => verdict,
         }
     }
+
+    /// The facts ask `jls -n` for each live parameter: `NAME P…`.
+    fn query(j: &Jail) -> Option<Record> {
+        let asked: Vec<String> = j.live.iter().map(|p| asked(p)).collect();
+        Some(Record::new(
+            "jail_live",
+            format!("{} {}", j.name, asked.join(" ")),
+        ))
+    }
+}
+
+/// A digest's first 12 hex digits, as a report shows it.
+fn short(digest: &str) -> &str {
+    digest.get(..12).unwrap_or(digest)
 }
 
 #[cfg(test)]
