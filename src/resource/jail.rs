@@ -91,6 +91,10 @@ pub struct Jail {
     /// Every directory from the root down to each mount target, each of
     /// which must not be a symbolic link when the jail starts.
     pub mount_paths: Vec<String>,
+    /// Each mount target under the root, made before a start: jail(8)
+    /// refuses a missing one (command.c check_path: lstat of each component
+    /// below `path`, ENOENT is an error for a directory).
+    pub mount_targets: Vec<String>,
     /// Restarted by apply when what only a start reads changed.
     pub restart: bool,
 }
@@ -227,12 +231,18 @@ pub(crate) fn layout(input: &Input<'_>) -> Vec<Resource> {
             .flat_map(|m| components(&jail.path.value, &m.target.value))
             .collect();
         mount_paths.dedup();
+        let mount_targets = jail
+            .mounts
+            .iter()
+            .filter_map(|m| components(&jail.path.value, &m.target.value).pop())
+            .collect();
         Some(Jail {
             conf: super::jail_conf::conf_path(&name),
             path: jail.path.value.clone(),
             key: restart_key(&conf, fstab.as_deref(), &live),
             live,
             mount_paths,
+            mount_targets,
             restart: jail.restart.value == JailRestart::OnChange,
             name,
         })
@@ -318,9 +328,15 @@ impl Kind for Jail {
         if !j.mount_paths.is_empty() {
             let paths: Result<Vec<String>, QuoteError> =
                 j.mount_paths.iter().map(|p| w(p)).collect();
+            let targets: Result<Vec<String>, QuoteError> =
+                j.mount_targets.iter().map(|p| w(p)).collect();
+            // The targets are made only once no component is a link, and
+            // only while the jail is not running (nothing in it can plant
+            // one in between).
             safe = format!(
-                "for _p in {}; do if [ -L \"$_p\" ]; then printf '%s\\n' \"refused: $_p is a symbolic link: a mount there could land outside the jail\" >&2; return 1; fi; done",
-                paths?.join(" ")
+                "for _p in {}; do if [ -L \"$_p\" ]; then printf '%s\\n' \"refused: $_p is a symbolic link: a mount there could land outside the jail\" >&2; return 1; fi; done && mkdir -p {}",
+                paths?.join(" "),
+                targets?.join(" ")
             );
         }
         let record_start = format!(

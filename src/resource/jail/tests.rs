@@ -16,6 +16,7 @@ fn www(tmp: &Path) -> Jail {
             "enforce_statfs=2".into(),
         ],
         mount_paths: components(root, "/usr/local/www"),
+        mount_targets: vec![format!("{root}/usr/local/www")],
         restart: false,
     }
 }
@@ -65,6 +66,20 @@ fn a_stopped_jail_is_started_from_its_conf_and_its_start_remembered() {
     assert_eq!(started, "k1\n");
 }
 
+/// A mount target the base does not have is made before the start:
+/// jail(8) would refuse it (command.c check_path). Found in the harness:
+/// host01's jail www mounts /srv/www on /usr/local/www/site.
+#[test]
+fn a_missing_mount_target_is_made_before_the_start() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(tmp.path().join("jails/www")).unwrap();
+    let j = www(tmp.path());
+    let (ok, log, err) = run_change(tmp.path(), &j);
+    assert!(ok, "{err}");
+    assert!(tmp.path().join("jails/www/usr/local/www").is_dir());
+    assert_eq!(log, "-q -f /etc/jail.conf.d/www.conf -c www\n");
+}
+
 /// The attack: the jail's root (who owns its tree) plants a link where a
 /// nullfs mount will land; the host must not start the jail on it.
 #[test]
@@ -80,6 +95,7 @@ fn a_link_planted_on_a_mount_target_path_refuses_the_start() {
         assert!(!ok, "{planted}: started through a link");
         assert_eq!(log, "", "{planted}: jail(8) was run");
         assert!(err.contains("is a symbolic link"), "{planted}: {err}");
+        assert!(!Path::new("/etc/local").exists(), "made through the link");
     }
 }
 
