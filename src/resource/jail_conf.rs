@@ -130,12 +130,18 @@ pub(crate) fn conf_text(fqdn: &str, jail: &Jail, hostname: &str) -> String {
             let (a, b) = (format!("epair{n}a"), format!("epair{n}b"));
             out.push_str("\tvnet;\n");
             out.push_str(&param("vnet.interface", &b));
+            // The hooks name their tools by path: with exec.clean, jail(8)
+            // runs them with PATH=/bin:/usr/bin, which the login class may
+            // or may not widen (command.c run_command, freebsd-src
+            // @2a178238 index id 1427912018: `if (clean)` holds for
+            // commands on the host too). Found in the harness: `ifconfig:
+            // not found` in api's exec.prestart.
             // Made at start when absent (jib addm's idiom), the host side in
             // the bridge, both MACs set (if_epair.c @02f70f66: the default
             // ones change on every create); destroyed after stop, which
             // destroys both sides (epair_clone_destroy).
             let start = format!(
-                "ifconfig {a} >/dev/null 2>&1 || {{ ifconfig epair{n} create >/dev/null && ifconfig {a} ether {ma} up && ifconfig {b} ether {mb} && ifconfig {br} addm {a}; }}",
+                "/sbin/ifconfig {a} >/dev/null 2>&1 || {{ /sbin/ifconfig epair{n} create >/dev/null && /sbin/ifconfig {a} ether {ma} up && /sbin/ifconfig {b} ether {mb} && /sbin/ifconfig {br} addm {a}; }}",
                 ma = v.mac_host,
                 mb = v.mac.value,
                 br = v.bridge.value,
@@ -143,7 +149,7 @@ pub(crate) fn conf_text(fqdn: &str, jail: &Jail, hostname: &str) -> String {
             out.push_str(&format!("\texec.prestart += {};\n", quote(&start)));
             out.push_str(&format!(
                 "\texec.poststop += {};\n",
-                quote(&format!("ifconfig {a} destroy"))
+                quote(&format!("/sbin/ifconfig {a} destroy"))
             ));
         }
     }
@@ -158,13 +164,13 @@ pub(crate) fn conf_text(fqdn: &str, jail: &Jail, hostname: &str) -> String {
     for rule in &jail.rctl {
         out.push_str(&format!(
             "\texec.prestart += {};\n",
-            quote(&format!("rctl -a jail:{name}:{}", rule.value))
+            quote(&format!("/usr/bin/rctl -a jail:{name}:{}", rule.value))
         ));
     }
     if !jail.rctl.is_empty() {
         out.push_str(&format!(
             "\texec.poststop += {};\n",
-            quote(&format!("rctl -r jail:{name} || true"))
+            quote(&format!("/usr/bin/rctl -r jail:{name} || true"))
         ));
     }
     for p in &jail.parameters {

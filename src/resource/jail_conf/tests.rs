@@ -74,8 +74,8 @@ www {
 \tip4.addr = 'em0|192.0.2.21/24';
 \tip6.addr = 'em0|2001:db8::21/64';
 \tmount.fstab = '/etc/fstab.www';
-\texec.prestart += 'rctl -a jail:www:memoryuse:deny=2G';
-\texec.poststop += 'rctl -r jail:www || true';
+\texec.prestart += '/usr/bin/rctl -a jail:www:memoryuse:deny=2G';
+\texec.poststop += '/usr/bin/rctl -r jail:www || true';
 \tenforce_statfs = '2';
 \tallow.raw_sockets;
 \tallow.noset_hostname;
@@ -104,11 +104,11 @@ fn a_vnet_jail_gets_its_epair_made_at_start_and_destroyed_after_stop() {
         "{text}"
     );
     assert!(
-        text.contains("exec.prestart += 'ifconfig epair3a >/dev/null 2>&1 || { ifconfig epair3 create >/dev/null && ifconfig epair3a ether 02:aa:bb:cc:dd:0a up && ifconfig epair3b ether 02:aa:bb:cc:dd:0b && ifconfig bridge0 addm epair3a; }';"),
+        text.contains("exec.prestart += '/sbin/ifconfig epair3a >/dev/null 2>&1 || { /sbin/ifconfig epair3 create >/dev/null && /sbin/ifconfig epair3a ether 02:aa:bb:cc:dd:0a up && /sbin/ifconfig epair3b ether 02:aa:bb:cc:dd:0b && /sbin/ifconfig bridge0 addm epair3a; }';"),
         "{text}"
     );
     assert!(
-        text.contains("exec.poststop += 'ifconfig epair3a destroy';"),
+        text.contains("exec.poststop += '/sbin/ifconfig epair3a destroy';"),
         "{text}"
     );
     assert!(!text.contains("ip4.addr"), "{text}");
