@@ -111,6 +111,7 @@ mod install_items;
 mod jail_apply;
 mod jail_models;
 mod jails;
+mod jails_live;
 mod keys;
 mod live;
 mod lookup;
