@@ -359,3 +359,79 @@ fn a_removed_jail_is_destroyed_only_when_beryl_made_it_and_a_hand_made_one_is_le
     assert_eq!(r.status, 0, "{}{}", r.stdout, r.stderr);
     assert_eq!(row(&r.stdout, HOST)[0], "0", "{}", r.stdout);
 }
+
+/// Timings (issue 36 "Proof"), run only with `BERYL_JAILS_TIMING=N`: the
+/// host `live` with N jails (an address each), from nothing to converged
+/// in one apply, then a re-apply that changes nothing, both over one ssh
+/// connection, and beryl's own share (compiling the N+1 units and writing
+/// the script, `apply live --script`). The binary is
+/// `BERYL_JAILS_TIMING_BIN` (a release build) when set. Prints the wall
+/// times; asserts only that each run did what it must (no timing
+/// assertion in `cargo test`).
+#[test]
+fn timing_a_host_and_n_jails() {
+    let test = "timing_a_host_and_n_jails";
+    let Some(n) = std::env::var("BERYL_JAILS_TIMING")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    else {
+        return;
+    };
+    let Some((dir, w)) = wired(test) else {
+        return;
+    };
+    let d = dir.path();
+    let jails = d.join("inventory/example.org/live.jails");
+    for f in ["web", "app", "data"] {
+        fs::remove_file(jails.join(format!("{f}.yml"))).unwrap();
+    }
+    for i in 0..n {
+        fs::write(
+            jails.join(format!("j{i:02}.yml")),
+            format!(
+                "freebsd:\n  hostname: j{i:02}.example.org\n  jail:\n    network:\n      interface: vtnet0\n      ip4: [192.0.2.{}/24]\n",
+                100 + i
+            ),
+        )
+        .unwrap();
+    }
+    let bin = std::env::var("BERYL_JAILS_TIMING_BIN")
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_beryl").to_string());
+    let home = d.join("home");
+    fs::create_dir_all(&home).unwrap();
+    let timed = |a: &[&str]| {
+        let start = std::time::Instant::now();
+        let out = std::process::Command::new(&bin)
+            .args(["--color", "never"])
+            .args(a)
+            .args(SSH_OPTIONS)
+            .current_dir(d)
+            .env("NO_COLOR", "1")
+            .env("HOME", &home)
+            .output()
+            .unwrap();
+        let took = start.elapsed();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (took, stdout)
+    };
+    let (script, _) = timed(&["apply", "live", "--script"]);
+    let before = sessions(&w);
+    let (first, out) = timed(&["apply", "live", "--yes"]);
+    assert_eq!(sessions(&w), before + 1, "one ssh session");
+    let recap = out.split("\nRecap:\n").nth(1).unwrap_or_default();
+    assert_eq!(recap.lines().filter(|l| l.ends_with(" ok")).count(), n + 1);
+    let (again, out) = timed(&["apply", "live", "--yes", "--exit-code"]);
+    for i in 0..n {
+        assert_eq!(row(&out, &format!("j{i:02}.live.example.org"))[0], "0");
+    }
+    let (script_again, _) = timed(&["apply", "live", "--script"]);
+    eprintln!(
+        "TIMING {n} jails ({bin}): script (compile + write) {script:.2?} / {script_again:.2?}; \
+         nothing -> converged {first:.2?}; no-change re-apply {again:.2?}"
+    );
+}
