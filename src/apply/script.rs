@@ -159,7 +159,7 @@ pub(crate) fn script_unit(
     // everything it reads is in place. Without the host's own steps, nothing
     // of its record is pruned (none of its steps would say what to keep).
     if unit.own {
-        out.push_str("\nprune_all\n");
+        out.push_str("\nprune_all\nforeign_jails\n");
     }
     if steps.iter().any(|s| !s.notify.is_empty())
         || (unit.own && opts.prune && super::prune::notifies())
@@ -363,6 +363,44 @@ prune_all() {
 		changed=$((changed + 1))
 		removed "$kind" "$id"
 	done < "$record"
+}
+
+# foreign_jails (issue 36): each jail of this host that runs (`jls name`;
+# a child jail, `PARENT.CHILD` in kern_jail.c kern_jail_set, is its
+# parent's business) or has a conf in /etc/jail.conf.d, and that neither
+# the config lays out ($desired) nor beryl's record holds: said, counted
+# unchanged, never touched. A name that is not plain is shown with `?` for
+# each other byte. The dry run says the same from the facts' `jails`.
+foreign_jails() {
+	_ours=$({ printf '%s\n' "$desired"; cat "$record" 2>/dev/null; } | sed -n 's/^jail \([^ ]*\).*/\1/p')
+	_all=$({
+		jls name 2>/dev/null | grep -v '\.'
+		for _f in /etc/jail.conf.d/*.conf; do
+			{ [ -e "$_f" ] || [ -L "$_f" ]; } || continue
+			_n=${_f##*/}
+			printf '%s\n' "${_n%.conf}"
+		done
+	} | sed '/^$/d' | sort -u)
+	_ifs=$IFS
+	IFS='
+'
+	set -f
+	for _n in $_all; do
+		case "
+$_ours
+" in
+		*"
+$_n
+"*) continue ;;
+		esac
+		case $_n in
+		*[!A-Za-z0-9_.-]*) _n=$(printf '%s' "$_n" | tr -c 'A-Za-z0-9_.-' '?') ;;
+		esac
+		printf '%s\n' "= jail:$_n kept: not made by beryl (not in its record); left alone"
+		unchanged=$((unchanged + 1))
+	done
+	set +f
+	IFS=$_ifs
 }
 
 # rcdefines FILE VAR: FILE exists and sets VAR.

@@ -30,7 +30,7 @@ use serde::Serialize;
 
 use super::state::State;
 use super::verdict::{Action, Verdict, change};
-use super::{Input, Kind, Prune, Resource, Shell};
+use super::{Input, Kind, Prune, Record, Resource, Shell};
 use crate::fsutil::sha256_hex;
 use crate::schema::{Jail as Model, JailRestart};
 use crate::shell::{QuoteError, word as w};
@@ -91,6 +91,10 @@ pub struct Jail {
     /// Every directory from the root down to each mount target, each of
     /// which must not be a symbolic link when the jail starts.
     pub mount_paths: Vec<String>,
+    /// Each mount target under the root, made before a start: jail(8)
+    /// refuses a missing one (command.c check_path: lstat of each component
+    /// below `path`, ENOENT is an error for a directory).
+    pub mount_targets: Vec<String>,
     /// Restarted by apply when what only a start reads changed.
     pub restart: bool,
 }
@@ -122,6 +126,20 @@ fn printed(name: &str, value: &str) -> String {
             None => format!("no{name}"),
         },
         _ => format!("{name}={value}"),
+    }
+}
+
+/// The name `jls -n` is asked for a live word (`P=V` → `P`; a boolean's
+/// `noP` or `a.noP` → `P` or `a.P`: jls.c prints a boolean as its name or
+/// its "no" name, the `no` on the last component). The facts print each
+/// answer under this name.
+pub(crate) fn asked(word: &str) -> String {
+    if let Some((name, _)) = word.split_once('=') {
+        return name.to_string();
+    }
+    match word.rsplit_once('.') {
+        Some((head, last)) => format!("{head}.{}", last.strip_prefix("no").unwrap_or(last)),
+        None => word.strip_prefix("no").unwrap_or(word).to_string(),
     }
 }
 
@@ -213,12 +231,18 @@ pub(crate) fn layout(input: &Input<'_>) -> Vec<Resource> {
             .flat_map(|m| components(&jail.path.value, &m.target.value))
             .collect();
         mount_paths.dedup();
+        let mount_targets = jail
+            .mounts
+            .iter()
+            .filter_map(|m| components(&jail.path.value, &m.target.value).pop())
+            .collect();
         Some(Jail {
             conf: super::jail_conf::conf_path(&name),
             path: jail.path.value.clone(),
             key: restart_key(&conf, fstab.as_deref(), &live),
             live,
             mount_paths,
+            mount_targets,
             restart: jail.restart.value == JailRestart::OnChange,
             name,
         })
@@ -289,17 +313,9 @@ impl Kind for Jail {
         );
         let mut params = Vec::new();
         for p in &j.live {
-            let pname = p.split_once('=').map_or(p.as_str(), |(n, _)| n);
-            // A boolean's `jls -n` name is the parameter's own (`persist`
-            // for `nopersist`: the `no` is on the last component).
-            let asked = match pname.rsplit_once('.') {
-                Some((head, last)) => format!("{head}.{}", last.strip_prefix("no").unwrap_or(last)),
-                None if !p.contains('=') => pname.strip_prefix("no").unwrap_or(pname).to_string(),
-                None => pname.to_string(),
-            };
             params.push(format!(
                 "[ \"$(jls -j {name} -n {} 2>/dev/null)\" = {} ]",
-                w(&asked)?,
+                w(&asked(p))?,
                 w(p)?
             ));
         }
@@ -312,9 +328,15 @@ impl Kind for Jail {
         if !j.mount_paths.is_empty() {
             let paths: Result<Vec<String>, QuoteError> =
                 j.mount_paths.iter().map(|p| w(p)).collect();
+            let targets: Result<Vec<String>, QuoteError> =
+                j.mount_targets.iter().map(|p| w(p)).collect();
+            // The targets are made only once no component is a link, and
+            // only while the jail is not running (nothing in it can plant
+            // one in between).
             safe = format!(
-                "for _p in {}; do if [ -L \"$_p\" ]; then printf '%s\\n' \"refused: $_p is a symbolic link: a mount there could land outside the jail\" >&2; return 1; fi; done",
-                paths?.join(" ")
+                "for _p in {}; do if [ -L \"$_p\" ]; then printf '%s\\n' \"refused: $_p is a symbolic link: a mount there could land outside the jail\" >&2; return 1; fi; done && mkdir -p {}",
+                paths?.join(" "),
+                targets?.join(" ")
             );
         }
         let record_start = format!(
@@ -340,6 +362,11 @@ impl Kind for Jail {
         })
     }
 
+    /// As the step's check and change decide ([`Jail::shell`]): not
+    /// running → started; started from another conf (no start digest of
+    /// this conf in `NAME.start`, none acknowledged in `NAME.pending`) → the
+    /// restart, or with `restart: never` its note; a live parameter whose
+    /// `jls -n` word differs → `jail -m`, each parameter its own line.
     fn judge(j: &Jail, s: &State) -> Verdict {
         let Some(have) = s.jails.get(&j.name).filter(|h| h.running) else {
             return Verdict::new(
@@ -349,31 +376,47 @@ impl Kind for Jail {
             );
         };
         let mut changes = Vec::new();
-        let acknowledged = have.pending.as_deref() == Some(j.key.as_str());
-        if have.started.as_deref() != Some(j.key.as_str()) && !acknowledged {
-            changes.push(change(
-                "started from",
-                have.started.as_deref().unwrap_or(""),
-                &j.key,
-            ));
+        let started = [have.started.as_deref(), have.pending.as_deref()];
+        let restart = !started.contains(&Some(j.key.as_str()));
+        if restart {
+            let what = if j.restart {
+                "restarted from this conf (jail -r, jail -c)"
+            } else {
+                "restart needed (restart: never)"
+            };
+            let from = match have.started.as_deref() {
+                Some(k) => format!("started from sha256:{}", short(k)),
+                None => "not started by beryl".to_string(),
+            };
+            changes.push(change("start", &from, what));
         }
         for p in &j.live {
-            let pname = p.split_once('=').map_or(p.as_str(), |(n, _)| n);
-            let seen = have.params.iter().find(|h| {
-                h.split_once('=').map_or(h.as_str(), |(n, _)| n) == pname
-                    || h.trim_start_matches("no") == pname.trim_start_matches("no")
-            });
-            if seen != Some(p) {
-                changes.push(change(pname, seen.map_or("", |v| v.as_str()), p));
+            let name = asked(p);
+            let seen = have.params.get(&name).map_or("", |v| v.as_str());
+            if seen != p {
+                changes.push(change(&format!("jail -m {name}"), seen, p));
             }
         }
-        let restart = changes.first().is_some_and(|c| c.field == "started from");
         let verdict = Verdict::update(changes, None);
         match (restart, j.restart) {
             (true, false) => verdict.with_note(RESTART),
             _ => verdict,
         }
     }
+
+    /// The facts ask `jls -n` for each live parameter: `NAME P…`.
+    fn query(j: &Jail) -> Option<Record> {
+        let asked: Vec<String> = j.live.iter().map(|p| asked(p)).collect();
+        Some(Record::new(
+            "jail_live",
+            format!("{} {}", j.name, asked.join(" ")),
+        ))
+    }
+}
+
+/// A digest's first 12 hex digits, as a report shows it.
+fn short(digest: &str) -> &str {
+    digest.get(..12).unwrap_or(digest)
 }
 
 #[cfg(test)]

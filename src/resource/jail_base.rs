@@ -13,7 +13,11 @@
 //!   `sha256 -q`, then awk on the MANIFEST's first two fields; beryl is
 //!   stricter: a set the MANIFEST does not list is refused, where the
 //!   script lets it pass), extracts it with `tar -xpf SET -C PATH` and sets
-//!   the marker. Only `base.txz`: bsdinstall's `jail` target installs no
+//!   the marker. The host's /etc/resolv.conf is copied in, as `bsdinstall
+//!   jail` does after its extraction (`cp /etc/resolv.conf $1/etc`): a base
+//!   has none, and the jail's first step (pkg's bootstrap) resolves names;
+//!   found in the harness ("No address record" in both jails of host01).
+//!   Only `base.txz`: bsdinstall's `jail` target installs no
 //!   kernel (usr.sbin/bsdinstall/scripts/jail @01ab86f7, DISTRIBUTIONS).
 //!   pkgbase is not done yet: a jail with `method: pkgbase` gets no step.
 //! - **Records:** none; the dataset is the zfs kind's.
@@ -109,7 +113,8 @@ impl Kind for JailBase {
 		_sum=$(sha256 -q \"$_d/base.txz\") &&
 		{{ [ \"$(awk '$1 == \"base.txz\" {{ print $2 }}' \"$_d/MANIFEST\")\" = \"$_sum\" ] ||
 			{{ printf '%s\\n' 'base.txz does not match its MANIFEST line' >&2; false; }}; }} &&
-		tar -xpf \"$_d/base.txz\" -C {path}
+		tar -xpf \"$_d/base.txz\" -C {path} &&
+		{{ [ ! -f /etc/resolv.conf ] || [ -L {resolv} ] || cp /etc/resolv.conf {resolv}; }}
 	_st=$?
 	rm -rf \"$_d\"
 	[ \"$_st\" -eq 0 ] && zfs set {marker} {ds}",
@@ -118,6 +123,7 @@ impl Kind for JailBase {
             manifest = w(&format!("{}/MANIFEST", b.site))?,
             set = w(&format!("{}/base.txz", b.site))?,
             marker = w(&format!("{MARKER}={}", b.release))?,
+            resolv = w(&format!("{}/etc/resolv.conf", b.path.trim_end_matches('/')))?,
         );
         Ok(Shell { check, change })
     }

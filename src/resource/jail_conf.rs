@@ -26,7 +26,7 @@
 
 use serde::Serialize;
 
-use super::state::State;
+use super::state::{State, Type};
 use super::verdict::{Action, Verdict, change};
 use super::{Input, Kind, Record, Resource, Shell};
 use crate::fsutil::sha256_hex;
@@ -130,12 +130,18 @@ pub(crate) fn conf_text(fqdn: &str, jail: &Jail, hostname: &str) -> String {
             let (a, b) = (format!("epair{n}a"), format!("epair{n}b"));
             out.push_str("\tvnet;\n");
             out.push_str(&param("vnet.interface", &b));
+            // The hooks name their tools by path: with exec.clean, jail(8)
+            // runs them with PATH=/bin:/usr/bin, which the login class may
+            // or may not widen (command.c run_command, freebsd-src
+            // @2a178238 index id 1427912018: `if (clean)` holds for
+            // commands on the host too). Found in the harness: `ifconfig:
+            // not found` in api's exec.prestart.
             // Made at start when absent (jib addm's idiom), the host side in
             // the bridge, both MACs set (if_epair.c @02f70f66: the default
             // ones change on every create); destroyed after stop, which
             // destroys both sides (epair_clone_destroy).
             let start = format!(
-                "ifconfig {a} >/dev/null 2>&1 || {{ ifconfig epair{n} create >/dev/null && ifconfig {a} ether {ma} up && ifconfig {b} ether {mb} && ifconfig {br} addm {a}; }}",
+                "/sbin/ifconfig {a} >/dev/null 2>&1 || {{ /sbin/ifconfig epair{n} create >/dev/null && /sbin/ifconfig {a} ether {ma} up && /sbin/ifconfig {b} ether {mb} && /sbin/ifconfig {br} addm {a}; }}",
                 ma = v.mac_host,
                 mb = v.mac.value,
                 br = v.bridge.value,
@@ -143,7 +149,7 @@ pub(crate) fn conf_text(fqdn: &str, jail: &Jail, hostname: &str) -> String {
             out.push_str(&format!("\texec.prestart += {};\n", quote(&start)));
             out.push_str(&format!(
                 "\texec.poststop += {};\n",
-                quote(&format!("ifconfig {a} destroy"))
+                quote(&format!("/sbin/ifconfig {a} destroy"))
             ));
         }
     }
@@ -158,13 +164,13 @@ pub(crate) fn conf_text(fqdn: &str, jail: &Jail, hostname: &str) -> String {
     for rule in &jail.rctl {
         out.push_str(&format!(
             "\texec.prestart += {};\n",
-            quote(&format!("rctl -a jail:{name}:{}", rule.value))
+            quote(&format!("/usr/bin/rctl -a jail:{name}:{}", rule.value))
         ));
     }
     if !jail.rctl.is_empty() {
         out.push_str(&format!(
             "\texec.poststop += {};\n",
-            quote(&format!("rctl -r jail:{name} || true"))
+            quote(&format!("/usr/bin/rctl -r jail:{name} || true"))
         ));
     }
     for p in &jail.parameters {
@@ -295,36 +301,79 @@ impl Kind for JailConf {
         })
     }
 
+    /// As the step's check decides: each file a plain file whose sha256 is
+    /// the text's; the report shows what differs as a diff of the lines
+    /// (the conf is no secret: 0644, and the facts read it as root only
+    /// where only root can change its directory).
     fn judge(j: &JailConf, s: &State) -> Verdict {
         let facts = s.jails.get(&j.name);
-        let have = facts.and_then(|f| f.conf.as_ref());
+        let mut files = vec![(
+            j.conf.as_str(),
+            j.conf_text.as_str(),
+            facts.and_then(|f| f.conf.as_ref()),
+        )];
+        if let Some((path, text)) = &j.fstab {
+            files.push((path, text, facts.and_then(|f| f.fstab.as_ref())));
+        }
         let mut changes = Vec::new();
-        match have {
-            None => return Verdict::new(Action::Create, vec![change("conf", "", &j.conf)], None),
-            Some(h) if h.sha256 != sha256_hex(&j.conf_text) => {
-                changes.push(change("conf", &h.sha256, &sha256_hex(&j.conf_text)))
-            }
-            Some(_) => {}
-        }
-        if let Some((_, text)) = &j.fstab {
-            let have = facts
-                .and_then(|f| f.fstab.as_ref())
-                .map(|f| f.sha256.clone());
-            if have.as_deref() != Some(sha256_hex(text).as_str()) {
-                changes.push(change(
-                    "fstab",
-                    &have.unwrap_or_default(),
-                    &sha256_hex(text),
+        let mut diffs = Vec::new();
+        let conf_absent = files[0].2.is_none();
+        for (path, text, have) in files {
+            let want = sha256_hex(text);
+            let Some(have) = have else {
+                changes.push(change(path, "absent", &format!("sha256:{}", short(&want))));
+                diffs.push(crate::textdiff::unified(
+                    "",
+                    text,
+                    Some(("/dev/null", path)),
+                    3,
                 ));
+                continue;
+            };
+            match have.kind {
+                Type::File | Type::Dir if have.sha256 == want => {}
+                Type::File | Type::Dir if !have.private => {
+                    changes.push(change(
+                        path,
+                        &format!("sha256:{}", short(&have.sha256)),
+                        &format!("sha256:{}", short(&want)),
+                    ));
+                    diffs.push(crate::textdiff::unified(
+                        &have.content,
+                        text,
+                        Some((&format!("{path} (current)"), &format!("{path} (desired)"))),
+                        3,
+                    ));
+                }
+                Type::File | Type::Dir => changes.push(change(
+                    path,
+                    &format!("sha256:{}", short(&have.sha256)),
+                    &format!("sha256:{}", short(&want)),
+                )),
+                // The check wants a plain file: the change puts one in the
+                // link's place (mv replaces the link, never follows it).
+                Type::Link => changes.push(change(path, "symbolic link", "file")),
+                Type::Untrusted => {
+                    changes.push(change(path, "in a directory others can write", "file"))
+                }
             }
         }
-        Verdict::update(changes, None)
+        let diff = (!diffs.is_empty()).then(|| diffs.concat());
+        if conf_absent {
+            return Verdict::new(Action::Create, changes, diff);
+        }
+        Verdict::update(changes, diff)
     }
 
     /// The facts look at every jail the config names.
     fn query(j: &JailConf) -> Option<Record> {
         Some(Record::new("jail", format!("{} {}", j.name, j.dataset)))
     }
+}
+
+/// A digest's first 12 hex digits, as a report shows it.
+fn short(digest: &str) -> &str {
+    digest.get(..12).unwrap_or(digest)
 }
 
 #[cfg(test)]

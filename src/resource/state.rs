@@ -135,13 +135,23 @@ pub(crate) struct State {
     pub jails: BTreeMap<String, Jail>,
 }
 
-/// A jail on the host (issue 36): the host side, as the `jail` kinds read it.
+/// A jail on the host (issue 36), as the facts script's `jails()` prints
+/// it: every jail beryl's config names or its record holds, in full; every
+/// other running jail or `/etc/jail.conf.d/NAME.conf` only as far as the
+/// report of jails beryl did not make needs it (running, and the conf's
+/// presence: `type` and no digest, never read).
 #[derive(Debug, Clone, Default, Deserialize)]
 pub(crate) struct Jail {
-    /// `jls -j NAME` exits 0.
+    /// It is in `jls name`'s list.
     #[serde(default)]
     pub running: bool,
-    /// `/etc/jail.conf.d/NAME.conf` and `/etc/fstab.NAME`; `null` when absent.
+    /// `jls -j NAME jid` and `jls -j NAME path` of a running jail.
+    #[serde(default)]
+    pub jid: Option<String>,
+    #[serde(default)]
+    pub path: Option<String>,
+    /// `/etc/jail.conf.d/NAME.conf` and `/etc/fstab.NAME`; `null` (or left
+    /// out) when absent.
     #[serde(default)]
     pub conf: Option<File>,
     #[serde(default)]
@@ -154,9 +164,10 @@ pub(crate) struct Jail {
     pub started: Option<String>,
     #[serde(default)]
     pub pending: Option<String>,
-    /// `jls -j NAME -n`'s words (`P=V`, `P`, `noP`) of a running jail.
+    /// What `jls -j NAME -n P` prints for each live parameter P the `jail`
+    /// step compares (`P=V`, `P` or `noP`; empty when jls refuses P), by P.
     #[serde(default)]
-    pub params: Vec<String>,
+    pub params: BTreeMap<String, String>,
 }
 
 /// Why a snapshot is not one of the host and script it is compared for.

@@ -112,6 +112,7 @@ mod jail_apply;
 mod jail_fleet;
 mod jail_models;
 mod jails;
+mod jails_live;
 mod keys;
 mod live;
 mod lookup;

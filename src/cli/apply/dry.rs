@@ -33,6 +33,14 @@ pub(super) fn run(
     if let Some(path) = &args.out {
         save(args, path, plans, &snapshots, &outcomes)?;
     }
+    // The jails beryl did not make, as apply reports them after its
+    // pruning: in the report, not in a saved plan (nothing is done to them).
+    let mut outcomes = outcomes;
+    for ((p, s), o) in plans.iter().zip(&snapshots).zip(&mut outcomes) {
+        if let Some(s) = s.as_ref().filter(|_| p.own) {
+            o.extend(diff::foreign_jails(&p.steps, &s.state));
+        }
+    }
     let reports: Vec<HostReport<'_>> = plans
         .iter()
         .zip(&snapshots)

@@ -16,6 +16,7 @@ fn www(tmp: &Path) -> Jail {
             "enforce_statfs=2".into(),
         ],
         mount_paths: components(root, "/usr/local/www"),
+        mount_targets: vec![format!("{root}/usr/local/www")],
         restart: false,
     }
 }
@@ -65,6 +66,20 @@ fn a_stopped_jail_is_started_from_its_conf_and_its_start_remembered() {
     assert_eq!(started, "k1\n");
 }
 
+/// A mount target the base does not have is made before the start:
+/// jail(8) would refuse it (command.c check_path). Found in the harness:
+/// host01's jail www mounts /srv/www on /usr/local/www/site.
+#[test]
+fn a_missing_mount_target_is_made_before_the_start() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(tmp.path().join("jails/www")).unwrap();
+    let j = www(tmp.path());
+    let (ok, log, err) = run_change(tmp.path(), &j);
+    assert!(ok, "{err}");
+    assert!(tmp.path().join("jails/www/usr/local/www").is_dir());
+    assert_eq!(log, "-q -f /etc/jail.conf.d/www.conf -c www\n");
+}
+
 /// The attack: the jail's root (who owns its tree) plants a link where a
 /// nullfs mount will land; the host must not start the jail on it.
 #[test]
@@ -80,6 +95,7 @@ fn a_link_planted_on_a_mount_target_path_refuses_the_start() {
         assert!(!ok, "{planted}: started through a link");
         assert_eq!(log, "", "{planted}: jail(8) was run");
         assert!(err.contains("is a symbolic link"), "{planted}: {err}");
+        assert!(!Path::new("/etc/local").exists(), "made through the link");
     }
 }
 
@@ -153,27 +169,107 @@ fn at_start_parameters_are_never_changed_live() {
     }
 }
 
-#[test]
-fn judge_reads_the_snapshot() {
-    let tmp = tempfile::tempdir().unwrap();
-    let j = www(tmp.path());
+/// A snapshot of `www` running, started from `started`, with these `jls
+/// -n` answers.
+fn running(started: &str, params: &[(&str, &str)]) -> State {
     let mut s = State::default();
-    assert_eq!(Jail::judge(&j, &s).action, Action::Create);
     s.jails.insert(
         "www".into(),
         crate::resource::state::Jail {
             running: true,
-            started: Some("k0".into()),
-            params: vec![
-                "host.hostname=www.example.org".into(),
-                "enforce_statfs=2".into(),
-            ],
+            started: Some(started.into()),
+            params: params
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
             ..Default::default()
         },
     );
-    let v = Jail::judge(&j, &s);
-    assert_eq!(v.action, Action::Update);
-    assert_eq!(v.note, Some(RESTART));
+    s
+}
+
+const CONVERGED: &[(&str, &str)] = &[
+    ("host.hostname", "host.hostname=www.example.org"),
+    ("enforce_statfs", "enforce_statfs=2"),
+];
+
+#[test]
+fn judge_says_start_when_the_jail_is_not_running() {
+    let tmp = tempfile::tempdir().unwrap();
+    let j = www(tmp.path());
+    let v = Jail::judge(&j, &State::default());
+    assert_eq!(v.action, Action::Create);
+    assert_eq!(v.changes[0].field, "running");
+    // Stopped, with a conf: still a start.
+    let mut s = running("k1", CONVERGED);
+    s.jails.get_mut("www").unwrap().running = false;
+    assert_eq!(Jail::judge(&j, &s).action, Action::Create);
+}
+
+#[test]
+fn judge_is_unchanged_when_started_from_this_conf_with_its_live_values() {
+    let tmp = tempfile::tempdir().unwrap();
+    let j = www(tmp.path());
+    let v = Jail::judge(&j, &running("k1", CONVERGED));
+    assert_eq!(v.action, Action::Noop, "{:?}", v.changes);
+    // A restart acknowledged (restart: never) is no change either.
+    let mut s = running("k0", CONVERGED);
     s.jails.get_mut("www").unwrap().pending = Some("k1".into());
     assert_eq!(Jail::judge(&j, &s).action, Action::Noop);
+}
+
+#[test]
+fn judge_says_jail_m_for_each_live_parameter_that_drifted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let j = www(tmp.path());
+    let s = running(
+        "k1",
+        &[
+            ("host.hostname", "host.hostname=www.example.org"),
+            ("enforce_statfs", "enforce_statfs=1"),
+        ],
+    );
+    let v = Jail::judge(&j, &s);
+    assert_eq!(v.action, Action::Update);
+    assert_eq!(v.changes.len(), 1, "{:?}", v.changes);
+    assert_eq!(v.changes[0].field, "jail -m enforce_statfs");
+    assert_eq!(v.changes[0].before, "enforce_statfs=1");
+    assert_eq!(v.changes[0].after, "enforce_statfs=2");
+    assert_eq!(v.note, None, "no restart for a live change");
+}
+
+#[test]
+fn judge_says_the_restart_when_started_from_another_conf() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut j = www(tmp.path());
+    let v = Jail::judge(&j, &running("k0", CONVERGED));
+    assert_eq!(v.action, Action::Update);
+    assert_eq!(v.changes[0].field, "start");
+    assert_eq!(v.changes[0].after, "restart needed (restart: never)");
+    assert_eq!(v.note, Some(RESTART));
+    j.restart = true;
+    let v = Jail::judge(&j, &running("k0", CONVERGED));
+    assert_eq!(
+        v.changes[0].after,
+        "restarted from this conf (jail -r, jail -c)"
+    );
+    assert_eq!(v.note, None);
+}
+
+#[test]
+fn a_boolean_is_asked_by_its_own_name() {
+    for (word, name) in [
+        ("persist", "persist"),
+        ("nopersist", "persist"),
+        ("allow.noraw_sockets", "allow.raw_sockets"),
+        ("allow.raw_sockets", "allow.raw_sockets"),
+        ("host.hostname=no.example", "host.hostname"),
+        ("enforce_statfs=2", "enforce_statfs"),
+    ] {
+        assert_eq!(asked(word), name, "{word}");
+    }
+    let j = www(Path::new("/j"));
+    let q = Jail::query(&j).unwrap();
+    assert_eq!(q.kind, "jail_live");
+    assert_eq!(q.id, "www host.hostname enforce_statfs");
 }

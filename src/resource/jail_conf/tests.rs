@@ -74,8 +74,8 @@ www {
 \tip4.addr = 'em0|192.0.2.21/24';
 \tip6.addr = 'em0|2001:db8::21/64';
 \tmount.fstab = '/etc/fstab.www';
-\texec.prestart += 'rctl -a jail:www:memoryuse:deny=2G';
-\texec.poststop += 'rctl -r jail:www || true';
+\texec.prestart += '/usr/bin/rctl -a jail:www:memoryuse:deny=2G';
+\texec.poststop += '/usr/bin/rctl -r jail:www || true';
 \tenforce_statfs = '2';
 \tallow.raw_sockets;
 \tallow.noset_hostname;
@@ -104,11 +104,11 @@ fn a_vnet_jail_gets_its_epair_made_at_start_and_destroyed_after_stop() {
         "{text}"
     );
     assert!(
-        text.contains("exec.prestart += 'ifconfig epair3a >/dev/null 2>&1 || { ifconfig epair3 create >/dev/null && ifconfig epair3a ether 02:aa:bb:cc:dd:0a up && ifconfig epair3b ether 02:aa:bb:cc:dd:0b && ifconfig bridge0 addm epair3a; }';"),
+        text.contains("exec.prestart += '/sbin/ifconfig epair3a >/dev/null 2>&1 || { /sbin/ifconfig epair3 create >/dev/null && /sbin/ifconfig epair3a ether 02:aa:bb:cc:dd:0a up && /sbin/ifconfig epair3b ether 02:aa:bb:cc:dd:0b && /sbin/ifconfig bridge0 addm epair3a; }';"),
         "{text}"
     );
     assert!(
-        text.contains("exec.poststop += 'ifconfig epair3a destroy';"),
+        text.contains("exec.poststop += '/sbin/ifconfig epair3a destroy';"),
         "{text}"
     );
     assert!(!text.contains("ip4.addr"), "{text}");
@@ -166,4 +166,100 @@ fn the_change_validates_the_staged_conf_before_it_replaces_the_old() {
         j.records(),
         vec![Record::new("jail", "www zroot/jails/www")]
     );
+}
+
+/// `www`'s files as the step wants them.
+fn want() -> JailConf {
+    let jail = www();
+    JailConf {
+        name: "www".into(),
+        dataset: "zroot/jails/www".into(),
+        conf: conf_path("www"),
+        conf_text: conf_text("www.host01.example.org", &jail, "www.example.org"),
+        fstab: fstab_text(&jail).map(|t| (fstab_path("www"), t)),
+    }
+}
+
+/// A file of the snapshot holding `text`.
+fn held(text: &str) -> crate::resource::state::File {
+    crate::resource::state::File {
+        sha256: sha256_hex(text),
+        mode: "0644".into(),
+        owner: "root".into(),
+        group: "wheel".into(),
+        content: text.into(),
+        ..Default::default()
+    }
+}
+
+fn with(conf: Option<crate::resource::state::File>, fstab: Option<&str>) -> State {
+    let mut s = State::default();
+    s.jails.insert(
+        "www".into(),
+        crate::resource::state::Jail {
+            conf,
+            fstab: fstab.map(held),
+            ..Default::default()
+        },
+    );
+    s
+}
+
+#[test]
+fn judge_creates_an_absent_conf_showing_its_lines() {
+    let j = want();
+    let v = JailConf::judge(&j, &State::default());
+    assert_eq!(v.action, Action::Create);
+    let diff = v.diff.unwrap();
+    assert!(
+        diff.starts_with("--- /dev/null\n+++ /etc/jail.conf.d/www.conf\n"),
+        "{diff}"
+    );
+    assert!(diff.contains("+\tpath = '/jails/www';\n"), "{diff}");
+    assert!(diff.contains("+++ /etc/fstab.www\n"), "{diff}");
+}
+
+#[test]
+fn judge_is_unchanged_when_both_files_hold_the_text() {
+    let j = want();
+    let s = with(Some(held(&j.conf_text)), Some(&j.fstab.as_ref().unwrap().1));
+    let v = JailConf::judge(&j, &s);
+    assert_eq!(v.action, Action::Noop, "{:?}", v.changes);
+}
+
+#[test]
+fn judge_shows_an_edited_conf_as_a_diff_of_its_lines() {
+    let j = want();
+    let edited = j
+        .conf_text
+        .replace("enforce_statfs = '2'", "enforce_statfs = '1'");
+    let s = with(Some(held(&edited)), Some(&j.fstab.as_ref().unwrap().1));
+    let v = JailConf::judge(&j, &s);
+    assert_eq!(v.action, Action::Update);
+    assert_eq!(v.changes.len(), 1);
+    assert_eq!(v.changes[0].field, "/etc/jail.conf.d/www.conf");
+    let diff = v.diff.unwrap();
+    assert!(
+        diff.contains("-\tenforce_statfs = '1';\n+\tenforce_statfs = '2';\n"),
+        "{diff}"
+    );
+    // A missing fstab is its own line, and its own diff.
+    let s = with(Some(held(&j.conf_text)), None);
+    let v = JailConf::judge(&j, &s);
+    assert_eq!(v.changes[0].field, "/etc/fstab.www");
+    assert_eq!(v.changes[0].before, "absent");
+}
+
+#[test]
+fn judge_replaces_a_link_where_the_conf_should_be() {
+    let j = want();
+    let link = crate::resource::state::File {
+        kind: Type::Link,
+        ..Default::default()
+    };
+    let s = with(Some(link), Some(&j.fstab.as_ref().unwrap().1));
+    let v = JailConf::judge(&j, &s);
+    assert_eq!(v.action, Action::Update);
+    assert_eq!(v.changes[0].before, "symbolic link");
+    assert!(v.diff.is_none());
 }

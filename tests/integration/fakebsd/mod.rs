@@ -836,11 +836,20 @@ impl FakeBsd {
     ///   those of `local_startup`, with `faststart` (libexec/rc/rc @b14e76ec:
     ///   `_boot="faststart"`, `run_rc_scripts`), so each enabled service
     ///   starts (rc.subr's gate skips the others, quietly with `fast`). The
-    ///   order is the directory's, not rcorder's.
+    ///   order is the directory's, not rcorder's;
+    /// - before them, rc.d/netif's clone_up (libexec/rc/network.subr
+    ///   @03ccfdd2, index id 737299908): each of `cloned_interfaces` made
+    ///   unless it exists (`ifconfig IF create`), then its `ifconfig_IF`
+    ///   arguments applied (ifconfig_up), so a bridge beryl declared exists
+    ///   after the boot, as a jail's epair joins it.
     pub fn boot(&self) -> Run {
         self.run_in_target(
             "for f in /etc/sysctl.conf /etc/sysctl.conf.local; do\n\
              \tif [ -r \"$f\" ]; then sysctl -i -f \"$f\" >/dev/null || :; fi\n\
+             done\n\
+             for i in $(sysrc -n cloned_interfaces 2>/dev/null); do\n\
+             \tifconfig \"$i\" >/dev/null 2>&1 || ifconfig \"$i\" create >/dev/null || continue\n\
+             \ta=$(sysrc -n \"ifconfig_$i\" 2>/dev/null) && [ -n \"$a\" ] && ifconfig \"$i\" $a\n\
              done\n\
              for f in /etc/rc.d/* /usr/local/etc/rc.d/*; do\n\
              \t[ -f \"$f\" ] && [ -x \"$f\" ] || continue\n\
