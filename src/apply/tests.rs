@@ -374,7 +374,7 @@ fn notify_handlers_run_once_after_the_steps() {
         "{script}"
     );
     assert!(
-        script.contains("\nprune_all\nhandlers\nsave_record\n"),
+        script.contains("\nprune_all\nforeign_jails\nhandlers\nsave_record\n"),
         "{script}"
     );
 }

@@ -145,11 +145,8 @@ pub(crate) struct Jail {
     /// It is in `jls name`'s list.
     #[serde(default)]
     pub running: bool,
-    /// `jls -j NAME jid` and `jls -j NAME path` of a running jail.
-    #[serde(default)]
-    pub jid: Option<String>,
-    #[serde(default)]
-    pub path: Option<String>,
+    // The snapshot also holds `jid` and `path` of a running jail (`jls -j
+    // NAME jid|path`), for the reader; no verdict needs them.
     /// `/etc/jail.conf.d/NAME.conf` and `/etc/fstab.NAME`; `null` (or left
     /// out) when absent.
     #[serde(default)]
