@@ -78,6 +78,7 @@ pub(crate) fn build_with(
     errors.extend(require::shells(c));
     errors.extend(require::cron(c));
     errors.extend(require::loader_d(c));
+    errors.extend(require::jail_base(c));
     // A jail is reached through its host's connection, not by SSH.
     if c.parent.is_none() {
         errors.extend(access::check(&login, c));

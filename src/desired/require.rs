@@ -29,7 +29,42 @@ crate::diag::codes! {
         ReleaseLoader = "beryl::release::loader";
         /// A base rc.d script the release does not ship (blocklistd before 15.0, blacklistd from 15.0).
         ReleaseService = "beryl::release::service";
+        /// A jail's base that apply does not lay down yet (pkgbase, or a thin layout).
+        PlanJailBase = "beryl::plan::jail_base";
     }
+}
+
+/// A jail's base as apply lays it down: `base.txz` extracted into a thick
+/// jail's own dataset (src/resource/jail_base.rs). pkgbase and the thin
+/// layouts are declared and checked, but not applied yet: refused here
+/// rather than started on an empty root.
+pub(crate) fn jail_base(c: &Compiled) -> Vec<Diag> {
+    let Some(jail) = &c.freebsd.jail else {
+        return Vec::new();
+    };
+    let base = &jail.base;
+    let mut errors = Vec::new();
+    if base.method.value == Install::Pkgbase {
+        errors.push(
+            Diag::new(
+                Code::PlanJailBase,
+                "apply does not lay down a jail's base with pkgbase yet",
+            )
+            .label(&base.method.span, "this method")
+            .help("write `method: dists` (base.txz of the jail's release, checked against its MANIFEST)"),
+        );
+    }
+    if base.layout.value != crate::schema::JailLayout::Thick {
+        errors.push(
+            Diag::new(
+                Code::PlanJailBase,
+                "apply does not lay down a thin jail (a shared base with state datasets) yet",
+            )
+            .label(&base.layout.span, "this layout")
+            .help("write `layout: thick`: the jail gets its own copy of the base on its own dataset"),
+        );
+    }
+    errors
 }
 
 /// The release: known, and able to do what the config asks of it.
