@@ -96,10 +96,10 @@ fn pending(report: &str) -> Vec<(String, Vec<String>)> {
     for line in report.lines() {
         if let Some(unit) = line.strip_prefix("apply ") {
             out.push((unit.to_string(), Vec::new()));
-        } else if line.starts_with(['+', '~', '-']) {
-            if let Some(last) = out.last_mut() {
-                last.1.push(line.to_string());
-            }
+        } else if line.starts_with(['+', '~', '-'])
+            && let Some(last) = out.last_mut()
+        {
+            last.1.push(line.to_string());
         }
     }
     out

@@ -115,7 +115,7 @@ pub(super) fn apply(
     for (i, (c, (host, jails))) in conns.iter().zip(&held).enumerate() {
         let mut taken = fresh[i].iter();
         let host = decide(host, &c.host, &mut taken);
-        let jails: Vec<Result<Option<(&HostPlan, String)>, (Status, String)>> = c
+        let jails: Vec<Decision<'_>> = c
             .jails
             .iter()
             .zip(jails)
@@ -172,11 +172,15 @@ fn holds<'p>(saved: &'p HostPlan, p: &super::Planned<'_>) -> Result<&'p HostPlan
 /// to (the facts just taken, or with `--script` the plan's own), without
 /// one (a host run only for its jails' rows), or refused and why. Takes the
 /// unit's fresh facts from `taken` when it held offline.
+/// What a unit's saved plan allows: run it (with its plan and the facts'
+/// digest it was made against, or unguarded), or not (why).
+type Decision<'p> = Result<Option<(&'p HostPlan, String)>, (Status, String)>;
+
 fn decide<'p>(
     held: &Held<'p>,
     p: &super::Planned<'_>,
     taken: &mut std::slice::Iter<'_, Taken>,
-) -> Result<Option<(&'p HostPlan, String)>, (Status, String)> {
+) -> Decision<'p> {
     let saved = match held {
         Err(why) => return Err((Status::Stale, stale_reason(why))),
         Ok(None) => return Ok(None),
