@@ -430,8 +430,27 @@ fn timing_a_host_and_n_jails() {
         assert_eq!(row(&out, &format!("j{i:02}.live.example.org"))[0], "0");
     }
     let (script_again, _) = timed(&["apply", "live", "--script"]);
+    // Where the re-apply's time goes: one jail's inside script alone, run
+    // as the host's script runs it (jexec -l), and the host-side check of
+    // one jail (jls, the conf's digest, zfs get).
+    let (_, inside) = timed(&["apply", "j00", "--script"]);
+    let start = std::time::Instant::now();
+    let r = w
+        .bsd
+        .exec_in_target("jexec -l j00 /bin/sh -s", &inside, &[], "root");
+    let one_inside = start.elapsed();
+    assert_eq!(r.status, 0, "{}", r.all());
+    let start = std::time::Instant::now();
+    crate::live::sh(
+        &w.bsd,
+        "jls -j j00 >/dev/null; sha256 -q /etc/jail.conf.d/j00.conf >/dev/null; \
+         zfs get -H -o value beryl:base zroot/jails/j00 >/dev/null; \
+         zfs get -H -p -o value,source mountpoint zroot/jails/j00 >/dev/null",
+    );
+    let one_host = start.elapsed();
     eprintln!(
         "TIMING {n} jails ({bin}): script (compile + write) {script:.2?} / {script_again:.2?}; \
-         nothing -> converged {first:.2?}; no-change re-apply {again:.2?}"
+         nothing -> converged {first:.2?}; no-change re-apply {again:.2?}; \
+         one jail's inside script alone {one_inside:.2?}; one jail's host-side probes {one_host:.2?}"
     );
 }
