@@ -61,7 +61,9 @@ pub(crate) fn jail_base(c: &Compiled) -> Vec<Diag> {
                 "apply does not lay down a thin jail (a shared base with state datasets) yet",
             )
             .label(&base.layout.span, "this layout")
-            .help("write `layout: thick`: the jail gets its own copy of the base on its own dataset"),
+            .help(
+                "write `layout: thick`: the jail gets its own copy of the base on its own dataset",
+            ),
         );
     }
     errors

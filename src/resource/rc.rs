@@ -105,6 +105,7 @@ pub(crate) fn layout(input: &Input<'_>) -> Vec<Resource> {
         rc.push((v.name.value.clone(), v.value.value.clone()));
     }
     rc.extend(jails(input));
+    rc.extend(vnet_inside(input));
     // beryl reaches a host by SSH; a jail through its host (jexec), so a
     // jail gets no sshd of beryl's making (docs/jails.md).
     if !input.is_jail() {
@@ -128,6 +129,61 @@ pub(crate) fn layout(input: &Input<'_>) -> Vec<Resource> {
 /// boot, `jail_enable=YES` and an explicit `jail_list` in `depend` order,
 /// since rc.d/jail (@c96d5c97) starts only /etc/jail.conf's jails when the
 /// list is empty and a named jail from /etc/jail.conf.d/NAME.conf.
+/// Inside a VNET jail, its side of the epair (`epairNb`, which jail(8)
+/// moves in: `vnet.interface`) gets the jail's addresses and its default
+/// routers, as rc.conf(5) names them and libexec/rc/network.subr
+/// (@03ccfdd2, `ifconfig_up`, `ifalias`) reads them at the jail's boot
+/// (`exec.start = /bin/sh /etc/rc`): the first IPv4 address in
+/// `ifconfig_IF`, the first IPv6 in `ifconfig_IF_ipv6`, every other one in
+/// `ifconfig_IF_aliasN`; `defaultrouter` and `ipv6_defaultrouter` from
+/// `vnet.gateway` and `vnet.gateway6`, never guessed.
+fn vnet_inside(input: &Input<'_>) -> Vec<(String, String)> {
+    let Some(jail) = &input.freebsd().jail else {
+        return Vec::new();
+    };
+    let Some(vnet) = &jail.network.vnet else {
+        return Vec::new();
+    };
+    let iface = format!("epair{}b", vnet.epair.value);
+    let mut rc = Vec::new();
+    let mut aliases = Vec::new();
+    // `dhcp` and `slaac` are written as the host's own interfaces are
+    // (DHCP; `inet6 accept_rtadv` with rtsold).
+    for (i, a) in jail.network.ip4.iter().enumerate() {
+        match (i, a.value.as_str()) {
+            (_, "dhcp") => rc.push((format!("ifconfig_{iface}"), "DHCP".into())),
+            (0, _) => rc.push((format!("ifconfig_{iface}"), format!("inet {}", a.value))),
+            _ => aliases.push(format!("inet {}", a.value)),
+        }
+    }
+    for (i, a) in jail.network.ip6.iter().enumerate() {
+        match (i, a.value.as_str()) {
+            (_, "slaac") => {
+                rc.push((
+                    format!("ifconfig_{iface}_ipv6"),
+                    "inet6 accept_rtadv".into(),
+                ));
+                rc.push(("rtsold_enable".into(), "YES".into()));
+            }
+            (0, _) => rc.push((
+                format!("ifconfig_{iface}_ipv6"),
+                format!("inet6 {}", a.value),
+            )),
+            _ => aliases.push(format!("inet6 {}", a.value)),
+        }
+    }
+    for (n, alias) in aliases.into_iter().enumerate() {
+        rc.push((format!("ifconfig_{iface}_alias{n}"), alias));
+    }
+    if let Some(gw) = &vnet.gateway {
+        rc.push(("defaultrouter".into(), gw.value.clone()));
+    }
+    if let Some(gw) = &vnet.gateway6 {
+        rc.push(("ipv6_defaultrouter".into(), gw.value.clone()));
+    }
+    rc
+}
+
 fn jails(input: &Input<'_>) -> Vec<(String, String)> {
     let mut rc = Vec::new();
     let bridges = input
