@@ -354,7 +354,7 @@ impl Kind for Jail {
             )
         };
         let change = format!(
-            "if ! {running}; then\n\t\t{safe} && jail -q -f {conf} -c {name} && {record_start}\n\t\treturn\n\tfi\n\t{started} || {restart} || return 1\n\t{live_ok} || jail -q -f {conf} -m {name}"
+            "if ! {running}; then\n\t\t{safe} && jail -q -f {conf} -c {name} && {record_start}\n\t\treturn\n\tfi\n\t{started} || {restart} || return 1\n\t{{ {live_ok}; }} || jail -q -f {conf} -m {name}"
         );
         Ok(Shell {
             check: format!("{running} && {started} && {live_ok}"),
