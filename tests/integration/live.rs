@@ -761,6 +761,33 @@ fn state_fixtures_are_what_facts_reports_on_the_installed_host() {
         let Some(bsd) = installed(d, host, test) else {
             return;
         };
+        // A host with jails is applied once first: its jails are made by
+        // apply, never by the install (the fixture is the converged host).
+        let jails = example_jails(&format!("{host}.example.org"));
+        if !jails.is_empty() {
+            let run = apply(&bsd, d, host);
+            assert_eq!(run.status, 0, "{host}: {}", run.all());
+        }
+        // Each jail's snapshot, as its facts script prints it inside the
+        // jail (jexec -l), for the offline fleet tests.
+        for jail in &jails {
+            let name = jail.split('.').next().unwrap();
+            let script = ok(d, &["facts", jail]);
+            let run =
+                bsd.exec_in_target(&format!("jexec -l {name} /bin/sh -s"), &script, &[], "root");
+            assert_eq!(run.status, 0, "{jail}: {}", run.all());
+            let path = fixtures().join(format!("apply/fleet/{jail}.json"));
+            if std::env::var_os("BERYL_UPDATE_FIXTURES").is_some() {
+                fs::write(&path, &run.stdout).unwrap();
+            } else {
+                assert_eq!(
+                    fs::read_to_string(&path).unwrap_or_default(),
+                    run.stdout,
+                    "{}",
+                    path.display()
+                );
+            }
+        }
         let got = facts(&bsd, d, host);
         let path = fixtures().join(format!("apply/{host}.json"));
         if std::env::var_os("BERYL_UPDATE_FIXTURES").is_some() {

@@ -946,17 +946,6 @@ impl FakeBsd {
         path
     }
 
-    /// The fake mirror's distribution set `set` (`base.txz`), as the
-    /// installer and `fetch` get it (issue 36: a jail's root is laid down
-    /// from it).
-    pub fn dist_set(&self, set: &str) -> PathBuf {
-        let path = self.media.join("usr/freebsd-dist").join(set);
-        match path.is_file() {
-            true => path,
-            false => self.media.join("dev/fakebsd/net/mirror").join(set),
-        }
-    }
-
     /// Extracts the distribution sets into the target without the installer,
     /// so that the self-tests of the target tools have a system to run on.
     pub fn extract_base(&self) {

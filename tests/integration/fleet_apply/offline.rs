@@ -78,7 +78,8 @@ fn a_fleet_dry_run_and_its_saved_plan_offline() {
         .iter()
         .map(|l| l["type"].as_str().unwrap().to_string())
         .collect();
-    assert_eq!(types, ["host", "host", "host", "summary"]);
+    // host01, its jails api and www, db02, mail.
+    assert_eq!(types, ["host", "host", "host", "host", "host", "summary"]);
 
     // --out: refused with mail (no snapshot), saved without it.
     let r = plain(
@@ -115,6 +116,28 @@ fn a_fleet_dry_run_and_its_saved_plan_offline() {
     let plan: Value =
         serde_json::from_str(&fs::read_to_string(d.join("plan.json")).unwrap()).unwrap();
     valid(&schema("plan.schema.json"), &plan, "plan");
+    // host01, its jails (api, www), then db02.
+    let hosts: Vec<&str> = plan["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["host"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        hosts,
+        [
+            "host01.example.org",
+            "api.host01.example.org",
+            "www.host01.example.org",
+            "db02.example.org"
+        ]
+    );
+    let plan = {
+        let mut p = plan.clone();
+        let all = p["hosts"].as_array_mut().unwrap();
+        all.retain(|h| h["parent"].is_null());
+        p
+    };
     let snapshot = fs::read_to_string(format!("{fleet}/db02.example.org.json")).unwrap();
     assert_eq!(
         plan["hosts"][1]["facts_sha256"],
