@@ -669,6 +669,13 @@ fn installerconfig(text: &str, plan: &install::InstallerConfig) {
 /// The variables of the apply script's own frame, and the commands its
 /// checks substitute.
 const APPLY_PARAMS: &[&str] = &[
+    // The jail kind's pruning (issue 36, src/resource/jail.rs PRUNE): the
+    // record id `NAME DATASET` split into its words, each used quoted.
+    "1%% *",
+    "1#* ",
+    "_n",
+    "_ds",
+    "_c",
     // templates/lib.sh and the kinds' scripts (issue 32).
     "file_place",
     "stage",
