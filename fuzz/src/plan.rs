@@ -751,6 +751,16 @@ const APPLY_PARAMS: &[&str] = &[
     "_a",
     // The sshd step's throwaway host key (src/resource/sshd.rs VALIDATE).
     "beryl_key",
+    // The jails' lib (issue 36, src/apply/script.rs JAIL_LIB): foreign_jails
+    // and jail_apply.
+    "_f##*/",
+    "_n%.conf",
+    "_ours",
+    "_all",
+    "_ifs",
+    "IFS",
+    "_st",
+    "jails_failed",
 ];
 const APPLY_SUBS: &[&str] = &[
     "mktemp",
@@ -774,6 +784,10 @@ const APPLY_SUBS: &[&str] = &[
     // A handler's `service NAME ACTION`.
     "service",
     "sysctl",
+    // A brace group (issue 36: foreign_jails' name lists, jail_apply's
+    // status capture). `words` walks into it, so every parameter and
+    // substitution inside is still held to these lists.
+    "{",
 ];
 
 fn apply_script(text: &str, steps: &[beryl::apply::Step]) {
