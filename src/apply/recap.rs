@@ -217,10 +217,17 @@ impl Demux {
                     "not run: its host's script stopped first".to_string(),
                 )
             }
+            // A jail says that its host, not itself, was refused or
+            // unreachable: its own config may not have changed at all.
             Err((status, why)) => {
                 self.units[0].status = status;
                 self.units[0].message = Some(why.clone());
-                (status, why)
+                let host = match status {
+                    Status::Stale => "its host's plan is stale",
+                    Status::Unreachable => "its host is unreachable",
+                    _ => "its host failed",
+                };
+                (status, format!("not run: {host}: {why}"))
             }
         };
         for i in 1..self.units.len() {

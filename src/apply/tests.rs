@@ -853,6 +853,11 @@ fn demux_gives_each_unit_its_lines() {
     let mut d = Demux::new("h", &["a.h"]);
     d.finish(Err((Status::Unreachable, "ssh: no route".into())));
     assert!(d.units.iter().all(|u| u.status == Status::Unreachable));
+    assert_eq!(d.units[0].message.as_deref(), Some("ssh: no route"));
+    assert_eq!(
+        d.units[1].message.as_deref(),
+        Some("not run: its host is unreachable: ssh: no route")
+    );
     let mut d = Demux::new("h", &["a.h"]);
     d.read("jail: a.h absent");
     d.finish(Ok(1));

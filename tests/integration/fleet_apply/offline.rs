@@ -203,9 +203,32 @@ fn a_fleet_dry_run_and_its_saved_plan_offline() {
     );
     assert_eq!(r.status, 2, "{}{}", r.stdout, r.stderr);
     let events = document(&schema("events.schema.json"), &r);
-    assert_eq!(events.len(), 2, "{}", r.stdout);
+    // Its jails run over its connection, so they are left as they were
+    // too, and say that it was their host's plan (their configs did not
+    // change).
+    assert_eq!(events.len(), 4, "{}", r.stdout);
     assert_eq!(events[0]["status"], "stale");
-    assert_eq!(events[1]["stale"], json!(["host01.example.org"]));
+    assert_eq!(
+        events[0]["message"],
+        "the inventory now compiles to another config than the plan's"
+    );
+    for (e, jail) in events[1..3].iter().zip(["api", "www"]) {
+        assert_eq!(e["host"], format!("{jail}.host01.example.org"));
+        assert_eq!(e["parent"], "host01.example.org");
+        assert_eq!(e["status"], "stale");
+        assert_eq!(
+            e["message"],
+            "not run: its host's plan is stale: the inventory now compiles to another config than the plan's"
+        );
+    }
+    assert_eq!(
+        events[3]["stale"],
+        json!([
+            "host01.example.org",
+            "api.host01.example.org",
+            "www.host01.example.org"
+        ])
+    );
     let r = plain(
         d,
         &[
