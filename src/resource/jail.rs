@@ -353,8 +353,11 @@ impl Kind for Jail {
                 dir = w(STATE_DIR)?
             )
         };
+        // The restart is a brace group: `A || B && C` is `(A || B) && C`
+        // in sh, which once ran C (a second `jail -c`, or the pending
+        // write) for a jail already started from this conf.
         let change = format!(
-            "if ! {running}; then\n\t\t{safe} && jail -q -f {conf} -c {name} && {record_start}\n\t\treturn\n\tfi\n\t{started} || {restart} || return 1\n\t{{ {live_ok}; }} || jail -q -f {conf} -m {name}"
+            "if ! {running}; then\n\t\t{safe} && jail -q -f {conf} -c {name} && {record_start}\n\t\treturn\n\tfi\n\t{started} || {{ {restart}; }} || return 1\n\t{{ {live_ok}; }} || jail -q -f {conf} -m {name}"
         );
         Ok(Shell {
             check: format!("{running} && {started} && {live_ok}"),

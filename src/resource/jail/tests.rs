@@ -25,10 +25,24 @@ fn www(tmp: &Path) -> Jail {
 /// `jls` saying the jail is not running and `jail` logging its arguments;
 /// beryl's state directory moved under `tmp`.
 fn run_change(tmp: &Path, j: &Jail) -> (bool, String, String) {
+    run_change_with(tmp, j, "#!/bin/sh\nexit 1\n")
+}
+
+/// [`run_change`] with the jail running: `jls -n P` answers `P=old`, so
+/// every live parameter has drifted.
+fn run_change_running(tmp: &Path, j: &Jail) -> (bool, String, String) {
+    run_change_with(
+        tmp,
+        j,
+        "#!/bin/sh\n[ \"$3\" = -n ] && printf '%s=old\\n' \"$4\"\nexit 0\n",
+    )
+}
+
+fn run_change_with(tmp: &Path, j: &Jail, jls: &str) -> (bool, String, String) {
     let bin = tmp.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     for (name, body) in [
-        ("jls", "#!/bin/sh\nexit 1\n"),
+        ("jls", jls),
         ("jail", "#!/bin/sh\nprintf '%s\\n' \"$*\" >> \"$LOG\"\n"),
     ] {
         let p = bin.join(name);
@@ -96,6 +110,68 @@ fn a_link_planted_on_a_mount_target_path_refuses_the_start() {
         assert_eq!(log, "", "{planted}: jail(8) was run");
         assert!(err.contains("is a symbolic link"), "{planted}: {err}");
         assert!(!Path::new("/etc/local").exists(), "made through the link");
+    }
+}
+
+/// A running jail started from this conf whose live parameters drifted
+/// gets `jail -m` only, whatever its restart policy: no stop, no second
+/// start, its start digest kept and nothing acknowledged.
+#[test]
+fn a_running_jail_from_this_conf_is_only_modified() {
+    for restart in [false, true] {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(tmp.path().join("state")).unwrap();
+        std::fs::write(tmp.path().join("state/www.start"), "k1\n").unwrap();
+        let mut j = www(tmp.path());
+        j.restart = restart;
+        let (ok, log, err) = run_change_running(tmp.path(), &j);
+        assert!(ok, "restart {restart}: {err}");
+        assert_eq!(
+            log, "-q -f /etc/jail.conf.d/www.conf -m www\n",
+            "restart {restart}"
+        );
+        assert!(
+            !tmp.path().join("state/www.pending").exists(),
+            "restart {restart}"
+        );
+    }
+}
+
+/// Started from another conf: `restart: on_change` stops and starts it
+/// and records the new start; `never` acknowledges the digest in
+/// `NAME.pending` and modifies what it can live.
+#[test]
+fn a_running_jail_from_another_conf_follows_its_restart_policy() {
+    for (restart, want_log, start, pending) in [
+        (
+            true,
+            "-q -f /etc/jail.conf.d/www.conf -r www\n-q -f /etc/jail.conf.d/www.conf -c www\n-q -f /etc/jail.conf.d/www.conf -m www\n",
+            "k1\n",
+            None,
+        ),
+        (
+            false,
+            "-q -f /etc/jail.conf.d/www.conf -m www\n",
+            "k0\n",
+            Some("k1\n"),
+        ),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(tmp.path().join("jails/www/usr/local/www")).unwrap();
+        std::fs::create_dir_all(tmp.path().join("state")).unwrap();
+        std::fs::write(tmp.path().join("state/www.start"), "k0\n").unwrap();
+        let mut j = www(tmp.path());
+        j.restart = restart;
+        let (ok, log, err) = run_change_running(tmp.path(), &j);
+        assert!(ok, "restart {restart}: {err}");
+        assert_eq!(log, want_log, "restart {restart}");
+        let read = |f: &str| std::fs::read_to_string(tmp.path().join("state").join(f)).ok();
+        assert_eq!(
+            read("www.start").as_deref(),
+            Some(start),
+            "restart {restart}"
+        );
+        assert_eq!(read("www.pending").as_deref(), pending, "restart {restart}");
     }
 }
 
