@@ -297,8 +297,7 @@ fi
 if [ -e /srv/www/index.html ] || [ -L /srv/www/index.html ]; then beryl_there=1; else beryl_there=0; fi
 mkdir -p /srv/www
 # shellcheck disable=SC2016 # the content is literal text
-printf '%s' '<h1>www.example.org</h1>
-' > /srv/www/.beryl-index.html
+printf '%s' '<h1>www.example.org</h1>' > /srv/www/.beryl-index.html
 install -m 0644 -o root -g wheel /srv/www/.beryl-index.html /srv/www/index.html
 rm -f /srv/www/.beryl-index.html
 if [ "$beryl_there" = 0 ]; then
