@@ -237,7 +237,8 @@ impl Run {
 
 /// The fingerprint that signs the fake FreeBSD-base repository's
 /// catalogue: tests/fakebsd/target/usr/share/keys/pkgbase-15/trusted/fakebsd-15's.
-pub const PKGBASE_SIGNER: &str = "fakebsd0pkgbase0150000000000000000000000000000000000000000000001\n";
+pub const PKGBASE_SIGNER: &str =
+    "fakebsd0pkgbase0150000000000000000000000000000000000000000000001\n";
 
 pub struct FakeBsd {
     /// Kept alive with the machine; removed on drop.
