@@ -75,6 +75,9 @@ pub struct JailBase {
     /// dists: where `MANIFEST` and `base.txz` are fetched from; pkgbase:
     /// the FreeBSD-base repository's URL.
     pub site: String,
+    /// How it is laid down: the row of [`METHODS`] its change runs.
+    #[serde(skip)]
+    pub method: Install,
     /// pkgbase: the ABI and the host's keys; `None` for dists.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pkgbase: Option<Pkgbase>,
@@ -137,6 +140,7 @@ pub(crate) fn layout(input: &Input<'_>) -> Vec<Resource> {
             path: jail.path.value.clone(),
             site: site.trim_end_matches('/').to_string(),
             release,
+            method: method.method,
             pkgbase: None,
         };
         (method.want)(&base, &version)
@@ -154,6 +158,7 @@ fn pkgbase_want(b: &JailBase, version: &str) -> Option<JailBase> {
     let major = version.split('.').next()?;
     Some(JailBase {
         site: format!("pkg+https://pkg.FreeBSD.org/${{ABI}}/{}", repo.repo),
+        method: Install::Pkgbase,
         pkgbase: Some(Pkgbase {
             abi: format!("FreeBSD:{major}:amd64"),
             keys: format!("/usr/share/keys/{}", repo.keys),
@@ -278,12 +283,7 @@ impl Kind for JailBase {
             "[ \"$(zfs get -H -o value {MARKER} {ds} 2>/dev/null)\" = {} ]",
             w(&b.release)?
         );
-        let method = if b.pkgbase.is_some() {
-            Install::Pkgbase
-        } else {
-            Install::Dists
-        };
-        let lay = match METHODS.iter().find(|m| m.method == method) {
+        let lay = match METHODS.iter().find(|m| m.method == b.method) {
             Some(m) => (m.lay)(b)?,
             None => "false".to_string(),
         };

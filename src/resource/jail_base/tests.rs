@@ -10,6 +10,7 @@ fn dists() -> JailBase {
         path: "/usr/local/jails/www".into(),
         release: "15.0-RELEASE".into(),
         site: "https://download.FreeBSD.org/releases/amd64/15.0-RELEASE".into(),
+        method: Install::Dists,
         pkgbase: None,
     }
 }
@@ -28,7 +29,7 @@ fn pkgbase(path: &str, keys: &str) -> JailBase {
 
 #[test]
 fn pkgbase_installs_the_minimal_jail_set_from_the_releases_repository() {
-    let b = pkgbase_want(&dists(), "15.0").unwrap();
+    let b = pkgbase("/usr/local/jails/www", "/usr/share/keys/pkgbase-15");
     assert_eq!(b.site, "pkg+https://pkg.FreeBSD.org/${ABI}/base_release_0");
     let p = b.pkgbase.clone().unwrap();
     assert_eq!(
