@@ -29,29 +29,46 @@ crate::diag::codes! {
         ReleaseLoader = "beryl::release::loader";
         /// A base rc.d script the release does not ship (blocklistd before 15.0, blacklistd from 15.0).
         ReleaseService = "beryl::release::service";
-        /// A jail's base that apply does not lay down yet (pkgbase, or a thin layout).
+        /// A jail's base that apply does not lay down: a thin layout (not yet), or pkgbase for a release without a FreeBSD-base repository.
         PlanJailBase = "beryl::plan::jail_base";
     }
 }
 
-/// A jail's base as apply lays it down: `base.txz` extracted into a thick
-/// jail's own dataset (src/resource/jail_base.rs). pkgbase and the thin
-/// layouts are declared and checked, but not applied yet: refused here
-/// rather than started on an empty root.
+/// A jail's base as apply lays it down on a thick jail's own dataset
+/// (src/resource/jail_base.rs): `base.txz` extracted, or, with pkgbase,
+/// the release's FreeBSD-base repository installed by `pkg --rootdir`
+/// (the release table's `jail_pkgbase` row). The thin layouts are declared
+/// and checked, but not applied yet: refused here rather than started on
+/// an empty root.
 pub(crate) fn jail_base(c: &Compiled) -> Vec<Diag> {
     let Some(jail) = &c.freebsd.jail else {
         return Vec::new();
     };
     let base = &jail.base;
     let mut errors = Vec::new();
-    if base.method.value == Install::Pkgbase {
+    let found = c
+        .freebsd
+        .version
+        .as_ref()
+        .map(|v| (v, release::find(&v.value)));
+    if base.method.value == Install::Pkgbase
+        && let Some((v, Some(r))) = found
+        && r.jail_pkgbase.is_none()
+    {
         errors.push(
             Diag::new(
                 Code::PlanJailBase,
-                "apply does not lay down a jail's base with pkgbase yet",
+                format!(
+                    "FreeBSD {} has no FreeBSD-base repository a jail's base can be installed from",
+                    v.value
+                ),
             )
-            .label(&base.method.span, "this method")
-            .help("write `method: dists` (base.txz of the jail's release, checked against its MANIFEST)"),
+            .label(&base.method.span, "pkgbase asked for here")
+            .label(&v.span, "this release")
+            .help(
+                "write `method: dists`, or a release from 15.0 on (share/keys has pkgbase keys \
+                 only for FreeBSD 15: freebsd-src 0dcfecbf)",
+            ),
         );
     }
     if base.layout.value != crate::schema::JailLayout::Thick {

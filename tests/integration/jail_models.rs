@@ -892,3 +892,91 @@ fn a_jail_root_from_the_mirror_runs_the_fake_tools_inside_through_jexec_l() {
         run.all()
     );
 }
+
+// ------------------------------------------------- pkg --rootdir (pkgbase)
+
+/// The pkg(8) model relocated to a root (tests/fakebsd/target/usr/share/
+/// fakebsd/pkgbase, from freebsd/pkg @13f9f986): with the repository of
+/// bsdinstall's FreeBSD-base.conf form in a directory of the host, it
+/// installs the minimal-jail set into the root, and refuses what pkg
+/// refuses: a missing root, an unknown repository, a catalogue signed by
+/// no trusted key (none in the root nor on the host, or a revoked one),
+/// and an install before any update.
+#[test]
+fn pkg_rootdir_installs_from_a_verified_base_repository_and_refuses_the_rest() {
+    let test = "pkg_rootdir_installs_from_a_verified_base_repository_and_refuses_the_rest";
+    let Some(bsd) = FakeBsd::new(&Options::default(), test) else {
+        return;
+    };
+    bsd.extract_base();
+    let prelude = "echo 'nameserver 192.0.2.1' > /etc/resolv.conf\n\
+         mkdir -p /tmp/repos /jails/p\n\
+         printf '%s\\n' 'FreeBSD-base: {' '  url: \"pkg+https://pkg.FreeBSD.org/${ABI}/base_release_0\",' \
+         '  mirror_type: \"srv\",' '  signature_type: \"fingerprints\",' \
+         '  fingerprints: \"/usr/share/keys/pkgbase-15\",' '  enabled: yes' '}' > /tmp/repos/FreeBSD-base.conf\n\
+         pkg() { sh /usr/share/fakebsd/pkgfiles/pkg -C /dev/null --rootdir /jails/p \
+         --repo-conf-dir /tmp/repos -o IGNORE_OSVERSION=yes \"$@\"; }\n";
+    let run = sh(
+        &bsd,
+        &format!(
+            "{prelude}pkg install -U -y -r FreeBSD-base FreeBSD-set-minimal-jail; echo st=$?\n\
+             sh /usr/share/fakebsd/pkgfiles/pkg --rootdir /nonexistent --repo-conf-dir /tmp/repos update; echo st=$?\n\
+             pkg update >/dev/null; echo st=$?\n\
+             pkg install -U -y -r Nope FreeBSD-set-minimal-jail; echo st=$?\n\
+             pkg install -U -y -r FreeBSD-base FreeBSD-set-nothing; echo st=$?\n\
+             pkg rquery -U -r FreeBSD-base %n\n\
+             pkg install -U -y -r FreeBSD-base FreeBSD-set-minimal-jail >/dev/null; echo st=$?\n\
+             [ -x /jails/p/bin/sh ] && echo has-sh; [ -e /jails/p/boot/kernel/kernel ] || echo no-kernel\n\
+             cut -f1 /jails/p/var/db/pkg/fakebsd-local.tsv\n"
+        ),
+        &[],
+    );
+    assert_eq!(
+        run.stdout,
+        "st=1\nst=1\nst=0\nst=1\nst=1\nFreeBSD-set-minimal-jail\nFreeBSD-kernel-generic\nst=0\n\
+         has-sh\nno-kernel\nFreeBSD-set-minimal-jail\n",
+        "{}",
+        run.all()
+    );
+    for want in [
+        "pkg: Repository FreeBSD-base cannot be opened. 'pkg update' required",
+        "pkg: Invalid rootdir: No such file or directory",
+        "pkg: Unknown repository: Nope",
+        "pkg: No packages available to install matching 'FreeBSD-set-nothing'",
+    ] {
+        assert!(run.stderr.contains(want), "{want}:\n{}", run.all());
+    }
+
+    // The keys: the root's copy first, else the host's (38cccd7b); a
+    // catalogue signed by no trusted key fails the update.
+    let run = sh(
+        &bsd,
+        &format!(
+            "rm -rf /jails/p\n{prelude}pkg update >/dev/null; echo host-keys=$?\n\
+             mkdir -p /jails/p/usr/share/keys/pkgbase-15/trusted\n\
+             pkg update >/dev/null; echo empty-root-keys=$?\n\
+             printf 'function: \"sha256\"\\nfingerprint: \"other\"\\n' > /jails/p/usr/share/keys/pkgbase-15/trusted/x\n\
+             pkg update >/dev/null; echo other-key=$?\n\
+             cp /usr/share/keys/pkgbase-15/trusted/* /jails/p/usr/share/keys/pkgbase-15/trusted/\n\
+             mkdir -p /jails/p/usr/share/keys/pkgbase-15/revoked\n\
+             cp /usr/share/keys/pkgbase-15/trusted/* /jails/p/usr/share/keys/pkgbase-15/revoked/\n\
+             pkg update >/dev/null; echo revoked=$?\n\
+             rm -r /jails/p/usr/share/keys/pkgbase-15/revoked /usr/share/keys/pkgbase-15 /jails/p/usr/share/keys/pkgbase-15\n\
+             pkg update >/dev/null; echo no-keys=$?\n"
+        ),
+        &[],
+    );
+    assert_eq!(
+        run.stdout,
+        "host-keys=0\nempty-root-keys=1\nother-key=1\nrevoked=1\nno-keys=1\n",
+        "{}",
+        run.all()
+    );
+    for want in [
+        "pkg: No trusted certificates",
+        "pkg: No trusted certificate has been used to sign the repository",
+        "pkg: Error opening the trusted directory /usr/share/keys/pkgbase-15/trusted",
+    ] {
+        assert!(run.stderr.contains(want), "{want}:\n{}", run.all());
+    }
+}

@@ -360,6 +360,71 @@ fn a_removed_jail_is_destroyed_only_when_beryl_made_it_and_a_hand_made_one_is_le
     assert_eq!(row(&r.stdout, HOST)[0], "0", "{}", r.stdout);
 }
 
+/// A jail whose base is laid down with pkgbase (`base: {method: pkgbase}`):
+/// from nothing to converged in one apply, the host's `pkg --rootdir`
+/// installing the minimal-jail set of 15.0's FreeBSD-base repository
+/// (tests/fakebsd/target/usr/share/fakebsd/pkgbase), verified with the
+/// host's keys copied into the root; no kernel; the repository enabled in
+/// the jail as bsdinstall's pkgbase script leaves it; the jail's own steps
+/// run in it; and a second apply changes nothing.
+#[test]
+fn a_pkgbase_jail_converges_in_one_apply_and_stays_converged() {
+    let test = "a_pkgbase_jail_converges_in_one_apply_and_stays_converged";
+    let Some((dir, w)) = wired(test) else {
+        return;
+    };
+    let d = dir.path();
+    let jails = d.join("inventory/example.org/live.jails");
+    for f in ["app", "data"] {
+        fs::remove_file(jails.join(format!("{f}.yml"))).unwrap();
+    }
+    let file = jails.join("web.yml");
+    let text = fs::read_to_string(&file).unwrap();
+    assert!(text.contains("  jail:\n"), "{text}");
+    fs::write(
+        &file,
+        text.replace("  jail:\n", "  jail:\n    base: {method: pkgbase}\n"),
+    )
+    .unwrap();
+
+    let r = run(d, &["apply", "live", "--yes"]);
+    assert_eq!(r.status, 0, "{}{}", r.stdout, r.stderr);
+    let host = done(&r.stdout, HOST);
+    for id in ["~ jail_base:web", "~ jail_conf:web", "~ jail:web"] {
+        assert!(host.contains(&id.to_string()), "{id}:\n{}", r.stdout);
+    }
+    assert_eq!(row(&r.stdout, WEB)[3], "ok", "{}", r.stdout);
+    assert_eq!(
+        in_jail(&w, "web", "pw usershow -n deploy | cut -d: -f8"),
+        "Deployments\n"
+    );
+    // The set pkg --rootdir installed, then what the jail's own steps
+    // installed with its own pkg (its bootstrap, sudo), in one database.
+    let root = "/usr/local/jails/web";
+    assert_eq!(
+        crate::live::sh(
+            &w.bsd,
+            &format!(
+                "zfs get -H -o value beryl:base zroot/jails/web; \
+                 cut -f1 {root}/var/db/pkg/fakebsd-local.tsv; \
+                 cat {root}/usr/local/etc/pkg/repos/FreeBSD.conf; \
+                 cmp -s /usr/share/keys/pkgbase-15/trusted/fakebsd-15 \
+                 {root}/usr/share/keys/pkgbase-15/trusted/fakebsd-15 && echo keys-copied; \
+                 [ -e {root}/boot/kernel/kernel ] || echo no-kernel; \
+                 ls /tmp | grep -c beryl-base || true"
+            )
+        ),
+        "15.0-RELEASE\nFreeBSD-set-minimal-jail\npkg\nsudo\nFreeBSD-base: { enabled: yes }\n\
+         keys-copied\nno-kernel\n0\n"
+    );
+
+    let r = run(d, &["apply", "live", "--yes", "--exit-code"]);
+    assert_eq!(r.status, 0, "{}{}", r.stdout, r.stderr);
+    for unit in [HOST, WEB] {
+        assert_eq!(row(&r.stdout, unit)[0], "0", "{unit}: {}", r.stdout);
+    }
+}
+
 /// Timings (issue 36 "Proof"), run only with `BERYL_JAILS_TIMING=N`: the
 /// host `live` with N jails (an address each), from nothing to converged
 /// in one apply, then a re-apply that changes nothing, both over one ssh

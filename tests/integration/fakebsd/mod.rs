@@ -235,6 +235,11 @@ impl Run {
     }
 }
 
+/// The fingerprint that signs the fake FreeBSD-base repository's
+/// catalogue: tests/fakebsd/target/usr/share/keys/pkgbase-15/trusted/fakebsd-15's.
+pub const PKGBASE_SIGNER: &str =
+    "fakebsd0pkgbase0150000000000000000000000000000000000000000000001\n";
+
 pub struct FakeBsd {
     /// Kept alive with the machine; removed on drop.
     _dir: tempfile::TempDir,
@@ -633,6 +638,23 @@ impl FakeBsd {
         for f in ["base.txz", "kernel.txz", "MANIFEST"] {
             fs::copy(dist.join(f), mirror.join(f)).unwrap();
         }
+        // 15.0's FreeBSD-base repository (a jail's `base.method: pkgbase`,
+        // served by the pkg model's --rootdir mode, tests/fakebsd/target/
+        // usr/share/fakebsd/pkgbase): the minimal-jail set is what base.txz
+        // holds, a kernel package beside it (which a jail never gets), and
+        // the catalogue signed by the key the base carries in
+        // /usr/share/keys/pkgbase-15/trusted/fakebsd-15.
+        let repo = livedev.join("fakebsd/net/pkgbase/base_release_0");
+        fs::create_dir_all(&repo).unwrap();
+        fs::copy(dist.join("base.txz"), repo.join("minimal-jail.tar")).unwrap();
+        fs::copy(dist.join("kernel.txz"), repo.join("kernel-generic.tar")).unwrap();
+        write(
+            &repo.join("catalogue.tsv"),
+            "FreeBSD-set-minimal-jail\t15.0\tminimal-jail.tar\n\
+             FreeBSD-kernel-generic\t15.0\tkernel-generic.tar\n",
+            0o644,
+        );
+        write(&repo.join("signer"), PKGBASE_SIGNER, 0o644);
 
         Some(FakeBsd {
             _dir: dir,
