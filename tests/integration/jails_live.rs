@@ -425,6 +425,61 @@ fn a_pkgbase_jail_converges_in_one_apply_and_stays_converged() {
     }
 }
 
+/// The attack (docs/jails.md "What beryl never touches"): a jail's root owns
+/// its tree, so while `data` is stopped (a reboot, `service jail stop`) the
+/// parent of its nullfs mount target can be a link it planted, to the
+/// host's /etc. The host must refuse the start rather than mount the host's
+/// /srv/data over /etc/data: the apply fails on that step, naming the link,
+/// nothing is made or mounted through it, and the jail stays stopped. With
+/// the link gone, the next apply starts it and the mount is back.
+#[test]
+fn a_link_planted_on_a_mount_target_refuses_the_jails_start() {
+    let test = "a_link_planted_on_a_mount_target_refuses_the_jails_start";
+    let Some((dir, w)) = wired(test) else {
+        return;
+    };
+    let d = dir.path();
+    let r = run(d, &["apply", "live", "--yes"]);
+    assert_eq!(r.status, 0, "{}{}", r.stdout, r.stderr);
+    // What the jail's root can leave behind once the jail is stopped:
+    // /srv, the target's parent, a link to the host's /etc.
+    crate::live::sh(
+        &w.bsd,
+        "jail -q -f /etc/jail.conf.d/data.conf -r data && \
+         rm -rf /usr/local/jails/data/srv && ln -s /etc /usr/local/jails/data/srv",
+    );
+    let r = run(d, &["apply", "live", "--yes"]);
+    assert_eq!(r.status, 2, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains(
+            "refused: /usr/local/jails/data/srv is a symbolic link: a mount there could land outside the jail"
+        ),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains(&format!("{HOST}: ! jail:data FAILED")),
+        "{}",
+        r.stdout
+    );
+    let seen = "jls -j data >/dev/null 2>&1 && echo data-runs; \
+                [ -e /etc/data ] && echo made-in-etc; \
+                cat /dev/fakebsd/nullfs-mounts 2>/dev/null | grep -c /usr/local/jails/data/; true";
+    assert_eq!(crate::live::sh(&w.bsd, seen), "0\n");
+    // The link gone (the jail's tree is its own: beryl does not repair it),
+    // the start goes through and the mount is back.
+    crate::live::sh(
+        &w.bsd,
+        "rm /usr/local/jails/data/srv && mkdir /usr/local/jails/data/srv",
+    );
+    let r = run(d, &["apply", "live", "--yes"]);
+    assert_eq!(r.status, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(
+        in_jail(&w, "data", "cat /srv/data/README"),
+        "shared with the jail data\n"
+    );
+}
+
 /// Timings (issue 36 "Proof"), run only with `BERYL_JAILS_TIMING=N`: the
 /// host `live` with N jails (an address each), from nothing to converged
 /// in one apply, then a re-apply that changes nothing, both over one ssh

@@ -349,3 +349,70 @@ fn a_boolean_is_asked_by_its_own_name() {
     assert_eq!(q.kind, "jail_live");
     assert_eq!(q.id, "www host.hostname enforce_statfs");
 }
+
+/// Runs PRUNE's removal of `old zroot/jails/old` under sh, with `jls`
+/// saying it runs and `jail`/`zfs` logging; the record and the conf
+/// directory moved under `tmp`. Returns the log.
+fn run_prune(tmp: &Path, recorded: bool, desired: &str) -> String {
+    let bin = tmp.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for (name, body) in [
+        ("jls", "#!/bin/sh\nexit 0\n"),
+        (
+            "jail",
+            "#!/bin/sh\nprintf 'jail %s\\n' \"$*\" >> \"$LOG\"\n",
+        ),
+        ("zfs", "#!/bin/sh\nprintf 'zfs %s\\n' \"$*\" >> \"$LOG\"\n"),
+    ] {
+        let p = bin.join(name);
+        std::fs::write(&p, body).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let record = tmp.join("managed");
+    let lines = if recorded {
+        "jail old zroot/jails/old\nzfs zroot/jails/old\n"
+    } else {
+        "jail old zroot/jails/old\n"
+    };
+    std::fs::write(&record, lines).unwrap();
+    let remove = PRUNE
+        .remove
+        .replace("/var/db/beryl/managed", record.to_str().unwrap())
+        .replace("/etc/", &format!("{}/etc/", tmp.display()))
+        .replace("/var/db/beryl/jails", tmp.to_str().unwrap());
+    let log = tmp.join("log");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "remove() {{\n\t{remove}\n}}\nremove 'old zroot/jails/old'"
+        ))
+        .env("PATH", format!("{}:/bin:/usr/bin", bin.display()))
+        .env("LOG", &log)
+        .env("desired", desired)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read_to_string(&log).unwrap_or_default()
+}
+
+/// A jail beryl made is stopped; its dataset is destroyed only when beryl
+/// created it and the config no longer declares it, and never with `-r`
+/// (a child or a snapshot someone made stops the destroy).
+#[test]
+fn pruning_destroys_only_a_dataset_beryl_made_and_no_longer_declared() {
+    let tmp = tempfile::tempdir().unwrap();
+    let log = run_prune(tmp.path(), true, "pkg sudo\n");
+    assert!(log.contains("jail -q -r old\n"), "{log}");
+    assert!(log.contains("zfs destroy zroot/jails/old\n"), "{log}");
+    assert!(!log.contains("-r zroot"), "{log}");
+    for (recorded, desired) in [(true, "zfs zroot/jails/old\n"), (false, "")] {
+        let tmp = tempfile::tempdir().unwrap();
+        let log = run_prune(tmp.path(), recorded, desired);
+        assert!(log.contains("jail -q -r old\n"), "{log}");
+        assert!(!log.contains("destroy"), "{recorded} {desired:?}: {log}");
+    }
+}
