@@ -29,15 +29,16 @@ crate::diag::codes! {
         ReleaseLoader = "beryl::release::loader";
         /// A base rc.d script the release does not ship (blocklistd before 15.0, blacklistd from 15.0).
         ReleaseService = "beryl::release::service";
-        /// A jail's base that apply does not lay down yet (pkgbase, or a thin layout).
+        /// A jail's base that apply does not lay down yet (pkgbase).
         PlanJailBase = "beryl::plan::jail_base";
     }
 }
 
 /// A jail's base as apply lays it down: `base.txz` extracted into a thick
-/// jail's own dataset (src/resource/jail_base.rs). pkgbase and the thin
-/// layouts are declared and checked, but not applied yet: refused here
-/// rather than started on an empty root.
+/// jail's own dataset, or into the golden base thin jails share
+/// (src/resource/jail_base.rs, jail_state.rs). pkgbase is declared and
+/// checked, but not applied yet: refused here rather than started on an
+/// empty root.
 pub(crate) fn jail_base(c: &Compiled) -> Vec<Diag> {
     let Some(jail) = &c.freebsd.jail else {
         return Vec::new();
@@ -52,18 +53,6 @@ pub(crate) fn jail_base(c: &Compiled) -> Vec<Diag> {
             )
             .label(&base.method.span, "this method")
             .help("write `method: dists` (base.txz of the jail's release, checked against its MANIFEST)"),
-        );
-    }
-    if base.layout.value != crate::schema::JailLayout::Thick {
-        errors.push(
-            Diag::new(
-                Code::PlanJailBase,
-                "apply does not lay down a thin jail (a shared base with state datasets) yet",
-            )
-            .label(&base.layout.span, "this layout")
-            .help(
-                "write `layout: thick`: the jail gets its own copy of the base on its own dataset",
-            ),
         );
     }
     errors
