@@ -31,6 +31,8 @@ crate::diag::codes! {
         ReleaseService = "beryl::release::service";
         /// A jail's base that apply does not lay down yet (pkgbase).
         PlanJailBase = "beryl::plan::jail_base";
+        /// A dataset of `freebsd.zfs.datasets` that is the golden base of the host's thin jails.
+        PlanJailGolden = "beryl::plan::jail_golden";
     }
 }
 
@@ -53,6 +55,50 @@ pub(crate) fn jail_base(c: &Compiled) -> Vec<Diag> {
             )
             .label(&base.method.span, "this method")
             .help("write `method: dists` (base.txz of the jail's release, checked against its MANIFEST)"),
+        );
+    }
+    errors
+}
+
+/// The golden base of a host's thin jails (src/resource/jail_state.rs) is
+/// beryl's, made and kept for them: the host's `freebsd.zfs.datasets` may
+/// neither destroy it (zfs(8) refuses while its snapshot has clones, and
+/// the jails would lose their base) nor set it up a second way.
+pub(crate) fn jail_golden(
+    fqdn: &str,
+    c: &Compiled,
+    jails: &[crate::resource::Jailed<'_>],
+) -> Vec<Diag> {
+    let input = crate::resource::Input {
+        fqdn,
+        compiled: c,
+        jails,
+    };
+    let mut errors = Vec::new();
+    for d in &c.freebsd.zfs.datasets {
+        let users: Vec<String> = jails
+            .iter()
+            .filter(|j| {
+                crate::resource::jail_state::thin(&input, j)
+                    .is_some_and(|t| t.golden == d.name.value)
+            })
+            .filter_map(|j| j.compiled.freebsd.jail.as_ref())
+            .map(|j| j.name.value.clone())
+            .collect();
+        if users.is_empty() {
+            continue;
+        }
+        errors.push(
+            Diag::new(
+                Code::PlanJailGolden,
+                format!(
+                    "{} is the golden base of the thin jails {}",
+                    d.name.value,
+                    users.join(", ")
+                ),
+            )
+            .label(&d.name.span, if d.destroy { "destroyed here" } else { "set up here" })
+            .help("beryl makes and keeps this dataset for those jails (docs/jails.md \"Layouts\"): remove it from freebsd.zfs.datasets; it can go only once no jail is made from it, by hand (zfs destroy -r)"),
         );
     }
     errors

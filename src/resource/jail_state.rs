@@ -54,6 +54,9 @@ pub(crate) const SNAPSHOT: &str = "beryl";
 /// The user property that marks a state dataset as filled.
 pub(crate) const FILLED: &str = "beryl:state";
 
+/// What the dry run says of a thin jail marked otherwise.
+const REMADE: &str = "apply refuses this: beryl does not change a thin jail's release, layout or state directories once made (a new dataset on a directory would hide what the jail wrote there)";
+
 /// A thin jail's base: the release it shares and where that lives.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Thin {
@@ -300,12 +303,11 @@ impl Kind for JailState {
         if have == s.mark {
             return Verdict::noop();
         }
-        let action = if have.is_empty() {
-            Action::Create
-        } else {
-            Action::Update
-        };
-        Verdict::new(action, vec![change("beryl:base", &have, &s.mark)], None)
+        let changes = vec![change("beryl:base", &have, &s.mark)];
+        if have.is_empty() {
+            return Verdict::new(Action::Create, changes, None);
+        }
+        Verdict::new(Action::Update, changes, None).with_note(REMADE)
     }
 }
 
@@ -402,7 +404,9 @@ mod tests {
                 ..Default::default()
             },
         );
-        assert_eq!(JailState::judge(&s, &st).action, Action::Update);
+        let v = JailState::judge(&s, &st);
+        assert_eq!(v.action, Action::Update);
+        assert!(v.note.is_some_and(|n| n.starts_with("apply refuses this")));
         st.jails.get_mut("www").unwrap().base = Some(s.mark.clone());
         assert_eq!(JailState::judge(&s, &st).action, Action::Noop);
     }

@@ -576,7 +576,7 @@ fn thin_jails_share_a_golden_base_and_keep_their_state() {
     assert_eq!(g.status, 0, "{}{}", g.stdout, g.stderr);
     let dry = run(d, &["apply", "live", "--dry-run", "--state-dir", "facts"]);
     assert!(
-        dry.stdout.contains("~ jail_state:cl"),
+        dry.stdout.contains("~ jail_state:cl") && dry.stdout.contains("apply refuses this"),
         "{}{}",
         dry.stdout,
         dry.stderr
