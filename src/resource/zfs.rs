@@ -369,6 +369,20 @@ mod tests {
     }
 
     #[test]
+    fn a_clone_is_made_from_its_origin_and_checked_as_any_dataset() {
+        let mut d = pgdata();
+        d.origin = Some("tank/_base/r@beryl".into());
+        let Shell { check, change } = Zfs::shell(&d).unwrap();
+        assert_eq!(check, Zfs::shell(&pgdata()).unwrap().check);
+        assert!(
+            change.ends_with(
+                "else zfs clone -p -o 'recordsize=16K' tank/_base/r@beryl tank/pgdata; fi"
+            ),
+            "{change}"
+        );
+    }
+
+    #[test]
     fn destroy_is_guarded_by_the_record_and_never_recursive() {
         let mut d = pgdata();
         d.props.clear();

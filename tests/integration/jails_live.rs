@@ -482,7 +482,9 @@ fn thin_jails_share_a_golden_base_and_keep_their_state() {
 
     // (a) One apply, one session.
     let before = sessions(&w);
+    let t = std::time::Instant::now();
     let r = run(d, &["apply", "live", "--yes"]);
+    eprintln!("{test}: from nothing: {:.1?}", t.elapsed());
     assert_eq!(r.status, 0, "{}{}", r.stdout, r.stderr);
     assert_eq!(sessions(&w), before + 1, "one ssh session");
     let host = done(&r.stdout, HOST);
@@ -552,7 +554,9 @@ fn thin_jails_share_a_golden_base_and_keep_their_state() {
     );
 
     // (d) Nothing changes anywhere.
+    let t = std::time::Instant::now();
     let r = run(d, &["apply", "live", "--yes", "--exit-code"]);
+    eprintln!("{test}: no change: {:.1?}", t.elapsed());
     assert_eq!(r.status, 0, "{}{}", r.stdout, r.stderr);
     for unit in [HOST, CL, NF] {
         assert_eq!(row(&r.stdout, unit)[0], "0", "{unit}: {}", r.stdout);
