@@ -98,7 +98,7 @@ pub(crate) fn thin(input: &Input<'_>, j: &Jailed<'_>) -> Option<Thin> {
 /// `/usr/local` → `usr_local`: a state directory's dataset, below the
 /// jail's.
 pub(crate) fn state_name(dir: &str) -> String {
-    dir.trim_start_matches('/').replace('/', "_")
+    crate::freebsd::names::state_dataset(dir)
 }
 
 /// Where a state dataset is mounted on the host, outside the jail's tree.
