@@ -632,7 +632,10 @@ fn installerconfig(text: &str, plan: &install::InstallerConfig) {
             }
             // A jail is made by apply, never by the install (issue 36):
             // no install plan holds these.
-            Resource::JailBase(_) | Resource::JailConf(_) | Resource::Jail(_) => {}
+            Resource::JailBase(_)
+            | Resource::JailState(_)
+            | Resource::JailConf(_)
+            | Resource::Jail(_) => {}
             Resource::ZfsUnmount(u) => {
                 for pool in &u.pools {
                     has(words(

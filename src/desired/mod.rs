@@ -79,6 +79,7 @@ pub(crate) fn build_with(
     errors.extend(require::cron(c));
     errors.extend(require::loader_d(c));
     errors.extend(require::jail_base(c));
+    errors.extend(require::jail_golden(fqdn, c, jails));
     // A jail is reached through its host's connection, not by SSH.
     if c.parent.is_none() {
         errors.extend(access::check(&login, c));

@@ -29,17 +29,19 @@ crate::diag::codes! {
         ReleaseLoader = "beryl::release::loader";
         /// A base rc.d script the release does not ship (blocklistd before 15.0, blacklistd from 15.0).
         ReleaseService = "beryl::release::service";
-        /// A jail's base that apply does not lay down: a thin layout (not yet), or pkgbase for a release without a FreeBSD-base repository.
+        /// A jail's base that apply does not lay down: pkgbase for a release without a FreeBSD-base repository, or pkgbase with a thin layout (not yet).
         PlanJailBase = "beryl::plan::jail_base";
+        /// A dataset of `freebsd.zfs.datasets` that is the golden base of the host's thin jails.
+        PlanJailGolden = "beryl::plan::jail_golden";
     }
 }
 
-/// A jail's base as apply lays it down on a thick jail's own dataset
-/// (src/resource/jail_base.rs): `base.txz` extracted, or, with pkgbase,
-/// the release's FreeBSD-base repository installed by `pkg --rootdir`
-/// (the release table's `jail_pkgbase` row). The thin layouts are declared
-/// and checked, but not applied yet: refused here rather than started on
-/// an empty root.
+/// A jail's base as apply lays it down (src/resource/jail_base.rs,
+/// jail_state.rs): `base.txz` extracted, or, with pkgbase, the release's
+/// FreeBSD-base repository installed by `pkg --rootdir` (the release
+/// table's `jail_pkgbase` row), into a thick jail's own dataset; or
+/// `base.txz` into the golden base thin jails share. A pkgbase golden base
+/// is not made yet: refused here rather than started on an empty root.
 pub(crate) fn jail_base(c: &Compiled) -> Vec<Diag> {
     let Some(jail) = &c.freebsd.jail else {
         return Vec::new();
@@ -71,16 +73,63 @@ pub(crate) fn jail_base(c: &Compiled) -> Vec<Diag> {
             ),
         );
     }
-    if base.layout.value != crate::schema::JailLayout::Thick {
+    if base.method.value == Install::Pkgbase && base.layout.value != crate::schema::JailLayout::Thick
+    {
         errors.push(
             Diag::new(
                 Code::PlanJailBase,
-                "apply does not lay down a thin jail (a shared base with state datasets) yet",
+                "apply does not lay down a thin jail's shared base with pkgbase yet",
             )
+            .label(&base.method.span, "pkgbase asked for here")
             .label(&base.layout.span, "this layout")
             .help(
-                "write `layout: thick`: the jail gets its own copy of the base on its own dataset",
+                "write `method: dists` for a thin layout (its golden base is base.txz), or \
+                 `layout: thick` for pkgbase",
             ),
+        );
+    }
+    errors
+}
+
+/// The golden base of a host's thin jails (src/resource/jail_state.rs) is
+/// beryl's, made and kept for them: the host's `freebsd.zfs.datasets` may
+/// neither destroy it (zfs(8) refuses while its snapshot has clones, and
+/// the jails would lose their base) nor set it up a second way.
+pub(crate) fn jail_golden(
+    fqdn: &str,
+    c: &Compiled,
+    jails: &[crate::resource::Jailed<'_>],
+) -> Vec<Diag> {
+    let input = crate::resource::Input {
+        fqdn,
+        compiled: c,
+        jails,
+    };
+    let mut errors = Vec::new();
+    for d in &c.freebsd.zfs.datasets {
+        let users: Vec<String> = jails
+            .iter()
+            .filter(|j| {
+                crate::resource::jail_state::thin(&input, j)
+                    .is_some_and(|t| t.golden == d.name.value)
+            })
+            .filter_map(|j| j.compiled.freebsd.jail.as_ref())
+            .map(|j| j.name.value.clone())
+            .collect();
+        if users.is_empty() {
+            continue;
+        }
+        errors.push(
+            Diag::new(
+                Code::PlanJailGolden,
+                format!(
+                    "{} is the golden base of the thin jails {}",
+                    d.name.value,
+                    users.join(", ")
+                ),
+            )
+            .label(&d.name.span, if d.destroy { "destroyed here" } else { "set up here" })
+            .help("beryl makes and keeps this dataset for those jails (docs/jails.md \"Layouts\"): remove it from freebsd.zfs.datasets; it can go only once no jail is made from it, by hand (zfs destroy -r)"),
         );
     }
     errors

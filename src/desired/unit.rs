@@ -13,7 +13,7 @@ use crate::compile::Compiled;
 /// jail(8) name: the rows that make and run one jail (the jail kinds of
 /// src/resource/, docs/jails.md). A jail's dataset (`zfs:DATASET`) is its
 /// row too, by the dataset's name.
-pub(crate) const JAIL_KINDS: &[&str] = &["jail_base", "jail_conf", "jail"];
+pub(crate) const JAIL_KINDS: &[&str] = &["jail_base", "jail_state", "jail_conf", "jail"];
 
 /// A jail's jail(8) name: its `jail.name`, else its file's stem.
 pub(crate) fn jail_name(short: &str, c: &Compiled) -> String {
@@ -33,11 +33,19 @@ pub(crate) fn dataset(c: &Compiled) -> Option<&str> {
 
 /// Whether the host's step `id` (`KIND:ID`) belongs to one of the jails
 /// `jails` (jail(8) name, dataset of its root): what a selection of those
-/// jails alone runs on the host.
+/// jails alone runs on the host. The golden base of thin jails
+/// (`zfs:POOL/jails/_base/RELEASE`, `jail_base:_base/RELEASE`) is every
+/// jail's: shared, it is a no-op once laid down.
 pub(crate) fn is_jail_row(id: &str, jails: &[(&str, Option<&str>)]) -> bool {
     let Some((kind, id)) = id.split_once(':') else {
         return false;
     };
+    let golden = |rest: &str| rest.starts_with("jails/_base/") && !rest[12..].contains('/');
+    if (kind == "jail_base" && id.starts_with("_base/"))
+        || (kind == "zfs" && id.split_once('/').is_some_and(|(_, rest)| golden(rest)))
+    {
+        return !jails.is_empty();
+    }
     jails.iter().any(|(name, dataset)| {
         (JAIL_KINDS.contains(&kind) && id == *name) || (kind == "zfs" && *dataset == Some(id))
     })
@@ -54,11 +62,22 @@ mod tests {
             "jail_conf:www",
             "jail:www",
             "jail_base:www",
+            "jail_state:www",
             "zfs:zroot/jails/www",
+            "zfs:zroot/jails/_base/15.0-RELEASE",
+            "jail_base:_base/15.0-RELEASE",
         ] {
             assert!(is_jail_row(yes, &jails), "{yes}");
         }
-        for no in ["jail:db", "pkg:www", "tz", "zfs:zroot/jails", "file:www"] {
+        for no in [
+            "jail:db",
+            "pkg:www",
+            "tz",
+            "zfs:zroot/jails",
+            "file:www",
+            "zfs:zroot/jails/_base/15.0-RELEASE/x",
+            "zfs:zroot/x/_base/15.0-RELEASE",
+        ] {
             assert!(!is_jail_row(no, &jails), "{no}");
         }
     }

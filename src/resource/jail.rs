@@ -223,7 +223,7 @@ pub(crate) fn layout(input: &Input<'_>) -> Vec<Resource> {
         let hostname =
             super::text(&j.compiled.freebsd.hostname).unwrap_or_else(|| j.fqdn.to_string());
         let conf = super::jail_conf::conf_text(j.fqdn, jail, &hostname);
-        let fstab = super::jail_conf::fstab_text(jail);
+        let fstab = super::jail_conf::fstab_text(jail, super::jail_state::thin(input, j).as_ref());
         let live = live(jail, &hostname);
         let mut mount_paths: Vec<String> = jail
             .mounts

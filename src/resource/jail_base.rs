@@ -1,5 +1,6 @@
-//! `jail_base`: a thick jail's userland, laid down once on its dataset
-//! (issue 36, docs/jails.md "Apply order").
+//! `jail_base`: a thick jail's userland, laid down once on its dataset,
+//! or the golden base its host's thin jails share (issue 36, docs/jails.md
+//! "Apply order", "Layouts").
 //!
 //! - **Marker:** the ZFS user property `beryl:base` on the jail's dataset
 //!   names the release beryl laid down there (zfsprops(7): a user property
@@ -43,13 +44,23 @@
 //!   refusal of any symbolic link on the paths it writes in the root.
 //!   Global `--rootdir`/`-r` is the root and `install -r` the repository
 //!   (src/main.c and src/install.c @13f9f986).
+//! - **Golden base** ([`layout_golden`]): one per release for the host's
+//!   thin jails (`nullfs`, `clone`), `jail_base:_base/RELEASE` on the
+//!   dataset `POOL/jails/_base/RELEASE` (the zfs kind's row, mounted at
+//!   [`jail_state::GOLDEN_ROOT`]`/RELEASE`), laid down as a thick base is
+//!   (the same [`lay`]), then snapshotted `@beryl` (zfs-snapshot.8
+//!   @02bf21b2: a consistent image, read under `.zfs/snapshot`; what `zfs
+//!   clone` and the state copies read), then marked. Thin jails of one
+//!   release on two pools are not supported (ASSUMPTION: one pool holds a
+//!   host's thin jails; the first pool's golden is laid, the other jail's
+//!   clone fails).
 //! - **Records:** none; the dataset is the zfs kind's.
 
 use serde::Serialize;
 
 use super::state::State;
 use super::verdict::{Action, Verdict, change};
-use super::{Input, Kind, Resource, Shell};
+use super::{Input, Kind, Resource, Shell, jail_state};
 use crate::freebsd::release;
 use crate::schema::{Install, JailLayout};
 use crate::shell::{QuoteError, word as w};
@@ -81,6 +92,20 @@ pub struct JailBase {
     /// pkgbase: the ABI and the host's keys; `None` for dists.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pkgbase: Option<Pkgbase>,
+    /// The golden base of the host's thin jails of this release
+    /// ([`super::jail_state`]); `None` for a thick jail's own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub golden: Option<Golden>,
+}
+
+/// What a golden base is for.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Golden {
+    /// The snapshot laid down with it (`beryl`).
+    pub snapshot: String,
+    /// The thin jails made from it: its dry-run verdict reads their marks
+    /// (facts read no golden dataset's properties).
+    pub jails: Vec<String>,
 }
 
 /// What a pkgbase lay-down needs beyond the repository's URL.
@@ -133,15 +158,15 @@ pub(crate) fn layout(input: &Input<'_>) -> Vec<Resource> {
             .find(|m| m.method == jail.base.method.value)?;
         let version = super::text(&j.compiled.freebsd.version).or(super::text(&host.version))?;
         let release = format!("{version}-RELEASE");
-        let site = super::text(&host.dist_site).unwrap_or_else(|| default_site(&release));
         let base = JailBase {
             name: jail.name.value.clone(),
             dataset: jail.dataset.name.value.clone(),
             path: jail.path.value.clone(),
-            site: site.trim_end_matches('/').to_string(),
+            site: site(input, &release),
             release,
             method: method.method,
             pkgbase: None,
+            golden: None,
         };
         (method.want)(&base, &version)
     }))
@@ -254,6 +279,75 @@ fn pkgbase_lay(b: &JailBase) -> Result<String, QuoteError> {
     ))
 }
 
+/// The release's distribution site: the host's `dist_site`, else the
+/// default one.
+fn site(input: &Input<'_>, release: &str) -> String {
+    super::text(&input.freebsd().dist_site)
+        .unwrap_or_else(|| default_site(release))
+        .trim_end_matches('/')
+        .to_string()
+}
+
+/// One golden base per release that the host's thin jails share:
+/// `jail_base:_base/RELEASE`, on its dataset (`zfs::layout_golden`).
+pub(crate) fn layout_golden(input: &Input<'_>) -> Vec<Resource> {
+    let mut bases: Vec<JailBase> = Vec::new();
+    for j in input.jails {
+        let Some(t) = jail_state::thin(input, j) else {
+            continue;
+        };
+        let jail = j
+            .compiled
+            .freebsd
+            .jail
+            .as_ref()
+            .map(|j| j.name.value.clone());
+        if let Some(g) = bases
+            .iter_mut()
+            .find(|b| b.release == t.release)
+            .and_then(|b| b.golden.as_mut())
+        {
+            g.jails.extend(jail);
+            continue;
+        }
+        bases.push(JailBase {
+            name: format!("_base/{}", t.release),
+            dataset: t.golden.clone(),
+            path: t.golden_mount.clone(),
+            site: site(input, &t.release),
+            release: t.release.clone(),
+            method: Install::Dists,
+            pkgbase: None,
+            golden: Some(Golden {
+                snapshot: jail_state::SNAPSHOT.into(),
+                jails: jail.into_iter().collect(),
+            }),
+        });
+    }
+    bases.sort_by(|a, b| a.dataset.cmp(&b.dataset));
+    super::items(bases)
+}
+
+/// The shell that lays the release down in the directory `b.path` (which
+/// exists) by its method's row of [`METHODS`], in a temporary directory of
+/// the host, and copies the host's /etc/resolv.conf in; leaves the status
+/// in `$_st`. The one place a base is laid down: a thick jail's own, and
+/// the thin jails' golden base.
+pub(crate) fn lay(b: &JailBase) -> Result<String, QuoteError> {
+    let lay = match METHODS.iter().find(|m| m.method == b.method) {
+        Some(m) => (m.lay)(b)?,
+        None => "false".to_string(),
+    };
+    Ok(format!(
+        "_d=$(mktemp -d \"${{TMPDIR:-/tmp}}/beryl-base.XXXXXXXX\") || return 1
+	{lay} &&
+		{{ [ ! -f /etc/resolv.conf ] || [ -L {resolv} ] || cp /etc/resolv.conf {resolv}; }}
+	_st=$?
+	rm -rf \"$_d\"",
+        resolv = w(&format!("{}/etc/resolv.conf", b.path.trim_end_matches('/')))?,
+    ))
+}
+
 impl Kind for JailBase {
     type Want = JailBase;
     const NAME: &'static str = "jail_base";
@@ -283,29 +377,55 @@ impl Kind for JailBase {
             "[ \"$(zfs get -H -o value {MARKER} {ds} 2>/dev/null)\" = {} ]",
             w(&b.release)?
         );
-        let lay = match METHODS.iter().find(|m| m.method == b.method) {
-            Some(m) => (m.lay)(b)?,
-            None => "false".to_string(),
-        };
-        let change = format!(
-            "if jls -j {name} >/dev/null 2>&1; then printf '%s\\n' 'the jail runs: its base is laid down only while it is stopped' >&2; return 1; fi
+        let Some(golden) = &b.golden else {
+            let change = format!(
+                "if jls -j {name} >/dev/null 2>&1; then printf '%s\\n' 'the jail runs: its base is laid down only while it is stopped' >&2; return 1; fi
 	case $(zfs get -H -o value {MARKER} {ds} 2>/dev/null) in ''|-) ;; *) printf '%s\\n' 'another release was laid down here: beryl does not upgrade a base' >&2; return 1 ;; esac
 	if [ ! -d {path} ] || [ -L {path} ]; then printf '%s\\n' {nodir} >&2; return 1; fi
-	_d=$(mktemp -d \"${{TMPDIR:-/tmp}}/beryl-base.XXXXXXXX\") || return 1
-	{lay} &&
-		{{ [ ! -f /etc/resolv.conf ] || [ -L {resolv} ] || cp /etc/resolv.conf {resolv}; }}
-	_st=$?
-	rm -rf \"$_d\"
+	{lay}
 	[ \"$_st\" -eq 0 ] && zfs set {marker} {ds}",
-            name = w(&b.name)?,
+                name = w(&b.name)?,
+                nodir = w(&format!("{} is not a directory (the dataset's mountpoint)", b.path))?,
+                lay = lay(b)?,
+                marker = w(&format!("{MARKER}={}", b.release))?,
+            );
+            return Ok(Shell { check, change });
+        };
+        // The golden base: laid down, snapshotted (what clones and state
+        // copies read), then marked; a snapshot already there is kept.
+        let snap = w(&format!("{}@{}", b.dataset, golden.snapshot))?;
+        let change = format!(
+            "case $(zfs get -H -o value {MARKER} {ds} 2>/dev/null) in ''|-) ;; *) printf '%s\\n' 'another release was laid down here: beryl does not upgrade a base' >&2; return 1 ;; esac
+	if [ ! -d {path} ] || [ -L {path} ]; then printf '%s\\n' {nodir} >&2; return 1; fi
+	{lay}
+	[ \"$_st\" -eq 0 ] || return 1
+	zfs list -H -t snapshot -o name {snap} >/dev/null 2>&1 || zfs snapshot {snap} || return 1
+	zfs set {marker} {ds}",
             nodir = w(&format!("{} is not a directory (the dataset's mountpoint)", b.path))?,
+            lay = lay(b)?,
             marker = w(&format!("{MARKER}={}", b.release))?,
-            resolv = w(&format!("{}/etc/resolv.conf", b.path.trim_end_matches('/')))?,
         );
-        Ok(Shell { check, change })
+        Ok(Shell {
+            check: format!("{check} && zfs list -H -t snapshot -o name {snap} >/dev/null 2>&1"),
+            change,
+        })
     }
 
     fn judge(b: &JailBase, s: &State) -> Verdict {
+        if let Some(g) = &b.golden {
+            // Laid down (and snapshotted) before any of its jails is marked.
+            let made = s.zfs.get(&b.dataset).is_some_and(Option::is_some)
+                && g.jails.iter().any(|j| {
+                    s.jails
+                        .get(j)
+                        .and_then(|j| j.base.as_deref())
+                        .is_some_and(|m| m.split(' ').next() == Some(b.release.as_str()))
+                });
+            return match made {
+                true => Verdict::noop(),
+                false => Verdict::new(Action::Create, vec![change(MARKER, "", &b.release)], None),
+            };
+        }
         let have = s
             .jails
             .get(&b.name)

@@ -26,11 +26,12 @@
 
 use serde::Serialize;
 
+use super::jail_state::Thin;
 use super::state::{State, Type};
 use super::verdict::{Action, Verdict, change};
 use super::{Input, Kind, Record, Resource, Shell};
 use crate::fsutil::sha256_hex;
-use crate::schema::Jail;
+use crate::schema::{Jail, JailLayout};
 use crate::shell::{QuoteError, word as w};
 
 /// Where rc.d/jail looks for a jail's own file.
@@ -153,7 +154,7 @@ pub(crate) fn conf_text(fqdn: &str, jail: &Jail, hostname: &str) -> String {
             ));
         }
     }
-    if !jail.mounts.is_empty() {
+    if !jail.mounts.is_empty() || jail.base.layout.value == JailLayout::Nullfs {
         out.push_str(&param("mount.fstab", &fstab_path(name)));
     }
     // No `depend` line: jail(8) would look for the named jail in this file
@@ -184,12 +185,36 @@ pub(crate) fn conf_text(fqdn: &str, jail: &Jail, hostname: &str) -> String {
 /// jail's root (fstab(5) fields `dev dir type opts dump pass`; jail(8)
 /// command.c reads at least three, and refuses a target below `path` with
 /// a symbolic link in it: check_path). `None` without mounts.
-pub(crate) fn fstab_text(jail: &Jail) -> Option<String> {
-    if jail.mounts.is_empty() {
+///
+/// A nullfs jail's ([`super::jail_state`]) come first: its shared base
+/// read-only on the root, then each state dataset read-write on its
+/// directory (mounted where the base has it). jail(8) mounts the lines in
+/// the file's order and unmounts them in reverse (usr.sbin/jail/command.c
+/// @2a178238 next_command: a parameter's values first to last, last to
+/// first when stopping a PF_REV one, which mount.fstab is: config.c, index
+/// id 913964538, intparams), so the base
+/// is under the state mounts, and the jail's own mounts come last.
+pub(crate) fn fstab_text(jail: &Jail, thin: Option<&Thin>) -> Option<String> {
+    let nullfs = thin.filter(|t| t.layout == JailLayout::Nullfs);
+    if jail.mounts.is_empty() && nullfs.is_none() {
         return None;
     }
     let root = jail.path.value.trim_end_matches('/');
     let mut out = String::from("# Written by beryl: the jail's nullfs mounts (mount.fstab).\n");
+    if let Some(t) = nullfs {
+        out.push_str(&format!(
+            "{}\t{}\tnullfs\tro\t0\t0\n",
+            fstab_field(&t.golden_mount),
+            fstab_field(root)
+        ));
+        for d in &jail.base.state {
+            out.push_str(&format!(
+                "{}\t{root}{}\tnullfs\trw\t0\t0\n",
+                fstab_field(&super::jail_state::stage(&jail.name.value, &d.value)),
+                fstab_field(&d.value)
+            ));
+        }
+    }
     for m in &jail.mounts {
         let opts = if m.ro { "ro" } else { "rw" };
         out.push_str(&format!(
@@ -219,7 +244,8 @@ pub(crate) fn layout(input: &Input<'_>) -> Vec<Resource> {
         Some(JailConf {
             conf: conf_path(&name),
             conf_text: conf_text(j.fqdn, jail, &hostname),
-            fstab: fstab_text(jail).map(|t| (fstab_path(&name), t)),
+            fstab: fstab_text(jail, super::jail_state::thin(input, j).as_ref())
+                .map(|t| (fstab_path(&name), t)),
             dataset: jail.dataset.name.value.clone(),
             name,
         })

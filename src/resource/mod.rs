@@ -36,6 +36,7 @@ pub mod group;
 pub mod jail;
 pub mod jail_base;
 pub mod jail_conf;
+pub mod jail_state;
 pub mod keys;
 pub mod loader;
 pub mod packages;
@@ -299,6 +300,7 @@ kinds! {
     ZfsUnmount(zfs_unmount::ZfsUnmount, zfs_unmount::Never),
     JailBase(jail_base::JailBase, jail_base::JailBase),
     JailConf(jail_conf::JailConf, jail_conf::JailConf),
+    JailState(jail_state::JailState, jail_state::JailState),
     Jail(jail::Jail, jail::Jail),
 }
 
@@ -389,8 +391,10 @@ pub(crate) struct Row {
 /// the files of `freebsd.files` after every kind they may need, and before
 /// the services that read them; last, the install's unmount of the data
 /// pools. `file` has two rows for those two places. A host's jails come
-/// after its services (issue 36): their datasets (a second `zfs` row), each
-/// one's base, conf, and the jail running.
+/// after its services (issue 36): the golden base of its thin jails (a
+/// `zfs` row and a `jail_base` row, before the clones of it), their
+/// datasets (a further `zfs` row), each thick one's base, each thin one's
+/// state datasets, conf, and the jail running.
 pub(crate) const KINDS: &[Row] = &[
     row::<zpool::Zpool>(zpool::layout),
     row::<zfs::Zfs>(zfs::layout),
@@ -409,8 +413,11 @@ pub(crate) const KINDS: &[Row] = &[
     row::<cron::Cron>(cron::layout),
     row::<file::File>(file::layout_listed),
     row::<service::Service>(service::layout),
+    row::<zfs::Zfs>(zfs::layout_golden),
+    row::<jail_base::JailBase>(jail_base::layout_golden),
     row::<zfs::Zfs>(zfs::layout_jails),
     row::<jail_base::JailBase>(jail_base::layout),
+    row::<jail_state::JailState>(jail_state::layout),
     row::<jail_conf::JailConf>(jail_conf::layout),
     row::<jail::Jail>(jail::layout),
     row::<zfs_unmount::ZfsUnmount>(zfs_unmount::layout),

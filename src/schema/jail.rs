@@ -518,6 +518,21 @@ fn thin_state(
                         "each state directory is a dataset of its own: list disjoint directories",
                     ),
                 );
+            } else if names::state_dataset(&a.value) == names::state_dataset(&b.value) {
+                cx.push(
+                    Diag::new(
+                        Code::JailState,
+                        format!(
+                            "{at}.base.state: {} and {} would be one dataset, `{}`",
+                            names::quote(&b.value),
+                            names::quote(&a.value),
+                            names::state_dataset(&a.value)
+                        ),
+                    )
+                    .label(&a.span, "listed here")
+                    .label(&b.span, "and here")
+                    .help("a state directory's dataset is named after it, each `/` but the first as `_`: rename one of the directories"),
+                );
             }
         }
     }

@@ -657,6 +657,69 @@ fn zfs_destroy_r_and_user_properties() {
     );
 }
 
+/// Snapshots and clones (zfs_main.c @00a38210 zfs_do_destroy and
+/// destroy_check_dependent; zfs-snapshot.8 @02bf21b2; zfs-clone.8
+/// @1d3ba0bf): a snapshot is read under `.zfs/snapshot` and does not follow
+/// its file system; a clone starts with the snapshot's files; a file
+/// system with a snapshot is not destroyed without -r, nor with -r while a
+/// clone of its snapshot lives; a clone is destroyed alone.
+#[test]
+fn zfs_snapshots_clones_and_their_dependents() {
+    let Some(bsd) = FakeBsd::new(
+        &Options::default(),
+        "zfs_snapshots_clones_and_their_dependents",
+    ) else {
+        return;
+    };
+    bsd.extract_base();
+    let run = sh(
+        &bsd,
+        "set -e\n\
+         : > /dev/ada0\n\
+         zpool create zroot ada0\n\
+         zfs create -p -o mountpoint=/gold zroot/jails/_base/r\n\
+         echo v1 > /gold/f\n\
+         zfs snapshot zroot/jails/_base/r@beryl\n\
+         echo v2 > /gold/f\n\
+         zfs snapshot zroot/jails/_base/r@beryl 2>&1 || echo st=$?\n\
+         zfs list -H -t snapshot -o name\n\
+         zfs list -H -t snapshot -o name zroot/jails/_base/r@none 2>&1 || echo st=$?\n\
+         cat /gold/.zfs/snapshot/beryl/f\n\
+         zfs clone -o mountpoint=/j/a zroot/jails/_base/r@beryl zroot/jails/a\n\
+         zfs clone zroot/jails/_base/r@none zroot/jails/b 2>&1 || echo st=$?\n\
+         cat /j/a/f; ls -a /j/a | grep -c zfs || :\n\
+         zfs destroy zroot/jails/_base/r 2>&1 || echo st=$?\n\
+         zfs destroy -r zroot/jails/_base 2>&1 || echo st=$?\n\
+         zfs destroy zroot/jails/a\n\
+         zfs destroy -r zroot/jails/_base\n\
+         zfs list -H -o name -r zroot; zfs list -H -t snapshot -o name | wc -l\n",
+        &[],
+    );
+    assert_eq!(
+        run.stdout,
+        "cannot create snapshot 'zroot/jails/_base/r@beryl': dataset already exists\n\
+         st=1\n\
+         zroot/jails/_base/r@beryl\n\
+         cannot open 'zroot/jails/_base/r@none': dataset does not exist\n\
+         st=1\n\
+         v1\n\
+         cannot open 'zroot/jails/_base/r@none': dataset does not exist\n\
+         st=1\n\
+         v1\n0\n\
+         cannot destroy 'zroot/jails/_base/r': filesystem has children\n\
+         use '-r' to destroy the following datasets:\n\
+         zroot/jails/_base/r@beryl\n\
+         st=1\n\
+         cannot destroy 'zroot/jails/_base': filesystem has dependent clones\n\
+         use '-R' to destroy the following datasets:\n\
+         zroot/jails/a\n\
+         st=1\n\
+         zroot\nzroot/jails\n0\n",
+        "{}",
+        run.all()
+    );
+}
+
 // ---------------------------------------------------------------- jail: networks, mounts
 
 #[test]

@@ -32,6 +32,11 @@ fn run(d: &Path, a: &[&str]) -> crate::support::Run {
 
 /// `live` installed from its plan and reachable; no jail yet.
 fn wired(test: &str) -> Option<(tempfile::TempDir, Wired)> {
+    wired_from("jails/three", test)
+}
+
+/// `live` of the fixture `name`, installed and reachable.
+fn wired_from(name: &str, test: &str) -> Option<(tempfile::TempDir, Wired)> {
     if !tools(&["ssh", "ssh-keygen", "unshare"], test) {
         return None;
     }
@@ -39,7 +44,7 @@ fn wired(test: &str) -> Option<(tempfile::TempDir, Wired)> {
         skip(test, "/usr/sbin/sshd (openssh-server) is missing");
         return None;
     }
-    let dir = fixture("jails/three");
+    let dir = fixture(name);
     let bsd = crate::live::installed(dir.path(), "live", test)?;
     let w = sshd::wire_machine(dir.path(), bsd, "live", "admin", "example.org/live.yml");
     Some((dir, w))
@@ -573,4 +578,139 @@ fn timing_a_host_and_n_jails() {
          nothing -> converged {first:.2?}; no-change re-apply {again:.2?}; \
          one jail's inside script alone {one_inside:.2?}; one jail's host-side probes {one_host:.2?}"
     );
+}
+
+/// Thin layouts (issue 36): the host `live` of tests/fixtures/jails/thin
+/// with `cl` (a ZFS clone of the golden base) and `nf` (the golden base
+/// mounted read-only by nullfs), each with its state on datasets of its
+/// own. (a) From nothing to converged in one apply: the golden base laid
+/// down once and snapshotted, the clone made from the snapshot, the state
+/// datasets filled from it; (b) the nullfs jail's base is read-only in it,
+/// its state writable and kept on the host outside its tree; (c) a file
+/// written in a state directory survives a restart and an apply; (d) a
+/// second apply changes nothing; (e) a state directory added later is
+/// refused (it would hide what the jail wrote), as the dry run predicts.
+#[test]
+fn thin_jails_share_a_golden_base_and_keep_their_state() {
+    let test = "thin_jails_share_a_golden_base_and_keep_their_state";
+    let Some((dir, w)) = wired_from("jails/thin", test) else {
+        return;
+    };
+    let d = dir.path();
+    const CL: &str = "cl.live.example.org";
+    const NF: &str = "nf.live.example.org";
+
+    // (a) One apply, one session.
+    let before = sessions(&w);
+    let t = std::time::Instant::now();
+    let r = run(d, &["apply", "live", "--yes"]);
+    eprintln!("{test}: from nothing: {:.1?}", t.elapsed());
+    assert_eq!(r.status, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(sessions(&w), before + 1, "one ssh session");
+    let host = done(&r.stdout, HOST);
+    for id in [
+        "~ zfs:zroot/jails/_base/15.0-RELEASE",
+        "~ jail_base:_base/15.0-RELEASE",
+        "~ zfs:zroot/jails/cl",
+        "~ zfs:zroot/jails/nf",
+        "~ jail_state:cl",
+        "~ jail_state:nf",
+        "~ jail_conf:cl",
+        "~ jail_conf:nf",
+        "~ jail:cl",
+        "~ jail:nf",
+    ] {
+        assert!(host.contains(&id.to_string()), "{id}:\n{}", r.stdout);
+    }
+    assert!(
+        !host
+            .iter()
+            .any(|l| l == "~ jail_base:cl" || l == "~ jail_base:nf"),
+        "{}",
+        r.stdout
+    );
+    for unit in [CL, NF] {
+        assert_eq!(row(&r.stdout, unit)[3], "ok", "{}", r.stdout);
+    }
+    assert_eq!(in_jail(&w, "cl", "cat /usr/local/etc/cl.conf"), "clone\n");
+    assert_eq!(in_jail(&w, "nf", "cat /usr/local/etc/nf.conf"), "nullfs\n");
+    let host_view = crate::live::sh(
+        &w.bsd,
+        "zfs list -H -t snapshot -o name; \
+         zfs get -H -o value beryl:base zroot/jails/cl zroot/jails/nf; \
+         zfs get -H -p -o value mountpoint zroot/jails/cl/usr_local zroot/jails/nf/usr_local; \
+         cat /usr/local/jails/_state/nf/usr_local/etc/nf.conf; \
+         ls /usr/local/jails/_base/15.0-RELEASE/usr/local/etc 2>/dev/null | wc -l",
+    );
+    assert_eq!(
+        host_view,
+        "zroot/jails/_base/15.0-RELEASE@beryl\n\
+         15.0-RELEASE clone /etc /var /usr/local /tmp /home\n\
+         15.0-RELEASE nullfs /etc /var /usr/local /tmp /home\n\
+         /usr/local/jails/cl/usr/local\n\
+         /usr/local/jails/_state/nf/usr_local\n\
+         nullfs\n\
+         0\n"
+    );
+
+    // (b) The shared base is read-only in the nullfs jail; its state is not.
+    assert_eq!(
+        in_jail(
+            &w,
+            "nf",
+            "if touch /bin/beryl-was-here 2>/dev/null; then echo writable; else echo read-only; fi; \
+             touch /var/beryl-was-here && echo state-writable"
+        ),
+        "read-only\nstate-writable\n"
+    );
+
+    // (c) State survives a restart (jail(8) unmounts the fstab in reverse
+    // and mounts it again) and an apply.
+    in_jail(&w, "nf", "echo kept-nf > /var/keep");
+    in_jail(&w, "cl", "echo kept-cl > /var/keep");
+    crate::live::sh(
+        &w.bsd,
+        "jail -q -f /etc/jail.conf.d/nf.conf -rc nf && jail -q -f /etc/jail.conf.d/cl.conf -rc cl",
+    );
+
+    // (d) Nothing changes anywhere.
+    let t = std::time::Instant::now();
+    let r = run(d, &["apply", "live", "--yes", "--exit-code"]);
+    eprintln!("{test}: no change: {:.1?}", t.elapsed());
+    assert_eq!(r.status, 0, "{}{}", r.stdout, r.stderr);
+    for unit in [HOST, CL, NF] {
+        assert_eq!(row(&r.stdout, unit)[0], "0", "{unit}: {}", r.stdout);
+    }
+    assert_eq!(in_jail(&w, "nf", "cat /var/keep"), "kept-nf\n");
+    assert_eq!(in_jail(&w, "cl", "cat /var/keep"), "kept-cl\n");
+    assert_eq!(
+        crate::live::sh(
+            &w.bsd,
+            "cat /usr/local/jails/_state/nf/var/keep /usr/local/jails/cl/var/keep"
+        ),
+        "kept-nf\nkept-cl\n"
+    );
+
+    // (e) A state directory added to the clone jail: the dry run shows the
+    // mark's change, and apply refuses it, leaving the jail as it was.
+    let file = d.join("inventory/example.org/live.jails/cl.yml");
+    let text = fs::read_to_string(&file).unwrap();
+    fs::write(&file, text.replace("/tmp, /home]", "/tmp, /home, /root]")).unwrap();
+    let g = run(d, &["facts", "--gather", "--out", "facts", "live"]);
+    assert_eq!(g.status, 0, "{}{}", g.stdout, g.stderr);
+    let dry = run(d, &["apply", "live", "--dry-run", "--state-dir", "facts"]);
+    assert!(
+        dry.stdout.contains("~ jail_state:cl") && dry.stdout.contains("apply refuses this"),
+        "{}{}",
+        dry.stdout,
+        dry.stderr
+    );
+    let r = run(d, &["apply", "live", "--yes"]);
+    assert_ne!(r.status, 0, "{}{}", r.stdout, r.stderr);
+    let all = format!("{}{}", r.stdout, r.stderr);
+    assert!(
+        all.contains("beryl does not change a thin jail's release, layout or state directories"),
+        "{all}"
+    );
+    assert_eq!(in_jail(&w, "cl", "cat /var/keep"), "kept-cl\n");
 }

@@ -101,6 +101,13 @@ pub(crate) fn jail_dir(s: &str) -> Result<(), String> {
     super::file_path(s).map_err(|e| e.replace("names a directory, not a file", "ends with `/`"))
 }
 
+/// The dataset of a thin jail's state directory, below the jail's own:
+/// the directory without its first `/`, the others as `_` (`/usr/local` →
+/// `usr_local`), one ZFS name component.
+pub(crate) fn state_dataset(dir: &str) -> String {
+    dir.trim_start_matches('/').replace('/', "_")
+}
+
 #[cfg(test)]
 mod tests {
     use super::{bridge_name, derived_mac, jail_name, mac};

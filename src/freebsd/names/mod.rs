@@ -22,7 +22,7 @@ pub(crate) use files::{
     MANAGED_FILES, NOTIFY_ACTIONS, file_mode, file_path, inventory_path, managed_file,
     notify_action, service_name, validate_command,
 };
-pub(crate) use jail::{bridge_name, derived_mac, jail_dir, jail_name, mac};
+pub(crate) use jail::{bridge_name, derived_mac, jail_dir, jail_name, mac, state_dataset};
 pub(crate) use kinds::{Install, Ipv4, Ipv6, Raid, UserState};
 pub(crate) use network::{interface_name, ip_address, ipv4, ipv4_address, ipv6, ipv6_address};
 pub(crate) use network::{ipv4_cidr, ipv6_cidr};

@@ -12,6 +12,7 @@ fn dists() -> JailBase {
         site: "https://download.FreeBSD.org/releases/amd64/15.0-RELEASE".into(),
         method: Install::Dists,
         pkgbase: None,
+        golden: None,
     }
 }
 
@@ -216,4 +217,83 @@ fn a_host_without_the_keys_is_refused_before_pkg_runs() {
     assert!(!ok);
     assert!(err.contains("the host has no"), "{err}");
     assert_eq!(log, "pkg -N\n");
+}
+
+// The golden base of thin jails (src/resource/jail_state.rs).
+fn thin_base(golden: bool) -> JailBase {
+    JailBase {
+        name: if golden { "_base/15.0-RELEASE" } else { "www" }.into(),
+        dataset: if golden {
+            "zroot/jails/_base/15.0-RELEASE"
+        } else {
+            "zroot/jails/www"
+        }
+        .into(),
+        path: if golden {
+            "/usr/local/jails/_base/15.0-RELEASE"
+        } else {
+            "/usr/local/jails/www"
+        }
+        .into(),
+        release: "15.0-RELEASE".into(),
+        site: "https://download.FreeBSD.org/releases/amd64/15.0-RELEASE".into(),
+        method: Install::Dists,
+        pkgbase: None,
+        golden: golden.then(|| Golden {
+            snapshot: "beryl".into(),
+            jails: vec!["cl".into()],
+        }),
+    }
+}
+
+#[test]
+fn a_thick_base_and_the_golden_one_are_laid_by_the_same_shell() {
+    let thick = JailBase::shell(&thin_base(false)).unwrap().change;
+    let golden = JailBase::shell(&thin_base(true)).unwrap();
+    for (change, path) in [
+        (&thick, "/usr/local/jails/www"),
+        (&golden.change, "/usr/local/jails/_base/15.0-RELEASE"),
+    ] {
+        assert!(
+            change.contains(&lay(&JailBase { path: path.into(), ..thin_base(false) }).unwrap()),
+            "{change}"
+        );
+    }
+    assert!(thick.starts_with("if jls -j www"), "{thick}");
+    assert!(!thick.contains("zfs snapshot"), "{thick}");
+    // The golden one: snapshotted before it is marked, the snapshot
+    // part of its check.
+    let snap = golden
+        .change
+        .find("|| zfs snapshot zroot/jails/_base/15.0-RELEASE@beryl || return 1")
+        .expect(&golden.change);
+    let mark = golden
+        .change
+        .find("zfs set 'beryl:base=15.0-RELEASE' zroot/jails/_base/15.0-RELEASE")
+        .expect(&golden.change);
+    assert!(snap < mark, "{}", golden.change);
+    assert!(
+        golden
+            .check
+            .ends_with("&& zfs list -H -t snapshot -o name zroot/jails/_base/15.0-RELEASE@beryl >/dev/null 2>&1"),
+        "{}",
+        golden.check
+    );
+}
+
+#[test]
+fn the_golden_base_is_laid_until_a_jail_of_its_release_is_marked() {
+    let b = thin_base(true);
+    let mut s = State::default();
+    assert_eq!(JailBase::judge(&b, &s).action, Action::Create);
+    s.zfs.insert(b.dataset.clone(), Some(Default::default()));
+    assert_eq!(JailBase::judge(&b, &s).action, Action::Create);
+    s.jails.insert(
+        "cl".into(),
+        super::super::state::Jail {
+            base: Some("15.0-RELEASE clone /etc".into()),
+            ..Default::default()
+        },
+    );
+    assert_eq!(JailBase::judge(&b, &s).action, Action::Noop);
 }

@@ -130,14 +130,14 @@ fn the_fstab_has_one_nullfs_line_per_mount_under_the_root() {
         ro: false,
     });
     assert_eq!(
-        fstab_text(&j).unwrap(),
+        fstab_text(&j, None).unwrap(),
         "# Written by beryl: the jail's nullfs mounts (mount.fstab).
 /data/www\t/jails/www/usr/local/www\tnullfs\tro\t0\t0
 /srv/a\\040b\t/jails/www/mnt/x\tnullfs\trw\t0\t0
 "
     );
     j.mounts.clear();
-    assert_eq!(fstab_text(&j), None);
+    assert_eq!(fstab_text(&j, None), None);
 }
 
 #[test]
@@ -176,7 +176,7 @@ fn want() -> JailConf {
         dataset: "zroot/jails/www".into(),
         conf: conf_path("www"),
         conf_text: conf_text("www.host01.example.org", &jail, "www.example.org"),
-        fstab: fstab_text(&jail).map(|t| (fstab_path("www"), t)),
+        fstab: fstab_text(&jail, None).map(|t| (fstab_path("www"), t)),
     }
 }
 
