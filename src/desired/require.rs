@@ -73,7 +73,8 @@ pub(crate) fn jail_base(c: &Compiled) -> Vec<Diag> {
             ),
         );
     }
-    if base.method.value == Install::Pkgbase && base.layout.value != crate::schema::JailLayout::Thick
+    if base.method.value == Install::Pkgbase
+        && base.layout.value != crate::schema::JailLayout::Thick
     {
         errors.push(
             Diag::new(

@@ -253,9 +253,11 @@ pub(crate) fn layout(input: &Input<'_>) -> Vec<Resource> {
 /// the id is `NAME DATASET`. Its dataset is destroyed only when beryl's
 /// record says beryl created it and the config no longer declares it (an
 /// operator keeping the data moves it to `freebsd.zfs.datasets`), and never
-/// recursively: a child or a snapshot someone made (a backup) makes the
-/// destroy fail with zfs's own reason, the jail stopped and its conf kept,
-/// and the next apply tries again (the zfs kind's rule, zfs.rs PRUNE).
+/// recursively: a thin jail's state datasets (children marked
+/// `beryl:state`, src/resource/jail_state.rs) go first, by name; any other
+/// child or a snapshot someone made (a backup) makes the destroy fail with
+/// zfs's own reason, the jail stopped and its conf kept, and the next
+/// apply tries again (the zfs kind's rule, zfs.rs PRUNE).
 pub(crate) const PRUNE: Prune = Prune {
     kind: "jail",
     step_kind: "jail",
@@ -264,7 +266,8 @@ pub(crate) const PRUNE: Prune = Prune {
     remove: "_n=${1%% *}; _ds=${1#* }; _c=\"/etc/jail.conf.d/$_n.conf\"; \
 { ! jls -j \"$_n\" >/dev/null 2>&1 || if [ -f \"$_c\" ]; then jail -q -f \"$_c\" -r \"$_n\"; else jail -q -r \"$_n\"; fi; } && \
 { [ \"$_ds\" = \"$1\" ] || ! grep -qxF \"zfs $_ds\" /var/db/beryl/managed 2>/dev/null || \
-printf '%s\\n' \"$desired\" | grep -qxF \"zfs $_ds\" || ! zfs list -H -o name \"$_ds\" >/dev/null 2>&1 || zfs destroy \"$_ds\"; } && \
+printf '%s\\n' \"$desired\" | grep -qxF \"zfs $_ds\" || ! zfs list -H -o name \"$_ds\" >/dev/null 2>&1 || \
+{ zfs list -H -o name -r \"$_ds\" | while IFS= read -r _s; do case $(zfs get -H -o value beryl:state \"$_s\" 2>/dev/null) in ''|-) ;; *) zfs destroy \"$_s\" || exit 1 ;; esac; done && zfs destroy \"$_ds\"; }; } && \
 rm -f \"$_c\" \"/etc/fstab.$_n\" \"/var/db/beryl/jails/$_n.start\" \"/var/db/beryl/jails/$_n.pending\"",
     source: "usr.sbin/jail/jail.c (HardenedBSD-src 401050a4, id 60008187926: -r NAME with the file); usr.sbin/jls/jls.c (fel1x-developer 2d614aa2: -j NAME exits 1 when absent); openzfs cmd/zfs/zfs_main.c @be7657e3 (destroy without -r: refused while the dataset has children or snapshots)",
     kept: None,

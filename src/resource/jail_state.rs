@@ -33,7 +33,8 @@
 //!   (a snapshot is a dependent: its file system is not destroyed without
 //!   `-r`; clones of it refuse `-r`, asking for `-R`).
 //! - **Records:** none: the state datasets are children of the jail's
-//!   dataset, which the jail's prune destroys with them (`zfs destroy -r`).
+//!   dataset; the jail's prune destroys those marked [`FILLED`] by name,
+//!   then the jail's dataset, never with `-r` (src/resource/jail.rs PRUNE).
 
 use serde::Serialize;
 

@@ -255,7 +255,13 @@ fn a_thick_base_and_the_golden_one_are_laid_by_the_same_shell() {
         (&golden.change, "/usr/local/jails/_base/15.0-RELEASE"),
     ] {
         assert!(
-            change.contains(&lay(&JailBase { path: path.into(), ..thin_base(false) }).unwrap()),
+            change.contains(
+                &lay(&JailBase {
+                    path: path.into(),
+                    ..thin_base(false)
+                })
+                .unwrap()
+            ),
             "{change}"
         );
     }
