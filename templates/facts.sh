@@ -364,6 +364,21 @@ $_n
 		if [ -n "$_ds" ]; then
 			printf ',"base":%s' "$(json "$(zfs get -H -o value beryl:base "$_ds" 2>/dev/null)")"
 		fi
+		# The directories above its tree (src/resource/jail.rs PRIVATE): the
+		# running root's parent and the jails' directory, as `stat -f '%Su
+		# %Lp'` prints them (lstat: a link is not a directory of root's).
+		printf ',"dirs":{'
+		_dsep=''
+		_seen=''
+		for _d in ${_up:+"$(jls -j "$_n" path 2>/dev/null)"} /usr/local/jails/_; do
+			_d=${_d%/*}
+			[ -n "$_d" ] || _d=/
+			[ "$_d" != "$_seen" ] || continue
+			_seen=$_d
+			printf '%s%s:%s' "$_dsep" "$(json "$_d")" "$(json "$(stat -f '%Su %Lp' "$_d" 2>/dev/null)")"
+			_dsep=','
+		done
+		printf '}'
 		printf ',"params":{'
 		if [ -n "$_up" ]; then
 			_psep=''

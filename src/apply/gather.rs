@@ -211,6 +211,7 @@ fn take_units(t: &Target<'_>, options: &[String]) -> Vec<Result<(Vec<u8>, State)
             name: j.name,
             id: j.fqdn,
             text: &j.script.text,
+            dataset: None,
         })
         .collect();
     let script = match super::script::facts_unit(t.own.then_some(&*t.script.text), &jails) {

@@ -154,8 +154,20 @@ impl Demux {
         (0, line, self.units[0].read(line))
     }
 
-    /// The host's `jail: ID exit N` or `jail: ID absent`.
+    /// The host's `jail: ID exit N`, `jail: ID absent` or `jail: ID not
+    /// run` (a host row that makes or runs it failed).
     fn ended_line(&mut self, rest: &str) {
+        if let Some(id) = rest.strip_suffix(" not run")
+            && let Some(i) = self.running(id)
+        {
+            self.ended[i] = true;
+            self.units[i].status = Status::Failed;
+            self.units[i].message = Some(
+                "not run: a step of its host that makes or runs it failed (in the host's report)"
+                    .into(),
+            );
+            return;
+        }
         let (id, end) = match (rest.split_once(" exit "), rest.strip_suffix(" absent")) {
             (Some((id, n)), _) => (id, Some(n)),
             (None, Some(id)) => (id, None),

@@ -36,6 +36,8 @@ pub(crate) struct JailScript<'a> {
     pub name: &'a str,
     pub id: &'a str,
     pub text: &'a str,
+    /// The dataset of its root: its host's `zfs:` row for it is its row.
+    pub dataset: Option<&'a str>,
 }
 
 /// What a host's script runs: its own steps (`own`: false when only some
@@ -120,9 +122,24 @@ pub(crate) fn script_unit(
         } else {
             ""
         };
+        // A host row of jails runs with beryl_jail naming them: its
+        // failure stops those jails, not the host (`fail`).
+        let jails: Vec<&str> = unit
+            .jails
+            .iter()
+            .filter(|j| crate::desired::unit::is_jail_row(&step.id, &[(j.name, j.dataset)]))
+            .map(|j| j.name)
+            .collect();
+        let (set, unset) = match jails.is_empty() {
+            true => (String::new(), ""),
+            false => (
+                format!("beryl_jail={}\n", word(&jails.join(" "))?),
+                "beryl_jail=''\n",
+            ),
+        };
         let _ = write!(
             out,
-            "\ncheck_{i}() {{\n\t{}\n}}\n{literal}change_{i}() {{\n\t{}\n}}\nstep {} check_{i} change_{i}{record}{}\n",
+            "\ncheck_{i}() {{\n\t{}\n}}\n{literal}change_{i}() {{\n\t{}\n}}\n{set}step {} check_{i} change_{i}{record}{}\n{unset}",
             step.check,
             step.change,
             word(&step.id)?,
@@ -284,16 +301,31 @@ save_record() {
 		printf '%s\n' "! record FAILED: cannot write $record"
 }
 
-# fail ID REASON [OUTPUT]: report, sum up and stop.
+# fail ID REASON [OUTPUT]: report, sum up and stop. A host row of jails
+# (beryl_jail set, issue 36) stops only those jails: the rest of the host,
+# and its other jails, go on; the jails' inside scripts are not run.
 fail() {
 	if [ -n "${3:-}" ]; then
 		printf '%s\n' "$3" | sed 's/^/    /'
 	fi
 	printf '%s\n' "! $1 FAILED: $2"
 	failed=$((failed + 1))
+	if [ -n "${beryl_jail:-}" ]; then
+		jails_blocked="$jails_blocked $beryl_jail "
+		return 0
+	fi
 	save_record
 	finish
 	exit 1
+}
+jails_blocked=' '
+# jail_blocked: whether a jail of beryl_jail (names, one word each) had a
+# row that failed.
+jail_blocked() {
+	for _j in $beryl_jail; do
+		case $jails_blocked in *" $_j "*) return 0 ;; esac
+	done
+	return 1
 }
 
 # The recorded kinds (src/apply/prune.rs): exists_KIND ID exits 0 when the
@@ -480,6 +512,13 @@ stepped=0
 # shellcheck disable=SC2034
 step() {
 	stepped=0
+	# A host row of a jail (beryl_jail: the jails it makes or runs) after
+	# another row of that jail failed: not run (issue 36).
+	if [ -n "${beryl_jail:-}" ] && jail_blocked; then
+		printf '%s\n' "! $1 FAILED: not run: an earlier step for jail $beryl_jail failed"
+		failed=$((failed + 1))
+		return 0
+	fi
 	if "$2" </dev/null >/dev/null 2>&1; then
 		printf '%s\n' "= $1"
 		unchanged=$((unchanged + 1))
@@ -499,9 +538,13 @@ step() {
 	status=$?
 	if [ "$status" -ne 0 ]; then
 		fail "$1" "the change exited $status" "$out"
+		stepped=0
+		return 0
 	fi
 	if ! "$2" </dev/null >/dev/null 2>&1; then
 		fail "$1" "still differs after the change" "$out"
+		stepped=0
+		return 0
 	fi
 	if [ -n "$new" ]; then
 		created="$created$new
@@ -546,6 +589,12 @@ const JAIL_LIB: &str = r#"
 # not end well does not stop the others: the script's status says it.
 jails_failed=0
 jail_apply() {
+	case $jails_blocked in *" $1 "*)
+		printf '%s\n' "jail: $2 not run"
+		jails_failed=$((jails_failed + 1))
+		return 0
+		;;
+	esac
 	if ! jls -j "$1" >/dev/null 2>&1; then
 		printf '%s\n' "jail: $2 absent"
 		jails_failed=$((jails_failed + 1))

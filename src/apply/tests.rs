@@ -737,16 +737,19 @@ fn jail_apply_prefixes_lines_and_keeps_the_status_under_dash() {
             name: "a",
             id: "a.h.example.org",
             text: "echo one; echo 'jail: a.h.example.org exit 0'; printf 'err\\n' >&2; printf 'no newline'; exit 7",
+            dataset: None,
         },
         super::script::JailScript {
             name: "gone",
             id: "gone.h.example.org",
             text: "echo never",
+            dataset: None,
         },
         super::script::JailScript {
             name: "b",
             id: "b.h.example.org",
             text: "[ \"$BERYL_DRY_RUN\" = 1 ] && echo dry",
+            dataset: None,
         },
         // A hostile jail writes on the host's fds 3 (its output) and 4 (the
         // jail's status), had it inherited them.
@@ -754,6 +757,7 @@ fn jail_apply_prefixes_lines_and_keeps_the_status_under_dash() {
             name: "c",
             id: "c.h.example.org",
             text: "{ echo '= forged3' >&3; printf '0\\n= forged4\\n' >&4; } 2>/dev/null; exit 5",
+            dataset: None,
         },
     ];
     let script = super::script::script_unit(
@@ -806,6 +810,111 @@ fn jail_apply_prefixes_lines_and_keeps_the_status_under_dash() {
         Some(super::script::JAILS_STATUS),
         "{stdout}"
     );
+}
+
+/// A host row of a jail that fails stops that jail only (review finding:
+/// one hostile jail could stop its host's whole apply): the host's later
+/// steps and its other jails run, the jail's later rows and its inside
+/// script do not (`jail: ID not run`), and the script ends with status 1.
+#[test]
+fn a_failed_row_of_a_jail_stops_that_jail_not_its_host() {
+    if std::process::Command::new("dash")
+        .arg("-c")
+        .arg(":")
+        .status()
+        .is_err()
+    {
+        eprintln!("notice: a_failed_row_of_a_jail_stops_that_jail_not_its_host skipped: no dash");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let mark = tmp.path().join("x");
+    let row = |id: &str, check: String, change: &str| Step {
+        id: id.into(),
+        check,
+        change: change.into(),
+        ..keys("k")
+    };
+    let steps = [
+        row("jail_conf:a", "false".into(), "echo refused >&2; false"),
+        row("jail:a", "false".into(), "true"),
+        row(
+            "pkg:x",
+            format!("[ -e '{}' ]", mark.display()),
+            &format!("touch '{}'", mark.display()),
+        ),
+        row("jail:b", ":".into(), "true"),
+    ];
+    let jails = [
+        super::script::JailScript {
+            name: "a",
+            id: "a.h.example.org",
+            text: "echo inside a",
+            dataset: Some("zroot/jails/a"),
+        },
+        super::script::JailScript {
+            name: "b",
+            id: "b.h.example.org",
+            text: "echo inside b",
+            dataset: Some("zroot/jails/b"),
+        },
+    ];
+    let script = super::script::script_unit(
+        "h.example.org",
+        &steps,
+        super::script::Options { prune: false },
+        None,
+        super::script::Unit {
+            own: true,
+            jails: &jails,
+        },
+    )
+    .unwrap();
+    let stubs = "jls() { :; }\njexec() { shift 3; env \"$1\" dash -s; }\nsave_record() { :; }\n";
+    let script = script.replacen("set -u\n", &format!("set -u\n{stubs}"), 1);
+    let script = script.replace("\nsave_record() {", "\nsave_record_unused() {");
+    let out = std::process::Command::new("dash")
+        .arg("-c")
+        .arg(&script)
+        .env("HOME", "/nonexistent")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with(['!', '~', '=', '|']) || l.starts_with("jail: "))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "! jail_conf:a FAILED: the change exited 1",
+            "! jail:a FAILED: not run: an earlier step for jail a failed",
+            "~ pkg:x",
+            "= jail:b",
+            "jail: a.h.example.org not run",
+            "|b.h.example.org inside b",
+            "jail: b.h.example.org exit 0",
+        ],
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let mut d = super::recap::Demux::new("h.example.org", &["a.h.example.org", "b.h.example.org"]);
+    for l in stdout.lines() {
+        d.read(l);
+    }
+    d.finish(Ok(1));
+    assert_eq!(d.units[1].status, super::recap::Status::Failed);
+    assert!(
+        d.units[1]
+            .message
+            .as_deref()
+            .unwrap_or("")
+            .starts_with("not run: a step of its host"),
+        "{:?}",
+        d.units[1].message
+    );
+    assert_eq!(d.units[2].status, super::recap::Status::Ok);
 }
 
 /// A connection's lines split into units: a jail's prefixed lines are its

@@ -97,6 +97,37 @@ pub struct Jail {
     pub mount_targets: Vec<String>,
     /// Restarted by apply when what only a start reads changed.
     pub restart: bool,
+    /// Directories that hold jails' trees (the root's parent; with a thin
+    /// layout the golden and state roots' too), kept root's and closed to
+    /// everyone else ([`PRIVATE`]).
+    pub private: Vec<String>,
+}
+
+/// What `stat -f '%Su %Lp'` prints for a directory that holds jails'
+/// trees: root's, mode 0700. A jail's root user owns everything in its
+/// tree and may leave a setuid-root program there (its uid 0 is the
+/// host's); if host users could reach the tree, they could run it as the
+/// host's root. So the directory above each tree is closed, as LXC does
+/// (iocage/iocage#347, where closing the jail's own root broke its users).
+pub(crate) const PRIVATE: &str = "root 700";
+
+/// The directories kept [`PRIVATE`] for a jail: its root's parent, and
+/// with a thin layout the one above the golden and state roots.
+fn private_dirs(path: &str, thin: bool) -> Vec<String> {
+    let parent = |p: &str| {
+        let p = p.trim_end_matches('/');
+        match p.rsplit_once('/') {
+            Some(("", _)) | None => "/".to_string(),
+            Some((d, _)) => d.to_string(),
+        }
+    };
+    let mut dirs = vec![parent(path)];
+    if thin {
+        dirs.push(parent(super::jail_state::GOLDEN_ROOT));
+    }
+    dirs.sort();
+    dirs.dedup();
+    dirs
 }
 
 /// The digest of what jail(8) reads only at start: the root, host name,
@@ -223,7 +254,9 @@ pub(crate) fn layout(input: &Input<'_>) -> Vec<Resource> {
         let hostname =
             super::text(&j.compiled.freebsd.hostname).unwrap_or_else(|| j.fqdn.to_string());
         let conf = super::jail_conf::conf_text(j.fqdn, jail, &hostname);
-        let fstab = super::jail_conf::fstab_text(jail, super::jail_state::thin(input, j).as_ref());
+        let thin = super::jail_state::thin(input, j);
+        let fstab = super::jail_conf::fstab_text(jail, thin.as_ref());
+        let thin = thin.is_some();
         let live = live(jail, &hostname);
         let mut mount_paths: Vec<String> = jail
             .mounts
@@ -244,6 +277,7 @@ pub(crate) fn layout(input: &Input<'_>) -> Vec<Resource> {
             mount_paths,
             mount_targets,
             restart: jail.restart.value == JailRestart::OnChange,
+            private: private_dirs(&jail.path.value, thin),
             name,
         })
     }))
@@ -317,6 +351,34 @@ impl Kind for Jail {
         let pending = w(&format!("{STATE_DIR}/{}.pending", j.name))?;
         let key = w(&j.key)?;
         let running = format!("jls -j {name} >/dev/null 2>&1");
+        // Each directory above a jail's tree: root's and 0700, else closed
+        // (chmod of a root-owned directory that is not a link), else the
+        // step is refused: a directory root does not own is someone
+        // else's to fix.
+        let mut closed = Vec::new();
+        let mut close = Vec::new();
+        for d in &j.private {
+            let dw = w(d)?;
+            let is = format!(
+                "[ \"$(stat -f '%Su %Lp' {dw} 2>/dev/null)\" = {} ]",
+                w(PRIVATE)?
+            );
+            closed.push(is.clone());
+            close.push(format!(
+                "{{ {is} || {{ [ -d {dw} ] && [ ! -L {dw} ] && [ \"$(stat -f %Su {dw})\" = root ] && chmod 0700 {dw}; }} || {{ printf '%s\\n' {why} >&2; return 1; }}; }}",
+                why = w(&format!(
+                    "refused: {d} holds jails' trees and must be root's, closed to others (chmod 0700): it is not root's directory"
+                ))?
+            ));
+        }
+        let closed = match closed.is_empty() {
+            true => ":".to_string(),
+            false => closed.join(" && "),
+        };
+        let close = match close.is_empty() {
+            true => ":".to_string(),
+            false => close.join(" && "),
+        };
         let started = format!(
             "{{ [ \"$(cat {start_file} 2>/dev/null)\" = {key} ] || [ \"$(cat {pending} 2>/dev/null)\" = {key} ]; }}"
         );
@@ -366,10 +428,10 @@ impl Kind for Jail {
         // in sh, which once ran C (a second `jail -c`, or the pending
         // write) for a jail already started from this conf.
         let change = format!(
-            "if ! {running}; then\n\t\t{safe} && jail -q -f {conf} -c {name} && {record_start}\n\t\treturn\n\tfi\n\t{started} || {{ {restart}; }} || return 1\n\t{{ {live_ok}; }} || jail -q -f {conf} -m {name}"
+            "{close} || return 1\n\tif ! {running}; then\n\t\t{safe} && jail -q -f {conf} -c {name} && {record_start}\n\t\treturn\n\tfi\n\t{started} || {{ {restart}; }} || return 1\n\t{{ {live_ok}; }} || jail -q -f {conf} -m {name}"
         );
         Ok(Shell {
-            check: format!("{running} && {started} && {live_ok}"),
+            check: format!("{closed} && {running} && {started} && {live_ok}"),
             change,
         })
     }
@@ -388,6 +450,12 @@ impl Kind for Jail {
             );
         };
         let mut changes = Vec::new();
+        for d in &j.private {
+            let seen = have.dirs.get(d).map_or("", String::as_str);
+            if seen != PRIVATE {
+                changes.push(change(&format!("directory {d}"), seen, PRIVATE));
+            }
+        }
         let started = [have.started.as_deref(), have.pending.as_deref()];
         let restart = !started.contains(&Some(j.key.as_str()));
         if restart {

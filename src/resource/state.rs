@@ -161,6 +161,11 @@ pub(crate) struct Jail {
     pub started: Option<String>,
     #[serde(default)]
     pub pending: Option<String>,
+    /// What `stat -f '%Su %Lp'` prints for the directories above its tree
+    /// (the running root's parent, /usr/local/jails), by directory
+    /// (src/resource/jail.rs PRIVATE).
+    #[serde(default)]
+    pub dirs: BTreeMap<String, String>,
     /// What `jls -j NAME -n P` prints for each live parameter P the `jail`
     /// step compares (`P=V`, `P` or `noP`; empty when jls refuses P), by P.
     #[serde(default)]

@@ -178,6 +178,8 @@ pub(super) struct Planned<'a> {
     pub facts: FactsScript,
     /// For a jail: its jail(8) name, which its host runs it by.
     pub jail: Option<String>,
+    /// A jail's root dataset: its host's `zfs:` row for it is its row.
+    pub dataset: Option<String>,
     /// False for a host only some of whose jails were selected: only their
     /// rows run on it, and nothing of its record is pruned.
     pub own: bool,
@@ -370,6 +372,7 @@ fn planned<'a>(
         config_sha256: apply::sha256_hex(&config),
         facts,
         jail,
+        dataset: desired::unit::dataset(c).map(str::to_string),
         own: true,
     })
 }
@@ -471,6 +474,7 @@ pub(super) fn connection_script(
             name: j.jail.as_deref().unwrap_or(&j.host.short),
             id: &j.host.fqdn,
             text,
+            dataset: j.dataset.as_deref(),
         })
         .collect();
     let unit = script::Unit {

@@ -18,6 +18,7 @@ fn www(tmp: &Path) -> Jail {
         mount_paths: components(root, "/usr/local/www"),
         mount_targets: vec![format!("{root}/usr/local/www")],
         restart: false,
+        private: vec![tmp.join("jails").to_str().unwrap().to_string()],
     }
 }
 
@@ -42,6 +43,11 @@ fn run_change_with(tmp: &Path, j: &Jail, jls: &str) -> (bool, String, String) {
     let bin = tmp.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     for (name, body) in [
+        // FreeBSD's `stat -f FORMAT`, for the two formats the step asks.
+        (
+            "stat",
+            "#!/bin/sh\ncase $2 in\n'%Su %Lp') exec /usr/bin/stat -c '%U %a' \"$3\" ;;\n%Su) exec /usr/bin/stat -c %U \"$3\" ;;\nesac\nexit 2\n",
+        ),
         ("jls", jls),
         ("jail", "#!/bin/sh\nprintf '%s\\n' \"$*\" >> \"$LOG\"\n"),
     ] {
@@ -121,6 +127,7 @@ fn a_running_jail_from_this_conf_is_only_modified() {
     for restart in [false, true] {
         let tmp = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(tmp.path().join("state")).unwrap();
+        std::fs::create_dir_all(tmp.path().join("jails")).unwrap();
         std::fs::write(tmp.path().join("state/www.start"), "k1\n").unwrap();
         let mut j = www(tmp.path());
         j.restart = restart;
@@ -180,8 +187,9 @@ fn the_check_needs_the_jail_running_from_this_conf_with_its_live_values() {
     let tmp = tempfile::tempdir().unwrap();
     let Shell { check, change } = Jail::shell(&www(tmp.path())).unwrap();
     assert!(
-        check
-            .starts_with("jls -j www >/dev/null 2>&1 && { [ \"$(cat /var/db/beryl/jails/www.start"),
+        check.contains(
+            " && jls -j www >/dev/null 2>&1 && { [ \"$(cat /var/db/beryl/jails/www.start"
+        ),
         "{check}"
     );
     assert!(
@@ -247,13 +255,20 @@ fn at_start_parameters_are_never_changed_live() {
 
 /// A snapshot of `www` running, started from `started`, with these `jls
 /// -n` answers.
-fn running(started: &str, params: &[(&str, &str)]) -> State {
+/// `j` running, started from `started`, with these live values and the
+/// directories above its tree closed.
+fn running(j: &Jail, started: &str, params: &[(&str, &str)]) -> State {
     let mut s = State::default();
     s.jails.insert(
         "www".into(),
         crate::resource::state::Jail {
             running: true,
             started: Some(started.into()),
+            dirs: j
+                .private
+                .iter()
+                .map(|d| (d.clone(), PRIVATE.to_string()))
+                .collect(),
             params: params
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -277,7 +292,7 @@ fn judge_says_start_when_the_jail_is_not_running() {
     assert_eq!(v.action, Action::Create);
     assert_eq!(v.changes[0].field, "running");
     // Stopped, with a conf: still a start.
-    let mut s = running("k1", CONVERGED);
+    let mut s = running(&j, "k1", CONVERGED);
     s.jails.get_mut("www").unwrap().running = false;
     assert_eq!(Jail::judge(&j, &s).action, Action::Create);
 }
@@ -286,10 +301,10 @@ fn judge_says_start_when_the_jail_is_not_running() {
 fn judge_is_unchanged_when_started_from_this_conf_with_its_live_values() {
     let tmp = tempfile::tempdir().unwrap();
     let j = www(tmp.path());
-    let v = Jail::judge(&j, &running("k1", CONVERGED));
+    let v = Jail::judge(&j, &running(&j, "k1", CONVERGED));
     assert_eq!(v.action, Action::Noop, "{:?}", v.changes);
     // A restart acknowledged (restart: never) is no change either.
-    let mut s = running("k0", CONVERGED);
+    let mut s = running(&j, "k0", CONVERGED);
     s.jails.get_mut("www").unwrap().pending = Some("k1".into());
     assert_eq!(Jail::judge(&j, &s).action, Action::Noop);
 }
@@ -299,6 +314,7 @@ fn judge_says_jail_m_for_each_live_parameter_that_drifted() {
     let tmp = tempfile::tempdir().unwrap();
     let j = www(tmp.path());
     let s = running(
+        &j,
         "k1",
         &[
             ("host.hostname", "host.hostname=www.example.org"),
@@ -318,13 +334,13 @@ fn judge_says_jail_m_for_each_live_parameter_that_drifted() {
 fn judge_says_the_restart_when_started_from_another_conf() {
     let tmp = tempfile::tempdir().unwrap();
     let mut j = www(tmp.path());
-    let v = Jail::judge(&j, &running("k0", CONVERGED));
+    let v = Jail::judge(&j, &running(&j, "k0", CONVERGED));
     assert_eq!(v.action, Action::Update);
     assert_eq!(v.changes[0].field, "start");
     assert_eq!(v.changes[0].after, "restart needed (restart: never)");
     assert_eq!(v.note, Some(RESTART));
     j.restart = true;
-    let v = Jail::judge(&j, &running("k0", CONVERGED));
+    let v = Jail::judge(&j, &running(&j, "k0", CONVERGED));
     assert_eq!(
         v.changes[0].after,
         "restarted from this conf (jail -r, jail -c)"
@@ -424,4 +440,69 @@ fn pruning_destroys_only_a_dataset_beryl_made_and_no_longer_declared() {
         assert!(log.contains("jail -q -r old\n"), "{log}");
         assert!(!log.contains("destroy"), "{recorded} {desired:?}: {log}");
     }
+}
+
+/// The directory above a jail's tree is closed to everyone but root before
+/// the jail starts (a jail's root may leave setuid-root programs in its
+/// tree); one root does not own is refused, and nothing is started.
+#[test]
+fn the_directory_above_the_tree_is_closed_before_a_start() {
+    let tmp = tempfile::tempdir().unwrap();
+    let jails = tmp.path().join("jails");
+    std::fs::create_dir_all(jails.join("www/usr/local/www")).unwrap();
+    std::fs::set_permissions(&jails, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let j = www(tmp.path());
+    let check = Jail::shell(&j).unwrap().check;
+    assert!(
+        check.starts_with(&format!(
+            "[ \"$(stat -f '%Su %Lp' {} 2>/dev/null)\" = 'root 700' ] && jls -j www",
+            jails.display()
+        )),
+        "{check}"
+    );
+    let (ok, log, err) = run_change(tmp.path(), &j);
+    assert!(ok, "{err}");
+    assert_eq!(log, "-q -f /etc/jail.conf.d/www.conf -c www\n");
+    let mode = std::fs::metadata(&jails).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o700);
+    // Someone else's directory: refused, nothing started.
+    std::fs::set_permissions(&jails, std::fs::Permissions::from_mode(0o755)).unwrap();
+    if std::os::unix::fs::chown(&jails, Some(1000), None).is_err() {
+        eprintln!("notice: the refusal of a directory root does not own needs root: skipped");
+        return;
+    }
+    std::fs::remove_file(tmp.path().join("log")).ok();
+    let (ok, log, err) = run_change(tmp.path(), &j);
+    assert!(!ok, "started under someone else's directory");
+    assert_eq!(log, "");
+    assert!(err.contains("must be root's, closed to others"), "{err}");
+}
+
+#[test]
+fn judge_says_the_directory_above_the_tree_is_closed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let j = www(tmp.path());
+    let mut s = running(
+        &j,
+        "k1",
+        &[
+            ("host.hostname", "host.hostname=www.example.org"),
+            ("enforce_statfs", "enforce_statfs=2"),
+        ],
+    );
+    let dir = j.private[0].clone();
+    s.jails
+        .get_mut("www")
+        .unwrap()
+        .dirs
+        .insert(dir.clone(), "root 755".into());
+    let v = Jail::judge(&j, &s);
+    assert_eq!(v.action, Action::Update);
+    assert_eq!(v.changes[0].field, format!("directory {dir}"));
+    s.jails
+        .get_mut("www")
+        .unwrap()
+        .dirs
+        .insert(dir, "root 700".into());
+    assert_eq!(Jail::judge(&j, &s).action, Action::Noop);
 }
