@@ -764,6 +764,11 @@ const APPLY_PARAMS: &[&str] = &[
     "IFS",
     "_st",
     "jails_failed",
+    // A host row of jails (beryl_jail) whose failure stops only them.
+    "beryl_jail",
+    "jails_blocked",
+    "jails_blocked:-",
+    "_j",
 ];
 const APPLY_SUBS: &[&str] = &[
     "mktemp",
@@ -787,6 +792,8 @@ const APPLY_SUBS: &[&str] = &[
     // A handler's `service NAME ACTION`.
     "service",
     "sysctl",
+    // A jail's prune reads a state dataset's mark (src/resource/jail.rs).
+    "zfs",
     // A brace group (issue 36: foreign_jails' name lists, jail_apply's
     // status capture). `words` walks into it, so every parameter and
     // substitution inside is still held to these lists.

@@ -589,7 +589,7 @@ const JAIL_LIB: &str = r#"
 # not end well does not stop the others: the script's status says it.
 jails_failed=0
 jail_apply() {
-	case $jails_blocked in *" $1 "*)
+	case ${jails_blocked:-} in *" $1 "*)
 		printf '%s\n' "jail: $2 not run"
 		jails_failed=$((jails_failed + 1))
 		return 0
