@@ -183,7 +183,7 @@ fn finish(target: &Login, running: Running) -> Result<i32, Diag> {
                 target.user,
                 target.host,
                 target.port,
-                stderr.trim()
+                crate::value::repr::visible(stderr.trim(), &['\n', '\t'])
             ),
         )),
         Some(code) => Ok(code),
