@@ -118,8 +118,7 @@ pub(crate) fn take_all(
                     .into_iter()
                     .map(|r| match r {
                         Ok((bytes, state)) => Ok((sha256_bytes(&bytes), state)),
-                        Err(Missed::Unreachable(why)) => Err((Status::Unreachable, why)),
-                        Err(Missed::Failed(why)) => Err((Status::Failed, why)),
+                        Err(m) => Err(m.status_and_message()),
                     })
                     .collect()
             })
@@ -169,9 +168,19 @@ enum Missed {
 
 impl Missed {
     fn into_message(self) -> String {
-        match self {
-            Missed::Unreachable(why) | Missed::Failed(why) => why,
-        }
+        self.status_and_message().1
+    }
+
+    /// Its status and message. The message may hold the remote's words (a
+    /// jail's JSON string in serde's `unknown variant …`, ssh's stderr): its
+    /// control characters are shown, never obeyed, wherever it goes (the
+    /// error file, `beryl facts`' lines and diagnostics, a stale plan's).
+    fn status_and_message(self) -> (Status, String) {
+        let (status, why) = match self {
+            Missed::Unreachable(why) => (Status::Unreachable, why),
+            Missed::Failed(why) => (Status::Failed, why),
+        };
+        (status, crate::value::repr::visible(&why, &[]))
     }
 }
 
@@ -380,6 +389,40 @@ mod tests {
             )
         );
         assert_eq!(s.jails[1], (Vec::new(), Some(End::Absent)));
+    }
+
+    /// A jail's snapshot whose enum field holds escapes fails serde with a
+    /// message that quotes the string: its error file, `beryl facts`' line
+    /// and diagnostic, and a saved plan's refusal show them, never obey.
+    #[test]
+    fn a_snapshots_escapes_are_shown_in_its_failure() {
+        let script = FactsScript {
+            text: String::new(),
+            sha256: String::new(),
+        };
+        let bad = b"{\"format_version\":1,\"files\":{\"/x\":{\"mode\":\"0644\",\"owner\":\"root\",\"group\":\"wheel\",\"type\":\"\\u001b]0;pwned\\u0007\\u001b[2J\\u009b31m\"}}}\n";
+        let Err(missed) = check("j.h", &script, bad) else {
+            panic!("a bad snapshot was taken");
+        };
+        let (status, why) = missed.clone().status_and_message();
+        assert_eq!(status, Status::Failed);
+        assert!(why.contains("unknown variant"), "{why}");
+        assert!(
+            why.contains("\\u{1b}]0;pwned\\u{7}\\u{1b}[2J\\u{9b}31m"),
+            "{why}"
+        );
+        assert!(!why.chars().any(char::is_control), "{why}");
+        // The error file holds the same words.
+        let dir = tempfile::tempdir().unwrap();
+        let Err(why) = write(dir.path(), "j.h", Err(missed)) else {
+            panic!("written");
+        };
+        let file = std::fs::read_to_string(dir.path().join("j.h.error")).unwrap();
+        assert_eq!(file, format!("j.h: {why}\n"));
+        assert!(!why.chars().any(char::is_control), "{why}");
+        // ssh's words, too.
+        let (_, why) = Missed::Unreachable("ssh: \u{1b}[2J".into()).status_and_message();
+        assert_eq!(why, "ssh: \\u{1b}[2J");
     }
 
     #[test]

@@ -140,7 +140,7 @@ impl Demux {
             && let Some(i) = self.running(id)
         {
             if let Some(why) = text.strip_prefix("stale: ") {
-                self.stale[i] = Some(why.to_string());
+                self.stale[i] = Some(shown(why));
             }
             return (i, text, self.units[i].read(text));
         }
@@ -149,7 +149,7 @@ impl Demux {
             return (0, line, None);
         }
         if let Some(why) = line.strip_prefix("stale: ") {
-            self.stale[0] = Some(why.to_string());
+            self.stale[0] = Some(shown(why));
         }
         (0, line, self.units[0].read(line))
     }
@@ -232,6 +232,7 @@ impl Demux {
             // A jail says that its host, not itself, was refused or
             // unreachable: its own config may not have changed at all.
             Err((status, why)) => {
+                let why = shown(&why);
                 self.units[0].status = status;
                 self.units[0].message = Some(why.clone());
                 let host = match status {
@@ -250,6 +251,13 @@ impl Demux {
             }
         }
     }
+}
+
+/// A unit's message as a recap, a diagnostic or an event holds it: a
+/// remote unit (a hostile jail) wrote it, so its control characters are
+/// shown, never obeyed (`\u{1b}`).
+fn shown(why: &str) -> String {
+    crate::value::repr::visible(why, &[])
 }
 
 /// A step's result, as the `step` event of `--format json`.
@@ -274,7 +282,9 @@ pub(crate) enum Event<'a> {
 
 impl Event<'_> {
     pub(crate) fn line(&self) -> String {
-        let mut s = serde_json::to_string(self).unwrap_or_default();
+        // A step's id and reason are a remote unit's words.
+        let mut s =
+            crate::value::repr::visible_json(&serde_json::to_string(self).unwrap_or_default());
         s.push('\n');
         s
     }
@@ -296,7 +306,8 @@ pub(crate) fn document(lines: &[String]) -> String {
         "format_version": 1,
         "events": events,
     });
-    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    let mut text =
+        crate::value::repr::visible_json(&serde_json::to_string_pretty(&doc).unwrap_or_default());
     text.push('\n');
     text
 }
@@ -406,6 +417,45 @@ mod tests {
         assert!(r.read("    output of a change").is_none());
         assert!(r.read("    note: reboot").is_none());
         assert_eq!((r.changed, r.unchanged, r.failed), (4, 2, 1));
+    }
+
+    /// A jail's `stale:` reason becomes its recap's message, a Diag and an
+    /// event: its escapes (a title, a clear screen, a bell) are shown.
+    #[test]
+    fn a_jails_stale_reason_shows_its_escapes() {
+        let mut d = Demux::new("h", &["j.h"]);
+        d.read("|j.h stale: \u{1b}]0;pwned\u{7}\u{1b}[2J\u{9b}31m");
+        d.read("jail: j.h exit 3");
+        d.finish(Ok(super::super::script::JAILS_STATUS));
+        let m = d.units[1].message.clone().unwrap();
+        assert_eq!(m, "\\u{1b}]0;pwned\\u{7}\\u{1b}[2J\\u{9b}31m");
+        assert_eq!(d.units[1].status, Status::Stale);
+        // The host's own, and a refusal's reason.
+        let mut d = Demux::new("h", &["j.h"]);
+        d.read("stale: \u{1b}[31mred");
+        d.finish(Ok(super::super::script::STALE_STATUS));
+        assert_eq!(d.units[0].message.as_deref(), Some("\\u{1b}[31mred"));
+        let mut d = Demux::new("h", &["j.h"]);
+        d.finish(Err((Status::Unreachable, "ssh: \u{7}".into())));
+        assert!(
+            d.units
+                .iter()
+                .all(|u| !u.message.as_ref().unwrap().contains('\u{7}'))
+        );
+    }
+
+    /// An event holds a step's id and reason as the remote printed them:
+    /// the JSON text shows no control character, and reads back the same.
+    #[test]
+    fn events_show_no_control_character() {
+        let mut r = HostRecap::new("h");
+        let line = "! rc:x\u{9b}2J FAILED: \u{1b}[2J\u{7f}\u{2028}";
+        let e = Event::Step(r.read(line).unwrap()).line();
+        assert!(!e.chars().any(|c| c.is_control() && c != '\n'), "{e}");
+        let v: serde_json::Value = serde_json::from_str(&e).unwrap();
+        assert_eq!(v["reason"], "\u{1b}[2J\u{7f}\u{2028}");
+        let doc = document(&[e]);
+        assert!(!doc.chars().any(|c| c.is_control() && c != '\n'), "{doc}");
     }
 
     #[test]

@@ -305,9 +305,11 @@ impl Kind for JailConf {
         let mut change = vec![
             format!("mkdir -p {}", w(CONF_DIR)?),
             stage(&j.conf, &j.conf_text)?,
-            // Parsed without acting: exit 0 and nothing on stderr.
+            // Parsed without acting: exit 0 and nothing on stderr. A brace
+            // group: a failed mkdir or stage above says its own words, not
+            // "jail -e refused" with `$_err` unset (fatal under `set -u`).
             format!(
-                "_err=$(jail -f {staged} -e {} 2>&1 >/dev/null) && [ -z \"$_err\" ] || {{ printf '%s\\n' \"jail -e refused the new conf: $_err\" >&2; rm -f {staged}; false; }}",
+                "{{ _err=''; _err=$(jail -f {staged} -e {} 2>&1 >/dev/null) && [ -z \"$_err\" ] || {{ printf '%s\\n' \"jail -e refused the new conf: $_err\" >&2; rm -f {staged}; false; }}; }}",
                 w(SEPARATOR)?
             ),
         ];

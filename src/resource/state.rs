@@ -189,7 +189,10 @@ impl Unbound {
     pub(crate) fn what(&self) -> String {
         match self {
             Unbound::Host(other) if other.is_empty() => "a snapshot that names no host".into(),
-            Unbound::Host(other) => format!("a snapshot of {other}"),
+            // The snapshot's own words (a hostile jail's): shown, never obeyed.
+            Unbound::Host(other) => {
+                format!("a snapshot of {}", crate::value::repr::visible(other, &[]))
+            }
             Unbound::Script => "taken by another facts script".into(),
         }
     }
@@ -370,6 +373,16 @@ pub(crate) struct ZfsProp {
 mod tests {
     use super::*;
     use std::os::unix::ffi::OsStrExt;
+
+    /// The host a snapshot names is its own words (a hostile jail's): its
+    /// escapes are shown in every message that says what it is.
+    #[test]
+    fn a_snapshots_host_shows_its_escapes() {
+        assert_eq!(
+            Unbound::Host("\u{1b}]0;x\u{7}".into()).what(),
+            "a snapshot of \\u{1b}]0;x\\u{7}"
+        );
+    }
 
     /// The facts script's `json` of `bytes`, run by sh (dash on the test
     /// machines, as on the fake FreeBSD).

@@ -384,3 +384,79 @@ fn a_jail_cannot_forge_its_hosts_lines_and_a_stopped_jail_is_started_again() {
     assert_eq!(row(&r.stdout, JAIL)[3], "ok", "{}", r.stdout);
     drop(w);
 }
+
+/// A hostile jail prints a byte that is not UTF-8, a line of 100,000
+/// bytes and a `stale:` reason full of escapes (a title, a bell, a clear
+/// screen), then exits as a stale guard does: every later line still
+/// arrives (the host's end line for the jail, its summary), the long line
+/// is cut, and no escape reaches the terminal (the lines, the recap, the
+/// diagnostic).
+#[test]
+fn a_jails_bytes_lose_no_later_line_and_its_escapes_are_shown() {
+    let test = "a_jails_bytes_lose_no_later_line_and_its_escapes_are_shown";
+    let Some((dir, w)) = jailed(test) else {
+        return;
+    };
+    let d = dir.path();
+    let r = run(d, &["apply", "live", "--yes"]);
+    assert_eq!(r.status, 0, "{}{}", r.stdout, r.stderr);
+    crate::live::sh(&w.bsd, "mv /jails/box/bin/sh /jails/box/bin/sh.real");
+    let sh = w.bsd.target().join("jails/box/bin/sh");
+    fs::write(
+        &sh,
+        "#!/bin/sh.real\n\
+         printf 'bad \\377 byte\\n'\n\
+         i=0; while [ $i -lt 1000 ]; do printf '%0100d' 0; i=$((i + 1)); done; echo\n\
+         printf 'stale: \\033]0;pwned\\007\\033[2J\\n'\n\
+         exit 3\n",
+    )
+    .unwrap();
+    crate::live::sh(&w.bsd, "chmod 755 /jails/box/bin/sh");
+    let r = run(d, &["apply", "live", "--yes"]);
+    // What a failure shows: each line's first 200 characters.
+    let all: String = format!("{}{}", r.stdout, r.stderr)
+        .lines()
+        .map(|l| l.chars().take(200).collect::<String>() + "\n")
+        .collect();
+    assert_eq!(r.status, 2, "{all}");
+    // The lines after the jail's bad byte arrive: its own, its host's end
+    // line for it, the host's summary.
+    assert!(
+        r.stdout.contains(&format!("{JAIL}: bad \u{fffd} byte\n"))
+            && r.stdout.contains(&format!("{HOST}: jail: {JAIL} exit 3\n"))
+            && r.stdout.contains(&format!("{HOST}: apply: ")),
+        "{all}"
+    );
+    // The long line (after its host's `|ID ` prefix): its first 64 KiB,
+    // then what was cut.
+    let cut = format!("|{JAIL} ").len() + 100_000 - 64 * 1024;
+    assert!(
+        r.stdout.contains(&format!("0… ({cut} bytes cut)\n")),
+        "{all}"
+    );
+    assert_eq!(row(&r.stdout, HOST)[3], "ok", "{all}");
+    assert_eq!(row(&r.stdout, JAIL)[3], "stale", "{all}");
+    // No escape, no bell: shown as `\u{1b}`, in the recap and the
+    // diagnostic alike.
+    assert!(
+        !format!("{}{}", r.stdout, r.stderr).contains(['\u{1b}', '\u{7}']),
+        "{all:?}"
+    );
+    let shown = "\\u{1b}]0;pwned\\u{7}\\u{1b}[2J";
+    assert!(
+        r.stdout.contains(&format!("  {JAIL}: {shown}\n")) && r.stderr.contains(shown),
+        "{all}"
+    );
+    // The JSON events read back the same reason.
+    let r = run(d, &["apply", "live", "--yes", "--format", "jsonl"]);
+    assert!(!r.stdout.contains(['\u{1b}', '\u{7}']), "{:?}", r.stdout);
+    let jail: Value = r
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .find(|e| e["type"] == "host" && e["host"] == JAIL)
+        .unwrap();
+    assert_eq!(jail["status"], "stale", "{}", r.stdout);
+    assert_eq!(jail["message"], shown, "{}", r.stdout);
+    drop(w);
+}

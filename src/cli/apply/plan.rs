@@ -306,8 +306,11 @@ fn print_script(
     Ok(Outcome::Ok)
 }
 
+/// Why a unit is stale, as its recap, diagnostic and event say it: the
+/// facts' own words (a removal's id from the host's record) shown, never
+/// obeyed.
 fn stale_reason(why: &Stale) -> String {
-    match why {
+    let why = match why {
         Stale::Config => "the inventory now compiles to another config than the plan's".into(),
         Stale::FactsScript => {
             "the facts script is not the one the plan's facts were taken with".into()
@@ -315,7 +318,8 @@ fn stale_reason(why: &Stale) -> String {
         Stale::Steps(what) => format!("the steps are not the plan's ({what})"),
         Stale::Edited(what) => format!("the plan was edited after it was made: {what}"),
         Stale::Host(what) => format!("the host changed since the plan: {what}"),
-    }
+    };
+    crate::value::repr::visible(&why, &[])
 }
 
 /// Reads a saved plan, naming what it is when it is not one of ours.
@@ -346,4 +350,22 @@ fn read(path: &Path) -> Result<saved::SavedPlan, Failure> {
         };
         vec![Diag::new(Code::Plan, message).help(help)]
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stale reason quotes the facts (a removal's id from the host's
+    /// record): its escapes are shown in the recap, diagnostic and event.
+    #[test]
+    fn a_stale_reason_shows_the_facts_escapes() {
+        let why = stale_reason(&Stale::Host(
+            "removal pkg:\u{1b}]0;pwned\u{7} would now do otherwise".into(),
+        ));
+        assert_eq!(
+            why,
+            "the host changed since the plan: removal pkg:\\u{1b}]0;pwned\\u{7} would now do otherwise"
+        );
+    }
 }

@@ -286,7 +286,9 @@ fn finish(args: &Args, recaps: &[HostRecap]) -> Result<Outcome, Failure> {
             Status::Unreachable => (Code::Unreachable, "is unreachable"),
             Status::Absent => (Code::Absent, "is not running"),
         };
-        let why = r.message.as_deref().unwrap_or("");
+        // A unit's message may be its own words (a jail's `stale:` reason):
+        // shown, never obeyed (Demux keeps it so; this holds it so here).
+        let why = crate::value::repr::visible(r.message.as_deref().unwrap_or(""), &[]);
         let mut d = Diag::new(code, format!("{}: {what}: {why}", r.host));
         if r.status == Status::Stale {
             d = d.help("make a new plan: gather the facts again, then --dry-run --out");
@@ -314,6 +316,29 @@ fn shown(line: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::accepted;
+
+    /// A unit's message becomes a diagnostic, which miette prints as it
+    /// is: its escapes are shown.
+    #[test]
+    fn a_units_message_shows_its_escapes_in_the_diagnostic() {
+        let mut r = super::HostRecap::new("j.h");
+        r.status = super::Status::Stale;
+        r.message = Some("\u{1b}[2J\u{7}".into());
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            args: super::Args,
+        }
+        let cli = <Cli as clap::Parser>::try_parse_from(["apply", "h"]).unwrap();
+        let Err(d) = super::finish(&cli.args, &[r]) else {
+            panic!("a stale unit is an error");
+        };
+        assert!(
+            d[0].message.ends_with(": \\u{1b}[2J\\u{7}"),
+            "{}",
+            d[0].message
+        );
+    }
 
     #[test]
     fn only_yes_is_accepted() {

@@ -263,3 +263,115 @@ fn judge_replaces_a_link_where_the_conf_should_be() {
     assert_eq!(v.changes[0].before, "symbolic link");
     assert!(v.diff.is_none());
 }
+
+/// Runs the conf step's change as the apply script does (a function, under
+/// `set -u`) with `shell`, its conf directory moved under `tmp`, and stubs
+/// for `mkdir` (when given) and `jail` (`jail -e` prints `jail_err` on
+/// stderr and exits `jail_exit`): whether it succeeded, and its stderr.
+fn run_conf_change(
+    shell: &str,
+    tmp: &std::path::Path,
+    mkdir: Option<&str>,
+    jail_err: &str,
+    jail_exit: i32,
+) -> (bool, String) {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = tmp.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let jail = format!(
+        "#!/bin/sh\n[ -n '{jail_err}' ] && printf '%s\\n' '{jail_err}' >&2\nexit {jail_exit}\n"
+    );
+    let mut stubs = vec![("jail", jail)];
+    stubs.extend(mkdir.map(|m| ("mkdir", m.to_string())));
+    for (name, body) in stubs {
+        let p = bin.join(name);
+        std::fs::write(&p, body).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let j = JailConf {
+        name: "www".into(),
+        dataset: "zroot/jails/www".into(),
+        conf: conf_path("www"),
+        conf_text: "www {\n}\n".into(),
+        fstab: None,
+    };
+    let dir = tmp.join("conf.d");
+    let change = JailConf::shell(&j)
+        .unwrap()
+        .change
+        .replace(CONF_DIR, dir.to_str().unwrap());
+    let out = std::process::Command::new(shell)
+        .arg("-c")
+        .arg(format!(
+            "set -eu\nchange() {{\n\t{change}\n}}\nif change; then exit 0; else exit 1; fi"
+        ))
+        .env("PATH", format!("{}:/bin:/usr/bin", bin.display()))
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Each failure of the conf's change says what failed: a failed mkdir or
+/// stage is not "jail -e refused", and `$_err` is never read unset (under
+/// `set -u` that killed the script: "parameter not set").
+#[test]
+fn each_failure_of_the_conf_change_says_what_failed() {
+    for shell in ["sh", "dash"] {
+        if std::process::Command::new(shell)
+            .arg("-c")
+            .arg(":")
+            .status()
+            .is_err()
+        {
+            continue;
+        }
+        let unset = |err: &str| err.contains("not set") || err.contains("unbound");
+        // mkdir fails: its own words, nothing of jail -e.
+        let tmp = tempfile::tempdir().unwrap();
+        let mkdir = "#!/bin/sh\nprintf '%s\\n' 'mkdir: read-only file system' >&2\nexit 1\n";
+        let (ok, err) = run_conf_change(shell, tmp.path(), Some(mkdir), "", 0);
+        assert!(!ok, "{shell}: {err}");
+        assert!(err.contains("mkdir: read-only"), "{shell}: {err}");
+        assert!(
+            !err.contains("jail -e refused") && !unset(&err),
+            "{shell}: {err}"
+        );
+        // The stage fails (a directory where the staged file goes).
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(tmp.path().join("conf.d/.beryl-www.conf/x")).unwrap();
+        let (ok, err) = run_conf_change(shell, tmp.path(), None, "", 0);
+        assert!(!ok, "{shell}: {err}");
+        assert!(
+            !err.contains("jail -e refused") && !unset(&err),
+            "{shell}: {err}"
+        );
+        // jail -e refuses: its words, the staged conf removed, the old kept.
+        let tmp = tempfile::tempdir().unwrap();
+        let (ok, err) = run_conf_change(shell, tmp.path(), None, "line 1: syntax error", 1);
+        assert!(!ok, "{shell}: {err}");
+        assert!(
+            err.contains("jail -e refused the new conf: line 1: syntax error"),
+            "{shell}: {err}"
+        );
+        assert!(!tmp.path().join("conf.d/.beryl-www.conf").exists());
+        assert!(!tmp.path().join("conf.d/www.conf").exists());
+        // jail -e exits 0 but says something: refused too.
+        let tmp = tempfile::tempdir().unwrap();
+        let (ok, err) = run_conf_change(shell, tmp.path(), None, "warning: x", 0);
+        assert!(
+            !ok && err.contains("jail -e refused the new conf: warning: x"),
+            "{shell}: {err}"
+        );
+        // All well: the conf is in place.
+        let tmp = tempfile::tempdir().unwrap();
+        let (ok, err) = run_conf_change(shell, tmp.path(), None, "", 0);
+        assert!(ok, "{shell}: {err}");
+        assert_eq!(
+            std::fs::read_to_string(tmp.path().join("conf.d/www.conf")).unwrap(),
+            "www {\n}\n"
+        );
+    }
+}
