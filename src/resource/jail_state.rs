@@ -19,8 +19,10 @@
 //!   (`MOUNT/.zfs/snapshot/beryl/DIR`: zfs-snapshot.8 @02bf21b2, a snapshot
 //!   is mounted on demand under its file system's `.zfs/snapshot`; `zfs send` sends whole
 //!   datasets, never a directory, hence `tar -c | tar -x`), then marked
-//!   `beryl:state=RELEASE`; a dataset found without the mark is a copy cut
-//!   short: destroyed and made again, never trusted. A clone's state
+//!   `beryl:state=RELEASE` (it is created marked `filling`: one found so
+//!   is a copy cut short, destroyed and made again, never trusted; one
+//!   found without any mark is not beryl's, and is refused, never
+//!   destroyed). A clone's state
 //!   dataset is then given its mountpoint PATH/DIR, refused when a
 //!   component below PATH is a link (zfs(8) mounts through the path). Only
 //!   while the jail is stopped, and only before its first start: the jail's
@@ -262,13 +264,22 @@ impl Kind for JailState {
                 change.push(format!("[ -d {at} ] || mkdir -p {at} || return 1"));
             }
             change.push(format!(
-                "if [ \"$(zfs get -H -o value {FILLED} {sds} 2>/dev/null)\" != {rel} ]; then
-		if zfs list -H -o name {sds} >/dev/null 2>&1; then zfs destroy {sds} || return 1; fi
-		zfs create -o {stage_mp} {sds} || return 1
+                "_f=$(zfs get -H -o value {FILLED} {sds} 2>/dev/null)
+	if [ \"$_f\" != {rel} ]; then
+		if zfs list -H -o name {sds} >/dev/null 2>&1; then
+			case $_f in ''|-) printf '%s\\n' {theirs} >&2; return 1 ;; esac
+			zfs destroy {sds} || return 1
+		fi
+		zfs create -o {stage_mp} -o {filling} {sds} || return 1
 		if [ -d {from} ]; then tar -cf - -C {from} . | tar -xpf - -C {stage} || return 1; fi
 		zfs set {filled} {sds} || return 1
 	fi",
                 rel = w(&s.release)?,
+                theirs = w(&format!(
+                    "{} exists without beryl's mark {FILLED}: beryl did not make it, and does not destroy it; move it away, or set {FILLED}={} on it to keep it as this jail's {}",
+                    d.dataset, s.release, d.dir
+                ))?,
+                filling = w(&format!("{FILLED}=filling"))?,
                 stage_mp = w(&format!("mountpoint={}", d.stage))?,
                 filled = w(&format!("{FILLED}={}", s.release))?,
             ));
@@ -377,6 +388,64 @@ mod tests {
         assert!(change.starts_with("_m=$(zfs get"), "{change}");
         assert!(change.contains("\n\tif jls -j www"), "{change}");
         assert!(!change.contains("mkdir"), "{change}");
+    }
+
+    /// Runs a nullfs jail's change under sh with a zfs stub whose state
+    /// dataset exists with `mark` (empty: none); returns the zfs calls
+    /// that change something and whether the change succeeded.
+    fn run_with_state(mark: &str) -> (bool, String, String) {
+        let tmp = tempfile::tempdir().unwrap();
+        let bin = tmp.path().join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let zfs = format!(
+            "#!/bin/sh\ncase $1 in\nget) case $6 in */usr_local) echo '{mark}' ;; *) echo - ;; esac ;;\n\
+             list) exit 0 ;;\n*) printf 'zfs %s\\n' \"$*\" >> \"$LOG\" ;;\nesac\n"
+        );
+        for (name, body) in [
+            ("zfs", zfs.as_str()),
+            ("jls", "#!/bin/sh\nexit 1\n"),
+            ("tar", "#!/bin/sh\n"),
+        ] {
+            let p = bin.join(name);
+            std::fs::write(&p, body).unwrap();
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let mut j = www("nullfs");
+        j.golden_mount = tmp.path().join("golden").to_str().unwrap().into();
+        let change = JailState::shell(&j).unwrap().change;
+        let log = tmp.path().join("log");
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("change() {{\n\t{change}\n}}\nchange"))
+            .env("PATH", format!("{}:/bin:/usr/bin", bin.display()))
+            .env("LOG", &log)
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            std::fs::read_to_string(&log).unwrap_or_default(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    /// A state dataset beryl created and did not finish filling (marked
+    /// `filling`) is made again; one without beryl's mark is someone
+    /// else's: refused, never destroyed.
+    #[test]
+    fn only_a_state_dataset_beryl_was_filling_is_made_again() {
+        let (ok, log, err) = run_with_state("filling");
+        assert!(ok, "{err}");
+        assert!(
+            log.starts_with("zfs destroy zroot/jails/www/usr_local\nzfs create -o mountpoint=/usr/local/jails/_state/www/usr_local -o beryl:state=filling zroot/jails/www/usr_local\n"),
+            "{log}"
+        );
+        for mark in ["", "-"] {
+            let (ok, log, err) = run_with_state(mark);
+            assert!(!ok, "{mark:?}: {log}");
+            assert!(!log.contains("destroy"), "{mark:?}: {log}");
+            assert!(err.contains("beryl did not make it"), "{err}");
+        }
     }
 
     #[test]
