@@ -8,6 +8,9 @@
 //! |---|---|
 //! | `beryl::merge::rule_unused` | a rule of a `merge:` table is in force at no path of any host checked |
 //! | `beryl::classes::unused` | no host includes a class file (judged on the whole fleet only) |
+//! | `beryl::jail::ip4_duplicate`, `ip6_duplicate`, `mac_duplicate` | ([`Addresses`]) an address or MAC of two hosts' units (a host and its jails) |
+
+mod addresses;
 
 use std::collections::HashSet;
 
@@ -18,6 +21,8 @@ use crate::inventory::Inventory;
 use crate::merge::{Policy, Rule, tables};
 use crate::value::{Source, Span};
 
+pub(crate) use addresses::{Addresses, Family, Side, duplicates};
+
 crate::diag::codes! {
     /// The codes of the fleet-wide warnings, named after the stage whose
     /// input they are about.
@@ -26,6 +31,12 @@ crate::diag::codes! {
         RuleUnused = "beryl::merge::rule_unused", warning;
         /// A class file no host includes (judged on the whole fleet only).
         ClassUnused = "beryl::classes::unused", warning;
+        /// An IPv4 address (prefix ignored) given twice among a host and its jails, or across the fleet.
+        Ip4Duplicate = "beryl::jail::ip4_duplicate";
+        /// An IPv6 address (prefix ignored) given twice among a host and its jails, or across the fleet.
+        Ip6Duplicate = "beryl::jail::ip6_duplicate";
+        /// A VNET MAC address given twice among a host's jails, or across the fleet.
+        MacDuplicate = "beryl::jail::mac_duplicate";
     }
 }
 

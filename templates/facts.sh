@@ -284,6 +284,126 @@ for n in $(ids cron); do
 done
 printf '}'
 
+# The host's jails (issue 36, docs/jails.md "Facts"), by name: each jail
+# beryl's config names or its record holds (`ids jail`: `NAME DATASET`),
+# each running jail (jls.c @2d614aa2: `jls name` lists them, `jls -j NAME
+# jid` exits 1 when absent) and each /etc/jail.conf.d/*.conf. Beryl's own:
+# whether it runs, its jid and path, its conf and fstab as `file` reads
+# them, the live parameters the `jail` step compares (`ids jail_live`:
+# `NAME P…`), printed as `jls -j NAME -n P` prints them, beryl's start
+# digests (/var/db/beryl/jails, root's) and the dataset's `beryl:base`.
+# The others only as the report of jails beryl did not make needs them:
+# running (jid, path) or not, and whether the conf is a plain file (a link
+# is never followed, no conf read). A child jail (`PARENT.CHILD`:
+# kern_jail.c kern_jail_set, index id 91939068, names a child after its
+# parent) is its parent's business and left out. Nothing is read inside a
+# jail's tree. A plain name (letters, digits, `_`, `-`) is printed without
+# a process, so 10,000 confs cost no 10,000 processes.
+jail_conf_d=/etc/jail.conf.d
+jail_state_d=/var/db/beryl/jails
+jname() {
+	case $1 in
+	'' | *[!A-Za-z0-9_-]*) json "$1" ;;
+	*) printf '"%s"' "$1" ;;
+	esac
+}
+jails() {
+	_mine=$(ids jail)
+	_names=$(printf '%s\n' "$_mine" | sed 's/ .*//')
+	_running=$(jls name 2>/dev/null | grep -v '\.')
+	_live=$(ids jail_live)
+	printf ',"jails":{'
+	_sep=''
+	{
+		printf '%s\n%s\n' "$_names" "$_running"
+		for _f in "$jail_conf_d"/*.conf; do
+			{ [ -e "$_f" ] || [ -L "$_f" ]; } || continue
+			_n=${_f##*/}
+			printf '%s\n' "${_n%.conf}"
+		done
+	} | sed '/^$/d' | sort -u | while IFS= read -r _n; do
+		printf '%s%s:{' "$_sep" "$(jname "$_n")"
+		_sep=','
+		_c="$jail_conf_d/$_n.conf"
+		case "
+$_running
+" in
+		*"
+$_n
+"*)
+			_up=1
+			printf '"running":true,"jid":%s,"path":%s' "$(json "$(jls -j "$_n" jid 2>/dev/null)")" \
+				"$(json "$(jls -j "$_n" path 2>/dev/null)")"
+			;;
+		*)
+			_up=''
+			printf '"running":false'
+			;;
+		esac
+		case "
+$_names
+" in
+		*"
+$_n
+"*) ;;
+		*)
+			# Not beryl's: whether a conf is there, and what stands there.
+			if [ -L "$_c" ]; then
+				printf ',"conf":{"type":"link","mode":"","owner":"","group":""}'
+			elif [ -f "$_c" ]; then
+				printf ',"conf":{"mode":"","owner":"","group":""}'
+			fi
+			printf '}'
+			continue
+			;;
+		esac
+		printf ',"conf":%s,"fstab":%s' "$(file "$_c")" "$(file "/etc/fstab.$_n")"
+		jail_digest started "$jail_state_d/$_n.start"
+		jail_digest pending "$jail_state_d/$_n.pending"
+		_ds=$(printf '%s\n' "$_mine" | awk -v n="$_n" '$1 == n && NF > 1 { sub(/^[^ ]* /, ""); print; exit }')
+		if [ -n "$_ds" ]; then
+			printf ',"base":%s' "$(json "$(zfs get -H -o value beryl:base "$_ds" 2>/dev/null)")"
+		fi
+		# The directories above its tree (src/resource/jail.rs PRIVATE): the
+		# running root's parent and the jails' directory, as `stat -f '%Su
+		# %Lp'` prints them (lstat: a link is not a directory of root's).
+		printf ',"dirs":{'
+		_dsep=''
+		_seen=''
+		for _d in ${_up:+"$(jls -j "$_n" path 2>/dev/null)"} /usr/local/jails/_; do
+			_d=${_d%/*}
+			[ -n "$_d" ] || _d=/
+			[ "$_d" != "$_seen" ] || continue
+			_seen=$_d
+			printf '%s%s:%s' "$_dsep" "$(json "$_d")" "$(json "$(stat -f '%Su %Lp' "$_d" 2>/dev/null)")"
+			_dsep=','
+		done
+		printf '}'
+		printf ',"params":{'
+		if [ -n "$_up" ]; then
+			_psep=''
+			set -f
+			# shellcheck disable=SC2046 # parameter names: split, never globbed
+			set -- $(printf '%s\n' "$_live" | awk -v n="$_n" '$1 == n { $1 = ""; print; exit }')
+			set +f
+			for _p in "$@"; do
+				printf '%s%s:%s' "$_psep" "$(json "$_p")" "$(json "$(jls -j "$_n" -n "$_p" 2>/dev/null)")"
+				_psep=','
+			done
+		fi
+		printf '}}'
+	done
+	printf '}'
+}
+# jail_digest KEY FILE: beryl's digest in FILE (a plain file: root's
+# directory, no link followed), as `"KEY":…`; nothing when absent.
+jail_digest() {
+	if [ -f "$2" ] && [ ! -L "$2" ]; then
+		printf ',"%s":%s' "$1" "$(json "$(cat "$2" 2>/dev/null)")"
+	fi
+}
+jails
+
 # What beryl created on this host: its record, `KIND ID` lines.
 printf ',"managed":['
 sep=''

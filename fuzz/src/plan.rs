@@ -630,6 +630,12 @@ fn installerconfig(text: &str, plan: &install::InstallerConfig) {
                 argv.push(d.name.clone());
                 has(words(&["zfs", "create", "-p"], &argv))
             }
+            // A jail is made by apply, never by the install (issue 36):
+            // no install plan holds these.
+            Resource::JailBase(_)
+            | Resource::JailState(_)
+            | Resource::JailConf(_)
+            | Resource::Jail(_) => {}
             Resource::ZfsUnmount(u) => {
                 for pool in &u.pools {
                     has(words(
@@ -666,6 +672,13 @@ fn installerconfig(text: &str, plan: &install::InstallerConfig) {
 /// The variables of the apply script's own frame, and the commands its
 /// checks substitute.
 const APPLY_PARAMS: &[&str] = &[
+    // The jail kind's pruning (issue 36, src/resource/jail.rs PRUNE): the
+    // record id `NAME DATASET` split into its words, each used quoted.
+    "1%% *",
+    "1#* ",
+    "_n",
+    "_ds",
+    "_c",
     // templates/lib.sh and the kinds' scripts (issue 32).
     "file_place",
     "stage",
@@ -741,6 +754,21 @@ const APPLY_PARAMS: &[&str] = &[
     "_a",
     // The sshd step's throwaway host key (src/resource/sshd.rs VALIDATE).
     "beryl_key",
+    // The jails' lib (issue 36, src/apply/script.rs JAIL_LIB): foreign_jails
+    // and jail_apply.
+    "_f##*/",
+    "_n%.conf",
+    "_ours",
+    "_all",
+    "_ifs",
+    "IFS",
+    "_st",
+    "jails_failed",
+    // A host row of jails (beryl_jail) whose failure stops only them.
+    "beryl_jail",
+    "jails_blocked",
+    "jails_blocked:-",
+    "_j",
 ];
 const APPLY_SUBS: &[&str] = &[
     "mktemp",
@@ -764,6 +792,12 @@ const APPLY_SUBS: &[&str] = &[
     // A handler's `service NAME ACTION`.
     "service",
     "sysctl",
+    // A jail's prune reads a state dataset's mark (src/resource/jail.rs).
+    "zfs",
+    // A brace group (issue 36: foreign_jails' name lists, jail_apply's
+    // status capture). `words` walks into it, so every parameter and
+    // substitution inside is still held to these lists.
+    "{",
 ];
 
 fn apply_script(text: &str, steps: &[beryl::apply::Step]) {

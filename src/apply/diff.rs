@@ -145,6 +145,54 @@ fn removals(steps: &[Step], s: &State) -> Vec<Outcome> {
         .collect()
 }
 
+/// What the report says of a jail beryl did not make (issue 36), as the
+/// apply script's `foreign_jails` prints it.
+pub(crate) const FOREIGN_JAIL: &str = "kept: not made by beryl (not in its record); left alone";
+
+/// The jails of the snapshot that run or have a conf and that neither the
+/// steps lay out nor the record holds: each one unchanged, with
+/// [`FOREIGN_JAIL`] (src/apply/script.rs `foreign_jails`, which apply runs
+/// after its pruning, on a host whose own steps run).
+pub(crate) fn foreign_jails(steps: &[Step], s: &State) -> Vec<Outcome> {
+    let name = |id: &str| id.split(' ').next().unwrap_or_default().to_string();
+    let ours: std::collections::BTreeSet<String> = steps
+        .iter()
+        .filter_map(|st| st.record.as_ref())
+        .filter(|r| r.kind == "jail")
+        .map(|r| name(&r.id))
+        .chain(
+            s.managed
+                .iter()
+                .filter(|(k, _)| k == "jail")
+                .map(|(_, id)| name(id)),
+        )
+        .collect();
+    s.jails
+        .iter()
+        .filter(|(n, j)| (j.running || j.conf.is_some()) && !n.contains('.') && !ours.contains(*n))
+        .map(|(n, _)| {
+            let shown: String = n
+                .chars()
+                .map(|c| match c {
+                    'A'..='Z' | 'a'..='z' | '0'..='9' | '_' | '.' | '-' => c,
+                    _ => '?',
+                })
+                .collect();
+            Outcome {
+                id: format!("jail:{shown}"),
+                kind: "jail",
+                action: Action::Noop,
+                changes: Vec::new(),
+                diff: None,
+                note: Some(FOREIGN_JAIL),
+                check: "foreign_jails".into(),
+                change: String::new(),
+                notify: Vec::new(),
+            }
+        })
+        .collect()
+}
+
 /// A value as the text report shows it: a string quoted, a list bracketed.
 fn shown(v: &serde_json::Value) -> String {
     match v {

@@ -42,6 +42,10 @@ pub(crate) struct SavedPlan {
 #[serde(deny_unknown_fields)]
 pub(crate) struct HostPlan {
     pub host: String,
+    /// For a jail (issue 36): the host it runs on, whose connection runs
+    /// its plan; its steps are those run inside it, its facts taken in it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
     /// sha256 of the host's effective config (`beryl render HOST --format
     /// json`, byte for byte).
     pub config_sha256: String,
@@ -126,6 +130,7 @@ pub(crate) fn host_plan(
         prune,
         removals,
         host: host.to_string(),
+        parent: None,
         config_sha256: stamp.config_sha256.to_string(),
         facts_sha256: stamp.facts_sha256.to_string(),
         facts: facts.text.to_string(),

@@ -11,6 +11,10 @@ use crate::shell::{QuoteError, word};
 /// since its saved plan was made: it changed nothing.
 pub(crate) const STALE_STATUS: i32 = 3;
 
+/// The exit status of a host's script whose own steps all ended well and
+/// one of whose jails did not (each jail's `jail: ID …` line says which).
+pub(crate) const JAILS_STATUS: i32 = 4;
+
 /// How the script is generated.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
@@ -21,6 +25,36 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options { prune: true }
+    }
+}
+
+/// A jail run by its host's script (issue 36): its jail(8) name, its
+/// identity (`NAME.PARENT_FQDN`, the prefix of its lines) and its whole
+/// inside script, itself made by [`script_guarded`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct JailScript<'a> {
+    pub name: &'a str,
+    pub id: &'a str,
+    pub text: &'a str,
+    /// The dataset of its root: its host's `zfs:` row for it is its row.
+    pub dataset: Option<&'a str>,
+}
+
+/// What a host's script runs: its own steps (`own`: false when only some
+/// of its jails were selected, and then nothing of the host's record is
+/// pruned), then each jail's script.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Unit<'a> {
+    pub own: bool,
+    pub jails: &'a [JailScript<'a>],
+}
+
+impl Default for Unit<'_> {
+    fn default() -> Self {
+        Unit {
+            own: true,
+            jails: &[],
+        }
     }
 }
 
@@ -37,13 +71,25 @@ pub fn script(host: &str, steps: &[Step], opts: Options) -> Result<String, Quote
     script_guarded(host, steps, opts, None)
 }
 
-/// The script for a host's steps, which a saved plan's `guard` (when
-/// given) stops before any step on a host that is no longer as planned.
+/// [`script_guarded`] of a host alone.
 pub(crate) fn script_guarded(
     host: &str,
     steps: &[Step],
     opts: Options,
     guard: Option<Guard<'_>>,
+) -> Result<String, QuoteError> {
+    script_unit(host, steps, opts, guard, Unit::default())
+}
+
+/// The script for a host's steps and its jails', which a saved plan's
+/// `guard` (when given) stops before any step on a host that is no longer
+/// as planned.
+pub(crate) fn script_unit(
+    host: &str,
+    steps: &[Step],
+    opts: Options,
+    guard: Option<Guard<'_>>,
+    unit: Unit<'_>,
 ) -> Result<String, QuoteError> {
     let head = header()?;
     // The script's own size, known up front: one allocation instead of a
@@ -51,9 +97,13 @@ pub(crate) fn script_guarded(
     let body: usize = steps
         .iter()
         .map(|s| s.check.len() + s.change.len() + 2 * s.id.len() + 96)
-        .sum();
+        .sum::<usize>()
+        + unit.jails.iter().map(|j| j.text.len() + 128).sum::<usize>();
     let mut out = String::with_capacity(head.len() + body + 256);
     out.push_str(head);
+    if !unit.jails.is_empty() {
+        out.push_str(JAIL_LIB);
+    }
     let records: Vec<_> = steps.iter().filter_map(|s| s.record.as_ref()).collect();
     out.push_str(&super::prune::desired(&records, opts.prune)?);
     let _ = writeln!(out, "printf '%s\\n' {}", word(&format!("apply {host}"))?);
@@ -72,9 +122,24 @@ pub(crate) fn script_guarded(
         } else {
             ""
         };
+        // A host row of jails runs with beryl_jail naming them: its
+        // failure stops those jails, not the host (`fail`).
+        let jails: Vec<&str> = unit
+            .jails
+            .iter()
+            .filter(|j| crate::desired::unit::is_jail_row(&step.id, &[(j.name, j.dataset)]))
+            .map(|j| j.name)
+            .collect();
+        let (set, unset) = match jails.is_empty() {
+            true => (String::new(), ""),
+            false => (
+                format!("beryl_jail={}\n", word(&jails.join(" "))?),
+                "beryl_jail=''\n",
+            ),
+        };
         let _ = write!(
             out,
-            "\ncheck_{i}() {{\n\t{}\n}}\n{literal}change_{i}() {{\n\t{}\n}}\nstep {} check_{i} change_{i}{record}{}\n",
+            "\ncheck_{i}() {{\n\t{}\n}}\n{literal}change_{i}() {{\n\t{}\n}}\n{set}step {} check_{i} change_{i}{record}{}\n{unset}",
             step.check,
             step.change,
             word(&step.id)?,
@@ -93,13 +158,71 @@ pub(crate) fn script_guarded(
             );
         }
     }
+    // Each jail after the host's steps (the host's rows make and start it),
+    // before the host's pruning and handlers.
+    for (i, j) in unit.jails.iter().enumerate() {
+        let _ = write!(
+            out,
+            "\n# The inside script of jail {id}: one quoted word, data here.\n\
+             # shellcheck disable=SC1078,SC1079,SC2016\n\
+             beryl_jail_{i}={text}\n\
+             jail_apply {name} {id} \"$beryl_jail_{i}\"\n",
+            id = word(j.id)?,
+            name = word(j.name)?,
+            text = word(j.text)?,
+        );
+    }
     // Removals first, then the handlers: a service reloads once, after
-    // everything it reads is in place.
-    out.push_str("\nprune_all\n");
-    if steps.iter().any(|s| !s.notify.is_empty()) || (opts.prune && super::prune::notifies()) {
+    // everything it reads is in place. Without the host's own steps, nothing
+    // of its record is pruned (none of its steps would say what to keep).
+    if unit.own {
+        out.push_str("\nprune_all\nforeign_jails\n");
+    }
+    if steps.iter().any(|s| !s.notify.is_empty())
+        || (unit.own && opts.prune && super::prune::notifies())
+    {
         out.push_str("handlers\n");
     }
-    out.push_str(FOOTER);
+    out.push_str(match unit.jails.is_empty() {
+        true => FOOTER,
+        false => JAILS_FOOTER,
+    });
+    Ok(out)
+}
+
+/// The facts of a connection (issue 36): the host's facts script (when
+/// `host` is given) printing its snapshot as it is, then each jail's, run in
+/// the jail by `jail_apply` (every line prefixed `|ID `, then `jail: ID exit
+/// N` or `jail: ID absent`). Its status is the host's facts script's.
+pub(crate) fn facts_unit(
+    host: Option<&str>,
+    jails: &[JailScript<'_>],
+) -> Result<String, QuoteError> {
+    let mut out = format!(
+        "#!/bin/sh\n# beryl facts of a host and its jails: read-only.\nset -u\nPATH={}\nexport PATH\nLC_ALL=C\nexport LC_ALL\n",
+        crate::freebsd::SCRIPT_PATH
+    );
+    out.push_str(JAIL_LIB);
+    out.push_str("beryl_host=0\n");
+    if let Some(text) = host {
+        let _ = write!(
+            out,
+            "# The host's facts script is one quoted word: its own quotes are data here.\n\
+             # shellcheck disable=SC1078,SC1079,SC2016\n\
+             /bin/sh -c {} </dev/null\nberyl_host=$?\n",
+            word(text)?
+        );
+    }
+    for j in jails {
+        let _ = write!(
+            out,
+            "# shellcheck disable=SC1078,SC1079,SC2016\njail_apply {} {} {} </dev/null\n",
+            word(j.name)?,
+            word(j.id)?,
+            word(j.text)?,
+        );
+    }
+    out.push_str("exit \"$beryl_host\"\n");
     Ok(out)
 }
 
@@ -178,16 +301,31 @@ save_record() {
 		printf '%s\n' "! record FAILED: cannot write $record"
 }
 
-# fail ID REASON [OUTPUT]: report, sum up and stop.
+# fail ID REASON [OUTPUT]: report, sum up and stop. A host row of jails
+# (beryl_jail set, issue 36) stops only those jails: the rest of the host,
+# and its other jails, go on; the jails' inside scripts are not run.
 fail() {
 	if [ -n "${3:-}" ]; then
 		printf '%s\n' "$3" | sed 's/^/    /'
 	fi
 	printf '%s\n' "! $1 FAILED: $2"
 	failed=$((failed + 1))
+	if [ -n "${beryl_jail:-}" ]; then
+		jails_blocked="$jails_blocked $beryl_jail "
+		return 0
+	fi
 	save_record
 	finish
 	exit 1
+}
+jails_blocked=' '
+# jail_blocked: whether a jail of beryl_jail (names, one word each) had a
+# row that failed.
+jail_blocked() {
+	for _j in $beryl_jail; do
+		case $jails_blocked in *" $_j "*) return 0 ;; esac
+	done
+	return 1
 }
 
 # The recorded kinds (src/apply/prune.rs): exists_KIND ID exits 0 when the
@@ -257,6 +395,44 @@ prune_all() {
 		changed=$((changed + 1))
 		removed "$kind" "$id"
 	done < "$record"
+}
+
+# foreign_jails (issue 36): each jail of this host that runs (`jls name`;
+# a child jail, `PARENT.CHILD` in kern_jail.c kern_jail_set, is its
+# parent's business) or has a conf in /etc/jail.conf.d, and that neither
+# the config lays out ($desired) nor beryl's record holds: said, counted
+# unchanged, never touched. A name that is not plain is shown with `?` for
+# each other byte. The dry run says the same from the facts' `jails`.
+foreign_jails() {
+	_ours=$({ printf '%s\n' "$desired"; cat "$record" 2>/dev/null; } | sed -n 's/^jail \([^ ]*\).*/\1/p')
+	_all=$({
+		jls name 2>/dev/null | grep -v '\.'
+		for _f in /etc/jail.conf.d/*.conf; do
+			{ [ -e "$_f" ] || [ -L "$_f" ]; } || continue
+			_n=${_f##*/}
+			printf '%s\n' "${_n%.conf}"
+		done
+	} | sed '/^$/d' | sort -u)
+	_ifs=$IFS
+	IFS='
+'
+	set -f
+	for _n in $_all; do
+		case "
+$_ours
+" in
+		*"
+$_n
+"*) continue ;;
+		esac
+		case $_n in
+		*[!A-Za-z0-9_.-]*) _n=$(printf '%s' "$_n" | tr -c 'A-Za-z0-9_.-' '?') ;;
+		esac
+		printf '%s\n' "= jail:$_n kept: not made by beryl (not in its record); left alone"
+		unchanged=$((unchanged + 1))
+	done
+	set +f
+	IFS=$_ifs
 }
 
 # rcdefines FILE VAR: FILE exists and sets VAR.
@@ -336,6 +512,13 @@ stepped=0
 # shellcheck disable=SC2034
 step() {
 	stepped=0
+	# A host row of a jail (beryl_jail: the jails it makes or runs) after
+	# another row of that jail failed: not run (issue 36).
+	if [ -n "${beryl_jail:-}" ] && jail_blocked; then
+		printf '%s\n' "! $1 FAILED: not run: an earlier step for jail $beryl_jail failed"
+		failed=$((failed + 1))
+		return 0
+	fi
 	if "$2" </dev/null >/dev/null 2>&1; then
 		printf '%s\n' "= $1"
 		unchanged=$((unchanged + 1))
@@ -355,9 +538,13 @@ step() {
 	status=$?
 	if [ "$status" -ne 0 ]; then
 		fail "$1" "the change exited $status" "$out"
+		stepped=0
+		return 0
 	fi
 	if ! "$2" </dev/null >/dev/null 2>&1; then
 		fail "$1" "still differs after the change" "$out"
+		stepped=0
+		return 0
 	fi
 	if [ -n "$new" ]; then
 		created="$created$new
@@ -376,8 +563,57 @@ step() {
 "#;
 
 /// The end: the record, the summary, and a status that is not 0 when a
-/// step or a record line failed without stopping the run.
+/// step or a record line failed without stopping the run, or
+/// [`JAILS_STATUS`] when only a jail did not end well.
 const FOOTER: &str = "save_record\nfinish\n[ \"$failed\" -eq 0 ]\n";
+
+/// The end of a script that runs jails: as [`FOOTER`], then
+/// [`JAILS_STATUS`] when only a jail did not end well.
+const JAILS_FOOTER: &str =
+    "save_record\nfinish\n[ \"$failed\" -eq 0 ] || exit 1\n[ \"$jails_failed\" -eq 0 ] || exit 4\n";
+
+/// What a script that runs jails adds to the header (after it: a host
+/// without jails keeps its script as it was).
+const JAIL_LIB: &str = r#"
+# jail_apply NAME ID SCRIPT (issue 36): SCRIPT, a jail's own apply script,
+# run in the jail NAME by jexec(8) -l, which empties the environment
+# (usr.sbin/jexec/jexec.c @2d614aa2, main: environ cleared, PATH=/bin:/usr/bin
+# and TERM, then the login class's PATH and variables, USER, HOME, SHELL, and
+# cwd HOME; the command found by execvp(3)), so BERYL_DRY_RUN is passed by
+# env(1), found on that PATH (/usr/bin/env); the script sets its own PATH. Every line the jail prints, stdout and stderr, is
+# prefixed `|ID ` here on the host, by awk (which ends every line it prints),
+# so nothing a jail prints reads as a line of the host's; then the host
+# writes `jail: ID exit N` (N: the jail's script's status), or `jail: ID
+# absent` when no jail NAME runs (jls -j NAME fails: its inside is unknown).
+# The status comes back on fd 4 (POSIX sh has no pipefail). A jail that did
+# not end well does not stop the others: the script's status says it.
+jails_failed=0
+jail_apply() {
+	case ${jails_blocked:-} in *" $1 "*)
+		printf '%s\n' "jail: $2 not run"
+		jails_failed=$((jails_failed + 1))
+		return 0
+		;;
+	esac
+	if ! jls -j "$1" >/dev/null 2>&1; then
+		printf '%s\n' "jail: $2 absent"
+		jails_failed=$((jails_failed + 1))
+		return 0
+	fi
+	exec 3>&1
+	# shellcheck disable=SC2030,SC2031
+	# fds 3 and 4 are closed for jexec: a jail that inherited them could
+	# write host lines past the prefix, or its own status.
+	_st=$( { { printf '%s' "$3" | jexec -l "$1" env \
+		"BERYL_DRY_RUN=${BERYL_DRY_RUN:-}" /bin/sh -s 2>&1 3>&- 4>&-
+		printf '%s\n' "$?" >&4; } | p="|$2 " awk '{ print ENVIRON["p"] $0 }' >&3; } 4>&1 )
+	exec 3>&-
+	case $_st in '' | *[!0-9]*) _st=255 ;; esac
+	printf '%s\n' "jail: $2 exit $_st"
+	[ "$_st" = 0 ] || jails_failed=$((jails_failed + 1))
+}
+
+"#;
 
 /// A saved plan's guard: the facts script runs first, its output (byte for
 /// byte, through a file: `$(…)` would drop trailing newlines) is hashed, and

@@ -20,13 +20,65 @@ pub(crate) fn run(
     out: &mut dyn FnMut(&str),
 ) -> Result<i32, Diag> {
     let mut running = spawn(target, options, env, script)?;
-    for line in BufReader::new(running.stdout.take().expect("piped stdout"))
-        .lines()
-        .map_while(Result::ok)
-    {
-        out(&line);
-    }
+    // A read error ends the output; ssh's status then says what happened.
+    let _ = each_line(running.stdout.take().expect("piped stdout"), MAX_LINE, out);
     finish(target, running)
+}
+
+/// The longest line of a remote's output that is kept whole (64 KiB); the
+/// rest of a longer line is read and dropped, and counted.
+pub(crate) const MAX_LINE: usize = 64 * 1024;
+
+/// Reads `input` to its end and gives `out` each line, without its `\n`
+/// (or `\r\n`): bytes that are not UTF-8 become U+FFFD, and a line longer
+/// than `cap` bytes is cut there and ends with `… (N bytes cut)`. A remote
+/// unit (a hostile jail) controls these bytes: no byte ends the reading
+/// before the end of the output, and no line holds more than `cap` bytes
+/// in memory. A last line without a newline is given too.
+pub(crate) fn each_line(
+    input: impl Read,
+    cap: usize,
+    out: &mut dyn FnMut(&str),
+) -> std::io::Result<()> {
+    let mut input = BufReader::new(input);
+    let mut line: Vec<u8> = Vec::new();
+    let mut cut = 0usize;
+    let mut emit = |line: &mut Vec<u8>, cut: &mut usize| {
+        if *cut == 0 && line.last() == Some(&b'\r') {
+            line.pop();
+        }
+        let mut text = String::from_utf8_lossy(line).into_owned();
+        if *cut > 0 {
+            let s = if *cut == 1 { "" } else { "s" };
+            text.push_str(&format!("… ({cut} byte{s} cut)"));
+        }
+        out(&text);
+        line.clear();
+        *cut = 0;
+    };
+    loop {
+        let buf = match input.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.is_empty() {
+            if !line.is_empty() || cut > 0 {
+                emit(&mut line, &mut cut);
+            }
+            return Ok(());
+        }
+        let newline = buf.iter().position(|b| *b == b'\n');
+        let text = &buf[..newline.unwrap_or(buf.len())];
+        let kept = text.len().min(cap.saturating_sub(line.len()));
+        line.extend_from_slice(&text[..kept]);
+        cut += text.len() - kept;
+        let used = newline.map_or(buf.len(), |i| i + 1);
+        input.consume(used);
+        if newline.is_some() {
+            emit(&mut line, &mut cut);
+        }
+    }
 }
 
 /// Runs `script` as [`run`] does and returns its exit status and its
@@ -89,12 +141,16 @@ fn spawn(
         let _ = stdin.write_all(body.as_bytes());
     });
     let stderr = child.stderr.take().expect("piped stderr");
+    // ssh's words (and the remote's stderr): read to the end, at most
+    // MAX_LINE bytes of them kept.
     let errors = std::thread::spawn(move || {
         let mut text = String::new();
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            text.push_str(&line);
-            text.push('\n');
-        }
+        let _ = each_line(stderr, MAX_LINE, &mut |line| {
+            if text.len() < MAX_LINE {
+                text.push_str(line);
+                text.push('\n');
+            }
+        });
         text
     });
     let stdout = child.stdout.take();
@@ -127,7 +183,7 @@ fn finish(target: &Login, running: Running) -> Result<i32, Diag> {
                 target.user,
                 target.host,
                 target.port,
-                stderr.trim()
+                crate::value::repr::visible(stderr.trim(), &['\n', '\t'])
             ),
         )),
         Some(code) => Ok(code),
@@ -158,6 +214,54 @@ pub fn remote_command(
 mod tests {
     use super::*;
     use crate::desired::Become;
+
+    fn lines_of(bytes: &[u8], cap: usize) -> Vec<String> {
+        let mut lines = Vec::new();
+        each_line(bytes, cap, &mut |l| lines.push(l.to_string())).unwrap();
+        lines
+    }
+
+    /// A byte that is not UTF-8 does not end the output (a jail's `\xff`
+    /// once lost every later line: its end, later jails, the summary).
+    #[test]
+    fn bytes_that_are_not_utf8_do_not_end_the_output() {
+        assert_eq!(
+            lines_of(
+                b"= a\n|j bad \xff\xfe\r\njail: j exit 0\r\napply: 1 changed",
+                64
+            ),
+            [
+                "= a",
+                "|j bad \u{fffd}\u{fffd}",
+                "jail: j exit 0",
+                "apply: 1 changed"
+            ]
+        );
+        assert!(lines_of(b"", 64).is_empty());
+        assert_eq!(lines_of(b"\n\n", 64), ["", ""]);
+    }
+
+    /// A line longer than the cap keeps its first `cap` bytes and says how
+    /// many it dropped; the lines after it arrive whole.
+    #[test]
+    fn a_long_line_is_cut_and_the_next_ones_arrive() {
+        let mut bytes = b"first\n".to_vec();
+        bytes.extend(std::iter::repeat_n(b'x', 3 * 8192 + 5));
+        bytes.extend_from_slice(b"\nlast");
+        let lines = lines_of(&bytes, 10);
+        assert_eq!(
+            lines,
+            [
+                "first",
+                &format!("xxxxxxxxxx… ({} bytes cut)", 3 * 8192 + 5 - 10),
+                "last"
+            ]
+        );
+        // Exactly the cap: nothing cut.
+        assert_eq!(lines_of(b"0123456789\n", 10), ["0123456789"]);
+        // A cut that splits a character: U+FFFD, never a panic.
+        assert_eq!(lines_of("aé\n".as_bytes(), 2), ["a\u{fffd}… (1 byte cut)"]);
+    }
 
     #[test]
     fn a_user_other_than_root_runs_the_script_under_sudo() {

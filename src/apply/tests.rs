@@ -374,7 +374,7 @@ fn notify_handlers_run_once_after_the_steps() {
         "{script}"
     );
     assert!(
-        script.contains("\nprune_all\nhandlers\nsave_record\n"),
+        script.contains("\nprune_all\nforeign_jails\nhandlers\nsave_record\n"),
         "{script}"
     );
 }
@@ -711,4 +711,267 @@ fn script_functions() -> String {
         .strip_suffix("handlers\n")
         .unwrap_or_else(|| panic!("no handlers call:\n{body}"))
         .to_string()
+}
+
+/// `jail_apply` under dash (POSIX sh, no pipefail), with `jls` and `jexec`
+/// as shell functions: every line the jail prints (stdout and stderr, the
+/// last one without its newline) comes out prefixed `|ID `, the status is
+/// the jail's script's (not awk's), a jail not running is `absent`, and a
+/// failed jail does not stop the next one, a jail cannot write past the
+/// prefix on the host's fds 3 and 4; the script ends with status 4.
+#[test]
+fn jail_apply_prefixes_lines_and_keeps_the_status_under_dash() {
+    if std::process::Command::new("dash")
+        .arg("-c")
+        .arg(":")
+        .status()
+        .is_err()
+    {
+        eprintln!(
+            "notice: jail_apply_prefixes_lines_and_keeps_the_status_under_dash skipped: no dash"
+        );
+        return;
+    }
+    let jails = [
+        super::script::JailScript {
+            name: "a",
+            id: "a.h.example.org",
+            text: "echo one; echo 'jail: a.h.example.org exit 0'; printf 'err\\n' >&2; printf 'no newline'; exit 7",
+            dataset: None,
+        },
+        super::script::JailScript {
+            name: "gone",
+            id: "gone.h.example.org",
+            text: "echo never",
+            dataset: None,
+        },
+        super::script::JailScript {
+            name: "b",
+            id: "b.h.example.org",
+            text: "[ \"$BERYL_DRY_RUN\" = 1 ] && echo dry",
+            dataset: None,
+        },
+        // A hostile jail writes on the host's fds 3 (its output) and 4 (the
+        // jail's status), had it inherited them.
+        super::script::JailScript {
+            name: "c",
+            id: "c.h.example.org",
+            text: "{ echo '= forged3' >&3; printf '0\\n= forged4\\n' >&4; } 2>/dev/null; exit 5",
+            dataset: None,
+        },
+    ];
+    let script = super::script::script_unit(
+        "h.example.org",
+        &[],
+        super::script::Options { prune: false },
+        None,
+        super::script::Unit {
+            own: true,
+            jails: &jails,
+        },
+    )
+    .unwrap();
+    // The stubs: a jail runs when it is not `gone`; jexec -l NAME env
+    // VAR=V /bin/sh -s runs stdin with VAR set.
+    let stubs = "jls() { [ \"$2\" != gone ]; }\n\
+                 jexec() { shift 3; env \"$1\" dash -s; }\n";
+    let script = script.replacen("set -u\n", &format!("set -u\n{stubs}"), 1);
+    let out = std::process::Command::new("dash")
+        .arg("-c")
+        .arg(&script)
+        .env("BERYL_DRY_RUN", "1")
+        .env("HOME", "/nonexistent")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains("forged"), "{stdout}");
+    let jail_lines: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with('|') || l.starts_with("jail: "))
+        .collect();
+    assert_eq!(
+        jail_lines,
+        [
+            "|a.h.example.org one",
+            "|a.h.example.org jail: a.h.example.org exit 0",
+            "|a.h.example.org err",
+            "|a.h.example.org no newline",
+            "jail: a.h.example.org exit 7",
+            "jail: gone.h.example.org absent",
+            "|b.h.example.org dry",
+            "jail: b.h.example.org exit 0",
+            "jail: c.h.example.org exit 5",
+        ],
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(super::script::JAILS_STATUS),
+        "{stdout}"
+    );
+}
+
+/// A host row of a jail that fails stops that jail only (review finding:
+/// one hostile jail could stop its host's whole apply): the host's later
+/// steps and its other jails run, the jail's later rows and its inside
+/// script do not (`jail: ID not run`), and the script ends with status 1.
+#[test]
+fn a_failed_row_of_a_jail_stops_that_jail_not_its_host() {
+    if std::process::Command::new("dash")
+        .arg("-c")
+        .arg(":")
+        .status()
+        .is_err()
+    {
+        eprintln!("notice: a_failed_row_of_a_jail_stops_that_jail_not_its_host skipped: no dash");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let mark = tmp.path().join("x");
+    let row = |id: &str, check: String, change: &str| Step {
+        id: id.into(),
+        check,
+        change: change.into(),
+        ..keys("k")
+    };
+    let steps = [
+        row("jail_conf:a", "false".into(), "echo refused >&2; false"),
+        row("jail:a", "false".into(), "true"),
+        row(
+            "pkg:x",
+            format!("[ -e '{}' ]", mark.display()),
+            &format!("touch '{}'", mark.display()),
+        ),
+        row("jail:b", ":".into(), "true"),
+    ];
+    let jails = [
+        super::script::JailScript {
+            name: "a",
+            id: "a.h.example.org",
+            text: "echo inside a",
+            dataset: Some("zroot/jails/a"),
+        },
+        super::script::JailScript {
+            name: "b",
+            id: "b.h.example.org",
+            text: "echo inside b",
+            dataset: Some("zroot/jails/b"),
+        },
+    ];
+    let script = super::script::script_unit(
+        "h.example.org",
+        &steps,
+        super::script::Options { prune: false },
+        None,
+        super::script::Unit {
+            own: true,
+            jails: &jails,
+        },
+    )
+    .unwrap();
+    let stubs = "jls() { :; }\njexec() { shift 3; env \"$1\" dash -s; }\nsave_record() { :; }\n";
+    let script = script.replacen("set -u\n", &format!("set -u\n{stubs}"), 1);
+    let script = script.replace("\nsave_record() {", "\nsave_record_unused() {");
+    let out = std::process::Command::new("dash")
+        .arg("-c")
+        .arg(&script)
+        .env("HOME", "/nonexistent")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with(['!', '~', '=', '|']) || l.starts_with("jail: "))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "! jail_conf:a FAILED: the change exited 1",
+            "! jail:a FAILED: not run: an earlier step for jail a failed",
+            "~ pkg:x",
+            "= jail:b",
+            "jail: a.h.example.org not run",
+            "|b.h.example.org inside b",
+            "jail: b.h.example.org exit 0",
+        ],
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let mut d = super::recap::Demux::new("h.example.org", &["a.h.example.org", "b.h.example.org"]);
+    for l in stdout.lines() {
+        d.read(l);
+    }
+    d.finish(Ok(1));
+    assert_eq!(d.units[1].status, super::recap::Status::Failed);
+    assert!(
+        d.units[1]
+            .message
+            .as_deref()
+            .unwrap_or("")
+            .starts_with("not run: a step of its host"),
+        "{:?}",
+        d.units[1].message
+    );
+    assert_eq!(d.units[2].status, super::recap::Status::Ok);
+}
+
+/// A connection's lines split into units: a jail's prefixed lines are its
+/// own (a forged host line among them too), the host's `jail:` line ends
+/// it, and a line naming no running jail is the host's.
+#[test]
+fn demux_gives_each_unit_its_lines() {
+    use super::recap::{Demux, Status};
+    let mut d = Demux::new("h", &["a.h", "b.h"]);
+    for line in [
+        "apply h",
+        "= pkg",
+        "|a.h apply a.h",
+        "|a.h ~ user:dave",
+        "|a.h ! rc:forged FAILED: forged",
+        "|a.h jail: b.h exit 0",
+        "jail: a.h exit 0",
+        // After its end, a jail's prefix is no longer its own.
+        "|a.h ~ late",
+        "|b.h stale: the facts changed",
+        "jail: b.h exit 3",
+        "|c.h ~ nobody",
+        "apply: 0 changed, 1 unchanged, 0 failed",
+    ] {
+        d.read(line);
+    }
+    d.finish(Ok(super::script::JAILS_STATUS));
+    let got: Vec<(&str, Status, usize, usize, usize)> = d
+        .units
+        .iter()
+        .map(|u| (u.host.as_str(), u.status, u.changed, u.unchanged, u.failed))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("h", Status::Ok, 0, 1, 0),
+            ("a.h", Status::Ok, 1, 0, 1),
+            ("b.h", Status::Stale, 0, 0, 0),
+        ]
+    );
+    assert_eq!(d.units[2].message.as_deref(), Some("the facts changed"));
+    assert_eq!(d.units[1].parent.as_deref(), Some("h"));
+
+    // Unreachable: every unit; a host that stopped: its jails not run.
+    let mut d = Demux::new("h", &["a.h"]);
+    d.finish(Err((Status::Unreachable, "ssh: no route".into())));
+    assert!(d.units.iter().all(|u| u.status == Status::Unreachable));
+    assert_eq!(d.units[0].message.as_deref(), Some("ssh: no route"));
+    assert_eq!(
+        d.units[1].message.as_deref(),
+        Some("not run: its host is unreachable: ssh: no route")
+    );
+    let mut d = Demux::new("h", &["a.h"]);
+    d.read("jail: a.h absent");
+    d.finish(Ok(1));
+    assert_eq!(
+        (d.units[0].status, d.units[1].status),
+        (Status::Failed, Status::Absent)
+    );
 }

@@ -44,10 +44,16 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
     // Each host's classes and variables, computed on the worker that
     // compiled it.
     let results = ctx.compile_many(&compiler, &hosts, |host, compiled| {
-        let login = crate::desired::access::login(&compiled.config, &host.fqdn)?;
+        // A jail has no login of its own: Ansible reaches none over SSH
+        // (its jail connection runs jexec on the controller itself), so a
+        // jail's variables carry no connection (docs/ansible.md).
+        let login = match host.is_jail() {
+            true => None,
+            false => Some(crate::desired::access::login(&compiled.config, &host.fqdn)?),
+        };
         Ok((
             classes(&compiled.config),
-            ansible::hostvars(&compiled.config, &login),
+            ansible::hostvars(&compiled.config, login.as_ref()),
         ))
     });
     let mut done = crate::diag::collect(results)?;

@@ -75,23 +75,108 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
     drop(progress);
     let mut found = Vec::new();
     let mut usage = crate::lint::Usage::default();
+    let mut addresses = crate::lint::Addresses::default();
+    let mut sides = Vec::new();
     let mut every_host_compiles = true;
     for (host, checked) in hosts.iter().zip(checked) {
         match checked.used {
             Some((levels, rules_used)) => usage.add(&host.fqdn, &levels, &rules_used),
             None => every_host_compiles = false,
         }
+        sides.extend(checked.side);
         found.extend(checked.diags.into_iter().map(|mut d| {
             d.found_on(&host.fqdn);
             d
         }));
     }
+    // A host is checked with its jails (desired/jails.rs): those not
+    // selected are compiled for it, and only their sides kept.
+    let extra = jails::others(&inventory.hosts, &hosts);
+    let more = compile::compile_many(&compiler, &extra, |host, r| {
+        r.ok().map(|c| crate::lint::Side::of(&host.fqdn, &c))
+    });
+    for side in more.into_iter().flatten() {
+        sides.push(side);
+    }
+    let mut unit = jails::units(&sides);
+    for side in sides {
+        if hosts.iter().any(|h| h.fqdn == side.fqdn) {
+            addresses.add(side);
+        }
+    }
+    unit.extend(addresses.duplicates());
+    found.extend(unit.into_iter().map(|mut d| {
+        let on: Vec<&str> = hosts
+            .iter()
+            .filter(|h| jails::names(&d.message, &h.fqdn))
+            .map(|h| h.fqdn.as_str())
+            .collect();
+        for fqdn in on {
+            d.found_on(fqdn);
+        }
+        d
+    }));
     let fleet = hosts.len() == inventory.hosts.len();
     // What no host uses can only be told once every host compiles.
     if every_host_compiles {
         found.extend(usage.warnings(&inventory, fleet, ctx.limits.max_file_size));
     }
     report(ctx, args, &hosts, fleet, found, out)
+}
+
+/// Checking hosts with their jails.
+mod jails {
+    use std::collections::BTreeMap;
+
+    use crate::desired::jails::check_sides;
+    use crate::diag::Diags;
+    use crate::inventory::Host;
+    use crate::lint::Side;
+
+    /// The hosts of `all` that a unit of `selected` needs and that are not
+    /// selected: a selected host's jails, a selected jail's host and
+    /// siblings.
+    pub(super) fn others<'a>(all: &'a [Host], selected: &[&Host]) -> Vec<&'a Host> {
+        let units: std::collections::HashSet<&str> = selected
+            .iter()
+            .map(|h| h.parent.as_deref().unwrap_or(&h.fqdn))
+            .collect();
+        all.iter()
+            .filter(|h| units.contains(h.parent.as_deref().unwrap_or(&h.fqdn)))
+            .filter(|h| !selected.iter().any(|s| s.fqdn == h.fqdn))
+            .collect()
+    }
+
+    /// Whether `message` names the host `fqdn` (as a word: not inside the
+    /// name of one of its jails).
+    pub(super) fn names(message: &str, fqdn: &str) -> bool {
+        message.match_indices(fqdn).any(|(i, _)| {
+            let before = message[..i].chars().next_back();
+            let after = message[i + fqdn.len()..].chars().next();
+            matches!(before, None | Some(' ')) && matches!(after, None | Some(' ' | ',' | ':'))
+        })
+    }
+
+    /// The checks of each host that has jails, with them.
+    pub(super) fn units(sides: &[Side]) -> Diags {
+        let mut by_unit: BTreeMap<&str, (Option<&Side>, Vec<&Side>)> = BTreeMap::new();
+        for s in sides {
+            match &s.parent {
+                Some(p) => by_unit.entry(p).or_default().1.push(s),
+                None => by_unit.entry(&s.fqdn).or_default().0 = Some(s),
+            }
+        }
+        let mut out = Vec::new();
+        for (host, mut js) in by_unit.into_values().filter_map(|(h, js)| Some((h?, js))) {
+            js.sort_by(|a, b| a.fqdn.cmp(&b.fqdn));
+            // A unit's finding fails its host, and the jails it names.
+            out.extend(check_sides(host, &js).into_iter().map(|mut d| {
+                d.found_on(&host.fqdn);
+                d
+            }));
+        }
+        out
+    }
 }
 
 /// What checking a host found, kept from its compile (on the worker thread).
@@ -102,6 +187,8 @@ struct Checked {
     /// its paths, for [`crate::lint::Usage`] (the levels' documents are
     /// shared with the compiler's caches).
     used: Option<(Vec<MergedDoc>, Vec<Span>)>,
+    /// What the checks of a host with its jails need of it.
+    side: Option<crate::lint::Side>,
 }
 
 fn check(host: &Host, compiled: Result<Compiled, Diags>) -> Checked {
@@ -111,12 +198,18 @@ fn check(host: &Host, compiled: Result<Compiled, Diags>) -> Checked {
             if let Err(e) = crate::validate::host(&host.fqdn, &c) {
                 diags.extend(e);
             }
+            let side = Some(crate::lint::Side::of(&host.fqdn, &c));
             Checked {
                 diags,
                 used: Some((c.levels, c.rules_used)),
+                side,
             }
         }
-        Err(diags) => Checked { diags, used: None },
+        Err(diags) => Checked {
+            diags,
+            used: None,
+            side: None,
+        },
     }
 }
 

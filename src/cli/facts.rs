@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use super::{Context, Failure, Outcome, write_out};
-use crate::apply::gather::{self, Target};
+use crate::apply::gather::{self, JailTarget, Target};
 use crate::diag::Diag;
 
 crate::diag::codes! {
@@ -34,7 +34,9 @@ crate::diag::codes! {
 /// selected host over one ssh connection each, --parallel at a time, and
 /// writes DIR/FQDN.json atomically, byte for byte as the host printed it; a
 /// host that fails gets DIR/FQDN.error, and the others go on (exit 2 at the
-/// end). docs/apply.md §3 documents the snapshot.
+/// end). A jail's snapshot is taken inside it over its host's connection
+/// (jexec), into DIR/NAME.PARENT_FQDN.json; selecting a host takes its
+/// jails' too. docs/apply.md §3 documents the snapshot.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
     beryl facts host01 | ssh beryl@host01.example.org sudo -n sh -s > host01.json\n  \
@@ -102,37 +104,49 @@ fn gather(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Fa
     let inventory = ctx.inventory()?;
     let compiler = ctx.compiler(&inventory);
     let hosts = ctx.select(&compiler, &args.hosts, args.all)?;
-    let plans = super::apply::compile(ctx, &compiler, &hosts)?;
+    // By connection: a host's jails through the host's (issue 36).
+    let conns = super::apply::connections(ctx, &compiler, &hosts, true)?;
     crate::fsutil::create_private_dir_all(dir).map_err(|e| {
         vec![Diag::new(
             Code::Out,
             format!("cannot create {}: {e}", dir.display()),
         )]
     })?;
-    let targets: Vec<Target<'_>> = plans
+    let targets: Vec<Target<'_>> = conns
         .iter()
-        .map(|p| Target {
-            fqdn: &p.host.fqdn,
-            login: &p.login,
-            script: &p.facts,
+        .map(|c| Target {
+            fqdn: &c.host.host.fqdn,
+            login: &c.host.login,
+            script: &c.host.facts,
+            own: c.host.own,
+            jails: c
+                .jails
+                .iter()
+                .map(|j| JailTarget {
+                    name: j.jail.as_deref().unwrap_or(&j.host.short),
+                    fqdn: &j.host.fqdn,
+                    script: &j.facts,
+                })
+                .collect(),
         })
         .collect();
+    let units: Vec<&str> = targets.iter().flat_map(Target::units).collect();
     let results = gather::gather(&targets, &args.ssh_option, args.parallel, dir)
         .map_err(|e| vec![Diag::new(Code::Out, e)])?;
     let mut text = String::new();
     let mut errors = Vec::new();
-    for (t, r) in targets.iter().zip(&results) {
+    for (fqdn, r) in units.iter().zip(&results) {
         match r {
             Ok((path, sha)) => {
                 text.push_str(&format!(
                     "ok      {} {} sha256:{sha}\n",
-                    t.fqdn,
+                    fqdn,
                     path.display()
                 ));
             }
             Err(why) => {
-                text.push_str(&format!("failed  {} {why}\n", t.fqdn));
-                errors.push(Diag::new(Code::Gather, format!("{}: {why}", t.fqdn)));
+                text.push_str(&format!("failed  {fqdn} {why}\n"));
+                errors.push(Diag::new(Code::Gather, format!("{fqdn}: {why}")));
             }
         }
     }

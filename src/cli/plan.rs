@@ -61,6 +61,16 @@ pub(crate) enum Format {
     Json,
 }
 
+/// What a host of the selection gives.
+enum Planned {
+    /// Its plan: the FQDN and the file's text.
+    File(String, String),
+    /// Left out, said in a warning: beryl never installs it.
+    Adopted,
+    /// Left out silently: a jail, laid down by its host's apply.
+    Jail,
+}
+
 pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
     let templates = Templates::new(args.templates.as_deref(), ctx.limits.max_file_size)?;
     let inventory = ctx.inventory()?;
@@ -81,19 +91,23 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
     }
     let results = ctx.compile_many(&compiler, &hosts, |host, c| {
         // Of several hosts, one beryl never installs is left out, said
-        // once below; named alone, `build` refuses it.
+        // once below; named alone, `build` refuses it. A jail is left out
+        // without a word: it is never installed, its host lays it down.
+        if several && c.parent.is_some() {
+            return Ok(Planned::Jail);
+        }
         if several && c.freebsd.adopted() {
-            return Ok(None);
+            return Ok(Planned::Adopted);
         }
         let p = install::build(&host.fqdn, &c)?;
         let text = render(&templates, &p, args.format)?;
-        Ok(Some((host.fqdn.clone(), text)))
+        Ok(Planned::File(host.fqdn.clone(), text))
     });
     let planned = crate::diag::collect(results)?;
     let skipped: Vec<String> = hosts
         .iter()
         .zip(&planned)
-        .filter(|(_, p)| p.is_none())
+        .filter(|(_, p)| matches!(p, Planned::Adopted))
         .map(|(h, _)| format!("\n  {}", h.fqdn))
         .collect();
     if !skipped.is_empty() {
@@ -111,7 +125,13 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
         )
         .help("beryl apply manages them (docs/apply.md §19); a plan written for one earlier is left in the --out directory as it was")]);
     }
-    let files: Vec<(String, String)> = planned.into_iter().flatten().collect();
+    let files: Vec<(String, String)> = planned
+        .into_iter()
+        .filter_map(|p| match p {
+            Planned::File(fqdn, text) => Some((fqdn, text)),
+            Planned::Adopted | Planned::Jail => None,
+        })
+        .collect();
     match (&args.out, several) {
         (None, _) => write_out(
             out,

@@ -310,11 +310,24 @@ impl<'a> Compiler<'a> {
 /// `freebsd` section validated. [`compile`] ends with it; the plan
 /// fuzz target (fuzz/) calls it on configs built in memory.
 pub fn complete(
+    config: Node,
+    references: Vec<refs::Resolution>,
+    levels: Vec<MergedDoc>,
+    policy: Policy,
+    store: &KeyStore,
+) -> Result<Compiled, Diags> {
+    complete_in(config, references, levels, policy, store, None)
+}
+
+/// [`complete`] for a host or, with `jailed`, a jail: its `freebsd.jail`
+/// defaults come from its name and its host's config (schema/jail.rs).
+pub(crate) fn complete_in(
     mut config: Node,
     references: Vec<refs::Resolution>,
     levels: Vec<MergedDoc>,
     policy: Policy,
     store: &KeyStore,
+    jailed: Option<&schema::Jailed>,
 ) -> Result<Compiled, Diags> {
     let mut errors = Vec::new();
     let mut inputs = Inputs::default();
@@ -326,7 +339,7 @@ pub fn complete(
     };
     let users = inject_keys(store, &mut config, &domain_keys, &mut errors, &mut inputs);
     let mut warnings = Vec::new();
-    let freebsd = match schema::validate(config.get("freebsd")) {
+    let freebsd = match schema::validate(config.get("freebsd"), jailed) {
         Ok(mut f) => {
             files::inline(&mut f);
             warnings = std::mem::take(&mut f.warnings);

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use super::{Compiled, Compiler, Inputs, MergedDoc, complete, set_header, with_header};
+use super::{Compiled, Compiler, Inputs, MergedDoc, set_header, with_header};
 use crate::classes::walk::{self, Doc, Expanded};
 use crate::diag::{Diag, Diags};
 use crate::exports::AllExports;
@@ -255,7 +255,28 @@ impl Compiler<'_> {
                 parent: host.parent.clone(),
             });
         }
-        match complete(merged, references, levels, policy, self.keys) {
+        // A jail's `jail` defaults read its host's pool and interfaces; a
+        // host that fails (reported as its own) leaves zfsboot's defaults,
+        // so that a jail that reads nothing of it still compiles.
+        let jailed = host
+            .parent
+            .as_ref()
+            .map(|fqdn| match self.parent_config(fqdn) {
+                Ok(p) => crate::schema::Jailed::of(&host.short, fqdn, &p),
+                Err(_) => crate::schema::Jailed::of(
+                    &host.short,
+                    fqdn,
+                    &Node::synthetic(crate::value::Value::Null),
+                ),
+            });
+        match super::complete_in(
+            merged,
+            references,
+            levels,
+            policy,
+            self.keys,
+            jailed.as_ref(),
+        ) {
             Ok(mut c) => {
                 let default = &self.inventory.default.display;
                 let dirs = super::files::Dirs {

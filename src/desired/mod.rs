@@ -10,8 +10,10 @@
 
 pub(crate) mod access;
 pub(crate) mod doas;
+pub(crate) mod jails;
 pub(crate) mod require;
 pub(crate) mod sudoers;
+pub(crate) mod unit;
 
 use serde::Serialize;
 
@@ -60,12 +62,24 @@ pub enum Link {
 /// Validates what installing and applying the host need, and lays out its
 /// desired state. Every refusal is an error at the YAML it concerns.
 pub fn build(fqdn: &str, c: &Compiled) -> Result<DesiredState, Diags> {
+    build_with(fqdn, c, &[])
+}
+
+/// [`build`] of a host with its jails (issue 36): the host's kinds lay out
+/// the rows that make and run them from `jails` ([`Input::jails`]).
+pub(crate) fn build_with(
+    fqdn: &str,
+    c: &Compiled,
+    jails: &[resource::Jailed<'_>],
+) -> Result<DesiredState, Diags> {
     let login = access::login(&c.config, fqdn)?;
     let mut errors = require::release(c);
     errors.extend(require::accounts(c));
     errors.extend(require::shells(c));
     errors.extend(require::cron(c));
     errors.extend(require::loader_d(c));
+    errors.extend(require::jail_base(c));
+    errors.extend(require::jail_golden(fqdn, c, jails));
     // A jail is reached through its host's connection, not by SSH.
     if c.parent.is_none() {
         errors.extend(access::check(&login, c));
@@ -73,7 +87,7 @@ pub fn build(fqdn: &str, c: &Compiled) -> Result<DesiredState, Diags> {
     if !errors.is_empty() {
         return Err(errors);
     }
-    Ok(layout(fqdn, c, login))
+    Ok(layout(fqdn, c, login, jails))
 }
 
 impl DesiredState {
@@ -89,7 +103,7 @@ pub(crate) fn managed(c: &Compiled) -> bool {
     c.config.get("freebsd").is_some()
 }
 
-fn layout(fqdn: &str, c: &Compiled, login: Login) -> DesiredState {
+fn layout(fqdn: &str, c: &Compiled, login: Login, jails: &[resource::Jailed<'_>]) -> DesiredState {
     let f = &c.freebsd;
     let network = f.network.clone().unwrap_or_default();
     let links = network
@@ -130,7 +144,7 @@ fn layout(fqdn: &str, c: &Compiled, login: Login) -> DesiredState {
         resources: resource::layout(&Input {
             fqdn,
             compiled: c,
-            jails: &[],
+            jails: &resource::jail::start_order(jails),
         }),
     }
 }

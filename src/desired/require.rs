@@ -29,7 +29,111 @@ crate::diag::codes! {
         ReleaseLoader = "beryl::release::loader";
         /// A base rc.d script the release does not ship (blocklistd before 15.0, blacklistd from 15.0).
         ReleaseService = "beryl::release::service";
+        /// A jail's base that apply does not lay down: pkgbase for a release without a FreeBSD-base repository, or pkgbase with a thin layout (not yet).
+        PlanJailBase = "beryl::plan::jail_base";
+        /// A dataset of `freebsd.zfs.datasets` that is the golden base of the host's thin jails.
+        PlanJailGolden = "beryl::plan::jail_golden";
     }
+}
+
+/// A jail's base as apply lays it down (src/resource/jail_base.rs,
+/// jail_state.rs): `base.txz` extracted, or, with pkgbase, the release's
+/// FreeBSD-base repository installed by `pkg --rootdir` (the release
+/// table's `jail_pkgbase` row), into a thick jail's own dataset; or
+/// `base.txz` into the golden base thin jails share. A pkgbase golden base
+/// is not made yet: refused here rather than started on an empty root.
+pub(crate) fn jail_base(c: &Compiled) -> Vec<Diag> {
+    let Some(jail) = &c.freebsd.jail else {
+        return Vec::new();
+    };
+    let base = &jail.base;
+    let mut errors = Vec::new();
+    let found = c
+        .freebsd
+        .version
+        .as_ref()
+        .map(|v| (v, release::find(&v.value)));
+    if base.method.value == Install::Pkgbase
+        && let Some((v, Some(r))) = found
+        && r.jail_pkgbase.is_none()
+    {
+        errors.push(
+            Diag::new(
+                Code::PlanJailBase,
+                format!(
+                    "FreeBSD {} has no FreeBSD-base repository a jail's base can be installed from",
+                    v.value
+                ),
+            )
+            .label(&base.method.span, "pkgbase asked for here")
+            .label(&v.span, "this release")
+            .help(
+                "write `method: dists`, or a release from 15.0 on (share/keys has pkgbase keys \
+                 only for FreeBSD 15: freebsd-src 0dcfecbf)",
+            ),
+        );
+    }
+    if base.method.value == Install::Pkgbase
+        && base.layout.value != crate::schema::JailLayout::Thick
+    {
+        errors.push(
+            Diag::new(
+                Code::PlanJailBase,
+                "apply does not lay down a thin jail's shared base with pkgbase yet",
+            )
+            .label(&base.method.span, "pkgbase asked for here")
+            .label(&base.layout.span, "this layout")
+            .help(
+                "write `method: dists` for a thin layout (its golden base is base.txz), or \
+                 `layout: thick` for pkgbase",
+            ),
+        );
+    }
+    errors
+}
+
+/// The golden base of a host's thin jails (src/resource/jail_state.rs) is
+/// beryl's, made and kept for them: the host's `freebsd.zfs.datasets` may
+/// neither destroy it (zfs(8) refuses while its snapshot has clones, and
+/// the jails would lose their base) nor set it up a second way.
+pub(crate) fn jail_golden(
+    fqdn: &str,
+    c: &Compiled,
+    jails: &[crate::resource::Jailed<'_>],
+) -> Vec<Diag> {
+    let input = crate::resource::Input {
+        fqdn,
+        compiled: c,
+        jails,
+    };
+    let mut errors = Vec::new();
+    for d in &c.freebsd.zfs.datasets {
+        let users: Vec<String> = jails
+            .iter()
+            .filter(|j| {
+                crate::resource::jail_state::thin(&input, j)
+                    .is_some_and(|t| t.golden == d.name.value)
+            })
+            .filter_map(|j| j.compiled.freebsd.jail.as_ref())
+            .map(|j| j.name.value.clone())
+            .collect();
+        if users.is_empty() {
+            continue;
+        }
+        errors.push(
+            Diag::new(
+                Code::PlanJailGolden,
+                format!(
+                    "{} is the golden base of the thin jails {}",
+                    d.name.value,
+                    users.join(", ")
+                ),
+            )
+            .label(&d.name.span, if d.destroy { "destroyed here" } else { "set up here" })
+            .help("beryl makes and keeps this dataset for those jails (docs/jails.md \"Layouts\"): remove it from freebsd.zfs.datasets; it can go only once no jail is made from it, by hand (zfs destroy -r)"),
+        );
+    }
+    errors
 }
 
 /// The release: known, and able to do what the config asks of it.

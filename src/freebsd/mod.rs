@@ -27,6 +27,7 @@
 
 pub(crate) mod base;
 pub(crate) mod cron;
+pub(crate) mod jail;
 pub(crate) mod loader_d;
 pub(crate) mod names;
 pub(crate) mod ports;

@@ -14,6 +14,27 @@ pub struct Release {
     pub unattended_pkgbase: bool,
     /// The source that says so.
     pub pkgbase_source: &'static str,
+    /// Where a jail's base comes from when it is laid down with pkgbase
+    /// (`pkg --rootdir`), or `None` when the release has no signed
+    /// FreeBSD-base repository of its own.
+    pub jail_pkgbase: Option<PkgbaseRepo>,
+}
+
+/// A release's FreeBSD-base repository, as its own pkg configuration
+/// defines it: usr.sbin/pkg/FreeBSD.conf.quarterly-release (0dcfecbf,
+/// index id 677987006) writes `url:
+/// "pkg+https://pkg.FreeBSD.org/${ABI}/base_release_${VERSION_MINOR}"`,
+/// `mirror_type: "srv"`, `signature_type: "fingerprints"` and
+/// `fingerprints: "/usr/share/keys/pkgbase-${VERSION_MAJOR}"`. beryl
+/// writes the minor and major of the jail's release itself, since pkg
+/// expands them from the host's ABI, which need not be the jail's.
+#[derive(Debug)]
+pub struct PkgbaseRepo {
+    /// The repository's last path component: `base_release_0`.
+    pub repo: &'static str,
+    /// The directory of its fingerprints under `/usr/share/keys`:
+    /// `pkgbase-15` (share/keys/pkgbase-15/trusted, 0dcfecbf).
+    pub keys: &'static str,
 }
 
 /// A disk driver that a release names otherwise.
@@ -52,18 +73,29 @@ pub(crate) const RELEASES: &[Release] = &[
         renamed_disks: RENAMED_DISKS,
         unattended_pkgbase: false,
         pkgbase_source: NO_PKGBASE_15_0,
+        // share/keys holds only pkgbase-15 (0dcfecbf): no FreeBSD 14
+        // FreeBSD-base repository has keys a host carries.
+        jail_pkgbase: None,
     },
     Release {
         version: "15.0",
         renamed_disks: RENAMED_DISKS,
         unattended_pkgbase: false,
         pkgbase_source: NO_PKGBASE_15_0,
+        jail_pkgbase: Some(PkgbaseRepo {
+            repo: "base_release_0",
+            keys: "pkgbase-15",
+        }),
     },
     Release {
         version: "15.1",
         renamed_disks: RENAMED_DISKS,
         unattended_pkgbase: false,
         pkgbase_source: NO_PKGBASE_DIALOG,
+        jail_pkgbase: Some(PkgbaseRepo {
+            repo: "base_release_1",
+            keys: "pkgbase-15",
+        }),
     },
 ];
 
@@ -111,5 +143,15 @@ mod tests {
         assert!(find("15.0").is_some());
         assert!(find("13.0").is_none());
         assert_eq!(known(), "14.3, 15.0, 15.1");
+    }
+
+    #[test]
+    fn a_jails_pkgbase_repository_is_its_releases_minor_and_major() {
+        let repo = |v: &str| find(v).and_then(|r| r.jail_pkgbase.as_ref());
+        assert!(repo("14.3").is_none());
+        for (v, minor) in [("15.0", "base_release_0"), ("15.1", "base_release_1")] {
+            let r = repo(v).unwrap();
+            assert_eq!((r.repo, r.keys), (minor, "pkgbase-15"), "{v}");
+        }
     }
 }

@@ -123,6 +123,7 @@ fn boot_pool_datasets_go_to_zfsboot() {
                 })
                 .collect(),
             destroy: false,
+            origin: None,
             boot,
         })
     };

@@ -106,6 +106,178 @@ pub struct FreeBsd {
     /// in the release's cron drop-in directory (/usr/local/etc/cron.d/beryl-NAME).
     #[schemars(with = "Ref<BTreeMap<String, Cron>>")]
     pub cron: Option<Ref<BTreeMap<String, Cron>>>,
+    /// For a jail (a file under HOST.jails/): its name, base, dataset, path,
+    /// network (aliases or vnet), parameters, mounts, rctl, boot, depend and
+    /// restart. Refused in a host's chain (docs/jails.md "Fields").
+    #[schemars(with = "Ref<Jail>")]
+    pub jail: Option<Ref<Jail>>,
+}
+
+/// A jail's `jail` mapping; every key has a default.
+// Its keys are the rows of the JAIL table (src/schema/jail.rs).
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+#[schemars(transform = prefixed_keys)]
+pub struct Jail {
+    /// jail(8) name (default: the jail file's name); the conf file is
+    /// /etc/jail.conf.d/NAME.conf. One label, not all digits.
+    #[schemars(with = "String")]
+    pub name: Option<String>,
+    /// How the userland is laid down: method (dists or pkgbase), layout
+    /// (thick, nullfs or clone) and, for a thin layout, state.
+    #[schemars(with = "Ref<JailBase>")]
+    pub base: Option<Ref<JailBase>>,
+    /// The ZFS dataset of the jail's root: name (default POOL/jails/NAME)
+    /// and properties (quota, compression…).
+    #[schemars(with = "Ref<JailDataset>")]
+    pub dataset: Option<Ref<JailDataset>>,
+    /// The jail's root directory on its host (jail.conf path; default
+    /// /usr/local/jails/NAME).
+    #[schemars(with = "String")]
+    pub path: Option<String>,
+    /// ip4/ip6 addresses with prefix on an interface of the host, or vnet:
+    /// an epair on a bridge of the host.
+    #[schemars(with = "Ref<JailNetwork>")]
+    pub network: Option<Ref<JailNetwork>>,
+    /// Other jail.conf parameters (allow.*, enforce_statfs, securelevel,
+    /// devfs_ruleset, children.max, persist, exec.clean, sysvmsg…): the
+    /// table of src/freebsd/jail.rs.
+    #[schemars(with = "Ref<BTreeMap<String, JailParamValue>>")]
+    pub parameters: Option<Ref<BTreeMap<String, JailParamValue>>>,
+    /// nullfs mounts from the host (mount.fstab), each {source, target, ro}.
+    #[schemars(with = "Ref<Vec<JailMount>>")]
+    pub mounts: Option<Ref<Vec<JailMount>>>,
+    /// rctl(8) rules without the jail:NAME: subject, such as
+    /// memoryuse:deny=2g; the host needs kern.racct.enable=1.
+    #[schemars(with = "Ref<Vec<String>>")]
+    pub rctl: Option<Ref<Vec<String>>>,
+    /// Started at boot, in the host's jail_list (default true).
+    pub boot: Option<bool>,
+    /// Jails of the same host started before this one (jail.conf depend).
+    #[schemars(with = "Ref<Vec<String>>")]
+    pub depend: Option<Ref<Vec<String>>>,
+    /// When a change needs the jail restarted: never (report it, the
+    /// default) or on_change.
+    #[schemars(with = "Ref<JailRestart>")]
+    pub restart: Option<Ref<JailRestart>>,
+}
+
+/// A jail's restart policy.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum JailRestart {
+    /// Report a needed restart, like the reboot note.
+    Never,
+    /// Restart the jail when such a change is applied.
+    OnChange,
+}
+
+/// A jail parameter's value: a boolean, an integer or a word.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+#[schemars(inline)]
+pub enum JailParamValue {
+    /// allow.*, persist, exec.clean…
+    Bool(bool),
+    /// enforce_statfs, securelevel, devfs_ruleset, children.max…
+    Int(i64),
+    /// sysvmsg, sysvsem, sysvshm: new, inherit or disable.
+    Word(String),
+}
+
+/// How a jail's userland is laid down.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+#[schemars(transform = prefixed_keys)]
+pub struct JailBase {
+    /// dists (base.txz extracted) or pkgbase (pkg --rootdir PATH installs
+    /// FreeBSD-base).
+    #[schemars(with = "String")]
+    pub method: Option<String>,
+    /// thick (its own copy, the default), nullfs (a shared read-only base)
+    /// or clone (a ZFS clone).
+    #[schemars(with = "String")]
+    pub layout: Option<String>,
+    /// For a thin layout, the writable directories kept on datasets of
+    /// their own, such as [/etc, /var, /usr/local, /home].
+    #[schemars(with = "Ref<Vec<String>>")]
+    pub state: Option<Ref<Vec<String>>>,
+}
+
+/// A jail's dataset.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+#[schemars(transform = prefixed_keys)]
+pub struct JailDataset {
+    /// POOL/NAME of the dataset (default: the host's boot pool/jails/NAME).
+    #[schemars(with = "String")]
+    pub name: Option<String>,
+    /// ZFS properties set on it, such as {quota: 20G, compression: zstd};
+    /// mountpoint defaults to path.
+    #[schemars(with = "Ref<Dataset>")]
+    pub properties: Option<Ref<Dataset>>,
+}
+
+/// A jail's network: aliases, or a VNET stack.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+#[schemars(transform = prefixed_keys)]
+pub struct JailNetwork {
+    /// IPv4 addresses with prefix, such as [192.0.2.21/24] (ip4.addr); with
+    /// vnet, dhcp too.
+    #[schemars(with = "Ref<Vec<String>>")]
+    pub ip4: Option<Ref<Vec<String>>>,
+    /// IPv6 addresses with prefix, such as [2001:db8::21/64] (ip6.addr);
+    /// with vnet, slaac too.
+    #[schemars(with = "Ref<Vec<String>>")]
+    pub ip6: Option<Ref<Vec<String>>>,
+    /// The host interface the addresses are aliases on (default: the host's
+    /// first interface); not with vnet.
+    #[schemars(with = "String")]
+    pub interface: Option<String>,
+    /// A network stack of its own: {bridge, epair, mac, gateway, gateway6}.
+    #[schemars(with = "Ref<JailVnet>")]
+    pub vnet: Option<Ref<JailVnet>>,
+}
+
+/// A VNET jail's epair.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+#[schemars(transform = prefixed_keys, extend("required" = ["bridge", "epair"]))]
+pub struct JailVnet {
+    /// The host's bridge (bridgeN, declared in its network.bridges) the
+    /// epair's host side joins.
+    #[schemars(with = "String")]
+    pub bridge: Option<String>,
+    /// The epair's unit N, unique on the host: epairNa on the host, epairNb
+    /// in the jail.
+    #[schemars(range(min = 0, max = 32767))]
+    pub epair: Option<u32>,
+    /// The jail side's MAC: auto (the default: derived from the host and
+    /// jail names) or xx:xx:xx:xx:xx:xx.
+    #[schemars(with = "String")]
+    pub mac: Option<String>,
+    /// The jail's IPv4 default router, such as 192.0.2.1 (never guessed).
+    #[schemars(with = "String")]
+    pub gateway: Option<String>,
+    /// The jail's IPv6 default router, such as 2001:db8::1.
+    #[schemars(with = "String")]
+    pub gateway6: Option<String>,
+}
+
+/// A nullfs mount into a jail.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+#[schemars(transform = prefixed_keys, extend("required" = ["source", "target"]))]
+pub struct JailMount {
+    /// The host directory, absolute.
+    #[schemars(with = "String")]
+    pub source: Option<String>,
+    /// Where it appears inside the jail, absolute from the jail's root.
+    #[schemars(with = "String")]
+    pub target: Option<String>,
+    /// Mounted read-only (default false).
+    pub ro: Option<bool>,
 }
 
 /// One managed file: exactly one of `content`, `template` and `source`.
@@ -380,6 +552,24 @@ pub struct Network {
     /// Name server addresses for resolv.conf, IPv4 or IPv6, each once.
     #[schemars(with = "Ref<Vec<String>>")]
     pub nameservers: Option<Ref<Vec<String>>>,
+    /// Bridges by name (bridge0), each with members (host interfaces) and an
+    /// optional ipv4: created through cloned_interfaces, joined by VNET jails.
+    #[schemars(with = "Ref<BTreeMap<String, Bridge>>")]
+    pub bridges: Option<Ref<BTreeMap<String, Bridge>>>,
+}
+
+/// A bridge of the host.
+// Its keys are the rows of the BRIDGE table (src/schema/network.rs).
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+#[schemars(transform = prefixed_keys)]
+pub struct Bridge {
+    /// Host interfaces added to the bridge (addm), such as [em0].
+    #[schemars(with = "Ref<Vec<String>>")]
+    pub members: Option<Ref<Vec<String>>>,
+    /// The bridge's own address with its prefix length, such as 192.0.2.10/24.
+    #[schemars(with = "String")]
+    pub ipv4: Option<String>,
 }
 
 /// One interface: `ipv4`, `ipv6` or both.

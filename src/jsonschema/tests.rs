@@ -64,6 +64,8 @@ fn the_input_types_have_the_keys_of_the_validation_tables() {
         .collect();
     same_as_table(def(&s, "Dataset"), &props, "a dataset");
     same_as_table(def(&s, "Cron"), &schema::cron_keys(), "a cron entry");
+    same_as_table(def(&s, "Jail"), &schema::jail_keys(), "freebsd.jail");
+    same_as_table(def(&s, "Bridge"), &schema::bridge_keys(), "a bridge");
 }
 
 /// The `const`s of an enum's `oneOf`, or its `enum` values.

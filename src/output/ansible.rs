@@ -57,11 +57,15 @@ pub(crate) fn group_name(name: &str) -> String {
 /// The variables of one host: its effective config, then `ansible_host`,
 /// `ansible_port`, `ansible_user`, and, when its `ssh:` block has them,
 /// `ansible_ssh_private_key_file`, `ansible_become` and
-/// `ansible_become_method`. The config's own keys of those names win.
-pub(crate) fn hostvars(config: &Node, l: &Login) -> Node {
+/// `ansible_become_method`. The config's own keys of those names win. A
+/// jail (`login` None) gets its config only.
+pub(crate) fn hostvars(config: &Node, login: Option<&Login>) -> Node {
     let mut vars: Map = match &config.value {
         Value::Map(m) => m.clone(),
         _ => Map::new(),
+    };
+    let Some(l) = login else {
+        return Node::synthetic(Value::Map(vars));
     };
     let mut extra: Vec<(&str, Node)> = vec![
         ("ansible_host", Node::str(l.host.clone())),

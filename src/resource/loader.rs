@@ -24,6 +24,9 @@ pub(crate) const LOADER_CONF: &str = "/boot/loader.conf";
 /// The note a changed loader variable carries, in the dry run and the apply.
 pub(crate) const REBOOT: &str = "the loader reads /boot/loader.conf at boot: reboot for this to take effect (beryl never reboots)";
 
+/// The tunable that turns resource accounting on (freebsd-jails-2.md §1.3).
+pub(crate) const RACCT: &str = "kern.racct.enable";
+
 /// A loader.conf variable.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Loader {
@@ -53,12 +56,26 @@ pub(crate) fn layout(input: &Input<'_>) -> Vec<Resource> {
 /// has refused the host already.
 pub(crate) fn layout_d(input: &Input<'_>) -> Vec<Resource> {
     let f = input.freebsd();
-    let dotted: Vec<String> = f
+    let mut dotted: Vec<String> = f
         .loader
         .iter()
         .filter(|t| names::loader_dotted(&t.name.value))
         .map(|t| format!("{}=\"{}\"", t.name.value, t.value.value))
         .collect();
+    // A jail's rctl rules need racct, a tunable read only at boot
+    // (kern_racct.c: kern.racct.enable is CTLFLAG_RDTUN; rctl.c: "RACCT/RCTL
+    // present, but disabled; enable using kern.racct.enable=1 tunable"):
+    // unless the host writes it itself (a check refuses 0).
+    let rctl = input.jails.iter().any(|j| {
+        j.compiled
+            .freebsd
+            .jail
+            .as_ref()
+            .is_some_and(|j| !j.rctl.is_empty())
+    });
+    if rctl && !f.loader.iter().any(|t| t.name.value == RACCT) {
+        dotted.push(format!("{RACCT}=\"1\""));
+    }
     let path = f.version.as_ref().and_then(|v| loader_d::path(&v.value));
     let (Some(path), false) = (path, dotted.is_empty()) else {
         return Vec::new();

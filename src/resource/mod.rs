@@ -33,6 +33,10 @@ pub(crate) mod verdict;
 pub mod cron;
 pub mod file;
 pub mod group;
+pub mod jail;
+pub mod jail_base;
+pub mod jail_conf;
+pub mod jail_state;
 pub mod keys;
 pub mod loader;
 pub mod packages;
@@ -294,6 +298,10 @@ kinds! {
     Timezone(timezone::Timezone, timezone::Timezone),
     Service(service::Service, service::Service),
     ZfsUnmount(zfs_unmount::ZfsUnmount, zfs_unmount::Never),
+    JailBase(jail_base::JailBase, jail_base::JailBase),
+    JailConf(jail_conf::JailConf, jail_conf::JailConf),
+    JailState(jail_state::JailState, jail_state::JailState),
+    Jail(jail::Jail, jail::Jail),
 }
 
 /// How a report shows a secret: `sha256:` and its digest.
@@ -338,19 +346,23 @@ pub(crate) struct Input<'a> {
     pub compiled: &'a Compiled,
     /// A host's jails (issue 36): the host lays out the rows that make and
     /// run them. Empty for a jail and for a host without jails.
-    #[expect(dead_code, reason = "issue 36: read by the jail kinds, next")]
     pub jails: &'a [Jailed<'a>],
 }
 
 /// A jail of the host being laid out: its name in the inventory and its
 /// compiled config (its `freebsd.jail` says how the host makes it).
-#[expect(dead_code, reason = "issue 36: read by the jail kinds, next")]
+#[derive(Clone, Copy)]
 pub(crate) struct Jailed<'a> {
     pub fqdn: &'a str,
     pub compiled: &'a Compiled,
 }
 
 impl Input<'_> {
+    /// Whether the unit laid out is a jail (it has a host: issue 36).
+    pub(crate) fn is_jail(&self) -> bool {
+        self.compiled.parent.is_some()
+    }
+
     /// The typed `freebsd` section.
     pub(crate) fn freebsd(&self) -> &FreeBsd {
         &self.compiled.freebsd
@@ -378,7 +390,11 @@ pub(crate) struct Row {
 /// beryl writes from other fields (sudoers, resolver) before sshd and rc;
 /// the files of `freebsd.files` after every kind they may need, and before
 /// the services that read them; last, the install's unmount of the data
-/// pools. `file` has two rows for those two places.
+/// pools. `file` has two rows for those two places. A host's jails come
+/// after its services (issue 36): the golden base of its thin jails (a
+/// `zfs` row and a `jail_base` row, before the clones of it), their
+/// datasets (a further `zfs` row), each thick one's base, each thin one's
+/// state datasets, conf, and the jail running.
 pub(crate) const KINDS: &[Row] = &[
     row::<zpool::Zpool>(zpool::layout),
     row::<zfs::Zfs>(zfs::layout),
@@ -397,6 +413,13 @@ pub(crate) const KINDS: &[Row] = &[
     row::<cron::Cron>(cron::layout),
     row::<file::File>(file::layout_listed),
     row::<service::Service>(service::layout),
+    row::<zfs::Zfs>(zfs::layout_golden),
+    row::<jail_base::JailBase>(jail_base::layout_golden),
+    row::<zfs::Zfs>(zfs::layout_jails),
+    row::<jail_base::JailBase>(jail_base::layout),
+    row::<jail_state::JailState>(jail_state::layout),
+    row::<jail_conf::JailConf>(jail_conf::layout),
+    row::<jail::Jail>(jail::layout),
     row::<zfs_unmount::ZfsUnmount>(zfs_unmount::layout),
 ];
 

@@ -43,6 +43,7 @@ const LATER: &[(&str, &str)] = &[
     ("defaultrouter", ROUTING),
     ("ipv6_defaultrouter", ROUTING),
     ("rtsold_enable", NETWORK),
+    ("cloned_interfaces", NETWORK),
 ];
 
 const NETWORK: &str = "the interfaces read it at boot: it takes effect at the next boot, or after service netif restart and service routing restart (apply does not restart the network it runs over)";
@@ -103,7 +104,13 @@ pub(crate) fn layout(input: &Input<'_>) -> Vec<Resource> {
     for v in &f.rc_conf {
         rc.push((v.name.value.clone(), v.value.value.clone()));
     }
-    rc.push(("sshd_enable".into(), "YES".into()));
+    rc.extend(jails(input));
+    rc.extend(vnet_inside(input));
+    // beryl reaches a host by SSH; a jail through its host (jexec), so a
+    // jail gets no sshd of beryl's making (docs/jails.md).
+    if !input.is_jail() {
+        rc.push(("sshd_enable".into(), "YES".into()));
+    }
     if !f.disks.is_empty() {
         rc.push(("zfs_enable".into(), "YES".into()));
     }
@@ -113,6 +120,107 @@ pub(crate) fn layout(input: &Input<'_>) -> Vec<Resource> {
         name,
         value,
     }))
+}
+
+/// What a host's jails and bridges need of rc.conf (issue 36): the bridges
+/// in `cloned_interfaces`, each with its members (`ifconfig_bridgeN="[inet
+/// ADDR] addm IF … up"`: network.subr @03ccfdd2 clone_up creates each
+/// listed interface, then ifconfig_IF configures it); with jails started at
+/// boot, `jail_enable=YES` and an explicit `jail_list` in `depend` order,
+/// since rc.d/jail (@c96d5c97) starts only /etc/jail.conf's jails when the
+/// list is empty and a named jail from /etc/jail.conf.d/NAME.conf.
+/// Inside a VNET jail, its side of the epair (`epairNb`, which jail(8)
+/// moves in: `vnet.interface`) gets the jail's addresses and its default
+/// routers, as rc.conf(5) names them and libexec/rc/network.subr
+/// (@03ccfdd2, `ifconfig_up`, `ifalias`) reads them at the jail's boot
+/// (`exec.start = /bin/sh /etc/rc`): the first IPv4 address in
+/// `ifconfig_IF`, the first IPv6 in `ifconfig_IF_ipv6`, every other one in
+/// `ifconfig_IF_aliasN`; `defaultrouter` and `ipv6_defaultrouter` from
+/// `vnet.gateway` and `vnet.gateway6`, never guessed.
+fn vnet_inside(input: &Input<'_>) -> Vec<(String, String)> {
+    let Some(jail) = &input.freebsd().jail else {
+        return Vec::new();
+    };
+    let Some(vnet) = &jail.network.vnet else {
+        return Vec::new();
+    };
+    let iface = format!("epair{}b", vnet.epair.value);
+    let mut rc = Vec::new();
+    let mut aliases = Vec::new();
+    // `dhcp` and `slaac` are written as the host's own interfaces are
+    // (DHCP; `inet6 accept_rtadv` with rtsold).
+    for (i, a) in jail.network.ip4.iter().enumerate() {
+        match (i, a.value.as_str()) {
+            (_, "dhcp") => rc.push((format!("ifconfig_{iface}"), "DHCP".into())),
+            (0, _) => rc.push((format!("ifconfig_{iface}"), format!("inet {}", a.value))),
+            _ => aliases.push(format!("inet {}", a.value)),
+        }
+    }
+    for (i, a) in jail.network.ip6.iter().enumerate() {
+        match (i, a.value.as_str()) {
+            (_, "slaac") => {
+                rc.push((
+                    format!("ifconfig_{iface}_ipv6"),
+                    "inet6 accept_rtadv".into(),
+                ));
+                rc.push(("rtsold_enable".into(), "YES".into()));
+            }
+            (0, _) => rc.push((
+                format!("ifconfig_{iface}_ipv6"),
+                format!("inet6 {}", a.value),
+            )),
+            _ => aliases.push(format!("inet6 {}", a.value)),
+        }
+    }
+    for (n, alias) in aliases.into_iter().enumerate() {
+        rc.push((format!("ifconfig_{iface}_alias{n}"), alias));
+    }
+    if let Some(gw) = &vnet.gateway {
+        rc.push(("defaultrouter".into(), gw.value.clone()));
+    }
+    if let Some(gw) = &vnet.gateway6 {
+        rc.push(("ipv6_defaultrouter".into(), gw.value.clone()));
+    }
+    rc
+}
+
+fn jails(input: &Input<'_>) -> Vec<(String, String)> {
+    let mut rc = Vec::new();
+    let bridges = input
+        .freebsd()
+        .network
+        .as_ref()
+        .map(|n| n.bridges.clone())
+        .unwrap_or_default();
+    if !bridges.is_empty() {
+        let names: Vec<&str> = bridges.iter().map(|b| b.name.value.as_str()).collect();
+        rc.push(("cloned_interfaces".into(), names.join(" ")));
+        for b in &bridges {
+            let mut words = Vec::new();
+            if let Some(Ipv4::Static(cidr)) = b.ipv4.as_ref().map(|l| &l.value) {
+                words.push(format!("inet {cidr}"));
+            }
+            words.extend(b.members.iter().map(|m| format!("addm {}", m.value)));
+            words.push("up".into());
+            rc.push((format!("ifconfig_{}", b.name.value), words.join(" ")));
+        }
+    }
+    let list = boot_order(input.jails);
+    if !list.is_empty() {
+        rc.push(("jail_enable".into(), "YES".into()));
+        rc.push(("jail_list".into(), list.join(" ")));
+    }
+    rc
+}
+
+/// The jails started at boot, in [`super::jail::start_order`].
+pub(crate) fn boot_order(jails: &[super::Jailed<'_>]) -> Vec<String> {
+    super::jail::start_order(jails)
+        .into_iter()
+        .filter_map(|j| j.compiled.freebsd.jail.as_ref())
+        .filter(|j| j.boot.value)
+        .map(|j| j.name.value.clone())
+        .collect()
 }
 
 impl Kind for Rc {

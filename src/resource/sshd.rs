@@ -82,6 +82,11 @@ fn lines(settings: &[SshdSetting]) -> Vec<(String, String)> {
 /// Always one: the three settings of old (with their defaults, unless
 /// `settings` sets the keyword), then `settings`, then the Match blocks.
 pub(crate) fn layout(input: &Input<'_>) -> Vec<Resource> {
+    // A jail is reached through its host, never by SSH (rc.rs: no
+    // sshd_enable in a jail either).
+    if input.is_jail() {
+        return Vec::new();
+    }
     let s = &input.freebsd().sshd;
     let yes_no = |b: bool| if b { "yes" } else { "no" }.to_string();
     let set = |k: &str| {

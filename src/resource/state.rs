@@ -129,6 +129,47 @@ pub(crate) struct State {
     /// beryl's cron files, by entry name (`ids cron`); `null` when absent.
     #[serde(default)]
     pub cron: BTreeMap<String, Option<File>>,
+    /// The host's jails that the config names or the record holds, by name
+    /// (issue 36).
+    #[serde(default)]
+    pub jails: BTreeMap<String, Jail>,
+}
+
+/// A jail on the host (issue 36), as the facts script's `jails()` prints
+/// it: every jail beryl's config names or its record holds, in full; every
+/// other running jail or `/etc/jail.conf.d/NAME.conf` only as far as the
+/// report of jails beryl did not make needs it (running, and the conf's
+/// presence: `type` and no digest, never read).
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct Jail {
+    /// It is in `jls name`'s list.
+    #[serde(default)]
+    pub running: bool,
+    // The snapshot also holds `jid` and `path` of a running jail (`jls -j
+    // NAME jid|path`), for the reader; no verdict needs them.
+    /// `/etc/jail.conf.d/NAME.conf` and `/etc/fstab.NAME`; `null` (or left
+    /// out) when absent.
+    #[serde(default)]
+    pub conf: Option<File>,
+    #[serde(default)]
+    pub fstab: Option<File>,
+    /// The dataset's `beryl:base` (empty or `-` when unset).
+    #[serde(default)]
+    pub base: Option<String>,
+    /// The digests in /var/db/beryl/jails/NAME.start and NAME.pending.
+    #[serde(default)]
+    pub started: Option<String>,
+    #[serde(default)]
+    pub pending: Option<String>,
+    /// What `stat -f '%Su %Lp'` prints for the directories above its tree
+    /// (the running root's parent, /usr/local/jails), by directory
+    /// (src/resource/jail.rs PRIVATE).
+    #[serde(default)]
+    pub dirs: BTreeMap<String, String>,
+    /// What `jls -j NAME -n P` prints for each live parameter P the `jail`
+    /// step compares (`P=V`, `P` or `noP`; empty when jls refuses P), by P.
+    #[serde(default)]
+    pub params: BTreeMap<String, String>,
 }
 
 /// Why a snapshot is not one of the host and script it is compared for.
@@ -148,7 +189,10 @@ impl Unbound {
     pub(crate) fn what(&self) -> String {
         match self {
             Unbound::Host(other) if other.is_empty() => "a snapshot that names no host".into(),
-            Unbound::Host(other) => format!("a snapshot of {other}"),
+            // The snapshot's own words (a hostile jail's): shown, never obeyed.
+            Unbound::Host(other) => {
+                format!("a snapshot of {}", crate::value::repr::visible(other, &[]))
+            }
             Unbound::Script => "taken by another facts script".into(),
         }
     }
@@ -329,6 +373,16 @@ pub(crate) struct ZfsProp {
 mod tests {
     use super::*;
     use std::os::unix::ffi::OsStrExt;
+
+    /// The host a snapshot names is its own words (a hostile jail's): its
+    /// escapes are shown in every message that says what it is.
+    #[test]
+    fn a_snapshots_host_shows_its_escapes() {
+        assert_eq!(
+            Unbound::Host("\u{1b}]0;x\u{7}".into()).what(),
+            "a snapshot of \\u{1b}]0;x\\u{7}"
+        );
+    }
 
     /// The facts script's `json` of `bytes`, run by sh (dash on the test
     /// machines, as on the fake FreeBSD).

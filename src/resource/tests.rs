@@ -18,7 +18,13 @@ fn every_kind_has_a_row_and_every_row_a_kind() {
 
 #[test]
 fn every_kind_has_an_install_template() {
+    // A jail is made by apply, on its running host (issue 36).
+    const APPLY_ONLY: &[&str] = &["jail_base", "jail_state", "jail_conf", "jail"];
     for (name, text) in TEMPLATES {
+        if APPLY_ONLY.contains(name) {
+            assert!(text.is_none(), "{name}: the install never sets it up");
+            continue;
+        }
         let text = text.unwrap_or_else(|| panic!("{name} has no template"));
         assert!(!text.trim().is_empty(), "steps/{name}.sh.j2 is empty");
     }

@@ -34,6 +34,10 @@ pub struct Zfs {
     /// script, whose `zfs create` would mount it under the installer's
     /// altroot.
     pub boot: bool,
+    /// A thin jail's root made by `zfs clone -o … SNAPSHOT DATASET`
+    /// (zfs-clone.8 @1d3ba0bf) instead of `zfs create` (issue 36).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub origin: Option<String>,
 }
 
 /// The properties that apply to blocks as they are written (zfsprops(7)):
@@ -74,9 +78,83 @@ pub(crate) fn layout(input: &Input<'_>) -> Vec<Resource> {
                 })
                 .collect(),
             destroy: d.destroy,
+            origin: None,
         })
         .collect();
     datasets.sort_by(|a, b| a.name.split('/').cmp(b.name.split('/')));
+    super::items(datasets)
+}
+
+/// Each jail's dataset (issue 36), with its properties and its
+/// `mountpoint` (the jail's `path`) unless written, sorted by name.
+/// Recorded as any dataset beryl creates, so that pruning the jail
+/// destroys it only then ([`super::jail::PRUNE`]).
+pub(crate) fn layout_jails(input: &Input<'_>) -> Vec<Resource> {
+    let mut datasets: Vec<Zfs> = input
+        .jails
+        .iter()
+        .filter_map(|j| Some((j, j.compiled.freebsd.jail.as_ref()?)))
+        .map(|(j, jail)| {
+            let d = &jail.dataset;
+            let mut props: Vec<Prop> = d
+                .props
+                .iter()
+                .map(|p| Prop {
+                    name: p.name.value.clone(),
+                    value: p.value.value.clone(),
+                    printed: p.printed.clone(),
+                })
+                .collect();
+            if !props.iter().any(|p| p.name == "mountpoint") {
+                props.push(Prop {
+                    name: "mountpoint".into(),
+                    value: jail.path.value.clone(),
+                    printed: jail.path.value.clone(),
+                });
+            }
+            let origin = super::jail_state::thin(input, j)
+                .filter(|t| t.layout == crate::schema::JailLayout::Clone)
+                .map(|t| format!("{}@{}", t.golden, super::jail_state::SNAPSHOT));
+            Zfs {
+                name: d.name.value.clone(),
+                props,
+                destroy: false,
+                boot: false,
+                origin,
+            }
+        })
+        .collect();
+    datasets.sort_by(|a, b| a.name.split('/').cmp(b.name.split('/')));
+    super::items(datasets)
+}
+
+/// The golden base of each release the host's thin jails share
+/// ([`super::jail_base::layout_golden`]), mounted at its directory;
+/// recorded as any dataset beryl creates, and never pruned: a dataset is
+/// destroyed only by `destroy: true`, which zfs(8) refuses while its
+/// snapshot has clones.
+pub(crate) fn layout_golden(input: &Input<'_>) -> Vec<Resource> {
+    let mut datasets: Vec<Zfs> = Vec::new();
+    for j in input.jails {
+        let Some(t) = super::jail_state::thin(input, j) else {
+            continue;
+        };
+        if datasets.iter().any(|d| d.name == t.golden) {
+            continue;
+        }
+        datasets.push(Zfs {
+            name: t.golden.clone(),
+            props: vec![Prop {
+                name: "mountpoint".into(),
+                value: t.golden_mount.clone(),
+                printed: t.golden_mount.clone(),
+            }],
+            destroy: false,
+            boot: false,
+            origin: None,
+        });
+    }
+    datasets.sort_by(|a, b| a.name.cmp(&b.name));
     super::items(datasets)
 }
 
@@ -174,13 +252,19 @@ impl Kind for Zfs {
         }
         let mut check = vec![exists.clone()];
         let mut set = Vec::new();
-        let mut create = vec!["zfs create -p".to_string()];
+        let mut create = vec![match &d.origin {
+            None => "zfs create -p".to_string(),
+            Some(_) => "zfs clone -p".to_string(),
+        }];
         for p in &d.props {
             let test = prop_is_set(&ds, &p.name, &p.printed)?;
             check.push(test.clone());
             let assign = w(&format!("{}={}", p.name, p.value))?;
             set.push(format!("{{ {test} || zfs set {assign} {ds}; }}"));
             create.push(format!("-o {assign}"));
+        }
+        if let Some(origin) = &d.origin {
+            create.push(w(origin)?);
         }
         create.push(ds.clone());
         let set = if set.is_empty() {
@@ -261,6 +345,7 @@ mod tests {
             }],
             destroy: false,
             boot: false,
+            origin: None,
         }
     }
 
@@ -279,6 +364,20 @@ mod tests {
         );
         assert!(
             change.ends_with("else zfs create -p -o 'recordsize=16K' tank/pgdata; fi"),
+            "{change}"
+        );
+    }
+
+    #[test]
+    fn a_clone_is_made_from_its_origin_and_checked_as_any_dataset() {
+        let mut d = pgdata();
+        d.origin = Some("tank/_base/r@beryl".into());
+        let Shell { check, change } = Zfs::shell(&d).unwrap();
+        assert_eq!(check, Zfs::shell(&pgdata()).unwrap().check);
+        assert!(
+            change.ends_with(
+                "else zfs clone -p -o 'recordsize=16K' tank/_base/r@beryl tank/pgdata; fi"
+            ),
             "{change}"
         );
     }

@@ -59,6 +59,8 @@ pub(super) struct KeyRule {
 #[derive(Default)]
 pub(crate) struct Ctx {
     pub diags: Vec<Diag>,
+    /// For a jail, what its `jail` defaults are made of (`None` for a host).
+    pub jailed: Option<super::Jailed>,
 }
 
 impl Ctx {

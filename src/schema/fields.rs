@@ -9,7 +9,7 @@ use crate::value::Value;
 use super::Code;
 use super::ctx::{self, At, Ctx, Field, Rule};
 use super::model::{FreeBsd, Located};
-use super::{disks, files, network, services, sshd, system, users, zfs};
+use super::{disks, files, jail, network, services, sshd, system, users, zfs};
 use crate::freebsd::names;
 
 /// The keys of `freebsd`, in the order the docs list them.
@@ -163,6 +163,12 @@ pub(crate) const FREEBSD: &[Field<FreeBsd>] = &[
             "cron.d",
         ],
         check: system::cron,
+    },
+    Field {
+        key: "jail",
+        doc: "for a jail (a file under HOST.jails/): its name, base, dataset, path, network (aliases or vnet), parameters, mounts, rctl, boot, depend and restart",
+        aliases: &["jail_conf", "jails", "container"],
+        check: jail::jail,
     },
 ];
 

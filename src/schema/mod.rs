@@ -15,6 +15,7 @@ mod ctx;
 mod disks;
 mod fields;
 mod files;
+mod jail;
 mod model;
 mod network;
 mod owners;
@@ -30,12 +31,17 @@ mod tests;
 use crate::diag::Diag;
 use crate::value::Node;
 
+pub(crate) use jail::Jailed;
 #[cfg(test)]
 pub(crate) use model::Raid;
 pub(crate) use model::{
-    FileSource, FreeBsd, Install, Ipv4, Ipv6, Located, ManagedFile, SshdMatch, SshdSetting, User,
-    UserState,
+    FileSource, FreeBsd, Install, Ipv4, Ipv6, Jail, Located, ManagedFile, SshdMatch, SshdSetting,
+    User, UserState,
 };
+// Issue 36: the jail model, read by the jail kinds (src/resource/jail*.rs).
+#[cfg(test)]
+pub(crate) use model::{Dataset, JailBase, JailMount, JailNetwork, JailParam, Vnet};
+pub(crate) use model::{JailLayout, JailRestart};
 
 crate::diag::codes! {
     /// The error codes of this stage.
@@ -170,6 +176,32 @@ crate::diag::codes! {
         CronUser = "cron_user";
         /// A cron command on several lines, starting with `-`, or with an unescaped `%`.
         CronCommand = "cron_command";
+        /// A `jail` mapping in a host's chain: only a jail's file (under HOST.jails/) takes it.
+        JailOnHost = "jail_on_host";
+        /// A jail name (or a `depend` entry) jail(8) would not take: a dot, all digits, not a host label.
+        JailName = "jail_name";
+        /// A base method or layout that is not one of the words.
+        JailLayout = "jail_layout";
+        /// A thin layout (nullfs, clone) without `state` datasets, state of a thick jail, or state directories inside one another.
+        JailState = "jail_state";
+        /// A jail's root, state directory or mount path that is not an absolute, normalized path other than `/`.
+        JailPath = "jail_path";
+        /// A jail's addresses that cannot hold: dhcp/slaac without vnet, aliases on no interface, an interface with vnet.
+        JailNetwork = "jail_network";
+        /// A VNET jail without its bridge, its epair or any address.
+        JailVnet = "jail_vnet";
+        /// A MAC address that is not a unicast `xx:xx:xx:xx:xx:xx`.
+        JailMac = "jail_mac";
+        /// A jail parameter beryl does not know, or a value not of its kind.
+        JailParam = "jail_param";
+        /// A jail parameter beryl writes itself from another field (path, ip4.addr, vnet, exec.*…).
+        JailParamDerived = "jail_param_derived";
+        /// An rctl rule rctl(8) or the kernel would refuse.
+        JailRctl = "jail_rctl";
+        /// A restart policy other than `never` or `on_change`.
+        JailRestart = "jail_restart";
+        /// A bridge that is not `bridgeN`, or a member that is not an interface name.
+        Bridge = "bridge";
     }
 }
 
@@ -179,13 +211,25 @@ crate::diag::codes! {
 /// Returns the typed model, or *every* error found (not just the first), in
 /// document order, each located at the file, line and column where the
 /// offending value (or key) was written.
-pub(crate) fn validate(freebsd: Option<&Node>) -> Result<FreeBsd, Vec<Diag>> {
+///
+/// `jailed` is `Some` for a jail: its `jail` mapping is then allowed and
+/// every jail gets one, with the defaults filled in.
+pub(crate) fn validate(
+    freebsd: Option<&Node>,
+    jailed: Option<&Jailed>,
+) -> Result<FreeBsd, Vec<Diag>> {
     let mut out = FreeBsd::default();
+    let mut cx = ctx::Ctx {
+        jailed: jailed.cloned(),
+        ..ctx::Ctx::default()
+    };
     let Some(node) = freebsd else {
-        return Ok(out);
+        if let Some(j) = jailed {
+            out.jail = Some(jail::defaults(&mut cx, j, &out.span));
+        }
+        return finish(cx, out);
     };
     out.span = node.span.clone();
-    let mut cx = ctx::Ctx::default();
     match node.as_map() {
         Some(map) => {
             cx.walk("freebsd", map, fields::FREEBSD, &mut out);
@@ -205,6 +249,17 @@ pub(crate) fn validate(freebsd: Option<&Node>) -> Result<FreeBsd, Vec<Diag>> {
             cx.push(diag.help(help));
         }
     }
+    if let Some(j) = jailed
+        && out.jail.is_none()
+        && node.as_map().is_some_and(|m| !m.contains_key("jail"))
+    {
+        out.jail = Some(jail::defaults(&mut cx, j, &node.span));
+    }
+    finish(cx, out)
+}
+
+/// The model, or every error.
+fn finish(cx: ctx::Ctx, mut out: FreeBsd) -> Result<FreeBsd, Vec<Diag>> {
     if cx.diags.iter().any(Diag::is_error) {
         Err(cx.diags)
     } else {
@@ -262,6 +317,18 @@ pub(crate) fn cron_keys() -> Vec<(&'static str, &'static str)> {
 #[cfg(test)]
 pub(crate) fn sshd_keys() -> Vec<(&'static str, &'static str)> {
     ctx::docs(sshd::SSHD)
+}
+
+/// The keys of `freebsd.jail` with their one-line docs, in table order.
+#[cfg(test)]
+pub(crate) fn jail_keys() -> Vec<(&'static str, &'static str)> {
+    ctx::docs(jail::JAIL)
+}
+
+/// The keys of a bridge of `freebsd.network.bridges`, in table order.
+#[cfg(test)]
+pub(crate) fn bridge_keys() -> Vec<(&'static str, &'static str)> {
+    ctx::docs(network::BRIDGE)
 }
 
 /// The keys of `freebsd.zfs` with their one-line docs, in table order.

@@ -9,7 +9,7 @@ use crate::value::{Node, Span};
 
 use super::Code;
 use super::ctx::{At, Ctx, Field, KeyRule, Rule};
-use super::model::{FreeBsd, Interface, Located, Network};
+use super::model::{Bridge, FreeBsd, Interface, Located, Network};
 use crate::freebsd::names;
 
 /// The keys of `freebsd.network`.
@@ -57,7 +57,93 @@ pub(crate) const NETWORK: &[Field<Network>] = &[
         ],
         check: nameservers,
     },
+    Field {
+        key: "bridges",
+        doc: "bridges by name (bridge0), each with members (host interfaces) and an optional ipv4: created through cloned_interfaces, joined by VNET jails",
+        aliases: &["bridge", "if_bridge", "switches"],
+        check: bridges,
+    },
 ];
+
+/// The keys of one bridge.
+pub(crate) const BRIDGE: &[Field<Bridge>] = &[
+    Field {
+        key: "members",
+        doc: "host interfaces added to the bridge (addm), such as [em0]",
+        aliases: &["member", "ports", "interfaces", "addm"],
+        check: bridge_members,
+    },
+    Field {
+        key: "ipv4",
+        doc: "the bridge's own address with its prefix length, such as 192.0.2.10/24",
+        aliases: &["inet", "ip", "ip4", "address"],
+        check: bridge_ipv4,
+    },
+];
+
+const BRIDGE_NAME: KeyRule = KeyRule {
+    check: names::bridge_name,
+    code: Code::Bridge,
+    what: "bridge name",
+    label: "not a bridge name",
+    help: "name it as `ifconfig bridge create` does: bridge and a unit number, such as bridge0",
+};
+
+const MEMBER: Rule = Rule {
+    check: names::interface_name,
+    code: Code::Bridge,
+    what: "interface name",
+    help: |_| "name a host interface as `ifconfig -l` lists it, such as em0".into(),
+};
+
+/// `network.bridges`: each bridge by name, in the order given.
+fn bridges(cx: &mut Ctx, at: &At<'_>, net: &mut Network) {
+    let Some(map) = cx.mapping(&at.path, at.node) else {
+        return;
+    };
+    for (name, entry) in map {
+        let path = path::child(&at.path, name);
+        let good = cx.key(&BRIDGE_NAME, &at.path, name, entry);
+        let mut bridge = Bridge {
+            name: Located::new(name.clone(), entry.key_span.clone()),
+            members: Vec::new(),
+            ipv4: None,
+        };
+        // `bridge0: {}` and `bridge0: ~` are a bridge without members.
+        if !matches!(entry.node.value, crate::value::Value::Null) {
+            let Some(m) = cx.mapping(&path, &entry.node) else {
+                continue;
+            };
+            cx.walk(&path, m, BRIDGE, &mut bridge);
+        }
+        if good {
+            net.bridges.push(bridge);
+        }
+    }
+}
+
+fn bridge_members(cx: &mut Ctx, at: &At<'_>, b: &mut Bridge) {
+    b.members = cx.checked_list(&at.path, at.node, &MEMBER);
+}
+
+fn bridge_ipv4(cx: &mut Ctx, at: &At<'_>, b: &mut Bridge) {
+    let Some(s) = cx.string(&at.path, at.node) else {
+        return;
+    };
+    match names::ipv4(s) {
+        Ok(v @ crate::freebsd::names::Ipv4::Static(_)) => {
+            b.ipv4 = Some(Located::new(v, at.node.span.clone()));
+        }
+        _ => cx.push(
+            Diag::new(
+                Code::Ipv4,
+                format!("invalid {}: {}", at.path, names::quote(s)),
+            )
+            .label(&at.node.span, "not an IPv4 address/prefix")
+            .help("write the bridge's address with its prefix length, such as 192.0.2.10/24"),
+        ),
+    }
+}
 
 /// The keys of one interface.
 pub(crate) const INTERFACE: &[Field<Interface>] = &[

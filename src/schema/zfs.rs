@@ -282,7 +282,7 @@ fn datasets(cx: &mut Ctx, at: &At<'_>, z: &mut Zfs) {
 }
 
 /// One dataset: its properties and `destroy`.
-fn dataset(
+pub(super) fn dataset(
     cx: &mut Ctx,
     path: &str,
     name: &str,

@@ -13,9 +13,31 @@ use super::{Node, Value};
 pub(crate) fn visible(text: &str, keep: &[char]) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
-        let hidden = c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}');
-        if hidden && !keep.contains(&c) {
+        if hidden(c) && !keep.contains(&c) {
             out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A character [`visible`] writes as an escape.
+fn hidden(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}')
+}
+
+/// JSON text as serde_json writes it, fit for a terminal: the characters
+/// [`visible`] hides that serde_json leaves raw in strings (DEL, the C1
+/// controls such as U+009B, a CSI; U+2028, U+2029, U+FEFF) written as
+/// `\uXXXX`, which reads back the same. serde_json escapes the other
+/// controls itself, so a raw newline is the document's own layout, kept.
+pub(crate) fn visible_json(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if hidden(c) && c != '\n' {
+            // All of them are in the Basic Multilingual Plane.
+            out.push_str(&format!("\\u{:04x}", u32::from(c)));
         } else {
             out.push(c);
         }
@@ -66,5 +88,32 @@ pub(crate) fn write(node: &Node, style: &Style, out: &mut String) {
             }
             out.push('}');
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn controls_are_shown_never_obeyed() {
+        assert_eq!(
+            visible("a\u{1b}]0;t\u{7}\u{1b}[2J\u{9b}1m\tb\n", &['\t']),
+            "a\\u{1b}]0;t\\u{7}\\u{1b}[2J\\u{9b}1m\tb\\n"
+        );
+    }
+
+    /// What serde_json leaves raw (DEL, C1, U+2028) becomes `\uXXXX`: the
+    /// JSON reads back the same value and holds no control character.
+    #[test]
+    fn json_keeps_its_value_and_shows_no_control() {
+        let value = serde_json::json!({"m": "a\u{1b}[2J\u{7f}\u{9b}31m\u{2028}\u{feff}b"});
+        let json = serde_json::to_string_pretty(&value).unwrap();
+        let shown = visible_json(&json);
+        assert!(!shown.chars().any(|c| hidden(c) && c != '\n'), "{shown}");
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(&shown).unwrap(),
+            value
+        );
     }
 }

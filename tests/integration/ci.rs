@@ -377,7 +377,7 @@ fn the_pre_commit_hook_runs_beryl_check() {
     let env = [("PATH".to_string(), path_with(r.path()))];
     let (status, stdout, stderr) = bash(r.path(), entry, &env);
     assert_eq!(status, 0, "{stdout}{stderr}");
-    assert!(stdout.contains("checked 8 hosts: ok"), "{stdout}");
+    assert!(stdout.contains("checked 10 hosts: ok"), "{stdout}");
     // And it fails on a broken inventory.
     fs::write(r.file(HOST_FILE), "swap: [\n").unwrap();
     let (status, _, stderr) = bash(r.path(), entry, &env);

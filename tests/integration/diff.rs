@@ -69,7 +69,7 @@ fn causes_across_levels_key_files_and_queries() {
     let (run, transcript) = diff(d.path(), &["diff", "git:HEAD"]);
     for line in [
         "freebsd.users.alice.ssh_keys: + ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMzThBiKAwZMMMq8Krn6CAkk",
-        "on 8 hosts in 2 domains, caused by ssh/alice.pub:1:1",
+        "on 10 hosts in 2 domains, caused by ssh/alice.pub:1:1",
         "haproxy.backends.\"host01.example.org\": 80 → 8080 on 2 hosts of example.net, caused by _classes/roles/web.yml:",
         "freebsd.timezone: America/New_York → America/Chicago on 3 hosts of example.net, caused by example.net/_domain.yml:",
     ] {

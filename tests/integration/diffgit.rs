@@ -10,7 +10,9 @@
 use std::fs;
 
 use crate::support::git::{GitRepo, git_command, git_in};
-use crate::support::{args, beryl, beryl_with_env, example, example_hosts, repo, with_stdin};
+use crate::support::{
+    args, beryl, beryl_with_env, example, example_hosts, example_jails, repo, with_stdin,
+};
 
 /// What no diagnostic may show: tar's and git's own words, and the scratch
 /// tree's temporary paths.
@@ -39,7 +41,10 @@ fn an_old_side_without_the_inventory_is_an_empty_fleet() {
     // The old side has no inventory: every host is compiled, nothing else said.
     assert_eq!(
         run.stderr,
-        format!("recompiled {n} of {n} hosts\n", n = example_hosts().len())
+        format!(
+            "recompiled {n} of {n} hosts\n",
+            n = example_hosts().len() + example_jails("host01.example.org").len()
+        )
     );
     let hosts = example_hosts();
     assert!(hosts.len() >= 5, "{hosts:?}");

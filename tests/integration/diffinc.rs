@@ -103,9 +103,10 @@ fn edit(r: &GitRepo, kind: Edit, rng: &mut Rng, seed: u64) -> Option<usize> {
         Edit::Domain => append(&inv(rng.pick(DOMAINS)), &note),
         Edit::Default => append(&inv("_default.yml"), &note),
         Edit::Class => {
-            // roles.web is the class of the two web hosts.
+            // roles.web is the class of the web group: its two hosts and
+            // host01's two jails.
             append(&inv("_classes/roles/web.yml"), &note);
-            return Some(2);
+            return Some(4);
         }
         Edit::NewClass => {
             fs::write(inv("_classes/roles/db.yml"), note.trim_start()).unwrap();

@@ -11,7 +11,8 @@ fn out_writes_one_file_per_host_and_a_sorted_manifest() {
     let run = beryl(d.path(), &args(&["render", "--all", "--out", "out"]));
     assert_eq!(run.status, 0, "{}", run.stderr);
     let names: Vec<String> = files(&d.path().join("out")).into_keys().collect();
-    assert_eq!(names.len(), 9, "{names:?}");
+    // 8 hosts, host01's 2 jails, the manifest.
+    assert_eq!(names.len(), 11, "{names:?}");
     assert!(names.contains(&"beryl-manifest.json".to_string()));
     assert!(names.contains(&"host01.example.org.yml".to_string()));
     let manifest: serde_json::Value =
@@ -155,7 +156,7 @@ fn diff_forms_and_exit_codes() {
     assert_eq!(run.status, 1);
     assert!(
         run.stdout
-            .ends_with("1 host changed, 1 added, 1 removed, 6 unchanged\n"),
+            .ends_with("1 host changed, 1 added, 1 removed, 8 unchanged\n"),
         "{}",
         run.stdout
     );
@@ -211,10 +212,10 @@ fn out_recompiles_only_the_hosts_whose_inputs_changed() {
         assert_eq!(run.status, 0, "{}", run.stderr);
         run.stderr
     };
-    assert!(render("out", &[]).contains("recompiled 8 of 8 hosts, wrote 8"));
+    assert!(render("out", &[]).contains("recompiled 10 of 10 hosts, wrote 10"));
     let before = mtimes(&d.path().join("out"));
     std::thread::sleep(std::time::Duration::from_millis(20));
-    assert!(render("out", &[]).contains("recompiled 0 of 8 hosts, wrote 0"));
+    assert!(render("out", &[]).contains("recompiled 0 of 10 hosts, wrote 0"));
     assert_eq!(mtimes(&d.path().join("out")), before, "nothing rewritten");
     crate::support::edit(
         &d.path().join("inventory/example.org/web/host01.yml"),
@@ -223,13 +224,13 @@ fn out_recompiles_only_the_hosts_whose_inputs_changed() {
     );
     // host01 alone: its exports did not change, so the hosts whose queries
     // read every host's exports are reused too.
-    assert!(render("out", &[]).contains("recompiled 1 of 8 hosts, wrote 1"));
+    assert!(render("out", &[]).contains("recompiled 1 of 10 hosts, wrote 1"));
     let after = mtimes(&d.path().join("out"));
     let changed: Vec<&String> = after.keys().filter(|k| after[*k] != before[*k]).collect();
     assert_eq!(changed, ["beryl-manifest.json", "host01.example.org.yml"]);
     render("fresh", &[]);
     assert_eq!(files(&d.path().join("out")), files(&d.path().join("fresh")));
-    assert!(render("out", &["--full"]).contains("recompiled 8 of 8 hosts, wrote 8"));
+    assert!(render("out", &["--full"]).contains("recompiled 10 of 10 hosts, wrote 10"));
 }
 
 /// A manifest of version 1 records no inputs: every host is compiled, and
@@ -246,7 +247,7 @@ fn an_old_manifest_recompiles_every_host() {
     fs::write(&path, manifest.to_string()).unwrap();
     let run = beryl(d.path(), &args(&["render", "--all", "--out", "out"]));
     assert!(
-        run.stderr.contains("recompiled 8 of 8 hosts"),
+        run.stderr.contains("recompiled 10 of 10 hosts"),
         "{}",
         run.stderr
     );

@@ -129,6 +129,9 @@ fn jls_n_without_parameters_prints_every_parameter_sorted() {
         run.stdout,
         "devfs_ruleset=0 nodying enforce_statfs=0 jid=1 name=www osreldate=0 osrelease=\"\" \
          parent=0 path=/jails/www persist securelevel=0 vnet=disable \
+         allow.nochflags allow.nomlock allow.nomount allow.noquotas allow.noraw_sockets \
+         allow.noread_msgbuf allow.noreserved_ports allow.noset_hostname allow.nosocket_af \
+         allow.nosuser allow.nosysvipc allow.nounprivileged_proc_debug \
          children.cur=0 children.max=0 host.domainname=\"\" host.hostname=www.example.org \
          host.hostuuid=\"\" ip4.addr=192.0.2.20,192.0.2.21 ip6.addr=\n",
         "{}",
@@ -560,4 +563,483 @@ fn jail_c_refuses_bad_values_and_undoes_a_failed_start() {
         "{}",
         run.all()
     );
+}
+
+// ---------------------------------------------------------------- ifconfig
+
+#[test]
+fn ifconfig_clones_epairs_and_bridges_at_the_lowest_free_unit() {
+    let Some(bsd) = FakeBsd::new(
+        &Options::default(),
+        "ifconfig_clones_epairs_and_bridges_at_the_lowest_free_unit",
+    ) else {
+        return;
+    };
+    bsd.extract_base();
+    // if_epair.c: `epair create` prints the a side and makes both; if_clone.c:
+    // the lowest free unit; destroying one side destroys both.
+    let run = sh(
+        &bsd,
+        "ifconfig epair create; ifconfig epair create; ifconfig -l\n\
+         ifconfig epair0b destroy; ifconfig -l\n\
+         ifconfig epair create\n\
+         ifconfig epair1 create; echo st=$?\n\
+         ifconfig bridge create; ifconfig bridge0 addm em0 addm epair1a up\n\
+         ifconfig epair1a ether 02:AA:bb:cc:dd:01\n\
+         ifconfig epair1a name e0a_www; ifconfig -l\n\
+         ifconfig bridge0; ifconfig e0a_www\n\
+         ifconfig epair9a inet 192.0.2.1/24; echo st=$?\n\
+         ifconfig em0 inet 192.0.2.40/24 alias; ifconfig em0 inet 192.0.2.41 netmask 255.255.255.255 alias\n\
+         ifconfig em0 inet 192.0.2.40 -alias; ifconfig em0\n",
+        &[],
+    );
+    assert_eq!(
+        run.stdout,
+        "epair0a\nepair1a\nem0 epair0a epair0b epair1a epair1b lo0\n\
+         em0 epair1a epair1b lo0\n\
+         epair0a\nst=1\nbridge0\ne0a_www\n\
+         bridge0 e0a_www em0 epair0a epair0b epair1b lo0\n\
+         \tmember: em0\n\tmember: epair1a\n\
+         \tether 02:aa:bb:cc:dd:01\n\
+         st=1\n\
+         inet 192.0.2.41/255.255.255.255\n",
+        "{}",
+        run.all()
+    );
+    assert_eq!(
+        run.stderr,
+        "ifconfig: SIOCIFCREATE2 (epair1): File exists\n\
+         ifconfig: interface epair9a does not exist\n",
+        "{}",
+        run.all()
+    );
+}
+
+// ---------------------------------------------------------------- zfs
+
+#[test]
+fn zfs_destroy_r_and_user_properties() {
+    let Some(bsd) = FakeBsd::new(&Options::default(), "zfs_destroy_r_and_user_properties") else {
+        return;
+    };
+    bsd.extract_base();
+    let run = sh(
+        &bsd,
+        "set -e\n\
+         : > /dev/ada0\n\
+         zpool create zroot ada0\n\
+         zfs create -p -o mountpoint=/jails zroot/jails\n\
+         zfs create -o beryl:jail=www zroot/jails/www\n\
+         zfs create -p zroot/jails/www/data/db\n\
+         zfs get -H -p -o name,value,source beryl:jail zroot/jails/www zroot/jails/www/data zroot/jails\n\
+         zfs set beryl:made='by beryl' zroot/jails\n\
+         zfs get -H -p -o value,source beryl:made zroot/jails/www\n\
+         ls -d /jails/www/data/db\n\
+         zfs destroy zroot/jails/www 2>&1 || echo st=$?\n\
+         zfs destroy -r zroot/jails/www\n\
+         zfs list -H -o name -r zroot\n\
+         ls /jails\n",
+        &[],
+    );
+    assert_eq!(
+        run.stdout,
+        "zroot/jails/www\twww\tlocal\n\
+         zroot/jails/www/data\twww\tinherited from zroot/jails/www\n\
+         zroot/jails\t-\t-\n\
+         by beryl\tinherited from zroot/jails\n\
+         /jails/www/data/db\n\
+         cannot destroy 'zroot/jails/www': filesystem has children\n\
+         use '-r' to destroy the following datasets:\n\
+         zroot/jails/www/data\nzroot/jails/www/data/db\nst=1\n\
+         zroot\nzroot/jails\nwww\n",
+        "{}",
+        run.all()
+    );
+}
+
+/// Snapshots and clones (zfs_main.c @00a38210 zfs_do_destroy and
+/// destroy_check_dependent; zfs-snapshot.8 @02bf21b2; zfs-clone.8
+/// @1d3ba0bf): a snapshot is read under `.zfs/snapshot` and does not follow
+/// its file system; a clone starts with the snapshot's files; a file
+/// system with a snapshot is not destroyed without -r, nor with -r while a
+/// clone of its snapshot lives; a clone is destroyed alone.
+#[test]
+fn zfs_snapshots_clones_and_their_dependents() {
+    let Some(bsd) = FakeBsd::new(
+        &Options::default(),
+        "zfs_snapshots_clones_and_their_dependents",
+    ) else {
+        return;
+    };
+    bsd.extract_base();
+    let run = sh(
+        &bsd,
+        "set -e\n\
+         : > /dev/ada0\n\
+         zpool create zroot ada0\n\
+         zfs create -p -o mountpoint=/gold zroot/jails/_base/r\n\
+         echo v1 > /gold/f\n\
+         zfs snapshot zroot/jails/_base/r@beryl\n\
+         echo v2 > /gold/f\n\
+         zfs snapshot zroot/jails/_base/r@beryl 2>&1 || echo st=$?\n\
+         zfs list -H -t snapshot -o name\n\
+         zfs list -H -t snapshot -o name zroot/jails/_base/r@none 2>&1 || echo st=$?\n\
+         cat /gold/.zfs/snapshot/beryl/f\n\
+         zfs clone -o mountpoint=/j/a zroot/jails/_base/r@beryl zroot/jails/a\n\
+         zfs clone zroot/jails/_base/r@none zroot/jails/b 2>&1 || echo st=$?\n\
+         cat /j/a/f; ls -a /j/a | grep -c zfs || :\n\
+         zfs destroy zroot/jails/_base/r 2>&1 || echo st=$?\n\
+         zfs destroy -r zroot/jails/_base 2>&1 || echo st=$?\n\
+         zfs destroy zroot/jails/a\n\
+         zfs destroy -r zroot/jails/_base\n\
+         zfs list -H -o name -r zroot; zfs list -H -t snapshot -o name | wc -l\n",
+        &[],
+    );
+    assert_eq!(
+        run.stdout,
+        "cannot create snapshot 'zroot/jails/_base/r@beryl': dataset already exists\n\
+         st=1\n\
+         zroot/jails/_base/r@beryl\n\
+         cannot open 'zroot/jails/_base/r@none': dataset does not exist\n\
+         st=1\n\
+         v1\n\
+         cannot open 'zroot/jails/_base/r@none': dataset does not exist\n\
+         st=1\n\
+         v1\n0\n\
+         cannot destroy 'zroot/jails/_base/r': filesystem has children\n\
+         use '-r' to destroy the following datasets:\n\
+         zroot/jails/_base/r@beryl\n\
+         st=1\n\
+         cannot destroy 'zroot/jails/_base': filesystem has dependent clones\n\
+         use '-R' to destroy the following datasets:\n\
+         zroot/jails/a\n\
+         st=1\n\
+         zroot\nzroot/jails\n0\n",
+        "{}",
+        run.all()
+    );
+}
+
+// ---------------------------------------------------------------- jail: networks, mounts
+
+#[test]
+fn jail_c_adds_ip_aliases_mounts_fstab_and_devfs_and_r_undoes_them() {
+    let Some(bsd) = with_roots(
+        "jail_c_adds_ip_aliases_mounts_fstab_and_devfs_and_r_undoes_them",
+        &["app"],
+    ) else {
+        return;
+    };
+    conf(
+        &bsd,
+        "app",
+        "app {\n\tpath = /jails/app;\n\tip4.addr = \"em0|192.0.2.30/24\";\n\
+         \tip6.addr = \"em0|2001:db8::30\";\n\tmount.fstab = /etc/fstab.app;\n\
+         \tmount.devfs;\n\tdevfs_ruleset = 5;\n\tallow.raw_sockets;\n\tpersist;\n}\n",
+    );
+    let run = sh(
+        &bsd,
+        "set -e\nmkdir -p /srv/data /srv/ro /jails/app/data /jails/app/ro\n\
+         echo shared > /srv/data/f; echo conf > /srv/ro/f\n\
+         printf '%s\\n' '# mounts' '/srv/data /jails/app/data nullfs rw 0 0' \
+         '/srv/ro /jails/app/ro nullfs ro 0 0' > /etc/fstab.app\n\
+         jail -f /etc/jail.conf.d/app.conf -c app\n\
+         ifconfig em0\n\
+         cat /dev/fakebsd/nullfs-mounts /dev/fakebsd/devfs-rulesets\n\
+         jls -n -j app devfs_ruleset allow.raw_sockets ip4.addr ip6.addr\n\
+         jexec -l app /bin/sh -c 'cat /data/f /ro/f; echo new > /data/g; \
+         echo x > /ro/g 2>/dev/null || echo ro refused; cat /dev/fakebsd/self'\n\
+         cat /srv/data/g\n\
+         jail -f /etc/jail.conf.d/app.conf -r app\n\
+         ifconfig em0; cat /dev/fakebsd/nullfs-mounts /dev/fakebsd/devfs-rulesets\n",
+        &[],
+    );
+    assert_eq!(
+        run.stdout,
+        "app: created\n\
+         inet 192.0.2.30/24\ninet6 2001:db8::30/128\n\
+         /srv/data /jails/app/data rw\n/srv/ro /jails/app/ro ro\n/jails/app/dev 5\n\
+         devfs_ruleset=5 allow.raw_sockets ip4.addr=192.0.2.30 ip6.addr=2001:db8::30\n\
+         shared\nconf\nro refused\napp\nnew\n\
+         app: removed\n",
+        "{}",
+        run.all()
+    );
+}
+
+#[test]
+fn jail_c_moves_a_vnet_interface_into_the_jail_and_the_host_gets_it_back() {
+    let Some(bsd) = with_roots(
+        "jail_c_moves_a_vnet_interface_into_the_jail_and_the_host_gets_it_back",
+        &["v"],
+    ) else {
+        return;
+    };
+    conf(
+        &bsd,
+        "v",
+        "v {\n\tpath = /jails/v;\n\tvnet;\n\tvnet.interface = epair0b;\n\tmount.devfs;\n\
+         \texec.prestart = \"ifconfig epair0 create >/dev/null; ifconfig bridge0 addm epair0a up\";\n\
+         \texec.start = \"ifconfig epair0b inet 192.0.2.50/24\";\n\
+         \texec.poststop = \"ifconfig epair0a destroy\";\n\tpersist;\n}\n",
+    );
+    let run = sh(
+        &bsd,
+        "ifconfig bridge0 create >/dev/null\n\
+         jail -f /etc/jail.conf.d/v.conf -c v\n\
+         ifconfig -l; jexec -l v /sbin/ifconfig -l; jexec -l v /sbin/ifconfig epair0b\n\
+         ifconfig epair0b; echo st=$?\n\
+         jls -n -j v vnet\n\
+         jail -f /etc/jail.conf.d/v.conf -r v; ifconfig -l\n",
+        &[],
+    );
+    assert_eq!(
+        run.stdout,
+        "v: created\n\
+         bridge0 em0 epair0a lo0\nepair0b\ninet 192.0.2.50/24\n\
+         st=1\nvnet=new\n\
+         v: removed\nbridge0 em0 lo0\n",
+        "{}",
+        run.all()
+    );
+    assert_eq!(
+        run.stderr,
+        "ifconfig: interface epair0b does not exist\n",
+        "{}",
+        run.all()
+    );
+}
+
+// ---------------------------------------------------------------- jail -m, -rc, depend
+
+#[test]
+fn jail_m_changes_live_parameters_and_refuses_create_only_ones() {
+    let Some(bsd) = with_roots(
+        "jail_m_changes_live_parameters_and_refuses_create_only_ones",
+        &["app"],
+    ) else {
+        return;
+    };
+    conf(
+        &bsd,
+        "app",
+        "app { path = /jails/app; host.hostname = a.example.org; persist; }\n",
+    );
+    let run = sh(
+        &bsd,
+        "jail -f /etc/jail.conf.d/app.conf -c app\n\
+         echo 'app { path = /jails/app; host.hostname = b.example.org; securelevel = 2; persist; }' \
+         > /etc/jail.conf.d/app.conf\n\
+         jail -f /etc/jail.conf.d/app.conf -m app; echo st=$?\n\
+         jls -n -j app host.hostname securelevel\n\
+         jail -m name=app securelevel=3; echo st=$?\n\
+         jls -j app securelevel\n\
+         echo 'app { path = /jails/other; persist; }' > /etc/jail.conf.d/app.conf\n\
+         jail -f /etc/jail.conf.d/app.conf -m app; echo st=$?\n\
+         jail -f /etc/jail.conf.d/app.conf -m nope; echo st=$?\n\
+         jls -j app path\n",
+        &[],
+    );
+    assert_eq!(
+        run.stdout,
+        "app: created\napp: updated\nst=0\n\
+         host.hostname=b.example.org securelevel=2\n\
+         app: updated\nst=0\n3\n\
+         st=1\nst=1\n/jails/app\n",
+        "{}",
+        run.all()
+    );
+    assert_eq!(
+        run.stderr,
+        "jail: app: path cannot be changed after creation\njail: \"nope\" not found\n",
+        "{}",
+        run.all()
+    );
+}
+
+#[test]
+fn jail_c_starts_every_jail_in_depend_order_and_rc_restarts_one() {
+    let Some(bsd) = with_roots(
+        "jail_c_starts_every_jail_in_depend_order_and_rc_restarts_one",
+        &["a", "b", "c"],
+    ) else {
+        return;
+    };
+    conf(
+        &bsd,
+        "all",
+        "a { path = /jails/a; depend = b; persist; }\n\
+         b { path = /jails/b; persist; }\n\
+         c { path = /jails/c; persist; }\n\
+         d { path = /jails/d; depend = e; persist; }\n",
+    );
+    let f = "/etc/jail.conf.d/all.conf";
+    let run = sh(
+        &bsd,
+        &format!(
+            "jail -f {f} -c; echo st=$?\njls name\n\
+             jail -f {f} -c c; echo st=$?\n\
+             jail -f {f} -rc b; echo st=$?\njls name\n\
+             jail -f {f} -c a; echo st=$?\njls name\n\
+             jail -f {f} -r a b c; echo st=$?\n\
+             jail -f {f} -c a; echo st=$?\njls name\n"
+        ),
+        &[],
+    );
+    // state.c: b and c are ready first (file order), a when b is done; d
+    // depends on an undefined jail. -rc b stops its dependent a first and
+    // does not start it again; -c a starts b first.
+    assert_eq!(
+        run.stdout,
+        "b: created\nc: created\na: created\nst=1\nb\nc\na\n\
+         st=1\n\
+         a: removed\nb: removed\nb: created\nst=0\nc\nb\n\
+         a: created\nst=0\nc\nb\na\n\
+         a: removed\nb: removed\nc: removed\nst=0\n\
+         b: created\na: created\nst=0\nb\na\n",
+        "{}",
+        run.all()
+    );
+    assert_eq!(
+        run.stderr,
+        "jail: d: depends on undefined jail \"e\"\njail: \"c\" already exists\n",
+        "{}",
+        run.all()
+    );
+}
+
+// ---------------------------------------------------------------- a jail's base, jexec -l
+
+#[test]
+fn a_jail_root_from_the_mirror_runs_the_fake_tools_inside_through_jexec_l() {
+    let Some(bsd) = FakeBsd::new(
+        &Options::default(),
+        "a_jail_root_from_the_mirror_runs_the_fake_tools_inside_through_jexec_l",
+    ) else {
+        return;
+    };
+    bsd.extract_base();
+    let path = bsd.jail_root("www");
+    conf(
+        &bsd,
+        "www",
+        &format!("www {{ path = {path}; mount.devfs; exec.clean; persist; }}\n"),
+    );
+    let run = bsd.exec_in_target(
+        "jail -f /etc/jail.conf.d/www.conf -c www >/dev/null && jexec -l www /bin/sh -s",
+        "set -e\necho \"$PATH $HOME $USER\"\nPATH=/sbin:/bin:/usr/sbin:/usr/bin\n\
+         pw useradd alice -m -s /bin/sh\n\
+         sysrc -f /etc/rc.conf sshd_enable=YES >/dev/null\n\
+         grep -c '^alice:' /etc/passwd; cat /etc/rc.conf\n",
+        &[],
+        "root",
+    );
+    assert_eq!(
+        run.stdout,
+        "/bin:/usr/bin /root root\n1\nsshd_enable=\"YES\"\n",
+        "{}",
+        run.all()
+    );
+    // The users and rc.conf are the jail's, not the host's.
+    let run = sh(
+        &bsd,
+        &format!(
+            "grep -c '^alice:' /etc/passwd; grep -c '^alice:' {path}/etc/passwd; ls -d {path}/home/alice"
+        ),
+        &[],
+    );
+    assert_eq!(
+        run.stdout,
+        format!("0\n1\n{path}/home/alice\n"),
+        "{}",
+        run.all()
+    );
+}
+
+// ------------------------------------------------- pkg --rootdir (pkgbase)
+
+/// The pkg(8) model relocated to a root (tests/fakebsd/target/usr/share/
+/// fakebsd/pkgbase, from freebsd/pkg @13f9f986): with the repository of
+/// bsdinstall's FreeBSD-base.conf form in a directory of the host, it
+/// installs the minimal-jail set into the root, and refuses what pkg
+/// refuses: a missing root, an unknown repository, a catalogue signed by
+/// no trusted key (none in the root nor on the host, or a revoked one),
+/// and an install before any update.
+#[test]
+fn pkg_rootdir_installs_from_a_verified_base_repository_and_refuses_the_rest() {
+    let test = "pkg_rootdir_installs_from_a_verified_base_repository_and_refuses_the_rest";
+    let Some(bsd) = FakeBsd::new(&Options::default(), test) else {
+        return;
+    };
+    bsd.extract_base();
+    let prelude = "echo 'nameserver 192.0.2.1' > /etc/resolv.conf\n\
+         mkdir -p /tmp/repos /jails/p\n\
+         printf '%s\\n' 'FreeBSD-base: {' '  url: \"pkg+https://pkg.FreeBSD.org/${ABI}/base_release_0\",' \
+         '  mirror_type: \"srv\",' '  signature_type: \"fingerprints\",' \
+         '  fingerprints: \"/usr/share/keys/pkgbase-15\",' '  enabled: yes' '}' > /tmp/repos/FreeBSD-base.conf\n\
+         pkg() { sh /usr/share/fakebsd/pkgfiles/pkg -C /dev/null --rootdir /jails/p \
+         --repo-conf-dir /tmp/repos -o IGNORE_OSVERSION=yes \"$@\"; }\n";
+    let run = sh(
+        &bsd,
+        &format!(
+            "{prelude}pkg install -U -y -r FreeBSD-base FreeBSD-set-minimal-jail; echo st=$?\n\
+             sh /usr/share/fakebsd/pkgfiles/pkg --rootdir /nonexistent --repo-conf-dir /tmp/repos update; echo st=$?\n\
+             pkg update >/dev/null; echo st=$?\n\
+             pkg install -U -y -r Nope FreeBSD-set-minimal-jail; echo st=$?\n\
+             pkg install -U -y -r FreeBSD-base FreeBSD-set-nothing; echo st=$?\n\
+             pkg rquery -U -r FreeBSD-base %n\n\
+             pkg install -U -y -r FreeBSD-base FreeBSD-set-minimal-jail >/dev/null; echo st=$?\n\
+             [ -x /jails/p/bin/sh ] && echo has-sh; [ -e /jails/p/boot/kernel/kernel ] || echo no-kernel\n\
+             cut -f1 /jails/p/var/db/pkg/fakebsd-local.tsv\n"
+        ),
+        &[],
+    );
+    assert_eq!(
+        run.stdout,
+        "st=1\nst=1\nst=0\nst=1\nst=1\nFreeBSD-set-minimal-jail\nFreeBSD-kernel-generic\nst=0\n\
+         has-sh\nno-kernel\nFreeBSD-set-minimal-jail\n",
+        "{}",
+        run.all()
+    );
+    for want in [
+        "pkg: Repository FreeBSD-base cannot be opened. 'pkg update' required",
+        "pkg: Invalid rootdir: No such file or directory",
+        "pkg: Unknown repository: Nope",
+        "pkg: No packages available to install matching 'FreeBSD-set-nothing'",
+    ] {
+        assert!(run.stderr.contains(want), "{want}:\n{}", run.all());
+    }
+
+    // The keys: the root's copy first, else the host's (38cccd7b); a
+    // catalogue signed by no trusted key fails the update.
+    let run = sh(
+        &bsd,
+        &format!(
+            "rm -rf /jails/p\n{prelude}pkg update >/dev/null; echo host-keys=$?\n\
+             mkdir -p /jails/p/usr/share/keys/pkgbase-15/trusted\n\
+             pkg update >/dev/null; echo empty-root-keys=$?\n\
+             printf 'function: \"sha256\"\\nfingerprint: \"other\"\\n' > /jails/p/usr/share/keys/pkgbase-15/trusted/x\n\
+             pkg update >/dev/null; echo other-key=$?\n\
+             cp /usr/share/keys/pkgbase-15/trusted/* /jails/p/usr/share/keys/pkgbase-15/trusted/\n\
+             mkdir -p /jails/p/usr/share/keys/pkgbase-15/revoked\n\
+             cp /usr/share/keys/pkgbase-15/trusted/* /jails/p/usr/share/keys/pkgbase-15/revoked/\n\
+             pkg update >/dev/null; echo revoked=$?\n\
+             rm -r /jails/p/usr/share/keys/pkgbase-15/revoked /usr/share/keys/pkgbase-15 /jails/p/usr/share/keys/pkgbase-15\n\
+             pkg update >/dev/null; echo no-keys=$?\n"
+        ),
+        &[],
+    );
+    assert_eq!(
+        run.stdout,
+        "host-keys=0\nempty-root-keys=1\nother-key=1\nrevoked=1\nno-keys=1\n",
+        "{}",
+        run.all()
+    );
+    for want in [
+        "pkg: No trusted certificates",
+        "pkg: No trusted certificate has been used to sign the repository",
+        "pkg: Error opening the trusted directory /usr/share/keys/pkgbase-15/trusted",
+    ] {
+        assert!(run.stderr.contains(want), "{want}:\n{}", run.all());
+    }
 }

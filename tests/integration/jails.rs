@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use crate::support::{args, beryl, fixture, write};
+use crate::support::{args, beryl, fixture, repo, write};
 
 /// The base fixture with two jails of host01 (in group web) and one of
 /// mail (directly in the domain).
@@ -91,4 +91,50 @@ fn explain_shows_where_a_jails_value_comes_from() {
     let dir = with_jails();
     let out = run(dir.path(), &["explain", "www", "freebsd.packages"]);
     insta::assert_snapshot!(out);
+}
+
+/// A jail has no install plan: `plan --all` writes one file per host of the
+/// example and none for host01's jails, without a word about them; named,
+/// a jail is refused.
+#[test]
+fn plan_all_leaves_the_jails_out() {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("plans");
+    let r = beryl(
+        &repo(),
+        &args(&["plan", "--all", "--out", dir.to_str().unwrap()]),
+    );
+    assert_eq!(r.status, 0, "{}", r.stderr);
+    assert!(!r.stderr.contains("host01.example.org"), "{}", r.stderr);
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            "db01.example.org.sh",
+            "db02.example.org.sh",
+            "edge01.example.net.sh",
+            "edge02.example.net.sh",
+            "host01.example.org.sh",
+            "host02.example.org.sh",
+            "mail.example.org.sh",
+            "ns1.example.net.sh",
+        ]
+    );
+    let r = beryl(&repo(), &args(&["plan", "www"]));
+    assert_eq!(r.status, 2);
+    assert!(
+        r.stderr.contains("beryl::plan::not_installed"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("www.host01.example.org is a jail of host01.example.org"),
+        "{}",
+        r.stderr
+    );
 }

@@ -25,7 +25,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::fakebsd::{FakeBsd, Options, Run};
-use crate::support::{args, beryl, example, example_hosts, fixtures};
+use crate::support::{args, beryl, example, example_hosts, example_jails, fixtures};
 
 mod fidelity;
 
@@ -120,7 +120,29 @@ fn dry_run(dir: &Path, host: &str, state: &Value) -> (i32, String) {
 /// The steps the dry run finds pending (`+`, `~`, `-` lines and what they
 /// show), empty when the host is as its config says.
 pub fn pending(bsd: &FakeBsd, dir: &Path, host: &str) -> Vec<String> {
-    let (status, report) = dry_run(dir, host, &facts(bsd, dir, host));
+    pending_in(dir, host, &facts(bsd, dir, host))
+}
+
+/// [`pending`] for the jail `jail` (its FQDN) of the live host: its facts
+/// script run in it as its host's script runs it, `jexec -l NAME /bin/sh
+/// -s` (NAME: the jail's first label, its file's stem).
+pub fn jail_pending(bsd: &FakeBsd, dir: &Path, jail: &str) -> Vec<String> {
+    let name = jail.split('.').next().unwrap();
+    let script = ok(dir, &["facts", jail]);
+    let run = bsd.exec_in_target(&format!("jexec -l {name} /bin/sh -s"), &script, &[], "root");
+    assert!(
+        run.status == 0 && run.hang.is_none(),
+        "{jail}: facts failed:\n{}",
+        run.all()
+    );
+    let state: Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("{jail}: facts wrote no JSON ({e}):\n{}", run.all()));
+    pending_in(dir, jail, &state)
+}
+
+/// The pending steps of the dry run of `host` against `state`.
+fn pending_in(dir: &Path, host: &str, state: &Value) -> Vec<String> {
+    let (status, report) = dry_run(dir, host, state);
     let mut out = Vec::new();
     let mut keep = false;
     for line in report.lines() {
@@ -256,6 +278,16 @@ pub fn agree(bsd: &FakeBsd, dir: &Path, host: &str, want: &[&str]) {
         "{host}: the second apply changed something:\n{}",
         second.all()
     );
+    // Each jail's own summary too (`|ID apply: …`, issue 36).
+    for line in second.stdout.lines().filter(|l| l.starts_with('|')) {
+        if let Some((_, sum)) = line.split_once(" apply: ") {
+            assert!(
+                sum.starts_with("0 changed,"),
+                "{host}: the second apply changed something in a jail: {line}\n{}",
+                second.all()
+            );
+        }
+    }
     assert_eq!(
         pending(bsd, dir, host),
         Vec::<String>::new(),
@@ -296,6 +328,23 @@ pub const DRIFT: &str = "pkg delete -y tmux >/dev/null && \
     sysrc sshd_enable=NO >/dev/null && \
     tzsetup -s UTC";
 
+/// What the first apply of host01 does on the host after its install: the
+/// rows that make its two jails (the install makes no jail: the plan has
+/// no jail kind).
+const JAIL_ROWS: &[&str] = &[
+    "~ rc:jail_enable",
+    "~ rc:jail_list",
+    "+ file:/boot/loader.conf.d/beryl.conf",
+    "+ zfs:zroot/jails/api",
+    "+ zfs:zroot/jails/www",
+    "+ jail_base:www",
+    "+ jail_base:api",
+    "+ jail_conf:www",
+    "+ jail_conf:api",
+    "+ jail:www",
+    "+ jail:api",
+];
+
 /// Every example host: installed from its plan, nothing is pending and the
 /// apply (as `beryl`, through `sudo -n sh -s`) changes nothing; after a
 /// drift, the dry run against facts predicts exactly the steps the apply
@@ -309,8 +358,24 @@ fn every_example_host_installs_to_what_apply_converges_to() {
         let Some(bsd) = installed(d, &host, test) else {
             return;
         };
-        // install = apply: nothing pending, nothing to change.
-        agree(&bsd, d, &host, &[]);
+        let jails = example_jails(&host);
+        if jails.is_empty() {
+            // install = apply: nothing pending, nothing to change.
+            agree(&bsd, d, &host, &[]);
+        } else {
+            // A host with jails (host01, issue 36): the install made the
+            // host; one apply makes its jails (their rows on the host, and
+            // each jail's own steps inside it), a second changes nothing,
+            // and facts in every jail agree.
+            agree(&bsd, d, &host, JAIL_ROWS);
+            for jail in &jails {
+                assert_eq!(
+                    jail_pending(&bsd, d, jail),
+                    Vec::<String>::new(),
+                    "{jail}: facts after the apply disagree with the dry run"
+                );
+            }
+        }
         sh(&bsd, DRIFT);
         agree(
             &bsd,
@@ -696,6 +761,33 @@ fn state_fixtures_are_what_facts_reports_on_the_installed_host() {
         let Some(bsd) = installed(d, host, test) else {
             return;
         };
+        // A host with jails is applied once first: its jails are made by
+        // apply, never by the install (the fixture is the converged host).
+        let jails = example_jails(&format!("{host}.example.org"));
+        if !jails.is_empty() {
+            let run = apply(&bsd, d, host);
+            assert_eq!(run.status, 0, "{host}: {}", run.all());
+        }
+        // Each jail's snapshot, as its facts script prints it inside the
+        // jail (jexec -l), for the offline fleet tests.
+        for jail in &jails {
+            let name = jail.split('.').next().unwrap();
+            let script = ok(d, &["facts", jail]);
+            let run =
+                bsd.exec_in_target(&format!("jexec -l {name} /bin/sh -s"), &script, &[], "root");
+            assert_eq!(run.status, 0, "{jail}: {}", run.all());
+            let path = fixtures().join(format!("apply/fleet/{jail}.json"));
+            if std::env::var_os("BERYL_UPDATE_FIXTURES").is_some() {
+                fs::write(&path, &run.stdout).unwrap();
+            } else {
+                assert_eq!(
+                    fs::read_to_string(&path).unwrap_or_default(),
+                    run.stdout,
+                    "{}",
+                    path.display()
+                );
+            }
+        }
         let got = facts(&bsd, d, host);
         let path = fixtures().join(format!("apply/{host}.json"));
         if std::env::var_os("BERYL_UPDATE_FIXTURES").is_some() {

@@ -22,14 +22,23 @@ fn inventory(root: &Path, side: &str) {
     copy_tree(&repo().join("ssh"), &root.join("ssh"));
     let host = root.join("inventory/example.org/web/host01.yml");
     let text = std::fs::read_to_string(&host).unwrap();
-    let text = text.replacen(
-        "freebsd:\n",
-        &format!(
-            "freebsd:\n  root_password: '{ROOT_CANARY}'\n  files:\n    {FILE}:\n      \
-             content: \"db_password=CANARY-FILE-{side}\\n\"\n      mode: \"0600\"\n"
-        ),
-        1,
-    );
+    // host01.yml has a `files:` of its own (the site its jail www
+    // mounts): the secret file joins it.
+    assert!(text.contains("\n  files:\n"), "{text}");
+    let text = text
+        .replacen(
+            "freebsd:\n",
+            &format!("freebsd:\n  root_password: '{ROOT_CANARY}'\n"),
+            1,
+        )
+        .replacen(
+            "\n  files:\n",
+            &format!(
+                "\n  files:\n    {FILE}:\n      \
+                 content: \"db_password=CANARY-FILE-{side}\\n\"\n      mode: \"0600\"\n"
+            ),
+            1,
+        );
     std::fs::write(&host, text).unwrap();
 }
 

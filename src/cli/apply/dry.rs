@@ -13,7 +13,7 @@ use crate::diag::Diag;
 
 pub(super) fn run(
     args: &Args,
-    plans: &[Planned<'_>],
+    plans: &[&Planned<'_>],
     out: &mut dyn Write,
 ) -> Result<Outcome, Failure> {
     if let Some(dir) = &args.state_dir {
@@ -28,10 +28,18 @@ pub(super) fn run(
     let outcomes: Vec<Vec<StepOutcome>> = plans
         .iter()
         .zip(&snapshots)
-        .map(|(p, s)| diff::compare(&p.steps, s.as_ref().map(|s| &s.state), !args.no_prune))
+        .map(|(p, s)| diff::compare(&p.steps, s.as_ref().map(|s| &s.state), prune(args, p)))
         .collect();
     if let Some(path) = &args.out {
         save(args, path, plans, &snapshots, &outcomes)?;
+    }
+    // The jails beryl did not make, as apply reports them after its
+    // pruning: in the report, not in a saved plan (nothing is done to them).
+    let mut outcomes = outcomes;
+    for ((p, s), o) in plans.iter().zip(&snapshots).zip(&mut outcomes) {
+        if let Some(s) = s.as_ref().filter(|_| p.own) {
+            o.extend(diff::foreign_jails(&p.steps, &s.state));
+        }
     }
     let reports: Vec<HostReport<'_>> = plans
         .iter()
@@ -42,7 +50,7 @@ pub(super) fn run(
     let text = match args.format {
         Format::Json => fleet::to_json(&reports),
         Format::Jsonl => fleet::to_jsonl(&reports),
-        Format::Text => text(args, &reports),
+        Format::Text => text(args, &reports, plans),
     };
     write_out(out, &text)?;
     let totals = fleet::fleet_summary(&reports).totals;
@@ -54,11 +62,26 @@ pub(super) fn run(
     })
 }
 
+/// Whether a unit's removals are planned: not with `--no-prune`, and not
+/// on a host only some of whose jails were selected.
+fn prune(args: &Args, p: &Planned<'_>) -> bool {
+    !args.no_prune && p.own
+}
+
 /// Each host's plan; with several hosts, the fleet footer after them.
-fn text(args: &Args, reports: &[HostReport<'_>]) -> String {
+fn text(args: &Args, reports: &[HostReport<'_>], plans: &[&Planned<'_>]) -> String {
     let mut out = String::new();
-    for r in reports {
+    for (r, p) in reports.iter().zip(plans) {
         let mut t = diff::to_text(r.host, r.steps, r.snapshot.is_some());
+        if let Some(parent) = &p.host.parent {
+            // Said under the jail's name: what its report is, and is not.
+            let note = format!(
+                "jail of {parent}: the steps run inside it, against its own snapshot; \
+                 the rows that make and run it are in {parent}'s report\n"
+            );
+            let at = t.find('\n').map_or(t.len(), |i| i + 1);
+            t.insert_str(at, &note);
+        }
         if r.snapshot.is_none()
             && let Some(dir) = &args.state_dir
         {
@@ -83,7 +106,7 @@ fn text(args: &Args, reports: &[HostReport<'_>]) -> String {
 fn save(
     args: &Args,
     path: &std::path::Path,
-    plans: &[Planned<'_>],
+    plans: &[&Planned<'_>],
     snapshots: &[Option<Snapshot>],
     outcomes: &[Vec<StepOutcome>],
 ) -> Result<(), Failure> {
@@ -121,14 +144,16 @@ fn save(
                 facts_sha256: &s.sha256,
                 facts_script_sha256: &p.facts.sha256,
             };
-            Some(saved::host_plan(
+            let mut plan = saved::host_plan(
                 &p.host.fqdn,
                 &p.steps,
                 o,
-                !args.no_prune,
+                prune(args, p),
                 &stamp,
                 saved::Facts { text: &s.text },
-            ))
+            );
+            plan.parent.clone_from(&p.host.parent);
+            Some(plan)
         })
         .collect();
     let plan = saved::plan(env!("BERYL_VERSION"), hosts);

@@ -41,6 +41,8 @@ crate::diag::codes! {
         Unreachable = "unreachable";
         /// `--out` for a host whose state is unknown (no snapshot).
         Unknown = "unknown";
+        /// A jail that was not running when its host's script came to it (`jls -j NAME` found none): nothing in it was applied; the others went on.
+        Absent = "absent";
     }
 }
 
@@ -162,50 +164,217 @@ pub(crate) fn parse_env(s: &str) -> Result<(String, String), String> {
     Ok((k.to_string(), v.to_string()))
 }
 
-/// A compiled host: its steps, how to reach it, and what a saved plan is
-/// stamped with.
+/// A compiled unit (a host, or a jail run through its host): its steps, how
+/// to reach it, and what a saved plan is stamped with.
 pub(super) struct Planned<'a> {
     pub host: &'a Host,
     pub steps: Vec<Step>,
+    /// For a jail: its host's login (a jail is reached through its host).
     pub login: Login,
     /// sha256 of the effective config as `render --format json` writes it.
     pub config_sha256: String,
-    /// The host's facts script (`beryl facts HOST`) and its digest, which
-    /// its snapshots carry.
+    /// The unit's facts script (`beryl facts HOST`) and its digest, which
+    /// its snapshots carry. A jail's runs inside the jail.
     pub facts: FactsScript,
+    /// For a jail: its jail(8) name, which its host runs it by.
+    pub jail: Option<String>,
+    /// A jail's root dataset: its host's `zfs:` row for it is its row.
+    pub dataset: Option<String>,
+    /// False for a host only some of whose jails were selected: only their
+    /// rows run on it, and nothing of its record is pruned.
+    pub own: bool,
 }
 
-/// Compiles `hosts` into their steps; every host's errors at once.
+/// The units one ssh connection runs (issue 36): a host, then the jails it
+/// runs (docs/apply.md "Jails").
+pub(super) struct Connection<'a> {
+    /// The host (see [`Planned::own`]).
+    pub host: Planned<'a>,
+    pub jails: Vec<Planned<'a>>,
+}
+
+impl<'a> Connection<'a> {
+    /// The units a report shows: the host when it was selected or has
+    /// rows to run, then its jails.
+    pub(super) fn units(&self) -> impl Iterator<Item = &Planned<'a>> {
+        let host = (self.host.own || !self.host.steps.is_empty()).then_some(&self.host);
+        host.into_iter().chain(&self.jails)
+    }
+}
+
+/// Compiles exactly `hosts` (a host without its jails) into their units,
+/// in the order given; every error at once.
 pub(super) fn compile<'a>(
     ctx: &Context,
-    compiler: &crate::compile::Compiler<'_>,
+    compiler: &crate::compile::Compiler<'a>,
     hosts: &[&'a Host],
 ) -> Result<Vec<Planned<'a>>, Failure> {
-    let results = ctx.compile_many(compiler, hosts, |host, c| {
-        let h = desired::build(&host.fqdn, &c)?;
-        let steps = apply::steps(&h).map_err(|e| quoting(&host.fqdn, e))?;
-        // The script must be writable: a value no word can hold fails here.
-        script::script(&host.fqdn, &steps, script::Options::default())
-            .map_err(|e| quoting(&host.fqdn, e))?;
-        let config = crate::output::to_string(&c.config, crate::output::Format::Json)?;
-        let facts_script =
-            gather::facts_script(&host.fqdn, &steps).map_err(|e| quoting(&host.fqdn, e))?;
-        Ok((steps, h.login, apply::sha256_hex(&config), facts_script))
-    });
-    let plans = crate::diag::collect(results)?;
-    Ok(hosts
-        .iter()
-        .zip(plans)
-        .map(
-            |(host, (steps, login, config_sha256, facts_script))| Planned {
-                host,
-                steps,
-                login,
-                config_sha256,
-                facts: facts_script,
+    let conns = connections(ctx, compiler, hosts, false)?;
+    let mut units: Vec<Planned<'a>> = Vec::with_capacity(hosts.len());
+    for c in conns {
+        if c.host.own {
+            units.push(c.host);
+        }
+        units.extend(c.jails);
+    }
+    // In the order selected.
+    let at = |fqdn: &str| hosts.iter().position(|h| h.fqdn == fqdn);
+    units.sort_by_key(|p| at(&p.host.fqdn));
+    Ok(units)
+}
+
+/// Groups a selection by connection: each selected jail's host is added
+/// (and compiled), and with `with_jails` a selected host brings all its
+/// jails. Every jail of a connection's host is compiled, selected or not:
+/// the host's rows (`jail_list`…) are laid out from all of them.
+pub(super) fn connections<'a>(
+    ctx: &Context,
+    compiler: &crate::compile::Compiler<'a>,
+    selected: &[&'a Host],
+    with_jails: bool,
+) -> Result<Vec<Connection<'a>>, Failure> {
+    let inventory = compiler.inventory();
+    let jails_of = |fqdn: &str| -> Vec<&'a Host> {
+        inventory
+            .hosts
+            .iter()
+            .filter(|h| h.parent.as_deref() == Some(fqdn))
+            .collect()
+    };
+    // (host, own, selected jails), in the order of first appearance.
+    let mut groups: Vec<(&'a Host, bool, Vec<&'a Host>)> = Vec::new();
+    for &h in selected {
+        let parent = match &h.parent {
+            None => h,
+            Some(p) => match inventory.hosts.iter().find(|x| &x.fqdn == p) {
+                Some(p) => p,
+                None => continue,
             },
-        )
-        .collect())
+        };
+        let at = match groups.iter().position(|g| g.0.fqdn == parent.fqdn) {
+            Some(i) => i,
+            None => {
+                groups.push((parent, false, Vec::new()));
+                groups.len() - 1
+            }
+        };
+        let g = &mut groups[at];
+        if h.parent.is_none() {
+            g.1 = true;
+            if with_jails {
+                g.2.extend(jails_of(&h.fqdn));
+            }
+        } else {
+            g.2.push(h);
+        }
+    }
+    for g in &mut groups {
+        // In the inventory's order, each once.
+        let all = jails_of(&g.0.fqdn);
+        g.2 = all
+            .into_iter()
+            .filter(|j| g.2.iter().any(|s| s.fqdn == j.fqdn))
+            .collect();
+    }
+    let mut all: Vec<&'a Host> = Vec::new();
+    for g in &groups {
+        all.push(g.0);
+        all.extend(jails_of(&g.0.fqdn));
+    }
+    let compiled = crate::diag::collect(ctx.compile_many(compiler, &all, |_, c| Ok(c)))?;
+    let of = |fqdn: &str| -> &crate::compile::Compiled {
+        let i = all.iter().position(|h| h.fqdn == fqdn).unwrap_or(0);
+        &compiled[i]
+    };
+    let mut errors = Vec::new();
+    let mut out = Vec::with_capacity(groups.len());
+    for (host, own, jails) in groups {
+        let siblings = jails_of(&host.fqdn);
+        let jailed: Vec<crate::resource::Jailed<'_>> = siblings
+            .iter()
+            .map(|j| crate::resource::Jailed {
+                fqdn: &j.fqdn,
+                compiled: of(&j.fqdn),
+            })
+            .collect();
+        let c = of(&host.fqdn);
+        let built = desired::build_with(&host.fqdn, c, &jailed).and_then(|d| {
+            let steps = apply::steps(&d).map_err(|e| quoting(&host.fqdn, e))?;
+            let mut p = planned(host, c, steps, d.login, None)?;
+            p.own = own;
+            if !own {
+                let names: Vec<(String, Option<&str>)> = jails
+                    .iter()
+                    .map(|j| {
+                        let c = of(&j.fqdn);
+                        (
+                            desired::unit::jail_name(&j.short, c),
+                            desired::unit::dataset(c),
+                        )
+                    })
+                    .collect();
+                let names: Vec<(&str, Option<&str>)> =
+                    names.iter().map(|(n, d)| (n.as_str(), *d)).collect();
+                p.steps
+                    .retain(|s| desired::unit::is_jail_row(&s.id, &names));
+            }
+            Ok(p)
+        });
+        let host_plan = match built {
+            Ok(p) => p,
+            Err(e) => {
+                errors.extend(e);
+                continue;
+            }
+        };
+        let mut inside = Vec::with_capacity(jails.len());
+        for j in jails {
+            let c = of(&j.fqdn);
+            let name = desired::unit::jail_name(&j.short, c);
+            let p = desired::build(&j.fqdn, c).and_then(|d| {
+                let steps = apply::steps(&d).map_err(|e| quoting(&j.fqdn, e))?;
+                planned(j, c, steps, host_plan.login.clone(), Some(name))
+            });
+            match p {
+                Ok(p) => inside.push(p),
+                Err(e) => errors.extend(e),
+            }
+        }
+        out.push(Connection {
+            host: host_plan,
+            jails: inside,
+        });
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    Ok(out)
+}
+
+/// A unit from its steps: its script must be writable, its config digest
+/// and facts script are computed.
+fn planned<'a>(
+    host: &'a Host,
+    c: &crate::compile::Compiled,
+    steps: Vec<Step>,
+    login: Login,
+    jail: Option<String>,
+) -> Result<Planned<'a>, crate::diag::Diags> {
+    // The script must be writable: a value no word can hold fails here.
+    script::script(&host.fqdn, &steps, script::Options::default())
+        .map_err(|e| quoting(&host.fqdn, e))?;
+    let config = crate::output::to_string(&c.config, crate::output::Format::Json)?;
+    let facts = gather::facts_script(&host.fqdn, &steps).map_err(|e| quoting(&host.fqdn, e))?;
+    Ok(Planned {
+        host,
+        steps,
+        login,
+        config_sha256: apply::sha256_hex(&config),
+        facts,
+        jail,
+        dataset: desired::unit::dataset(c).map(str::to_string),
+        own: true,
+    })
 }
 
 pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
@@ -233,35 +402,40 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
         // Refused before compiling: nothing is asked of a pipe.
         run::may_run(args)?;
     }
-    let plans = compile(ctx, &compiler, &hosts)?;
+    if args.state.is_some() {
+        // One unit, against its one snapshot: a host without its jails.
+        let plans = compile(ctx, &compiler, &hosts)?;
+        let units: Vec<&Planned<'_>> = plans.iter().collect();
+        return dry::run(args, &units, out);
+    }
+    let conns = connections(ctx, &compiler, &hosts, true)?;
     if args.script {
-        let p = &plans[0];
-        let text = script_of(!args.no_prune, p, None)?;
+        // A host's whole script (its jails' inside it), or a jail's own.
+        let text = match (&conns[0], hosts[0].is_jail()) {
+            (c, true) => script_of(!args.no_prune, &c.jails[0], None)?,
+            (c, false) => connection_script(!args.no_prune, c, None, None)?,
+        };
         write_out(out, &text)?;
         return Ok(Outcome::Ok);
     }
     if args.dry_run {
-        return dry::run(args, &plans, out);
+        let units: Vec<&Planned<'_>> = conns.iter().flat_map(Connection::units).collect();
+        return dry::run(args, &units, out);
     }
-    let scripts = plans
+    let jobs = conns
         .iter()
-        .map(|p| script_of(!args.no_prune, p, None))
-        .collect::<Result<Vec<_>, _>>()?;
-    let jobs: Vec<run::Job<'_>> = plans
-        .iter()
-        .zip(scripts)
-        .map(|(p, script)| run::Job {
-            fqdn: &p.host.fqdn,
-            login: &p.login,
-            script: Some(script),
-            refused: None,
+        .map(|c| {
+            let script = connection_script(!args.no_prune, c, None, None)?;
+            Ok(run::Job::of(c, Some(script), None, Vec::new()))
         })
-        .collect();
-    run::confirm(args, &plans, &jobs)?;
+        .collect::<Result<Vec<_>, Failure>>()?;
+    let units: Vec<&Planned<'_>> = conns.iter().flat_map(Connection::units).collect();
+    run::confirm(args, &units, &jobs)?;
     run::run(args, &jobs, out)
 }
 
-/// The apply script of a host, pruning or not, with a saved plan's guard.
+/// The apply script of a unit alone (a host without its jails, or a jail's
+/// inside script), pruning or not, with a saved plan's guard.
 pub(super) fn script_of(
     prune: bool,
     p: &Planned<'_>,
@@ -270,6 +444,52 @@ pub(super) fn script_of(
     let options = script::Options { prune };
     script::script_guarded(&p.host.fqdn, &p.steps, options, guard)
         .map_err(|e| quoting(&p.host.fqdn, e))
+}
+
+/// A jail a connection runs: its unit, its saved plan's guard, and whether
+/// it prunes.
+pub(super) type JailRun<'p, 'a> = (&'p Planned<'a>, Option<script::Guard<'p>>, bool);
+
+/// The script a connection runs: the host's steps (its guard first), then
+/// each jail's inside script (with its own guard and pruning) through
+/// jexec. `jails`: the jails to run; `None`: every jail, unguarded.
+pub(super) fn connection_script(
+    prune: bool,
+    c: &Connection<'_>,
+    guard: Option<script::Guard<'_>>,
+    jails: Option<&[JailRun<'_, '_>]>,
+) -> Result<String, Failure> {
+    let all: Vec<JailRun<'_, '_>> = match jails {
+        None => c.jails.iter().map(|j| (j, None, prune)).collect(),
+        Some(some) => some.to_vec(),
+    };
+    let texts = all
+        .iter()
+        .map(|(j, g, prune)| script_of(*prune, j, *g))
+        .collect::<Result<Vec<_>, _>>()?;
+    let scripts: Vec<script::JailScript<'_>> = all
+        .iter()
+        .zip(&texts)
+        .map(|((j, _, _), text)| script::JailScript {
+            name: j.jail.as_deref().unwrap_or(&j.host.short),
+            id: &j.host.fqdn,
+            text,
+            dataset: j.dataset.as_deref(),
+        })
+        .collect();
+    let unit = script::Unit {
+        own: c.host.own,
+        jails: &scripts,
+    };
+    let h = &c.host;
+    script::script_unit(
+        &h.host.fqdn,
+        &h.steps,
+        script::Options { prune },
+        guard,
+        unit,
+    )
+    .map_err(|e| quoting(&h.host.fqdn, e))
 }
 
 fn quoting(fqdn: &str, e: crate::shell::QuoteError) -> Failure {

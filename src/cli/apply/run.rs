@@ -4,14 +4,15 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 
-use super::{Args, Code, Format, Planned};
-use crate::apply::recap::{self, Event, HostRecap, Status};
-use crate::apply::{script, ssh};
+use super::{Args, Code, Connection, Format, Planned};
+use crate::apply::recap::{self, Demux, Event, HostRecap, Status};
+use crate::apply::ssh;
 use crate::cli::{Failure, Outcome, write_out};
 use crate::desired::Login;
 use crate::diag::Diag;
 
-/// A host to run: its script, or why it is refused without running.
+/// A connection to run: its host's script, or why it is refused without
+/// running, and the jails it reports on.
 pub(super) struct Job<'a> {
     pub fqdn: &'a str,
     pub login: &'a Login,
@@ -19,6 +20,48 @@ pub(super) struct Job<'a> {
     /// A host refused before anything runs, and why (a stale saved plan, a
     /// host whose facts could not be taken again).
     pub refused: Option<(Status, String)>,
+    /// Whether the host's own result is reported (it was selected).
+    pub own: bool,
+    /// Its jails, in run order, each with why it is refused without running
+    /// (its script is then not in the host's).
+    pub jails: Vec<(&'a str, Option<(Status, String)>)>,
+}
+
+impl<'a> Job<'a> {
+    /// The job of a connection; `refused_jails`: the jails left out of its
+    /// script, and why.
+    pub(super) fn of(
+        c: &'a Connection<'a>,
+        script: Option<String>,
+        refused: Option<(Status, String)>,
+        refused_jails: Vec<(&'a str, (Status, String))>,
+    ) -> Job<'a> {
+        let jails = c
+            .jails
+            .iter()
+            .map(|j| {
+                let fqdn = j.host.fqdn.as_str();
+                let why = refused_jails
+                    .iter()
+                    .find(|(f, _)| *f == fqdn)
+                    .map(|(_, w)| w.clone());
+                (fqdn, why)
+            })
+            .collect();
+        Job {
+            fqdn: &c.host.host.fqdn,
+            login: &c.host.login,
+            script,
+            refused,
+            own: c.host.own,
+            jails,
+        }
+    }
+
+    /// How many units the job reports.
+    fn units(&self) -> usize {
+        usize::from(self.own) + self.jails.len()
+    }
 }
 
 /// A real run asks first; without a terminal to ask on, it needs `--yes`
@@ -41,7 +84,11 @@ pub(super) fn may_run(args: &Args) -> Result<(), Failure> {
 
 /// On a terminal without `--yes`: shows what will run and asks for `yes`
 /// on stderr.
-pub(super) fn confirm(args: &Args, plans: &[Planned<'_>], jobs: &[Job<'_>]) -> Result<(), Failure> {
+pub(super) fn confirm(
+    args: &Args,
+    plans: &[&Planned<'_>],
+    jobs: &[Job<'_>],
+) -> Result<(), Failure> {
     if args.yes || args.plan.is_some() {
         return Ok(());
     }
@@ -79,9 +126,9 @@ fn accepted(answer: &str) -> bool {
     answer.trim_end_matches(['\n', '\r']) == "yes"
 }
 
-/// What one host's run left: its recap and its output, held back while
-/// hosts ran concurrently.
-type Done = (HostRecap, Vec<String>);
+/// What one connection's run left: its units' recaps and its output, held
+/// back while hosts ran concurrently.
+type Done = (Vec<HostRecap>, Vec<String>);
 
 /// Runs the jobs, prints the recap or the events, and maps the results to
 /// the exit status.
@@ -91,7 +138,7 @@ pub(super) fn run(args: &Args, jobs: &[Job<'_>], out: &mut dyn Write) -> Result<
     // text stream their lines.
     let document = args.format == Format::Json;
     let mut events: Vec<String> = Vec::new();
-    let prefix = jobs.len() > 1;
+    let prefix = jobs.iter().map(Job::units).sum::<usize>() > 1;
     let mut recaps = Vec::with_capacity(jobs.len());
     if args.parallel <= 1 {
         for j in jobs {
@@ -104,7 +151,7 @@ pub(super) fn run(args: &Args, jobs: &[Job<'_>], out: &mut dyn Write) -> Result<
                 let _ = write_out(out, &shown(line));
                 let _ = out.flush();
             });
-            recaps.push(r);
+            recaps.extend(r);
         }
     } else {
         let pool = rayon::ThreadPoolBuilder::new()
@@ -128,7 +175,7 @@ pub(super) fn run(args: &Args, jobs: &[Job<'_>], out: &mut dyn Write) -> Result<
                     false => write_out(out, &shown(&l))?,
                 }
             }
-            recaps.push(r);
+            recaps.extend(r);
         }
     }
     let totals = recap::totals(&recaps);
@@ -146,61 +193,85 @@ pub(super) fn run(args: &Args, jobs: &[Job<'_>], out: &mut dyn Write) -> Result<
     finish(args, &recaps)
 }
 
-/// One host: its lines (or events) through `emit`, then its recap.
+/// One connection: its units' lines (or events) through `emit`, then
+/// their recaps (the host's when it was selected, then its jails').
 fn one(args: &Args, j: &Job<'_>, json: bool, prefix: bool, emit: &mut dyn FnMut(&str)) -> Done {
-    let mut r = HostRecap::new(j.fqdn);
-    let mut stale = None;
+    let running: Vec<&str> = j
+        .jails
+        .iter()
+        .filter(|(_, refused)| refused.is_none())
+        .map(|(f, _)| *f)
+        .collect();
+    let mut d = Demux::new(j.fqdn, &running);
     let result = match (&j.refused, &j.script) {
-        (Some((status, why)), _) => {
-            r.status = *status;
-            r.message = Some(why.clone());
-            None
-        }
-        (None, Some(text)) => Some(ssh::run(
-            j.login,
-            &args.ssh_option,
-            &args.remote_env,
-            text,
-            &mut |line| {
-                if let Some(why) = line.strip_prefix("stale: ") {
-                    stale = Some(why.to_string());
-                }
-                let event = r.read(line).map(|e| Event::Step(e).line());
-                match (json, event) {
-                    (true, Some(e)) => emit(&e),
-                    (true, None) => {}
-                    (false, _) if prefix => emit(&format!("{}: {line}\n", j.fqdn)),
-                    (false, _) => emit(&format!("{line}\n")),
-                }
-            },
-        )),
+        (Some((status, why)), _) => Some(Err((*status, why.clone()))),
+        (None, Some(text)) => Some(
+            ssh::run(
+                j.login,
+                &args.ssh_option,
+                &args.remote_env,
+                text,
+                &mut |line| {
+                    let (unit, text, event) = d.read(line);
+                    let event = event.map(|e| Event::Step(e).line());
+                    let name = match unit {
+                        0 => j.fqdn,
+                        i => running[i - 1],
+                    };
+                    match (json, event) {
+                        (true, Some(e)) => emit(&e),
+                        (true, None) => {}
+                        (false, _) if prefix => emit(&format!("{name}: {text}\n")),
+                        (false, _) => emit(&format!("{text}\n")),
+                    }
+                },
+            )
+            .map_err(|d| {
+                let status = if d.code == crate::apply::Code::Ssh.as_str() {
+                    Status::Unreachable
+                } else {
+                    Status::Failed
+                };
+                (status, d.message)
+            }),
+        ),
         (None, None) => None,
     };
-    match result {
-        None | Some(Ok(0)) => {}
-        Some(Ok(script::STALE_STATUS)) => {
-            r.status = Status::Stale;
-            r.message = Some(stale.unwrap_or_else(|| "the facts changed".into()));
-        }
-        Some(Ok(code)) => {
-            r.status = Status::Failed;
-            r.message = Some(format!("the apply script failed (exit {code})"));
-        }
-        Some(Err(d)) => {
-            r.status = if d.code == crate::apply::Code::Ssh.as_str() {
-                Status::Unreachable
-            } else {
-                Status::Failed
-            };
-            r.message = Some(d.message);
+    if let Some(result) = result {
+        d.finish(result);
+    }
+    let mut ran = d.units.into_iter();
+    let host = ran.next();
+    let mut recaps: Vec<HostRecap> = Vec::with_capacity(j.units());
+    if j.own {
+        recaps.extend(host.clone());
+    }
+    let parent = host.as_ref().map(|h| h.host.clone());
+    for (fqdn, refused) in &j.jails {
+        let r = match refused {
+            None => ran.next(),
+            Some((status, why)) => {
+                let mut r = HostRecap::new(fqdn);
+                r.status = *status;
+                r.message = Some(why.clone());
+                Some(r)
+            }
+        };
+        // (A host refused or unreachable: so is every jail it runs, by
+        // Demux::finish.)
+        if let Some(mut r) = r {
+            r.parent.clone_from(&parent);
+            recaps.push(r);
         }
     }
-    if json {
-        emit(&Event::Host(&r).line());
-    } else if prefix && r.status == Status::Ok {
-        emit(&format!("{}: done, {} changed\n", j.fqdn, r.changed));
+    for r in &recaps {
+        if json {
+            emit(&Event::Host(r).line());
+        } else if prefix && r.status == Status::Ok {
+            emit(&format!("{}: done, {} changed\n", r.host, r.changed));
+        }
     }
-    (r, Vec::new())
+    (recaps, Vec::new())
 }
 
 /// Exit 2 naming the hosts that failed, were stale or unreachable; else 1
@@ -213,8 +284,11 @@ fn finish(args: &Args, recaps: &[HostRecap]) -> Result<Outcome, Failure> {
             Status::Failed => (Code::Failed, "failed"),
             Status::Stale => (Code::Stale, "is stale, left as it was"),
             Status::Unreachable => (Code::Unreachable, "is unreachable"),
+            Status::Absent => (Code::Absent, "is not running"),
         };
-        let why = r.message.as_deref().unwrap_or("");
+        // A unit's message may be its own words (a jail's `stale:` reason):
+        // shown, never obeyed (Demux keeps it so; this holds it so here).
+        let why = crate::value::repr::visible(r.message.as_deref().unwrap_or(""), &[]);
         let mut d = Diag::new(code, format!("{}: {what}: {why}", r.host));
         if r.status == Status::Stale {
             d = d.help("make a new plan: gather the facts again, then --dry-run --out");
@@ -242,6 +316,29 @@ fn shown(line: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::accepted;
+
+    /// A unit's message becomes a diagnostic, which miette prints as it
+    /// is: its escapes are shown.
+    #[test]
+    fn a_units_message_shows_its_escapes_in_the_diagnostic() {
+        let mut r = super::HostRecap::new("j.h");
+        r.status = super::Status::Stale;
+        r.message = Some("\u{1b}[2J\u{7}".into());
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            args: super::Args,
+        }
+        let cli = <Cli as clap::Parser>::try_parse_from(["apply", "h"]).unwrap();
+        let Err(d) = super::finish(&cli.args, &[r]) else {
+            panic!("a stale unit is an error");
+        };
+        assert!(
+            d[0].message.ends_with(": \\u{1b}[2J\\u{7}"),
+            "{}",
+            d[0].message
+        );
+    }
 
     #[test]
     fn only_yes_is_accepted() {

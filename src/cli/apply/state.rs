@@ -91,10 +91,12 @@ fn load(path: &Path) -> Result<Snapshot, Failure> {
         vec![
             Diag::new(
                 Code::State,
+                // serde's words quote the snapshot's (a host's, a jail's).
                 format!(
-                    "{name}:{}:{}: not a beryl state snapshot: {e}",
+                    "{name}:{}:{}: not a beryl state snapshot: {}",
                     e.line(),
-                    e.column()
+                    e.column(),
+                    crate::value::repr::visible(&e.to_string(), &[])
                 ),
             )
             .help(help),

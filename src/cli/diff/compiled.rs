@@ -63,8 +63,9 @@ pub(super) fn compile_side(
     let results = compile::compile_many(&compiler, &hosts, |host, r| {
         let side = r.and_then(|c| {
             let text = output::to_string(&c.config, OutFormat::Yaml)?;
-            // A host beryl never installs has no plan to compare.
-            let plan = if plans && !c.freebsd.adopted() {
+            // A host beryl never installs, or a jail (laid down by its
+            // host's apply), has no plan to compare.
+            let plan = if plans && !c.freebsd.adopted() && c.parent.is_none() {
                 let p = crate::install::build(&host.fqdn, &c)?;
                 // Compared and shown with root's hash as its digest.
                 let text = templates.installerconfig(&p)?;
@@ -98,11 +99,13 @@ pub(super) fn compile_side(
             let c = compile::compile(&compiler, host)?;
             Ok(Arc::new(HostConfig::from_compiled(c, &names)))
         };
+        let domain = Some(host.domain.clone());
         let state = |hash, plan, inputs| HostState {
             hash,
             load: Box::new(load),
             plan,
             inputs,
+            domain,
         };
         let r = match results.peek() {
             Some((fqdn, _)) if *fqdn == host.fqdn => results.next().map(|(_, r)| r),

@@ -313,6 +313,8 @@ fn rendered_side(dir: &Path) -> Result<(Side, outdir::DirLock), Diag> {
                 }),
                 plan: None,
                 inputs: Vec::new(),
+                // A render directory names hosts, not their domains.
+                domain: None,
             },
         );
     }

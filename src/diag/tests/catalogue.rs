@@ -64,6 +64,7 @@ fn all() -> (Vec<Entry>, usize) {
         crate::compile::jail::Code,
         crate::desired::access::Code,
         crate::desired::require::Code,
+        crate::desired::jails::Code,
         crate::install::Code,
         crate::apply::Code,
         crate::lint::Code,

@@ -22,11 +22,14 @@ pub(crate) use files::{
     MANAGED_FILES, NOTIFY_ACTIONS, file_mode, file_path, inventory_path, managed_file,
     notify_action, service_name, validate_command,
 };
-pub(crate) use jail::jail_name;
+pub(crate) use jail::{bridge_name, derived_mac, jail_dir, jail_name, mac, state_dataset};
 pub(crate) use kinds::{Install, Ipv4, Ipv6, Raid, UserState};
 pub(crate) use network::{interface_name, ip_address, ipv4, ipv4_address, ipv6, ipv6_address};
+pub(crate) use network::{ipv4_cidr, ipv6_cidr};
 pub(crate) use rc::{rc_managed, rc_name, rc_value};
 pub(crate) use storage::{disk, pool, raid, swap};
+#[cfg(test)]
+pub(crate) use system::PERMIT_ROOT_LOGIN;
 pub(crate) use system::{
     dist_site, hostname, install, package, password_hash, permit_root_login, sudoers_line,
     timezone, version, yes_no,
@@ -34,11 +37,6 @@ pub(crate) use system::{
 pub(crate) use tunables::{
     cron_command, cron_name, cron_schedule, loader_dotted, loader_managed, loader_name,
     sysctl_managed, sysctl_name, sysctl_value,
-};
-#[cfg(test)]
-pub(crate) use {
-    network::{ipv4_cidr, ipv6_cidr},
-    system::PERMIT_ROOT_LOGIN,
 };
 
 /// Quotes a value for a message: backticks, escapes, at most 60 characters.

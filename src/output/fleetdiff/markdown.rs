@@ -63,7 +63,7 @@ pub(crate) fn to_markdown(r: &Report, again: &str) -> String {
         }
     }
     for f in families(&r.groups) {
-        sections.push(family(&f));
+        sections.push(family(&f, &r.domains));
     }
     for c in &r.changed {
         if let Some(d) = &c.plan_diff {
@@ -229,7 +229,7 @@ fn families(groups: &[Group]) -> Vec<Family<'_>> {
     out
 }
 
-fn family(f: &Family) -> Section {
+fn family(f: &Family, domains: &std::collections::BTreeMap<String, String>) -> Section {
     let g = &f.merged;
     let what = match g.change.change {
         ChangeKind::Added => "added",
@@ -241,7 +241,7 @@ fn family(f: &Family) -> Section {
     let mut head = format!(
         "\n**{}** {what} {}",
         code(&g.change.path),
-        hosts(&g.hosts, &|h| esc(h))
+        hosts(&g.hosts, domains, &|h| esc(h))
     );
     match f.groups.len() {
         1 => {}
@@ -265,7 +265,10 @@ fn family(f: &Family) -> Section {
         let block = fenced("diff", &lines);
         match f.groups.len() {
             1 => block,
-            _ => format!("The value {}:\n\n{block}", hosts(&g.hosts, &|h| esc(h))),
+            _ => format!(
+                "The value {}:\n\n{block}",
+                hosts(&g.hosts, domains, &|h| esc(h))
+            ),
         }
     };
     // The first n values, then half as many, down to one.

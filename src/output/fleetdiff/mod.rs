@@ -54,6 +54,9 @@ pub(crate) struct HostState {
     /// The files the host was compiled from: its chain's level and class
     /// files and the key files it read (empty for a render directory).
     pub inputs: Vec<Arc<str>>,
+    /// Its domain in the inventory (a jail's is its host's), when known;
+    /// else the FQDN after its first label.
+    pub domain: Option<String>,
 }
 
 /// What happened at a path.
@@ -166,6 +169,10 @@ pub(crate) struct Report {
     pub changed: Vec<HostChange>,
     /// Identical changes across hosts, most hosts first.
     pub groups: Vec<Group>,
+    /// Each host's domain where its side knew it (a jail `www.host01.d`
+    /// is in `d`, not in `host01.d`): for the summaries' "of DOMAIN".
+    #[serde(skip)]
+    pub domains: BTreeMap<String, String>,
 }
 
 impl Report {
@@ -185,6 +192,12 @@ pub(crate) fn compare(old: &Side, new: &Side, plans: bool) -> Result<Report, Dia
         removed: Vec::new(),
         changed: Vec::new(),
         groups: Vec::new(),
+        domains: old
+            .hosts
+            .iter()
+            .chain(&new.hosts)
+            .filter_map(|(fqdn, h)| Some((fqdn.clone(), h.domain.clone()?)))
+            .collect(),
     };
     for fqdn in old.hosts.keys().filter(|h| !new.hosts.contains_key(*h)) {
         report.removed.push(fqdn.clone());

@@ -234,8 +234,16 @@ fn the_cause_then_where_the_value_is_when_elsewhere() {
     g.change.at = None;
     g.changed_inputs = None;
     assert_eq!(text::why(&g, &id), None, "render directories");
-    assert_eq!(text::hosts(&g.hosts, &id), "on 2 hosts of d");
-    assert_eq!(text::hosts(&g.hosts[..1], &id), "on h0.d");
+    let none = Default::default();
+    assert_eq!(text::hosts(&g.hosts, &none, &id), "on 2 hosts of d");
+    assert_eq!(text::hosts(&g.hosts[..1], &none, &id), "on h0.d");
+    // A jail `j.h0.d` is in its host's domain, as its side says.
+    let jail = vec!["h0.d".to_string(), "j.h0.d".to_string()];
+    let domains = [("h0.d", "d"), ("j.h0.d", "d")]
+        .map(|(h, d)| (h.to_string(), d.to_string()))
+        .into();
+    assert_eq!(text::hosts(&jail, &none, &id), "on 2 hosts in 2 domains");
+    assert_eq!(text::hosts(&jail, &domains, &id), "on 2 hosts of d");
 }
 
 fn report(groups: usize) -> Report {
@@ -255,6 +263,7 @@ fn report(groups: usize) -> Report {
                 g
             })
             .collect(),
+        domains: Default::default(),
     }
 }
 

@@ -1,6 +1,8 @@
 //! The text forms of a report, and the wording the markdown form shares:
 //! how a value, a change, its cause and a group of hosts are written.
 
+use std::collections::BTreeMap;
+
 use serde_json::Value;
 
 use super::{Change, ChangeKind, Group, HostChange, Place, Report, Summary, count};
@@ -139,11 +141,18 @@ fn place(p: &Place, file: &dyn Fn(&str) -> String) -> String {
 
 /// Which hosts: `on host01.example.org`, `on 412 hosts of example.org`,
 /// `on 9 hosts in 2 domains`, each name passed through `name`.
-pub(super) fn hosts(hosts: &[String], name: &dyn Fn(&str) -> String) -> String {
+pub(super) fn hosts(
+    hosts: &[String],
+    domains: &BTreeMap<String, String>,
+    name: &dyn Fn(&str) -> String,
+) -> String {
     if let [one] = hosts {
         return format!("on {}", name(one));
     }
-    let mut domains: Vec<&str> = hosts.iter().map(|h| domain(h)).collect();
+    let mut domains: Vec<&str> = hosts
+        .iter()
+        .map(|h| domains.get(h).map_or_else(|| domain(h), String::as_str))
+        .collect();
     domains.sort_unstable();
     domains.dedup();
     match domains.as_slice() {
@@ -156,6 +165,8 @@ pub(super) fn hosts(hosts: &[String], name: &dyn Fn(&str) -> String) -> String {
     }
 }
 
+/// The FQDN after its first label: a host's domain when the side did not
+/// say (a render directory).
 fn domain(fqdn: &str) -> &str {
     fqdn.split_once('.').map_or(fqdn, |(_, d)| d)
 }
@@ -188,7 +199,7 @@ pub(crate) fn to_text(r: &Report) -> String {
             let mut line = format!(
                 "  {}: {what} {}",
                 g.change.path,
-                hosts(&g.hosts, &|h| h.into())
+                hosts(&g.hosts, &r.domains, &|h| h.into())
             );
             if let Some(why) = why(g, &|f| f.into()) {
                 line.push_str(&format!(", {why}"));

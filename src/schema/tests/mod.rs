@@ -5,6 +5,7 @@
 use super::*;
 use crate::value::Source;
 
+mod jail;
 mod network;
 mod services;
 mod storage;
@@ -16,7 +17,7 @@ mod zfs;
 fn run(text: &str) -> Result<FreeBsd, Vec<Diag>> {
     let root = crate::yaml::parse(&Source::new("t.yml", text), &Default::default())
         .unwrap_or_else(|d| panic!("bad test YAML: {d}"));
-    validate(root.get("freebsd"))
+    validate(root.get("freebsd"), None)
 }
 
 /// `file:line:col` of a diagnostic's primary label.
@@ -443,7 +444,7 @@ fn unknown_key_suggests_the_new_keys() {
             "t.yml:2:3",
         );
         assert!(d.help.unwrap_or_default().ends_with(
-            "users, install, version, dist_site, root_password, network, rc_conf, sshd, files, services, zfs, sysctl, loader, cron"
+            "users, install, version, dist_site, root_password, network, rc_conf, sshd, files, services, zfs, sysctl, loader, cron, jail"
         ));
     }
     // The users' key list is not taken for sshd.
@@ -483,7 +484,8 @@ fn freebsd_key_docs_come_from_the_table() {
             "zfs",
             "sysctl",
             "loader",
-            "cron"
+            "cron",
+            "jail"
         ]
     );
 }

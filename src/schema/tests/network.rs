@@ -422,7 +422,7 @@ fn unknown_network_key_suggests() {
         assert_eq!(
             d.help.as_deref(),
             Some(
-                "freebsd.network accepts: interfaces, defaultrouter, ipv6_defaultrouter, nameservers"
+                "freebsd.network accepts: interfaces, defaultrouter, ipv6_defaultrouter, nameservers, bridges"
             )
         );
     }

@@ -184,6 +184,12 @@ sysrc -f /etc/rc.conf 'ifconfig_vtnet0_ipv6=inet6 accept_rtadv'
 sysrc -f /etc/rc.conf 'rtsold_enable=YES'
 
 # An rc.conf variable.
+sysrc -f /etc/rc.conf 'cloned_interfaces=bridge0'
+
+# An rc.conf variable.
+sysrc -f /etc/rc.conf 'ifconfig_bridge0=addm vtnet0 up'
+
+# An rc.conf variable.
 sysrc -f /etc/rc.conf 'sshd_enable=YES'
 
 # An rc.conf variable.
@@ -284,6 +290,19 @@ rm -f /usr/local/etc/nginx/.beryl-nginx.conf
 if [ "$beryl_there" = 0 ]; then
 	mkdir -p /var/db/beryl
 	printf '%s\n' 'file /usr/local/etc/nginx/nginx.conf' >> /var/db/beryl/managed
+fi
+
+# A whole file, recorded only if the
+# install creates it (a package's own file is never pruned).
+if [ -e /srv/www/index.html ] || [ -L /srv/www/index.html ]; then beryl_there=1; else beryl_there=0; fi
+mkdir -p /srv/www
+# shellcheck disable=SC2016 # the content is literal text
+printf '%s' '<h1>www.example.org</h1>' > /srv/www/.beryl-index.html
+install -m 0644 -o root -g wheel /srv/www/.beryl-index.html /srv/www/index.html
+rm -f /srv/www/.beryl-index.html
+if [ "$beryl_there" = 0 ]; then
+	mkdir -p /var/db/beryl
+	printf '%s\n' 'file /srv/www/index.html' >> /var/db/beryl/managed
 fi
 
 # An rc.d service, enabled: it starts at boot (never in the installer's chroot).

@@ -235,6 +235,11 @@ impl Run {
     }
 }
 
+/// The fingerprint that signs the fake FreeBSD-base repository's
+/// catalogue: tests/fakebsd/target/usr/share/keys/pkgbase-15/trusted/fakebsd-15's.
+pub const PKGBASE_SIGNER: &str =
+    "fakebsd0pkgbase0150000000000000000000000000000000000000000000001\n";
+
 pub struct FakeBsd {
     /// Kept alive with the machine; removed on drop.
     _dir: tempfile::TempDir,
@@ -622,9 +627,34 @@ impl FakeBsd {
         }
         write(&dist.join("MANIFEST"), &manifest, 0o644);
 
-        // The "live host" kernel for run_in_target: network up.
+        // The "live host" kernel for run_in_target: network up, and the
+        // distribution mirror reachable from it (fetch serves
+        // `…/base.txz` and `…/MANIFEST` by the URL's last component), so
+        // that a jail's base can be fetched and extracted on the live host.
         devnodes(&livedev);
         Self::kernel_state(&livedev.join("fakebsd"), opts, true);
+        let mirror = livedev.join("fakebsd/net/mirror");
+        fs::create_dir_all(&mirror).unwrap();
+        for f in ["base.txz", "kernel.txz", "MANIFEST"] {
+            fs::copy(dist.join(f), mirror.join(f)).unwrap();
+        }
+        // 15.0's FreeBSD-base repository (a jail's `base.method: pkgbase`,
+        // served by the pkg model's --rootdir mode, tests/fakebsd/target/
+        // usr/share/fakebsd/pkgbase): the minimal-jail set is what base.txz
+        // holds, a kernel package beside it (which a jail never gets), and
+        // the catalogue signed by the key the base carries in
+        // /usr/share/keys/pkgbase-15/trusted/fakebsd-15.
+        let repo = livedev.join("fakebsd/net/pkgbase/base_release_0");
+        fs::create_dir_all(&repo).unwrap();
+        fs::copy(dist.join("base.txz"), repo.join("minimal-jail.tar")).unwrap();
+        fs::copy(dist.join("kernel.txz"), repo.join("kernel-generic.tar")).unwrap();
+        write(
+            &repo.join("catalogue.tsv"),
+            "FreeBSD-set-minimal-jail\t15.0\tminimal-jail.tar\n\
+             FreeBSD-kernel-generic\t15.0\tkernel-generic.tar\n",
+            0o644,
+        );
+        write(&repo.join("signer"), PKGBASE_SIGNER, 0o644);
 
         Some(FakeBsd {
             _dir: dir,
@@ -648,6 +678,11 @@ impl FakeBsd {
             write(&kernel.join("routes"), "default 192.0.2.1\n", 0o644);
         }
         write(&kernel.join("imported-pools"), "", 0o644);
+        // The host's interfaces (sbin/ifconfig's model): a loopback and
+        // one NIC, both in the host's vnet.
+        for nic in ["lo0", "em0"] {
+            write(&kernel.join("ifnet").join(nic), "vnet=\nup=1\n", 0o644);
+        }
         write(&kernel.join("hostname"), "", 0o644);
         let kenv = match opts.smbios_uuid {
             Some(uuid) => format!("smbios.system.uuid={uuid}\n"),
@@ -823,11 +858,20 @@ impl FakeBsd {
     ///   those of `local_startup`, with `faststart` (libexec/rc/rc @b14e76ec:
     ///   `_boot="faststart"`, `run_rc_scripts`), so each enabled service
     ///   starts (rc.subr's gate skips the others, quietly with `fast`). The
-    ///   order is the directory's, not rcorder's.
+    ///   order is the directory's, not rcorder's;
+    /// - before them, rc.d/netif's clone_up (libexec/rc/network.subr
+    ///   @03ccfdd2, index id 737299908): each of `cloned_interfaces` made
+    ///   unless it exists (`ifconfig IF create`), then its `ifconfig_IF`
+    ///   arguments applied (ifconfig_up), so a bridge beryl declared exists
+    ///   after the boot, as a jail's epair joins it.
     pub fn boot(&self) -> Run {
         self.run_in_target(
             "for f in /etc/sysctl.conf /etc/sysctl.conf.local; do\n\
              \tif [ -r \"$f\" ]; then sysctl -i -f \"$f\" >/dev/null || :; fi\n\
+             done\n\
+             for i in $(sysrc -n cloned_interfaces 2>/dev/null); do\n\
+             \tifconfig \"$i\" >/dev/null 2>&1 || ifconfig \"$i\" create >/dev/null || continue\n\
+             \ta=$(sysrc -n \"ifconfig_$i\" 2>/dev/null) && [ -n \"$a\" ] && ifconfig \"$i\" $a\n\
              done\n\
              for f in /etc/rc.d/* /usr/local/etc/rc.d/*; do\n\
              \t[ -f \"$f\" ] && [ -x \"$f\" ] || continue\n\
@@ -901,6 +945,27 @@ impl FakeBsd {
             log.display(),
             inner.replace('\'', "'\\''")
         )
+    }
+
+    /// A jail's root on the live host, `/jails/NAME` (a path of the target):
+    /// the base set extracted there as `bsdinstall jail` (distextract) or a
+    /// `tar -xpf base.txz -C PATH` would lay it down, with an empty `dev`
+    /// and the host's resolv.conf. Returns the path inside the target.
+    pub fn jail_root(&self, name: &str) -> String {
+        let path = format!("/jails/{name}");
+        let run = self.run_in_target(
+            &format!(
+                "set -e\nmkdir -p {path}\n\
+                 fetch -o /tmp/base.txz https://download.freebsd.org/releases/amd64/14.3-RELEASE/base.txz\n\
+                 tar -xpf /tmp/base.txz -C {path}\nrm /tmp/base.txz\n\
+                 mkdir -p {path}/dev {path}/tmp {path}/var/db {path}/home\n\
+                 cp /etc/resolv.conf {path}/etc/resolv.conf\n"
+            ),
+            &[],
+            "root",
+        );
+        assert_eq!(run.status, 0, "jail_root {name}: {}", run.all());
+        path
     }
 
     /// Extracts the distribution sets into the target without the installer,

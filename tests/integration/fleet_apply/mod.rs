@@ -53,7 +53,7 @@ fn plain(d: &Path, a: &[&str]) -> Run {
     beryl(d, &args(a))
 }
 
-fn schema(name: &str) -> Value {
+pub(crate) fn schema(name: &str) -> Value {
     let text = fs::read_to_string(repo().join("docs/schemas").join(name)).unwrap();
     let schema: Value = serde_json::from_str(&text).unwrap();
     jsonschema::meta::validate(&schema).expect("a valid JSON Schema");
@@ -61,7 +61,7 @@ fn schema(name: &str) -> Value {
 }
 
 /// `doc` must satisfy `schema`; the errors, each with its place, otherwise.
-fn valid(schema: &Value, doc: &Value, what: &str) {
+pub(crate) fn valid(schema: &Value, doc: &Value, what: &str) {
     let v = jsonschema::draft202012::new(schema).expect("the schema compiles");
     let errors: Vec<String> = v
         .iter_errors(doc)

@@ -78,7 +78,8 @@ fn a_fleet_dry_run_and_its_saved_plan_offline() {
         .iter()
         .map(|l| l["type"].as_str().unwrap().to_string())
         .collect();
-    assert_eq!(types, ["host", "host", "host", "summary"]);
+    // host01, its jails api and www, db02, mail.
+    assert_eq!(types, ["host", "host", "host", "host", "host", "summary"]);
 
     // --out: refused with mail (no snapshot), saved without it.
     let r = plain(
@@ -115,6 +116,28 @@ fn a_fleet_dry_run_and_its_saved_plan_offline() {
     let plan: Value =
         serde_json::from_str(&fs::read_to_string(d.join("plan.json")).unwrap()).unwrap();
     valid(&schema("plan.schema.json"), &plan, "plan");
+    // host01, its jails (api, www), then db02.
+    let hosts: Vec<&str> = plan["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["host"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        hosts,
+        [
+            "host01.example.org",
+            "api.host01.example.org",
+            "www.host01.example.org",
+            "db02.example.org"
+        ]
+    );
+    let plan = {
+        let mut p = plan.clone();
+        let all = p["hosts"].as_array_mut().unwrap();
+        all.retain(|h| h["parent"].is_null());
+        p
+    };
     let snapshot = fs::read_to_string(format!("{fleet}/db02.example.org.json")).unwrap();
     assert_eq!(
         plan["hosts"][1]["facts_sha256"],
@@ -180,9 +203,32 @@ fn a_fleet_dry_run_and_its_saved_plan_offline() {
     );
     assert_eq!(r.status, 2, "{}{}", r.stdout, r.stderr);
     let events = document(&schema("events.schema.json"), &r);
-    assert_eq!(events.len(), 2, "{}", r.stdout);
+    // Its jails run over its connection, so they are left as they were
+    // too, and say that it was their host's plan (their configs did not
+    // change).
+    assert_eq!(events.len(), 4, "{}", r.stdout);
     assert_eq!(events[0]["status"], "stale");
-    assert_eq!(events[1]["stale"], json!(["host01.example.org"]));
+    assert_eq!(
+        events[0]["message"],
+        "the inventory now compiles to another config than the plan's"
+    );
+    for (e, jail) in events[1..3].iter().zip(["api", "www"]) {
+        assert_eq!(e["host"], format!("{jail}.host01.example.org"));
+        assert_eq!(e["parent"], "host01.example.org");
+        assert_eq!(e["status"], "stale");
+        assert_eq!(
+            e["message"],
+            "not run: its host's plan is stale: the inventory now compiles to another config than the plan's"
+        );
+    }
+    assert_eq!(
+        events[3]["stale"],
+        json!([
+            "host01.example.org",
+            "api.host01.example.org",
+            "www.host01.example.org"
+        ])
+    );
     let r = plain(
         d,
         &[

@@ -28,15 +28,46 @@ pub fn hosts(dir: &Path) -> Vec<String> {
         .collect()
 }
 
-/// The FQDNs of the example inventory.
+/// The FQDNs of the example inventory's hosts, without their jails (a
+/// jail is installed by no plan: see [`example_jails`]).
 pub fn example_hosts() -> Vec<String> {
-    let fqdns = hosts(&repo());
+    let fqdns: Vec<String> = units(&repo())
+        .into_iter()
+        .filter(|(_, parent)| parent.is_none())
+        .map(|(fqdn, _)| fqdn)
+        .collect();
     assert_eq!(
         fqdns.len(),
         EXAMPLE_HOSTS,
         "the example inventory has {EXAMPLE_HOSTS} hosts"
     );
     fqdns
+}
+
+/// The example inventory's jails of `host` (FQDNs), as `beryl hosts` lists
+/// them (issue 36).
+pub fn example_jails(host: &str) -> Vec<String> {
+    units(&repo())
+        .into_iter()
+        .filter(|(_, parent)| parent.as_deref() == Some(host))
+        .map(|(fqdn, _)| fqdn)
+        .collect()
+}
+
+/// Each host of the inventory in `dir` with its parent (a jail's host).
+fn units(dir: &Path) -> Vec<(String, Option<String>)> {
+    let run = beryl(dir, &args(&["hosts", "--format", "json"]));
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let hosts: Vec<serde_json::Value> = serde_json::from_str(&run.stdout).unwrap();
+    hosts
+        .iter()
+        .map(|h| {
+            (
+                h["fqdn"].as_str().unwrap().to_string(),
+                h["parent"].as_str().map(str::to_string),
+            )
+        })
+        .collect()
 }
 
 /// tests/fixtures/.

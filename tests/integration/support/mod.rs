@@ -36,7 +36,8 @@ pub mod reclass_gen;
 pub use case::Case;
 pub use files::{copy_tree, edit, entries, files, mkfifo, repo, write};
 pub use fixture::{
-    EXAMPLE_HOSTS, example, example_hosts, facts_digest, fixture, fixtures, hosts, script_digest,
+    EXAMPLE_HOSTS, example, example_hosts, example_jails, facts_digest, fixture, fixtures, hosts,
+    script_digest,
 };
 pub use inventory_gen::rng;
 pub use run::{Run, args, beryl, beryl_command, beryl_with_env, with_stdin};

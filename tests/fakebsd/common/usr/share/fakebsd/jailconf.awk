@@ -20,8 +20,9 @@
 # every jail is loaded (its warnings printed) and the parameters of that
 # one are written one per line, NAME, a tab, the number of values, then
 # each value after a tab (a value with a tab or a newline: not modelled);
-# status 3 when it is not configured, 2 when it failed to load, 4 when a
-# jail of the file has `depend` (dependencies are not modelled).
+# status 3 when it is not configured, 2 when it failed to load. With
+# JAILCONF_LIST: one line per configured jail, NAME, a tab, its `depend`
+# values joined by blanks.
 # Warnings go to stderr as jail(8) writes them ("jail: …"). Exit status 1
 # after a lexical or syntax error, 70 for what is not modelled, else 0.
 #
@@ -423,7 +424,7 @@ BEGIN {
 		"ip6.addr jid name path persist securelevel vnet", INT, " ")
 	src = ""
 	cfname = ENVIRON["JAILCONF_NAME"]; sep = ENVIRON["JAILCONF_SEP"]
-	want = ENVIRON["JAILCONF_WANT"]
+	want = ENVIRON["JAILCONF_WANT"]; list = ENVIRON["JAILCONF_LIST"]
 }
 { src = src $0 "\n" }
 END {
@@ -435,12 +436,24 @@ END {
 		WILD[w] = wild_name(JN[w])
 		if (WILD[w] && JN[w] != "*") notmod("the wildcard jail name " JN[w])
 	}
+	if (list != "") {
+		# One line per configured jail in file order: NAME, a tab, its
+		# `depend` values joined by blanks (for jail(8)'s state.c model).
+		for (j = 1; j <= nj; j++) {
+			if (WILD[j]) continue
+			load(j)
+			out = ""
+			for (d = 1; d <= NE; d++) if (EN[d] == "depend" && EF[d] !~ /V/)
+				for (v = 1; v <= EV[d]; v++) out = out (out == "" ? "" : " ") ES[d, v]
+			printf "%s\t%s\n", JN[j], out
+		}
+		exit 0
+	}
 	if (want != "") {
 		found = 0; failed = 0; dump = ""
 		for (j = 1; j <= nj; j++) {
 			if (WILD[j]) continue
 			load(j)
-			for (d = 1; d <= NE; d++) if (EN[d] == "depend" && EF[d] !~ /V/) hasdep = 1
 			if (JN[j] != want) continue
 			found = 1; failed = FAILED
 			for (d = 1; d <= NE; d++) if (EF[d] !~ /V/) {
@@ -453,7 +466,6 @@ END {
 			}
 		}
 		if (!found) exit 3
-		if (hasdep) exit 4
 		if (failed) exit 2
 		printf "%s", dump
 		exit 0
