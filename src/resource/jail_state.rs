@@ -395,37 +395,24 @@ mod tests {
     /// that change something and whether the change succeeded.
     fn run_with_state(mark: &str) -> (bool, String, String) {
         let tmp = tempfile::tempdir().unwrap();
-        let bin = tmp.path().join("bin");
-        std::fs::create_dir_all(&bin).unwrap();
         let zfs = format!(
             "#!/bin/sh\ncase $1 in\nget) case $6 in */usr_local) echo '{mark}' ;; *) echo - ;; esac ;;\n\
              list) exit 0 ;;\n*) printf 'zfs %s\\n' \"$*\" >> \"$LOG\" ;;\nesac\n"
         );
-        for (name, body) in [
-            ("zfs", zfs.as_str()),
-            ("jls", "#!/bin/sh\nexit 1\n"),
-            ("tar", "#!/bin/sh\n"),
-        ] {
-            let p = bin.join(name);
-            std::fs::write(&p, body).unwrap();
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
-        }
         let mut j = www("nullfs");
         j.golden_mount = tmp.path().join("golden").to_str().unwrap().into();
         let change = JailState::shell(&j).unwrap().change;
-        let log = tmp.path().join("log");
-        let out = std::process::Command::new("sh")
-            .arg("-c")
-            .arg(format!("change() {{\n\t{change}\n}}\nchange"))
-            .env("PATH", format!("{}:/bin:/usr/bin", bin.display()))
-            .env("LOG", &log)
-            .output()
-            .unwrap();
-        (
-            out.status.success(),
-            std::fs::read_to_string(&log).unwrap_or_default(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
+        crate::resource::sh_test::run(
+            tmp.path(),
+            &[
+                ("zfs", zfs.as_str()),
+                ("jls", "#!/bin/sh\nexit 1\n"),
+                ("tar", "#!/bin/sh\n"),
+            ],
+            "change",
+            &change,
+            "",
+            &[],
         )
     }
 

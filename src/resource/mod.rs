@@ -43,6 +43,8 @@ pub mod packages;
 pub mod rc;
 pub mod root_password;
 pub mod service;
+#[cfg(test)]
+mod sh_test;
 pub mod sshd;
 pub mod sysctl;
 pub mod timezone;

@@ -40,37 +40,25 @@ fn run_change_running(tmp: &Path, j: &Jail) -> (bool, String, String) {
 }
 
 fn run_change_with(tmp: &Path, j: &Jail, jls: &str) -> (bool, String, String) {
-    let bin = tmp.join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    for (name, body) in [
-        // FreeBSD's `stat -f FORMAT`, for the two formats the step asks.
-        (
-            "stat",
-            "#!/bin/sh\ncase $2 in\n'%Su %Lp') exec /usr/bin/stat -c '%U %a' \"$3\" ;;\n%Su) exec /usr/bin/stat -c %U \"$3\" ;;\nesac\nexit 2\n",
-        ),
-        ("jls", jls),
-        ("jail", "#!/bin/sh\nprintf '%s\\n' \"$*\" >> \"$LOG\"\n"),
-    ] {
-        let p = bin.join(name);
-        std::fs::write(&p, body).unwrap();
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
     let change = Jail::shell(j)
         .unwrap()
         .change
         .replace(STATE_DIR, tmp.join("state").to_str().unwrap());
-    let log = tmp.join("log");
-    let out = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(format!("change() {{\n\t{change}\n}}\nchange"))
-        .env("PATH", format!("{}:/bin:/usr/bin", bin.display()))
-        .env("LOG", &log)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        std::fs::read_to_string(&log).unwrap_or_default(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
+    crate::resource::sh_test::run(
+        tmp,
+        &[
+            // FreeBSD's `stat -f FORMAT`, for the two formats the step asks.
+            (
+                "stat",
+                "#!/bin/sh\ncase $2 in\n'%Su %Lp') exec /usr/bin/stat -c '%U %a' \"$3\" ;;\n%Su) exec /usr/bin/stat -c %U \"$3\" ;;\nesac\nexit 2\n",
+            ),
+            ("jls", jls),
+            ("jail", "#!/bin/sh\nprintf '%s\\n' \"$*\" >> \"$LOG\"\n"),
+        ],
+        "change",
+        &change,
+        "",
+        &[],
     )
 }
 
@@ -370,25 +358,6 @@ fn a_boolean_is_asked_by_its_own_name() {
 /// saying it runs and `jail`/`zfs` logging; the record and the conf
 /// directory moved under `tmp`. Returns the log.
 fn run_prune(tmp: &Path, recorded: bool, desired: &str) -> String {
-    let bin = tmp.join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    for (name, body) in [
-        ("jls", "#!/bin/sh\nexit 0\n"),
-        (
-            "jail",
-            "#!/bin/sh\nprintf 'jail %s\\n' \"$*\" >> \"$LOG\"\n",
-        ),
-        (
-            "zfs",
-            "#!/bin/sh\ncase $1 in\nlist) [ \"$5\" != -r ] || printf '%s\\n' \"$6\" \"$6/etc\" \"$6/keep\" ;;\n\
-             get) case $6 in */etc) echo 15.0-RELEASE ;; *) echo - ;; esac ;;\n\
-             *) printf 'zfs %s\\n' \"$*\" >> \"$LOG\" ;;\nesac\n",
-        ),
-    ] {
-        let p = bin.join(name);
-        std::fs::write(&p, body).unwrap();
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
     let record = tmp.join("managed");
     let lines = if recorded {
         "jail old zroot/jails/old\nzfs zroot/jails/old\n"
@@ -401,23 +370,28 @@ fn run_prune(tmp: &Path, recorded: bool, desired: &str) -> String {
         .replace("/var/db/beryl/managed", record.to_str().unwrap())
         .replace("/etc/", &format!("{}/etc/", tmp.display()))
         .replace("/var/db/beryl/jails", tmp.to_str().unwrap());
-    let log = tmp.join("log");
-    let out = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(format!(
-            "remove() {{\n\t{remove}\n}}\nremove 'old zroot/jails/old'"
-        ))
-        .env("PATH", format!("{}:/bin:/usr/bin", bin.display()))
-        .env("LOG", &log)
-        .env("desired", desired)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let (ok, log, err) = crate::resource::sh_test::run(
+        tmp,
+        &[
+            ("jls", "#!/bin/sh\nexit 0\n"),
+            (
+                "jail",
+                "#!/bin/sh\nprintf 'jail %s\\n' \"$*\" >> \"$LOG\"\n",
+            ),
+            (
+                "zfs",
+                "#!/bin/sh\ncase $1 in\nlist) [ \"$5\" != -r ] || printf '%s\\n' \"$6\" \"$6/etc\" \"$6/keep\" ;;\n\
+             get) case $6 in */etc) echo 15.0-RELEASE ;; *) echo - ;; esac ;;\n\
+             *) printf 'zfs %s\\n' \"$*\" >> \"$LOG\" ;;\nesac\n",
+            ),
+        ],
+        "remove",
+        &remove,
+        "'old zroot/jails/old'",
+        &[("desired", desired)],
     );
-    std::fs::read_to_string(&log).unwrap_or_default()
+    assert!(ok, "{err}");
+    log
 }
 
 /// A jail beryl made is stopped; its dataset is destroyed only when beryl

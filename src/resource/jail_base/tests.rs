@@ -1,4 +1,4 @@
-use std::os::unix::fs::{PermissionsExt, symlink};
+use std::os::unix::fs::symlink;
 use std::path::Path;
 
 use super::*;
@@ -84,40 +84,27 @@ fn every_path_in_the_pkgbase_change_is_one_quoted_word() {
 /// and `pkg` logging its arguments, the repository configuration it is
 /// given and, for `rquery`, listing the set and `pkg`.
 fn run(tmp: &Path, b: &JailBase) -> (bool, String, String) {
-    let bin = tmp.join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    for (name, body) in [
-        ("jls", "#!/bin/sh\nexit 1\n"),
-        (
-            "zfs",
-            "#!/bin/sh\n[ \"$1\" = get ] && { echo -; exit 0; }\nprintf 'zfs %s\\n' \"$*\" >> \"$LOG\"\n",
-        ),
-        (
-            "pkg",
-            "#!/bin/sh\nprintf 'pkg %s\\n' \"$*\" >> \"$LOG\"\n[ \"$1\" = -N ] && exit 0\n\
+    let change = JailBase::shell(b).unwrap().change;
+    crate::resource::sh_test::run(
+        tmp,
+        &[
+            ("jls", "#!/bin/sh\nexit 1\n"),
+            (
+                "zfs",
+                "#!/bin/sh\n[ \"$1\" = get ] && { echo -; exit 0; }\nprintf 'zfs %s\\n' \"$*\" >> \"$LOG\"\n",
+            ),
+            (
+                "pkg",
+                "#!/bin/sh\nprintf 'pkg %s\\n' \"$*\" >> \"$LOG\"\n[ \"$1\" = -N ] && exit 0\n\
              case \" $* \" in *' rquery '*) printf 'FreeBSD-set-minimal-jail\\npkg\\n' ;; \
              *' update '*) cat \"$6/FreeBSD-base.conf\" \"$2\" >> \"$LOG\" ;; \
              *' install '*) mkdir -p \"$4/etc\" ;; esac\n",
-        ),
-    ] {
-        let p = bin.join(name);
-        std::fs::write(&p, body).unwrap();
-        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    let change = JailBase::shell(b).unwrap().change;
-    let log = tmp.join("log");
-    let out = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(format!("change() {{\n\t{change}\n}}\nchange"))
-        .env("PATH", format!("{}:/bin:/usr/bin", bin.display()))
-        .env("LOG", &log)
-        .env("TMPDIR", tmp)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        std::fs::read_to_string(&log).unwrap_or_default(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
+            ),
+        ],
+        "change",
+        &change,
+        "",
+        &[("TMPDIR", tmp.to_str().unwrap())],
     )
 }
 
