@@ -140,4 +140,6 @@ pub(crate) fn quote_error(fqdn: &str, e: QuoteError) -> crate::diag::Diag {
 }
 
 #[cfg(test)]
+mod jail_tests;
+#[cfg(test)]
 mod tests;

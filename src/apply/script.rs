@@ -47,6 +47,8 @@ pub(crate) struct JailScript<'a> {
 pub(crate) struct Unit<'a> {
     pub own: bool,
     pub jails: &'a [JailScript<'a>],
+    /// How many jails run at once (at least 1).
+    pub at_once: usize,
 }
 
 impl Default for Unit<'_> {
@@ -54,6 +56,7 @@ impl Default for Unit<'_> {
         Unit {
             own: true,
             jails: &[],
+            at_once: JAILS_AT_ONCE,
         }
     }
 }
@@ -102,7 +105,7 @@ pub(crate) fn script_unit(
     let mut out = String::with_capacity(head.len() + body + 256);
     out.push_str(head);
     if !unit.jails.is_empty() {
-        out.push_str(JAIL_LIB);
+        out.push_str(&jail_lib(unit.at_once));
     }
     let records: Vec<_> = steps.iter().filter_map(|s| s.record.as_ref()).collect();
     out.push_str(&super::prune::desired(&records, opts.prune)?);
@@ -172,6 +175,9 @@ pub(crate) fn script_unit(
             text = word(j.text)?,
         );
     }
+    if !unit.jails.is_empty() {
+        out.push_str("jails_end\n");
+    }
     // Removals first, then the handlers: a service reloads once, after
     // everything it reads is in place. Without the host's own steps, nothing
     // of its record is pruned (none of its steps would say what to keep).
@@ -202,7 +208,7 @@ pub(crate) fn facts_unit(
         "#!/bin/sh\n# beryl facts of a host and its jails: read-only.\nset -u\nPATH={}\nexport PATH\nLC_ALL=C\nexport LC_ALL\n",
         crate::freebsd::SCRIPT_PATH
     );
-    out.push_str(JAIL_LIB);
+    out.push_str(&jail_lib(JAILS_AT_ONCE));
     out.push_str("beryl_host=0\n");
     if let Some(text) = host {
         let _ = write!(
@@ -222,7 +228,7 @@ pub(crate) fn facts_unit(
             word(j.text)?,
         );
     }
-    out.push_str("exit \"$beryl_host\"\n");
+    out.push_str("jails_end\nexit \"$beryl_host\"\n");
     Ok(out)
 }
 
@@ -572,45 +578,151 @@ const FOOTER: &str = "save_record\nfinish\n[ \"$failed\" -eq 0 ]\n";
 const JAILS_FOOTER: &str =
     "save_record\nfinish\n[ \"$failed\" -eq 0 ] || exit 1\n[ \"$jails_failed\" -eq 0 ] || exit 4\n";
 
+/// How many jails of a host run at once when nothing says otherwise
+/// (`beryl apply --jail-parallel`).
+pub(crate) const JAILS_AT_ONCE: usize = 4;
+
+/// [`JAIL_LIB`] running `at_once` jails at once (at least 1).
+fn jail_lib(at_once: usize) -> String {
+    JAIL_LIB.replace("@AT_ONCE@", &at_once.max(1).to_string())
+}
+
 /// What a script that runs jails adds to the header (after it: a host
-/// without jails keeps its script as it was).
+/// without jails keeps its script as it was). `@AT_ONCE@`: how many jails
+/// run at once.
 const JAIL_LIB: &str = r#"
 # jail_apply NAME ID SCRIPT (issue 36): SCRIPT, a jail's own apply script,
 # run in the jail NAME by jexec(8) -l, which empties the environment
 # (usr.sbin/jexec/jexec.c @2d614aa2, main: environ cleared, PATH=/bin:/usr/bin
 # and TERM, then the login class's PATH and variables, USER, HOME, SHELL, and
 # cwd HOME; the command found by execvp(3)), so BERYL_DRY_RUN is passed by
-# env(1), found on that PATH (/usr/bin/env); the script sets its own PATH. Every line the jail prints, stdout and stderr, is
-# prefixed `|ID ` here on the host, by awk (which ends every line it prints),
-# so nothing a jail prints reads as a line of the host's; then the host
-# writes `jail: ID exit N` (N: the jail's script's status), or `jail: ID
-# absent` when no jail NAME runs (jls -j NAME fails: its inside is unknown).
-# The status comes back on fd 4 (POSIX sh has no pipefail). A jail that did
-# not end well does not stop the others: the script's status says it.
+# env(1), found on that PATH (/usr/bin/env); the script sets its own PATH.
+#
+# Jails run side by side, jails_max at once, each in the background; what
+# each prints is shown whole, in the order the jails were queued
+# (jail_show), so the connection reads as if they ran one after another.
+# Every line a jail prints, stdout and stderr, is prefixed `|ID ` here on
+# the host by awk (which ends every line it prints), so nothing a jail
+# prints reads as a line of the host's; then the host writes `jail: ID exit
+# N` (N: the jail's script's status), `jail: ID absent` when no jail NAME
+# runs (jls -j NAME fails: its inside is unknown), or `jail: ID not run`
+# when a host row for it failed. A jail that did not end well does not
+# stop the others: the script's status says it.
+#
+# The end of a jail's output is not the end of its pipe: a process the
+# jail's script leaves behind may hold that open for ever. When jexec
+# (that is, the jail's sh: jexec execs it) exits, the host writes
+# `MARK STATUS` on the pipe, MARK being 32 random hex digits no jail sees,
+# and awk stops reading there: a process left behind that writes later
+# gets EPIPE. awk keeps what it shows to jails_cap bytes a jail (then one
+# line `jail: ID output cut after N bytes`), and runs with jails_vmem KiB of
+# memory, so that a line that never ends cannot exhaust the host's
+# (bin/sh/miscbltin.c @fd892956: ulimit -v is RLIMIT_VMEM, in KiB). The
+# spool is a directory only root reads (mktemp -d: mode 0700); a jail
+# holds no descriptor of it.
 jails_failed=0
+jails_max=@AT_ONCE@
+jails_cap=16777216
+jails_vmem=262144
+jails_n=0
+jails_shown=0
+jails_running=0
+jails_dir=''
+jails_mark=''
+# jails_spool: the spool directory and the mark, made once.
+jails_spool() {
+	[ -n "$jails_dir" ] && return 0
+	# od(1), usr.bin/hexdump/odsyntax.c @039ea811: -A n, -N 16, -t x1.
+	jails_mark=$(od -A n -N 16 -t x1 /dev/urandom | tr -d ' \n') || return 1
+	[ "${#jails_mark}" -eq 32 ] || return 1
+	jails_dir=$(mktemp -d "${TMPDIR:-/tmp}/beryl-jails.XXXXXXXX")
+}
+# The reader: the jail's lines, prefixed, up to the mark; the status into
+# the file ENVIRON["st"].
+# shellcheck disable=SC2016
+jails_awk='
+BEGIN { m = ENVIRON["m"] " "; cap = ENVIRON["cap"] + 0 }
+function show(s) {
+	if (n > cap) return
+	n += length(s) + 1
+	if (n <= cap) print ENVIRON["p"] s
+	else print "jail: " ENVIRON["id"] " output cut after " cap " bytes"
+}
+{
+	if ((i = index($0, m)) > 0) {
+		if (i > 1) show(substr($0, 1, i - 1))
+		print substr($0, i + length(m)) > ENVIRON["st"]
+		exit
+	}
+	show($0)
+}'
 jail_apply() {
+	jails_n=$((jails_n + 1))
+	_n=$jails_n
+	eval "jail_id_$_n=\$2 jail_end_$_n='' jail_pid_$_n=''"
 	case ${jails_blocked:-} in *" $1 "*)
-		printf '%s\n' "jail: $2 not run"
-		jails_failed=$((jails_failed + 1))
+		eval "jail_end_$_n='not run'"
+		jails_flush
 		return 0
 		;;
 	esac
 	if ! jls -j "$1" >/dev/null 2>&1; then
-		printf '%s\n' "jail: $2 absent"
+		eval "jail_end_$_n=absent"
+	elif ! jails_spool; then
+		printf '%s\n' "jails: no spool directory in ${TMPDIR:-/tmp} (mktemp -d failed): jail $2 not run"
+		eval "jail_end_$_n='not run'"
+	else
+		_f=$jails_dir/$_n
+		{
+			printf '%s' "$3" | jexec -l "$1" env \
+				"BERYL_DRY_RUN=${BERYL_DRY_RUN:-}" /bin/sh -s 2>&1
+			printf '%s %s\n' "$jails_mark" "$?"
+		} | (
+			# FreeBSD's sh has ulimit -v (and dash, the tests' sh).
+			# shellcheck disable=SC3045
+			ulimit -v "$jails_vmem"
+			p="|$2 " id=$2 m=$jails_mark cap=$jails_cap st=$_f.st exec awk "$jails_awk"
+		) >"$_f" &
+		eval "jail_pid_$_n=\$!"
+		jails_running=$((jails_running + 1))
+	fi
+	jails_flush
+}
+# jails_flush [all]: show the oldest jails whose turn has come: one that
+# did not start (at once), the oldest running one while jails_max run,
+# and with `all` every one.
+jails_flush() {
+	while [ "$jails_shown" -lt "$jails_n" ]; do
+		eval "_pid=\$jail_pid_$((jails_shown + 1))"
+		[ -z "$_pid" ] || [ "${1:-}" = all ] || [ "$jails_running" -ge "$jails_max" ] || break
+		jail_show
+	done
+}
+# jail_show: the oldest jail not shown: its lines and its end.
+jail_show() {
+	_n=$((jails_shown + 1))
+	jails_shown=$_n
+	_id='' _end='' _pid=''
+	eval "_id=\$jail_id_$_n _end=\$jail_end_$_n _pid=\$jail_pid_$_n"
+	if [ -z "$_pid" ]; then
+		printf '%s\n' "jail: $_id $_end"
 		jails_failed=$((jails_failed + 1))
 		return 0
 	fi
-	exec 3>&1
-	# shellcheck disable=SC2030,SC2031
-	# fds 3 and 4 are closed for jexec: a jail that inherited them could
-	# write host lines past the prefix, or its own status.
-	_st=$( { { printf '%s' "$3" | jexec -l "$1" env \
-		"BERYL_DRY_RUN=${BERYL_DRY_RUN:-}" /bin/sh -s 2>&1 3>&- 4>&-
-		printf '%s\n' "$?" >&4; } | p="|$2 " awk '{ print ENVIRON["p"] $0 }' >&3; } 4>&1 )
-	exec 3>&-
+	wait "$_pid"
+	jails_running=$((jails_running - 1))
+	_f=$jails_dir/$_n
+	cat "$_f"
+	_st=$(cat "$_f.st" 2>/dev/null) || _st=''
+	rm -f "$_f" "$_f.st"
 	case $_st in '' | *[!0-9]*) _st=255 ;; esac
-	printf '%s\n' "jail: $2 exit $_st"
+	printf '%s\n' "jail: $_id exit $_st"
 	[ "$_st" = 0 ] || jails_failed=$((jails_failed + 1))
+}
+# jails_end: every jail shown, the spool removed.
+jails_end() {
+	jails_flush all
+	[ -z "$jails_dir" ] || rm -rf "$jails_dir"
 }
 
 "#;

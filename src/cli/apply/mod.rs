@@ -140,6 +140,10 @@ pub(crate) struct Args {
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub parallel: usize,
 
+    /// How many jails of a host run their scripts at once, on the host's one connection (docs/jails.md, "One connection").
+    #[arg(long, value_name = "N", default_value_t = crate::apply::script::JAILS_AT_ONCE, value_parser = at_least_one)]
+    pub jail_parallel: usize,
+
     #[command(flatten)]
     pub opts: super::options::CompileArgs,
 }
@@ -149,6 +153,15 @@ pub(crate) enum Format {
     Text,
     Json,
     Jsonl,
+}
+
+/// A count of at least 1.
+fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 pub(crate) fn parse_env(s: &str) -> Result<(String, String), String> {
@@ -413,7 +426,7 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
         // A host's whole script (its jails' inside it), or a jail's own.
         let text = match (&conns[0], hosts[0].is_jail()) {
             (c, true) => script_of(!args.no_prune, &c.jails[0], None)?,
-            (c, false) => connection_script(!args.no_prune, c, None, None)?,
+            (c, false) => connection_script(!args.no_prune, args.jail_parallel, c, None, None)?,
         };
         write_out(out, &text)?;
         return Ok(Outcome::Ok);
@@ -425,7 +438,7 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
     let jobs = conns
         .iter()
         .map(|c| {
-            let script = connection_script(!args.no_prune, c, None, None)?;
+            let script = connection_script(!args.no_prune, args.jail_parallel, c, None, None)?;
             Ok(run::Job::of(c, Some(script), None, Vec::new()))
         })
         .collect::<Result<Vec<_>, Failure>>()?;
@@ -452,9 +465,11 @@ pub(super) type JailRun<'p, 'a> = (&'p Planned<'a>, Option<script::Guard<'p>>, b
 
 /// The script a connection runs: the host's steps (its guard first), then
 /// each jail's inside script (with its own guard and pruning) through
-/// jexec. `jails`: the jails to run; `None`: every jail, unguarded.
+/// jexec, `at_once` of them at a time. `jails`: the jails to run; `None`:
+/// every jail, unguarded.
 pub(super) fn connection_script(
     prune: bool,
+    at_once: usize,
     c: &Connection<'_>,
     guard: Option<script::Guard<'_>>,
     jails: Option<&[JailRun<'_, '_>]>,
@@ -480,6 +495,7 @@ pub(super) fn connection_script(
     let unit = script::Unit {
         own: c.host.own,
         jails: &scripts,
+        at_once,
     };
     let h = &c.host;
     script::script_unit(

@@ -145,7 +145,8 @@ pub(super) fn apply(
                         Err(why) => refused.push((j.host.fqdn.as_str(), why.clone())),
                     }
                 }
-                let script = super::connection_script(prune, c, guard, Some(&runs))?;
+                let script =
+                    super::connection_script(prune, args.jail_parallel, c, guard, Some(&runs))?;
                 Job::of(c, Some(script), None, refused)
             }
         };
@@ -297,6 +298,7 @@ fn print_script(
         }
         super::connection_script(
             host.is_none_or(|h| h.prune),
+            args.jail_parallel,
             c,
             host.map(|h| guard(&c.host, h)),
             Some(&runs),
