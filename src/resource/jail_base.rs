@@ -348,6 +348,23 @@ pub(crate) fn lay(b: &JailBase) -> Result<String, QuoteError> {
     ))
 }
 
+/// The shell that refuses to lay a base down unless `b.dataset` is
+/// mounted on `b.path`: a dataset unmounted, or mounted elsewhere, would
+/// leave the base in the file system under the path (`zfs get -H -p -o
+/// value mounted,mountpoint`: one line a property, in that order; openzfs
+/// cmd/zfs/zfs_main.c @be7657e3, zfs_do_get).
+fn mounted_here(b: &JailBase) -> Result<String, QuoteError> {
+    Ok(format!(
+        "if [ \"$(zfs get -H -p -o value mounted,mountpoint {ds} 2>/dev/null)\" != {want} ]; then printf '%s\\n' {why} >&2; return 1; fi",
+        ds = w(&b.dataset)?,
+        want = w(&format!("yes\n{}", b.path))?,
+        why = w(&format!(
+            "{} is not mounted on {}: the base would go to another file system",
+            b.dataset, b.path
+        ))?,
+    ))
+}
+
 impl Kind for JailBase {
     type Want = JailBase;
     const NAME: &'static str = "jail_base";
@@ -382,9 +399,11 @@ impl Kind for JailBase {
                 "if jls -j {name} >/dev/null 2>&1; then printf '%s\\n' 'the jail runs: its base is laid down only while it is stopped' >&2; return 1; fi
 	case $(zfs get -H -o value {MARKER} {ds} 2>/dev/null) in ''|-) ;; *) printf '%s\\n' 'another release was laid down here: beryl does not upgrade a base' >&2; return 1 ;; esac
 	if [ ! -d {path} ] || [ -L {path} ]; then printf '%s\\n' {nodir} >&2; return 1; fi
+	{here}
 	{lay}
 	[ \"$_st\" -eq 0 ] && zfs set {marker} {ds}",
                 name = w(&b.name)?,
+                here = mounted_here(b)?,
                 nodir = w(&format!("{} is not a directory (the dataset's mountpoint)", b.path))?,
                 lay = lay(b)?,
                 marker = w(&format!("{MARKER}={}", b.release))?,
@@ -397,11 +416,13 @@ impl Kind for JailBase {
         let change = format!(
             "case $(zfs get -H -o value {MARKER} {ds} 2>/dev/null) in ''|-) ;; *) printf '%s\\n' 'another release was laid down here: beryl does not upgrade a base' >&2; return 1 ;; esac
 	if [ ! -d {path} ] || [ -L {path} ]; then printf '%s\\n' {nodir} >&2; return 1; fi
+	{here}
 	{lay}
 	[ \"$_st\" -eq 0 ] || return 1
 	zfs list -H -t snapshot -o name {snap} >/dev/null 2>&1 || zfs snapshot {snap} || return 1
 	zfs set {marker} {ds}",
             nodir = w(&format!("{} is not a directory (the dataset's mountpoint)", b.path))?,
+            here = mounted_here(b)?,
             lay = lay(b)?,
             marker = w(&format!("{MARKER}={}", b.release))?,
         );

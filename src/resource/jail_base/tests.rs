@@ -80,10 +80,15 @@ fn every_path_in_the_pkgbase_change_is_one_quoted_word() {
 }
 
 /// Runs the change as the apply script does (a function), with `jls`
-/// saying the jail is stopped, `zfs` an unset marker (and logging `set`),
-/// and `pkg` logging its arguments, the repository configuration it is
-/// given and, for `rquery`, listing the set and `pkg`.
+/// saying the jail is stopped, `zfs` an unset marker, the dataset mounted
+/// on `$MOUNTED` (and logging `set`), and `pkg` logging its arguments, the
+/// repository configuration it is given and, for `rquery`, listing the set
+/// and `pkg`.
 fn run(tmp: &Path, b: &JailBase) -> (bool, String, String) {
+    run_mounted(tmp, b, &b.path)
+}
+
+fn run_mounted(tmp: &Path, b: &JailBase, mounted: &str) -> (bool, String, String) {
     let change = JailBase::shell(b).unwrap().change;
     crate::resource::sh_test::run(
         tmp,
@@ -91,7 +96,8 @@ fn run(tmp: &Path, b: &JailBase) -> (bool, String, String) {
             ("jls", "#!/bin/sh\nexit 1\n"),
             (
                 "zfs",
-                "#!/bin/sh\n[ \"$1\" = get ] && { echo -; exit 0; }\nprintf 'zfs %s\\n' \"$*\" >> \"$LOG\"\n",
+                "#!/bin/sh\ncase \"$*\" in 'get -H -p -o value mounted,mountpoint '*) printf 'yes\\n%s\\n' \"$MOUNTED\"; exit 0 ;; esac\n\
+                 [ \"$1\" = get ] && { echo -; exit 0; }\nprintf 'zfs %s\\n' \"$*\" >> \"$LOG\"\n",
             ),
             (
                 "pkg",
@@ -104,7 +110,7 @@ fn run(tmp: &Path, b: &JailBase) -> (bool, String, String) {
         "change",
         &change,
         "",
-        &[("TMPDIR", tmp.to_str().unwrap())],
+        &[("TMPDIR", tmp.to_str().unwrap()), ("MOUNTED", mounted)],
     )
 }
 
@@ -193,6 +199,25 @@ fn a_link_on_the_way_to_the_keys_in_the_root_is_refused() {
         "{log}"
     );
     assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+}
+
+/// A dataset that is not mounted on the jail's path (unmounted, or
+/// mounted elsewhere) is refused before anything is laid down: the base
+/// would go into the file system under the path.
+#[test]
+fn a_dataset_not_mounted_on_the_path_is_refused_before_pkg_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (root, keys) = setup(tmp.path());
+    let b = pkgbase(&root, &keys);
+    let (ok, log, err) = run_mounted(tmp.path(), &b, "/elsewhere");
+    assert!(!ok, "{log}");
+    assert!(
+        err.contains("zroot/jails/www is not mounted on ") && err.contains("another file system"),
+        "{err}"
+    );
+    assert!(!log.contains("pkg "), "{log}");
+    let (ok, log, _) = run(tmp.path(), &b);
+    assert!(ok && log.contains("pkg "), "{log}");
 }
 
 #[test]
