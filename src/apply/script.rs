@@ -713,8 +713,10 @@ jail_show() {
 	jails_running=$((jails_running - 1))
 	_f=$jails_dir/$_n
 	cat "$_f"
-	_st=$(cat "$_f.st" 2>/dev/null) || _st=''
-	rm -f "$_f" "$_f.st"
+	_st=''
+	[ ! -f "$_f.st" ] || read -r _st <"$_f.st" || :
+	# Emptied now, removed with the spool (jails_end).
+	: >"$_f"
 	case $_st in '' | *[!0-9]*) _st=255 ;; esac
 	printf '%s\n' "jail: $_id exit $_st"
 	[ "$_st" = 0 ] || jails_failed=$((jails_failed + 1))

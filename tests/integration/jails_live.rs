@@ -526,11 +526,20 @@ fn timing_a_host_and_n_jails() {
         .unwrap_or_else(|_| env!("CARGO_BIN_EXE_beryl").to_string());
     let home = d.join("home");
     fs::create_dir_all(&home).unwrap();
+    // BERYL_JAILS_TIMING_PARALLEL=N: the applies' --jail-parallel.
+    let parallel: Vec<String> = std::env::var("BERYL_JAILS_TIMING_PARALLEL")
+        .map(|n| vec!["--jail-parallel".into(), n])
+        .unwrap_or_default();
     let timed = |a: &[&str]| {
         let start = std::time::Instant::now();
+        let extra: &[String] = match a.contains(&"--yes") {
+            true => &parallel,
+            false => &[],
+        };
         let out = std::process::Command::new(&bin)
             .args(["--color", "never"])
             .args(a)
+            .args(extra)
             .args(SSH_OPTIONS)
             .current_dir(d)
             .env("NO_COLOR", "1")
