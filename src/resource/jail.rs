@@ -395,7 +395,13 @@ impl Kind for Jail {
         } else {
             params.join(" && ")
         };
-        let mut safe = String::from(":");
+        // The console log is made root's and 0600 before jail(8) opens it
+        // (DEFFILEMODE less the umask): what a jail's rc prints is for
+        // root. /var/log is root's: no one else can plant a link there.
+        let mut safe = format!(
+            "(umask 077 && : >> {})",
+            w(&super::jail_conf::console_log(&j.name))?
+        );
         if !j.mount_paths.is_empty() {
             let paths: Result<Vec<String>, QuoteError> =
                 j.mount_paths.iter().map(|p| w(p)).collect();
@@ -405,7 +411,7 @@ impl Kind for Jail {
             // only while the jail is not running (nothing in it can plant
             // one in between).
             safe = format!(
-                "for _p in {}; do if [ -L \"$_p\" ]; then printf '%s\\n' \"refused: $_p is a symbolic link: a mount there could land outside the jail\" >&2; return 1; fi; done && mkdir -p {}",
+                "{safe} && for _p in {}; do if [ -L \"$_p\" ]; then printf '%s\\n' \"refused: $_p is a symbolic link: a mount there could land outside the jail\" >&2; return 1; fi; done && mkdir -p {}",
                 paths?.join(" "),
                 targets?.join(" ")
             );

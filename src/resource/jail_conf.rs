@@ -60,6 +60,19 @@ pub(crate) fn conf_path(name: &str) -> String {
     format!("{CONF_DIR}/{name}.conf")
 }
 
+/// Where jail(8) writes what the commands it runs in the jail print
+/// (`exec.consolelog`: exec.start's /etc/rc, exec.stop's rc.shutdown),
+/// instead of its own output: the name rc.d/jail gives it
+/// (libexec/rc/rc.d/jail @065edb73, parse_options:
+/// `/var/log/jail_${_j}_console.log`). jail(8) opens it on the host with
+/// O_APPEND before it enters the jail and waits for the command itself,
+/// not for the end of its output (usr.sbin/jail/command.c run_command,
+/// index id 1427912018): a daemon /etc/rc leaves holding its output holds
+/// this file, not the apply step that started the jail.
+pub(crate) fn console_log(name: &str) -> String {
+    format!("/var/log/jail_{name}_console.log")
+}
+
 /// The fstab's path (jail.conf(5) `mount.fstab`).
 pub(crate) fn fstab_path(name: &str) -> String {
     format!("/etc/fstab.{name}")
@@ -108,6 +121,7 @@ pub(crate) fn conf_text(fqdn: &str, jail: &Jail, hostname: &str) -> String {
     );
     out.push_str(&param("exec.start", "/bin/sh /etc/rc"));
     out.push_str(&param("exec.stop", "/bin/sh /etc/rc.shutdown"));
+    out.push_str(&param("exec.consolelog", &console_log(name)));
     out.push_str("\texec.clean;\n\tmount.devfs;\n");
     out.push_str(&param("path", &jail.path.value));
     out.push_str(&param("host.hostname", hostname));

@@ -426,6 +426,94 @@ const APP: &str = r#"app {
 }
 "#;
 
+/// exec.consolelog (usr.sbin/jail/command.c run_command, index id
+/// 1427912018): what exec.start and exec.stop print in the jail goes to
+/// the file, opened on the host with O_APPEND before the command enters
+/// the jail, and jail(8) prints only its own lines; a relative path is
+/// refused ("not an absolute pathname", check_path), which fails the
+/// start: the jail made for it is removed.
+#[test]
+fn jail_c_sends_the_jails_commands_output_to_exec_consolelog() {
+    let Some(bsd) = with_roots(
+        "jail_c_sends_the_jails_commands_output_to_exec_consolelog",
+        &["app"],
+    ) else {
+        return;
+    };
+    let with_log = |log: &str| {
+        APP.replacen(
+            "\texec.clean;",
+            &format!("\texec.consolelog = \"{log}\";\n\texec.clean;\n\texec.stop = \"echo stopping $(cat /marker)\";"),
+            1,
+        )
+        .replacen(
+            "ls /dev/null >> /var/log/start';",
+            "echo rc says hello; echo rc warns >&2';",
+            1,
+        )
+    };
+    conf(&bsd, "app", &with_log("/var/log/jail_app_console.log"));
+    let run = sh(
+        &bsd,
+        "echo earlier > /var/log/jail_app_console.log
+         jail -f /etc/jail.conf.d/app.conf -c app; echo st=$?
+         jail -f /etc/jail.conf.d/app.conf -r app; echo st=$?
+         cat /var/log/jail_app_console.log
+",
+        &[],
+    );
+    assert_eq!(
+        (run.stdout.as_str(), run.stderr.as_str()),
+        (
+            "app: created\nst=0\napp: removed\nst=0\n\
+             earlier\nrc says hello\nrc warns\nstopping jail-app\n",
+            ""
+        ),
+        "{}",
+        run.all()
+    );
+    // A process exec.start leaves in the background holds the log, not
+    // the output of the `jail -c` that started it: a caller reading that
+    // output to its end ($(…), as apply's steps do) is not held.
+    conf(
+        &bsd,
+        "app",
+        &with_log("/var/log/jail_app_console.log").replacen(
+            "echo rc says hello;",
+            "(sleep 3; echo late > /tmp/late) & echo rc says hello;",
+            1,
+        ),
+    );
+    let run = sh(
+        &bsd,
+        "out=$(jail -f /etc/jail.conf.d/app.conf -c app 2>&1); echo \"$out\"\n\
+         if [ -e /jails/app/tmp/late ]; then echo held; else echo not held; fi\n\
+         jail -f /etc/jail.conf.d/app.conf -r app\n",
+        &[],
+    );
+    assert_eq!(
+        (run.stdout.as_str(), run.stderr.as_str()),
+        ("app: created\nnot held\napp: removed\n", ""),
+        "{}",
+        run.all()
+    );
+    conf(&bsd, "app", &with_log("var/log/app.log"));
+    let run = sh(
+        &bsd,
+        "jail -f /etc/jail.conf.d/app.conf -c app; echo st=$?",
+        &[],
+    );
+    assert_eq!(
+        (run.stdout.as_str(), run.stderr.as_str()),
+        (
+            "app: created\napp: removed\nst=1\n",
+            "jail: app: exec.consolelog: var/log/app.log: not an absolute pathname\n"
+        ),
+        "{}",
+        run.all()
+    );
+}
+
 #[test]
 fn jail_c_creates_a_jail_from_its_conf_file_and_r_removes_it() {
     let Some(bsd) = with_roots(

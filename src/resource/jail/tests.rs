@@ -197,7 +197,9 @@ fn the_check_needs_the_jail_running_from_this_conf_with_its_live_values() {
     let mut j = www(tmp.path());
     j.restart = true;
     let change = Jail::shell(&j).unwrap().change;
-    let stop = change.find("-r www && for _p in").unwrap();
+    let stop = change
+        .find("-r www && (umask 077 && : >> /var/log/jail_www_console.log) && for _p in")
+        .unwrap_or_else(|| panic!("{change}"));
     assert!(change[stop..].contains("-c www"), "{change}");
 }
 

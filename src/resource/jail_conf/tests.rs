@@ -67,6 +67,7 @@ fn the_conf_holds_every_field_once_each_value_quoted() {
 www {
 \texec.start = '/bin/sh /etc/rc';
 \texec.stop = '/bin/sh /etc/rc.shutdown';
+\texec.consolelog = '/var/log/jail_www_console.log';
 \texec.clean;
 \tmount.devfs;
 \tpath = '/jails/www';
