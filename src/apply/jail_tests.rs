@@ -65,8 +65,13 @@ fn run(
     let bin = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(which("original-awk"), bin.path().join("awk")).unwrap();
     let script = script.replacen("\nPATH=", &format!("\nPATH={}:", bin.path().display()), 1);
+    // A file: a script can be longer than an argument may be.
+    let file = bin.path().join("script.sh");
+    std::fs::write(&file, &script).unwrap();
     Command::new("timeout")
-        .args(["20", "dash", "-c", &script])
+        .arg("20")
+        .arg("dash")
+        .arg(&file)
         .env("HOME", "/nonexistent")
         .envs(env.iter().copied())
         .output()
@@ -270,6 +275,87 @@ fn a_process_left_holding_a_jails_output_does_not_hold_the_apply() {
     assert_eq!(std::fs::read_dir(&spool).unwrap().count(), 0, "spool left");
 }
 
+/// A jail's last bytes cannot hide the mark: after a NUL (which ends the
+/// one true awk's record) the mark still starts a record of its own, so a
+/// process left holding the output does not hold the apply; empty lines
+/// are the jail's own, and the newline the host writes before the mark
+/// adds none.
+#[test]
+fn a_nul_or_an_empty_last_line_does_not_hide_the_mark() {
+    if !dash("a_nul_or_an_empty_last_line_does_not_hide_the_mark") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let pid = tmp.path().join("pid");
+    let text = format!(
+        "{{ sleep 5; echo late; }} & echo $! > '{}'; printf 'x\\000'",
+        pid.display()
+    );
+    let jails = [
+        jail("a", "a.h", &text),
+        jail("b", "b.h", "printf 'a\\n\\nb\\n\\n'"),
+        jail("c", "c.h", "printf 'no newline'"),
+    ];
+    let out = run(&[], &jails, 4, STUBS, &[], &[]);
+    if let Ok(p) = std::fs::read_to_string(&pid) {
+        let _ = Command::new("kill").arg(p.trim()).status();
+    }
+    assert_ne!(out.status.code(), Some(124), "timed out: {}", shown(&out));
+    assert_eq!(
+        jail_lines(&out),
+        [
+            "|a.h x",
+            "jail: a.h exit 0",
+            "|b.h a",
+            "|b.h ",
+            "|b.h b",
+            "|b.h ",
+            "jail: b.h exit 0",
+            "|c.h no newline",
+            "jail: c.h exit 0",
+        ],
+        "{}",
+        shown(&out)
+    );
+}
+
+/// A jail's sh that reads none of its script and leaves a process holding
+/// its standard input cannot stop the host writing the script (a pipe's
+/// buffer is 16 to 64 KiB on FreeBSD, a jail's script more): the script is
+/// a file the jail reads.
+#[test]
+fn a_jail_that_holds_its_input_unread_does_not_hold_the_apply() {
+    if !dash("a_jail_that_holds_its_input_unread_does_not_hold_the_apply") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let pid = tmp.path().join("pid");
+    // jexec stands for a hostile /bin/sh in the jail.
+    let stubs = format!(
+        "jls() {{ :; }}\n\
+         jexec() {{ sleep 30 <&0 >/dev/null 2>&1 & echo $! > '{}'; echo held; }}\n",
+        pid.display()
+    );
+    let big = format!("# {}\necho never", "x".repeat(300_000));
+    let jails = [jail("a", "a.h", &big), jail("b", "b.h", "echo b")];
+    let out = run(&[], &jails, 4, &stubs, &[], &[]);
+    if let Ok(p) = std::fs::read_to_string(&pid) {
+        let _ = Command::new("kill").arg(p.trim()).status();
+    }
+    assert_ne!(out.status.code(), Some(124), "timed out: {}", shown(&out));
+    assert_eq!(
+        jail_lines(&out),
+        [
+            "|a.h held",
+            "jail: a.h exit 0",
+            "|b.h held",
+            "jail: b.h exit 0"
+        ],
+        "{}",
+        shown(&out)
+    );
+}
+
 /// What a jail prints is shown up to `jails_cap` bytes, then one host line
 /// says it was cut, and the jail's script still runs to its end; a line
 /// that would take awk past `jails_vmem` KiB of memory ends the reading,
@@ -289,10 +375,10 @@ fn a_jails_output_is_cut_and_its_memory_bounded() {
         &[("jails_cap=16777216", "jails_cap=40")],
         &[],
     );
+    // Each line counts its prefix `|a.h ` and its newline: 16 bytes.
     assert_eq!(
         jail_lines(&out),
         [
-            "|a.h 0123456789",
             "|a.h 0123456789",
             "|a.h 0123456789",
             "jail: a.h output cut after 40 bytes",
@@ -407,7 +493,7 @@ fn a_failed_row_of_a_jail_stops_that_jail_not_its_host() {
             .message
             .as_deref()
             .unwrap_or("")
-            .starts_with("not run: a step of its host"),
+            .starts_with("not run: its host did not run it (a step that makes or runs it failed"),
         "{:?}",
         d.units[1].message
     );

@@ -163,7 +163,7 @@ impl Demux {
             self.ended[i] = true;
             self.units[i].status = Status::Failed;
             self.units[i].message = Some(
-                "not run: a step of its host that makes or runs it failed (in the host's report)"
+                "not run: its host did not run it (a step that makes or runs it failed, or its output could not be spooled: the host's report says which)"
                     .into(),
             );
             return;

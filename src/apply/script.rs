@@ -617,9 +617,15 @@ const JAIL_LIB: &str = r#"
 # gets EPIPE. awk keeps what it shows to jails_cap bytes a jail (then one
 # line `jail: ID output cut after N bytes`), and runs with jails_vmem KiB of
 # memory, so that a line that never ends cannot exhaust the host's
-# (bin/sh/miscbltin.c @fd892956: ulimit -v is RLIMIT_VMEM, in KiB). The
-# spool is a directory only root reads (mktemp -d: mode 0700); a jail
-# holds no descriptor of it.
+# (bin/sh/miscbltin.c @fd892956: ulimit -v is RLIMIT_VMEM, in KiB; a
+# jail's root may raise its own limits: kern_jail.c prison_priv_check
+# grants PRIV_PROC_SETRLIMIT). An awk that counts UTF-8 characters
+# (one-true-awk's second edition) lets up to 4 times as many bytes
+# through. The spool is a directory only root reads (mktemp -d: mode
+# 0700); of it a jail holds only its script, read-only (a pipe there
+# could be held by a process the jail leaves behind, and stop the host
+# writing the script). Once jails_max run, the oldest is shown before
+# another starts: one slow jail holds back the start of the later ones.
 jails_failed=0
 jails_max=@AT_ONCE@
 jails_cap=16777216
@@ -638,23 +644,28 @@ jails_spool() {
 	jails_dir=$(mktemp -d "${TMPDIR:-/tmp}/beryl-jails.XXXXXXXX")
 }
 # The reader: the jail's lines, prefixed, up to the mark; the status into
-# the file ENVIRON["st"].
+# the file ENVIRON["st"]. The host writes the mark after a newline of its
+# own, so the mark starts a record whatever the jail's last bytes were (a
+# NUL ends the one true awk's record early: the mark must not share it);
+# an empty record just before the mark is that newline, not a line of the
+# jail's. What is shown counts the prefix (the bytes the host writes).
 # shellcheck disable=SC2016
 jails_awk='
-BEGIN { m = ENVIRON["m"] " "; cap = ENVIRON["cap"] + 0 }
+BEGIN { m = ENVIRON["m"] " "; cap = ENVIRON["cap"] + 0; pl = length(ENVIRON["p"]) + 1 }
 function show(s) {
 	if (n > cap) return
-	n += length(s) + 1
+	n += pl + length(s)
 	if (n <= cap) print ENVIRON["p"] s
 	else print "jail: " ENVIRON["id"] " output cut after " cap " bytes"
 }
 {
-	if ((i = index($0, m)) > 0) {
-		if (i > 1) show(substr($0, 1, i - 1))
-		print substr($0, i + length(m)) > ENVIRON["st"]
+	if (index($0, m) == 1) {
+		print substr($0, length(m) + 1) > ENVIRON["st"]
 		exit
 	}
-	show($0)
+	if (held) show("")
+	held = $0 == ""
+	if (!held) show($0)
 }'
 jail_apply() {
 	jails_n=$((jails_n + 1))
@@ -669,14 +680,22 @@ jail_apply() {
 	if ! jls -j "$1" >/dev/null 2>&1; then
 		eval "jail_end_$_n=absent"
 	elif ! jails_spool; then
-		printf '%s\n' "jails: no spool directory in ${TMPDIR:-/tmp} (mktemp -d failed): jail $2 not run"
+		printf '%s\n' "jails: no spool (mktemp -d in ${TMPDIR:-/tmp}, or od of /dev/urandom, failed): jail $2 not run"
 		eval "jail_end_$_n='not run'"
 	else
 		_f=$jails_dir/$_n
+		# The script is read from a file: a process the jail leaves
+		# holding a pipe there could stop the host writing it.
+		if ! printf '%s' "$3" >"$_f.in"; then
+			printf '%s\n' "jails: cannot write $_f.in: jail $2 not run"
+			eval "jail_end_$_n='not run'"
+			jails_flush
+			return 0
+		fi
 		{
-			printf '%s' "$3" | jexec -l "$1" env \
-				"BERYL_DRY_RUN=${BERYL_DRY_RUN:-}" /bin/sh -s 2>&1
-			printf '%s %s\n' "$jails_mark" "$?"
+			jexec -l "$1" env "BERYL_DRY_RUN=${BERYL_DRY_RUN:-}" \
+				/bin/sh -s <"$_f.in" 2>&1
+			printf '\n%s %s\n' "$jails_mark" "$?"
 		} | (
 			# FreeBSD's sh has ulimit -v (and dash, the tests' sh).
 			# shellcheck disable=SC3045
@@ -717,6 +736,7 @@ jail_show() {
 	[ ! -f "$_f.st" ] || read -r _st <"$_f.st" || :
 	# Emptied now, removed with the spool (jails_end).
 	: >"$_f"
+	rm -f "$_f.in"
 	case $_st in '' | *[!0-9]*) _st=255 ;; esac
 	printf '%s\n' "jail: $_id exit $_st"
 	[ "$_st" = 0 ] || jails_failed=$((jails_failed + 1))

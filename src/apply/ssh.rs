@@ -90,16 +90,38 @@ pub(crate) fn capture(
     script: &str,
 ) -> Result<(i32, Vec<u8>), Diag> {
     let mut running = spawn(target, options, env, script)?;
-    let mut bytes = Vec::new();
-    let read = running
-        .stdout
-        .take()
-        .expect("piped stdout")
-        .read_to_end(&mut bytes);
+    let read = read_capped(running.stdout.take().expect("piped stdout"), CAPTURE_LIMIT);
+    if let Ok(None) = read {
+        // Not read further: ssh is stopped, whatever the host goes on
+        // printing (a host's or a jail's facts have no such size).
+        let _ = running.child.kill();
+        let _ = finish(target, running);
+        return Err(Diag::new(
+            Code::Ssh,
+            format!(
+                "{}@{}: the output is over {CAPTURE_LIMIT} bytes: not read further",
+                target.user, target.host
+            ),
+        ));
+    }
     let code = finish(target, running)?;
-    read.map_err(|e| Diag::new(Code::Ssh, format!("reading ssh's output: {e}")))?;
-    Ok((code, bytes))
+    let bytes = read.map_err(|e| Diag::new(Code::Ssh, format!("reading ssh's output: {e}")))?;
+    Ok((code, bytes.unwrap_or_default()))
 }
+
+/// All of `r`, or `None` once it holds more than `limit` bytes (read no
+/// further).
+fn read_capped(r: impl Read, limit: u64) -> std::io::Result<Option<Vec<u8>>> {
+    let mut bytes = Vec::new();
+    r.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= limit).then_some(bytes))
+}
+
+/// The most [`capture`] keeps of a host's output (facts, a saved plan's
+/// facts again): 1 GiB, beyond any snapshot (each file's content in it is
+/// at most `--max-file-size`, each jail's output at most 16 MiB on the
+/// host), so that a host cannot grow beryl's memory without bound.
+const CAPTURE_LIMIT: u64 = 1 << 30;
 
 /// A running ssh with the script fed to its standard input.
 struct Running {
@@ -223,6 +245,17 @@ mod tests {
 
     /// A byte that is not UTF-8 does not end the output (a jail's `\xff`
     /// once lost every later line: its end, later jails, the summary).
+    #[test]
+    fn a_capture_stops_past_its_limit() {
+        let ten = &b"0123456789"[..];
+        assert_eq!(super::read_capped(ten, 10).unwrap().as_deref(), Some(ten));
+        assert_eq!(super::read_capped(ten, 9).unwrap(), None);
+        assert_eq!(
+            super::read_capped(std::io::repeat(b'x'), 1 << 20).unwrap(),
+            None
+        );
+    }
+
     #[test]
     fn bytes_that_are_not_utf8_do_not_end_the_output() {
         assert_eq!(

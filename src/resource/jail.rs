@@ -97,6 +97,9 @@ pub struct Jail {
     pub mount_targets: Vec<String>,
     /// Restarted by apply when what only a start reads changed.
     pub restart: bool,
+    /// Its `exec.consolelog` ([`super::jail_conf::console_log`]), made
+    /// root's and 0600 before a start.
+    pub console_log: String,
     /// Directories that hold jails' trees (the root's parent; with a thin
     /// layout the golden and state roots' too), kept root's and closed to
     /// everyone else ([`PRIVATE`]).
@@ -278,6 +281,7 @@ pub(crate) fn layout(input: &Input<'_>) -> Vec<Resource> {
             mount_targets,
             restart: jail.restart.value == JailRestart::OnChange,
             private: private_dirs(&jail.path.value, thin),
+            console_log: super::jail_conf::console_log(&name),
             name,
         })
     }))
@@ -395,12 +399,14 @@ impl Kind for Jail {
         } else {
             params.join(" && ")
         };
-        // The console log is made root's and 0600 before jail(8) opens it
-        // (DEFFILEMODE less the umask): what a jail's rc prints is for
-        // root. /var/log is root's: no one else can plant a link there.
+        // The console log is root's and 0600 before jail(8) opens it
+        // (DEFFILEMODE less the umask, for a new one; one an rc.d/jail
+        // start at boot made keeps its mode): what a jail's rc prints is
+        // for root. /var/log is root's: no one else can plant a link
+        // there, and one found is refused rather than followed by chmod.
+        let log = w(&j.console_log)?;
         let mut safe = format!(
-            "(umask 077 && : >> {})",
-            w(&super::jail_conf::console_log(&j.name))?
+            "(umask 077 && : >> {log}) && [ ! -L {log} ] && chown 0:0 {log} && chmod 0600 {log}"
         );
         if !j.mount_paths.is_empty() {
             let paths: Result<Vec<String>, QuoteError> =

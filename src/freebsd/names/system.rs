@@ -217,6 +217,16 @@ pub(crate) fn install(s: &str) -> Result<Install, String> {
 /// release's directory, such as
 /// `https://download.freebsd.org/releases/amd64/15.0-RELEASE`.
 pub(crate) fn dist_site(s: &str) -> Result<(), String> {
+    // Credentials in the URL would be in every rendered config, plan,
+    // installerconfig and apply script, and in fetch's error messages;
+    // fetch(1) reads them from root's ~/.netrc instead (lib/libfetch/common.c
+    // @0012b66b, fetch_netrc_auth). Any `@` is refused, before anything
+    // else quotes the value: a release directory's URL has none.
+    if s.contains('@') {
+        return Err(
+            "the URL holds `@`: credentials (`user:password@`) would be shown by every rendered config, plan and script; put them in root's ~/.netrc on the host, which fetch(1) reads".into(),
+        );
+    }
     let Some((scheme, rest)) = s.split_once("://") else {
         return Err(format!("{} is not a URL", quote(s)));
     };
@@ -229,45 +239,19 @@ pub(crate) fn dist_site(s: &str) -> Result<(), String> {
     if rest.is_empty() || rest.starts_with('/') && scheme != "file" {
         return Err(format!("{} has no host", quote(s)));
     }
-    // Credentials in the URL would be in every rendered config, plan,
-    // installerconfig and apply script, and in fetch's error messages;
-    // fetch(1) reads them from root's ~/.netrc instead (lib/libfetch/common.c
-    // @0012b66b, fetch_netrc_auth).
-    if rest
-        .split('/')
-        .next()
-        .is_some_and(|authority| authority.contains('@'))
-    {
-        return Err(format!(
-            "{} holds credentials (`user:password@`), which every rendered config, plan and script would show: put them in root's ~/.netrc on the host, which fetch(1) reads",
-            quote_url(s)
-        ));
-    }
     // The characters of a release directory's URL: RFC 3986's unreserved
     // ones, the separators of a path and a port, and percent-escapes. No
     // query, fragment, blank or quote: bsdinstall appends `/SET` to it.
     if let Some(c) = s
         .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || "._~:/@%+-".contains(*c)))
+        .find(|c| !(c.is_ascii_alphanumeric() || "._~:/%+-".contains(*c)))
     {
         return Err(format!(
-            "{} holds {c:?}: a release directory's URL has letters, digits and `._~:/@%+-` only",
+            "{} holds {c:?}: a release directory's URL has letters, digits and `._~:/%+-` only",
             quote(s)
         ));
     }
     Ok(())
-}
-
-/// `s` with its credentials (`user:password@`) shown as `…@`.
-fn quote_url(s: &str) -> String {
-    match s.split_once("://") {
-        Some((scheme, rest)) => {
-            let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-            let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-            quote(&format!("{scheme}://…@{host}{path}"))
-        }
-        None => quote(s),
-    }
 }
 
 /// The crypt(3) schemes FreeBSD's libcrypt reads (`$1$` MD5, `$2b$`

@@ -626,13 +626,20 @@ fn dist_site() {
         "not an http, https, ftp or file URL",
     );
     refused(super::dist_site, "https:///x", "has no host");
-    // Credentials are refused, and never quoted back.
-    for url in ["https://me:s3cret@mirror/x", "ftp://me@mirror/x"] {
+    // Credentials are refused, and never quoted back, whatever else is
+    // wrong with the value.
+    for url in [
+        "https://me:s3cret@mirror/x",
+        "ftp://me@mirror/x",
+        "HTTPS://me:s3cret@mirror/x",
+        "https:/me:s3cret@mirror/x",
+        "https://me:s3/cret@mirror/x",
+        "https://mirror/a@b/15.0-RELEASE",
+    ] {
         let why = super::dist_site(url).unwrap_err();
-        assert!(why.contains("holds credentials"), "{why}");
-        assert!(!why.contains("s3cret") && !why.contains("me@"), "{why}");
+        assert!(why.contains("credentials"), "{why}");
+        assert!(!why.contains("s3") && !why.contains("me"), "{why}");
     }
-    accepted(super::dist_site, &["https://mirror/a@b/15.0-RELEASE"]);
     refused(super::dist_site, "https://x/y?z=1", "holds '?'");
     refused(super::dist_site, "https://x/y#z", "holds '#'");
     refused(super::dist_site, "https://x/$(reboot)", "holds '$'");

@@ -19,6 +19,11 @@ fn www(tmp: &Path) -> Jail {
         mount_targets: vec![format!("{root}/usr/local/www")],
         restart: false,
         private: vec![tmp.join("jails").to_str().unwrap().to_string()],
+        console_log: tmp
+            .join("jail_www_console.log")
+            .to_str()
+            .unwrap()
+            .to_string(),
     }
 }
 
@@ -198,7 +203,10 @@ fn the_check_needs_the_jail_running_from_this_conf_with_its_live_values() {
     j.restart = true;
     let change = Jail::shell(&j).unwrap().change;
     let stop = change
-        .find("-r www && (umask 077 && : >> /var/log/jail_www_console.log) && for _p in")
+        .find(&format!(
+            "-r www && (umask 077 && : >> {log}) && [ ! -L {log} ] && chown 0:0 {log} && chmod 0600 {log} && for _p in",
+            log = j.console_log
+        ))
         .unwrap_or_else(|| panic!("{change}"));
     assert!(change[stop..].contains("-c www"), "{change}");
 }

@@ -1311,8 +1311,9 @@ fn hostile_rc_conf_values_install_verbatim() {
 fn hostile_installer_values_install_verbatim() {
     let test = "hostile_installer_values_install_verbatim";
     // The most a release URL may hold (schema rule `dist_site`): `%`-escapes,
-    // `~`, `:`, `@`, `+`; everything else is refused before it reaches sh.
-    let site = "http://u@mirror.example:8080/~a%20b/+x-y_z.w:v";
+    // `~`, `:`, `+`; everything else (`@` too: credentials) is refused
+    // before it reaches sh.
+    let site = "http://mirror.example:8080/~a%20b/+x-y_z.w:v";
     let host = json!({"freebsd": {"dist_site": site, "pool": "z:1"}});
     // The media hold the sets and their MANIFEST, so the site is not
     // fetched from;
