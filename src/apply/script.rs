@@ -734,9 +734,10 @@ jail_show() {
 	cat "$_f"
 	_st=''
 	[ ! -f "$_f.st" ] || read -r _st <"$_f.st" || :
-	# Emptied now, removed with the spool (jails_end).
+	# Emptied now (no process: the shell's own redirections), removed
+	# with the spool (jails_end).
 	: >"$_f"
-	rm -f "$_f.in"
+	: >"$_f.in"
 	case $_st in '' | *[!0-9]*) _st=255 ;; esac
 	printf '%s\n' "jail: $_id exit $_st"
 	[ "$_st" = 0 ] || jails_failed=$((jails_failed + 1))
