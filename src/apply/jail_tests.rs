@@ -108,6 +108,16 @@ fn shown(out: &Output) -> String {
     )
 }
 
+/// Stops the process a jail left behind (its pid in the file `pid`; it
+/// would end by itself), then checks that the host's script ended before
+/// `timeout` stopped it.
+fn stopped_in_time(out: &Output, pid: &std::path::Path) {
+    if let Ok(p) = std::fs::read_to_string(pid) {
+        let _ = Command::new("kill").arg(p.trim()).status();
+    }
+    assert_ne!(out.status.code(), Some(124), "timed out: {}", shown(out));
+}
+
 /// Every line the jail prints (stdout and stderr, the last one without its
 /// newline) comes out prefixed `|ID `, the status is the jail's script's
 /// (not awk's), a jail not running is `absent` in its place, a failed jail
@@ -254,11 +264,7 @@ fn a_process_left_holding_a_jails_output_does_not_hold_the_apply() {
         &[],
         &[("TMPDIR", &spool.display().to_string())],
     );
-    // The process left behind, stopped here (it would end by itself).
-    if let Ok(p) = std::fs::read_to_string(&pid) {
-        let _ = Command::new("kill").arg(p.trim()).status();
-    }
-    assert_ne!(out.status.code(), Some(124), "timed out: {}", shown(&out));
+    stopped_in_time(&out, &pid);
     assert_eq!(
         jail_lines(&out),
         [
@@ -297,10 +303,7 @@ fn a_nul_or_an_empty_last_line_does_not_hide_the_mark() {
         jail("c", "c.h", "printf 'no newline'"),
     ];
     let out = run(&[], &jails, 4, STUBS, &[], &[]);
-    if let Ok(p) = std::fs::read_to_string(&pid) {
-        let _ = Command::new("kill").arg(p.trim()).status();
-    }
-    assert_ne!(out.status.code(), Some(124), "timed out: {}", shown(&out));
+    stopped_in_time(&out, &pid);
     assert_eq!(
         jail_lines(&out),
         [
@@ -339,10 +342,7 @@ fn a_jail_that_holds_its_input_unread_does_not_hold_the_apply() {
     let big = format!("# {}\necho never", "x".repeat(300_000));
     let jails = [jail("a", "a.h", &big), jail("b", "b.h", "echo b")];
     let out = run(&[], &jails, 4, &stubs, &[], &[]);
-    if let Ok(p) = std::fs::read_to_string(&pid) {
-        let _ = Command::new("kill").arg(p.trim()).status();
-    }
-    assert_ne!(out.status.code(), Some(124), "timed out: {}", shown(&out));
+    stopped_in_time(&out, &pid);
     assert_eq!(
         jail_lines(&out),
         [
