@@ -403,10 +403,11 @@ impl Kind for Jail {
         // (DEFFILEMODE less the umask, for a new one; one an rc.d/jail
         // start at boot made keeps its mode): what a jail's rc prints is
         // for root. /var/log is root's: no one else can plant a link
-        // there, and one found is refused rather than followed by chmod.
+        // there, and one found is refused before the append that makes
+        // the file would follow it.
         let log = w(&j.console_log)?;
         let mut safe = format!(
-            "(umask 077 && : >> {log}) && [ ! -L {log} ] && chown 0:0 {log} && chmod 0600 {log}"
+            "[ ! -L {log} ] && (umask 077 && : >> {log}) && chown 0:0 {log} && chmod 0600 {log}"
         );
         if !j.mount_paths.is_empty() {
             let paths: Result<Vec<String>, QuoteError> =

@@ -204,7 +204,7 @@ fn the_check_needs_the_jail_running_from_this_conf_with_its_live_values() {
     let change = Jail::shell(&j).unwrap().change;
     let stop = change
         .find(&format!(
-            "-r www && (umask 077 && : >> {log}) && [ ! -L {log} ] && chown 0:0 {log} && chmod 0600 {log} && for _p in",
+            "-r www && [ ! -L {log} ] && (umask 077 && : >> {log}) && chown 0:0 {log} && chmod 0600 {log} && for _p in",
             log = j.console_log
         ))
         .unwrap_or_else(|| panic!("{change}"));
