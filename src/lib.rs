@@ -46,6 +46,7 @@ pub mod output;
 pub mod refs;
 pub mod resource;
 mod schema;
+mod secrets;
 mod select;
 pub mod shell;
 mod syntax;

@@ -22,6 +22,7 @@ pub(crate) mod reclass;
 pub(crate) mod render;
 mod report;
 mod schema;
+mod secrets;
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -90,6 +91,7 @@ pub(crate) enum Command {
     Apply(apply::Args),
     Facts(facts::Args),
     Schema(schema::Args),
+    Secrets(secrets::Args),
     Graph(graph::Args),
     Reclass(reclass::Args),
     Init(init::Args),
@@ -149,6 +151,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Apply(a) => ctx(a.opts.uses()).and_then(|c| apply::run(&c, a, out)),
         Command::Facts(a) => ctx(a.opts.uses()).and_then(|c| facts::run(&c, a, out)),
         Command::Schema(a) => ctx(none).and_then(|c| schema::run(&c, a, out)),
+        Command::Secrets(a) => ctx(none).and_then(|c| secrets::run(&c, a, out)),
         Command::Graph(a) => ctx(Uses {
             inventory: Some(&a.inventory),
             limits: Some(&a.limits),
@@ -235,6 +238,7 @@ mod tests {
         ("apply", &[INVENTORY, KEYS, LIMITS]),
         ("facts", &[INVENTORY, KEYS, LIMITS]),
         ("schema", &[]),
+        ("secrets", &[]),
         ("graph", &[INVENTORY, LIMITS]),
         ("reclass", &[LIMITS]),
         ("init", &[]),

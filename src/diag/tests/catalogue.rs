@@ -58,6 +58,7 @@ fn all() -> (Vec<Entry>, usize) {
         crate::refs::Code,
         crate::exports::Code,
         crate::keys::Code,
+        crate::secrets::Code,
         crate::schema::Code,
         crate::compile::warn::Code,
         crate::compile::files::Code,

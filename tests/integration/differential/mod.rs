@@ -23,6 +23,7 @@ mod peers;
 mod reclass;
 mod reclass_cli;
 mod reclass_real;
+mod sops;
 mod yaml11;
 
 use std::collections::BTreeMap;

@@ -20,6 +20,7 @@ const BERYL_ENV: &[&str] = &[
     "BERYL_MAX_REF_DEPTH",
     "BERYL_MAX_CLASS_DEPTH",
     "BERYL_DENY_WARNINGS",
+    "BERYL_IDENTITY",
     "GITHUB_WORKSPACE",
 ];
 
