@@ -51,7 +51,7 @@ json() {
 # and owner, never what it points to), a directory's mode and owner, a
 # file's digest, mode, owner, group and content. With `private`, the content
 # of a file others may not read is left out (`"private":true`): a secret
-# stays on the host.
+# stays on the host. With `secret`, its digest too (`"secret":true`).
 as_json() {
 	_private=${1:-}
 	# Keep trailing newlines: the command substitution would drop them.
@@ -74,6 +74,11 @@ as_json() {
 	link) printf '{"type":"link","mode":%s,"owner":%s,"group":%s}' "$(json "$2")" "$(json "$3")" "$(json "$4")" ;;
 	dir) printf '{"mode":%s,"owner":%s}' "$(json "$2")" "$(json "$3")" ;;
 	file)
+		if [ "$_private" = secret ]; then
+			printf '{"mode":%s,"owner":%s,"group":%s,"secret":true}' \
+				"$(json "$2")" "$(json "$3")" "$(json "$4")"
+			return 0
+		fi
 		case $_private:$2 in
 		private:*[0123])
 			printf '{"sha256":%s,"mode":%s,"owner":%s,"group":%s,"private":true}' \
@@ -99,6 +104,17 @@ home_path() {
 	fi
 }
 
+# how PATH: `secret` for a file whose desired content holds a secret
+# (`ids secret`: neither its content nor its digest is reported, only its
+# mode and owner), else `private` (a file others may not read: its digest).
+how() {
+	if ids secret | grep -Fqx -- "$1"; then
+		echo secret
+	else
+		echo private
+	fi
+}
+
 # A managed file: read as root where only root can change its directory
 # (trusted_dir), else as the directory's owner. A path through a link is
 # reported as a link, one through a directory others than root can write
@@ -115,8 +131,8 @@ file() {
 		return 0
 	fi
 	case $_t in
-	root) sh -c "$peek" sh "$1" </dev/null 2>/dev/null | as_json private ;;
-	*) as_user "$(stat -f '%Su' "$_d")" "$peek" sh "$1" </dev/null 2>/dev/null | as_json private ;;
+	root) sh -c "$peek" sh "$1" </dev/null 2>/dev/null | as_json "$(how "$1")" ;;
+	*) as_user "$(stat -f '%Su' "$_d")" "$peek" sh "$1" </dev/null 2>/dev/null | as_json "$(how "$1")" ;;
 	esac
 }
 
@@ -189,6 +205,7 @@ sep=''
 {
 	printf '%s\n' /usr/local/etc/sudoers.d/beryl /etc/resolvconf.conf /etc/resolv.conf /etc/ssh/sshd_config
 	ids file
+	ids secret
 } | sort -u | while IFS= read -r f; do
 	printf '%s%s:%s' "$sep" "$(json "$f")" "$(file "$f")"
 	sep=','
@@ -416,10 +433,14 @@ if [ -f "$record" ]; then
 fi
 printf ']'
 
-# root's password field: `*` when locked; otherwise only a digest of it.
+# root's password field: `*` when locked; otherwise only a digest of it,
+# or `secret` when the desired hash is a secret (`ids secret`).
 pw=$(awk -F: '$1 == "root" { print $2 }' /etc/master.passwd 2>/dev/null)
 if [ "$pw" = '*' ]; then
 	printf ',"root_password":"*"'
+elif ids secret | grep -Fqx root_password; then
+	# A secret hash: no digest of it either.
+	printf ',"root_password":"secret"'
 else
 	printf ',"root_password":%s' "$(json "sha256:$(printf '%s' "$pw" | sha256)")"
 fi

@@ -18,6 +18,7 @@ pub(crate) mod fleet;
 pub(crate) mod gather;
 pub(crate) mod prune;
 pub(crate) mod recap;
+pub(crate) mod reveal;
 pub(crate) mod saved;
 pub mod script;
 pub mod ssh;
@@ -71,10 +72,11 @@ impl Step {
             check: shell.check,
             change: shell.change,
             notify: desired.notify(),
-            query: if record.is_some() {
-                None
-            } else {
-                desired.query()
+            // A query the record already makes is not asked twice; one of
+            // another kind (`secret`, for a file that holds one) is.
+            query: match (&record, desired.query()) {
+                (Some(r), Some(q)) if r.kind == q.kind => None,
+                (_, q) => q,
             },
             record,
             desired,

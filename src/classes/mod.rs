@@ -89,6 +89,8 @@ pub(crate) struct Library<'a> {
     /// The warnings of reading each file ([`Library::read`]), by its `rel`,
     /// until its unit takes them.
     read_warnings: Mutex<HashMap<String, Diags>>,
+    /// The SOPS files read, by `rel`: their secrets, for apply to open.
+    sealed: Mutex<HashMap<String, Arc<crate::secrets::Sealed>>>,
 }
 
 impl<'a> Library<'a> {
@@ -103,7 +105,24 @@ impl<'a> Library<'a> {
             root: OnceLock::new(),
             index: OnceLock::new(),
             read_warnings: Mutex::new(HashMap::new()),
+            sealed: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// A file's secrets taken out (src/secrets/): each encrypted value
+    /// becomes its token, and the file's metadata is kept for apply.
+    fn unseal(&self, rel: &str, mut node: Node) -> Result<Node, Diag> {
+        if let Some(sealed) = crate::secrets::unseal(&mut node)? {
+            let mut m = self.sealed.lock().unwrap_or_else(|e| e.into_inner());
+            m.insert(rel.to_string(), Arc::new(sealed));
+        }
+        Ok(node)
+    }
+
+    /// The secrets of the file `rel` read in this run, if it holds any.
+    pub(crate) fn sealed(&self, rel: &str) -> Option<Arc<crate::secrets::Sealed>> {
+        let m = self.sealed.lock().unwrap_or_else(|e| e.into_inner());
+        m.get(rel).cloned()
     }
 
     /// Reads a file of the inventory (a level, a node or a class) in its
@@ -129,7 +148,7 @@ impl<'a> Library<'a> {
             let mut w = self.read_warnings.lock().unwrap_or_else(|e| e.into_inner());
             w.insert(file.rel.clone(), loaded.warnings);
         }
-        Ok(loaded.node)
+        self.unseal(&file.rel, loaded.node)
     }
 
     /// The warnings of reading `rel`, taken once.
@@ -286,6 +305,7 @@ impl<'a> Library<'a> {
             display,
         };
         let node = crate::yaml::load_file(&file.path, &file.display, &self.limits)?;
+        let node = self.unseal(&file.rel, node)?;
         crate::inventory::levels::check(LevelKind::Class, &node)?;
         let unit = Arc::new(self.split(&Arc::new(node), name)?);
         Ok(Some(Arc::new(Class {

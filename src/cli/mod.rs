@@ -22,7 +22,7 @@ pub(crate) mod reclass;
 pub(crate) mod render;
 mod report;
 mod schema;
-mod secrets;
+pub(crate) mod secrets;
 
 use std::ffi::OsString;
 use std::io::Write;

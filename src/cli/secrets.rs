@@ -51,7 +51,7 @@ pub(crate) struct Identities {
 }
 
 impl Identities {
-    fn load(&self) -> Result<Vec<Identity>, Failure> {
+    pub(crate) fn load(&self) -> Result<Vec<Identity>, Failure> {
         let mut files = self.identity.clone();
         if let Some(env) = std::env::var_os("BERYL_IDENTITY") {
             files.extend(std::env::split_paths(&env).filter(|p| !p.as_os_str().is_empty()));

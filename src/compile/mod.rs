@@ -154,6 +154,9 @@ pub struct Compiled {
     pub dropped: Vec<jail::Dropped>,
     /// For a jail, its host's FQDN: a jail is never installed.
     pub parent: Option<String>,
+    /// The SOPS files of the chain, in its order: what apply opens to turn
+    /// the config's tokens back into plaintext (src/secrets/).
+    pub(crate) secrets: Vec<Arc<crate::secrets::Sealed>>,
 }
 
 /// One document of a host's chain.
@@ -367,6 +370,7 @@ pub(crate) fn complete_in(
             inputs,
             dropped: Vec::new(),
             parent: None,
+            secrets: Vec::new(),
         }),
         _ => Err(errors),
     }

@@ -239,6 +239,7 @@ impl Compiler<'_> {
         if !self.freebsd {
             let mut inputs = super::Inputs::default();
             self.record(host, expanded, all.is_some(), &mut inputs);
+            let secrets = self.sealed_of(&levels);
             return Ok(Compiled {
                 config: merged,
                 freebsd: Default::default(),
@@ -253,6 +254,7 @@ impl Compiler<'_> {
                 inputs,
                 dropped,
                 parent: host.parent.clone(),
+                secrets,
             });
         }
         // A jail's `jail` defaults read its host's pool and interfaces; a
@@ -297,6 +299,7 @@ impl Compiler<'_> {
                 c.reclass = reclass;
                 c.dropped = dropped;
                 c.parent.clone_from(&host.parent);
+                c.secrets = self.sealed_of(&c.levels);
                 self.record(host, expanded, all.is_some(), &mut c.inputs);
                 Ok(c)
             }
@@ -309,6 +312,14 @@ impl Compiler<'_> {
 }
 
 impl Compiler<'_> {
+    /// The SOPS files among a chain's documents, in its order.
+    fn sealed_of(&self, levels: &[MergedDoc]) -> Vec<Arc<crate::secrets::Sealed>> {
+        levels
+            .iter()
+            .filter_map(|l| self.library.sealed(&l.file))
+            .collect()
+    }
+
     /// The effective config of the host `fqdn`, as `render` shows it, for
     /// its jails' `${parent.…}`: compiled once per run. A host whose chain
     /// asks inventory queries is not read this way yet (its exports would

@@ -173,6 +173,11 @@ pub(crate) fn layout_written(input: &Input<'_>) -> Vec<Resource> {
     super::items(out)
 }
 
+/// Whether a file's content holds a secret (its token: src/secrets/).
+fn sealed(content: &str) -> bool {
+    content.contains(crate::secrets::TOKEN_OPEN)
+}
+
 /// The files of `freebsd.files`, in the order written.
 pub(crate) fn layout_listed(input: &Input<'_>) -> Vec<Resource> {
     super::items(input.freebsd().files.iter().map(listed))
@@ -183,10 +188,17 @@ fn listed(m: &ManagedFile) -> File {
     let text = |l: &Option<Located<String>>, default: &str| {
         l.as_ref().map_or(default.to_string(), |v| v.value.clone())
     };
+    let content = m.content.clone().unwrap_or_default();
+    // A file that holds a secret is root's alone unless its mode says
+    // otherwise (docs/secrets.md).
+    let mode = match sealed(&content) {
+        true => "0600",
+        false => "0644",
+    };
     File {
         path: m.path.value.clone(),
-        content: m.content.clone().unwrap_or_default(),
-        mode: text(&m.mode, "0644"),
+        content,
+        mode: text(&m.mode, mode),
         owner: text(&m.owner, "root"),
         group: text(&m.group, "wheel"),
         validate: m.validate.as_ref().map(|v| v.value.clone()),
@@ -261,6 +273,12 @@ impl Kind for File {
         Vec::new()
     }
 
+    /// A file that holds a secret is written by the first apply, never by
+    /// the install: the installer cannot decrypt it (docs/secrets.md).
+    fn installed(&self) -> bool {
+        !sealed(&self.content)
+    }
+
     fn records(&self) -> Vec<Record> {
         // The files of `freebsd.files`, not those beryl writes from other
         // fields.
@@ -280,11 +298,20 @@ impl Kind for File {
 
     fn shell(f: &File) -> Result<Shell, QuoteError> {
         let path = w(&f.path)?;
+        // A file that holds a secret is compared byte for byte on the
+        // host: its digest would be known only once apply decrypts it, and
+        // would be one to search a short password with.
+        let same = match sealed(&f.content) {
+            true => format!("printf '%s' {} | cmp -s - {path}", w(&f.content)?),
+            false => format!(
+                "[ \"$(sha256 -q {path} 2>/dev/null)\" = {} ]",
+                sha256_hex(&f.content)
+            ),
+        };
         let check = format!(
-            "[ ! -L {path} ] && [ \"$(stat -f '{} %Su %Sg' {path} 2>/dev/null)\" = {} ] && [ \"$(sha256 -q {path} 2>/dev/null)\" = {} ]",
+            "[ ! -L {path} ] && [ \"$(stat -f '{} %Su %Sg' {path} 2>/dev/null)\" = {} ] && {same}",
             super::STAT_MODE,
             w(&format!("{} {} {}", f.mode, f.owner, f.group))?,
-            sha256_hex(&f.content),
         );
         let (dir, name) = (w(f.dir())?, w(super::basename(&f.path))?);
         let validate = match f.validate_line()? {
@@ -334,6 +361,9 @@ return "$status""#,
         let Some(have) = s.files.get(&f.path).and_then(|f| f.as_ref()) else {
             return create_file(&f.content, shown);
         };
+        if sealed(&f.content) || have.secret {
+            return super::verdict::judge_sealed_file(have, &f.mode, &f.owner, &f.group);
+        }
         let verdict = judge_file(
             have,
             (&f.content, shown),
@@ -364,8 +394,13 @@ return "$status""#,
         }
     }
 
+    /// A file that holds a secret is looked at as `secret`: the facts
+    /// give its mode and owner, never its content or digest.
     fn query(f: &File) -> Option<Record> {
-        Some(Record::new("file", f.path.clone()))
+        match sealed(&f.content) {
+            true => Some(Record::new("secret", f.path.clone())),
+            false => Some(Record::new("file", f.path.clone())),
+        }
     }
 
     /// The file's own `notify`, and for a file of a cron.d directory a

@@ -7,9 +7,20 @@ use serde::Serialize;
 
 use super::state::State;
 use super::verdict::{Action, Verdict, change};
-use super::{Input, Kind, Resource, Shell, text};
+use super::{Input, Kind, Record, Resource, Shell, text};
 use crate::fsutil::sha256_hex;
 use crate::shell::{QuoteError, word as w};
+
+/// Whether the hash is a secret (its token: src/secrets/).
+fn sealed(want: &RootPassword) -> bool {
+    want.hash
+        .as_ref()
+        .is_some_and(|h| h.contains(crate::secrets::TOKEN_OPEN))
+}
+
+/// The note of a secret hash.
+const SEALED_NOTE: &str =
+    "it is a secret: apply compares it on the host, and no report shows it or its digest";
 
 /// root's password: `None` locked (`*`), else this crypt(3) hash.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -80,7 +91,25 @@ impl Kind for RootPassword {
         want.hash.iter().cloned().collect()
     }
 
+    /// A secret hash is looked at as `secret`: the facts then hold no
+    /// digest of root's field.
+    fn query(want: &RootPassword) -> Option<Record> {
+        sealed(want).then(|| Record::new("secret", "root_password"))
+    }
+
     fn judge(want: &RootPassword, s: &State) -> Verdict {
+        // A secret hash: the facts say only whether root is locked
+        // (`secret` otherwise), and the host compares the rest.
+        if sealed(want) {
+            return match s.root_password.as_str() {
+                "*" => Verdict::new(
+                    Action::Update,
+                    vec![change("password", "locked", "a hash")],
+                    None,
+                ),
+                _ => Verdict::new(Action::Unknown, Vec::new(), None).with_note(SEALED_NOTE),
+            };
+        }
         let wanted = want
             .hash
             .as_ref()

@@ -345,6 +345,10 @@ pub(crate) struct File {
     /// its content.
     #[serde(default)]
     pub private: bool,
+    /// A file whose desired content holds a secret: the facts hold neither
+    /// its content nor its digest.
+    #[serde(default)]
+    pub secret: bool,
 }
 
 /// A service (`service`).

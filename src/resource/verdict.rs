@@ -147,6 +147,40 @@ pub(crate) fn judge_file(
     Verdict::update(changes, diff)
 }
 
+/// A file that holds a secret, against the host: its mode and owner
+/// compared, its content left to the host (the facts hold neither it nor
+/// its digest), and a link refused as for any file.
+pub(crate) fn judge_sealed_file(
+    have: &state::File,
+    mode: &str,
+    owner: &str,
+    group: &str,
+) -> Verdict {
+    let mut changes = Vec::new();
+    match have.kind {
+        state::Type::Link => changes.push(change("type", "link", "file")),
+        state::Type::Untrusted => changes.push(change("type", "untrusted", "file")),
+        state::Type::File | state::Type::Dir => {}
+    }
+    if !changes.is_empty() {
+        return Verdict::refuse(changes);
+    }
+    if have.mode != mode {
+        changes.push(change("mode", &have.mode, mode));
+    }
+    let (ho, wo) = (
+        format!("{}:{}", have.owner, have.group),
+        format!("{owner}:{group}"),
+    );
+    if ho != wo {
+        changes.push(change("owner", &ho, &wo));
+    }
+    Verdict::new(Action::Unknown, changes, None).with_note(SEALED_NOTE)
+}
+
+/// The note of a file that holds a secret.
+pub(crate) const SEALED_NOTE: &str = "it holds a secret: apply compares its content on the host, and no report shows it or its digest";
+
 fn compare_file(
     have: &state::File,
     content: &str,

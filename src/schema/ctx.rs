@@ -147,13 +147,30 @@ impl Ctx {
         items
     }
 
-    /// The text of a string, or a type error.
+    /// The text of a string, or a type error. A secret's token is refused
+    /// but in the fields of [`SECRET_FIELDS`].
     pub(super) fn string<'n>(&mut self, path: &str, node: &'n Node) -> Option<&'n str> {
         let s = node.as_str();
         if s.is_none() {
             self.push(self.type_error(path, "a string", node));
         }
-        s
+        match s {
+            Some(t) if t.contains(crate::secrets::TOKEN_OPEN) && !secret_field(path) => {
+                self.push(
+                    Diag::new(
+                        Code::Secret,
+                        format!("{path} holds a secret, which only some fields may"),
+                    )
+                    .label(&node.span, "an encrypted value, or a value built from one")
+                    .help(format!(
+                        "beryl prints this field in plans, dry runs and diffs; a secret may be {}",
+                        SECRET_FIELDS.join(", ")
+                    )),
+                );
+                None
+            }
+            _ => s,
+        }
     }
 
     /// Whether `name`, a key of the mapping at `path`, passes `rule`; the
@@ -181,6 +198,15 @@ impl Ctx {
         rule: &Rule,
     ) -> Option<Located<String>> {
         let s = self.string(path, node)?;
+        // A secret is checked once decrypted, where apply runs
+        // (src/secrets/): here it is its token.
+        if secret_field(path)
+            && s.starts_with(crate::secrets::TOKEN_OPEN)
+            && s.ends_with('›')
+            && s.matches(crate::secrets::TOKEN_OPEN).count() == 1
+        {
+            return Some(Located::new(s.to_string(), node.span.clone()));
+        }
         match (rule.check)(s) {
             Ok(()) => Some(Located::new(s.to_string(), node.span.clone())),
             Err(reason) => {
@@ -253,4 +279,23 @@ pub(crate) fn closest<'a, T>(
 #[cfg(test)]
 pub(crate) fn docs<T>(fields: &[Field<T>]) -> Vec<(&'static str, &'static str)> {
     fields.iter().map(|f| (f.key, f.doc)).collect()
+}
+
+/// The fields that may hold a secret (docs/secrets.md): what apply writes
+/// and never shows. `*` is any one key.
+pub(crate) const SECRET_FIELDS: &[&str] = &["freebsd.root_password", "freebsd.files.*.content"];
+
+/// Whether the field at `path` may hold a secret.
+pub(crate) fn secret_field(path: &str) -> bool {
+    let Ok(segments) = crate::syntax::path::parse(path) else {
+        return false;
+    };
+    SECRET_FIELDS.iter().any(|row| {
+        let row: Vec<&str> = row.split('.').collect();
+        row.len() == segments.len()
+            && row
+                .iter()
+                .zip(&segments)
+                .all(|(r, s)| *r == "*" || *r == s.text)
+    })
 }

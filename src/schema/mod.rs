@@ -106,6 +106,8 @@ crate::diag::codes! {
         DistSite = "dist_site";
         /// A password that is not a crypt(3) password hash.
         PasswordHash = "password_hash";
+        /// A secret (an encrypted value, or one built from it) in a field that may not hold one.
+        Secret = "secret";
         /// An interface name that is not a driver name and a unit number.
         Interface = "interface";
         /// An interface's `ipv4` that is neither `dhcp` nor an address with a prefix length.

@@ -27,7 +27,7 @@ pub(crate) mod wrap;
 mod tests;
 
 pub(crate) use mac::{Opened, open};
-pub(crate) use sealed::unseal;
+pub(crate) use sealed::{Sealed, unseal};
 
 /// How every token begins: no plain value of the inventory may hold it
 /// (refused at load), so a token in a compiled config always stands for an
@@ -56,6 +56,11 @@ crate::diag::codes! {
         /// A `beryl secrets` command cannot change the file as asked.
         Edit = "edit";
     }
+}
+
+#[test]
+fn the_shell_knows_the_token() {
+    assert_eq!(crate::shell::SEALED, TOKEN_OPEN);
 }
 
 /// Fills `buf` from the system's random source.

@@ -43,6 +43,8 @@ crate::diag::codes! {
         Unknown = "unknown";
         /// A jail that was not running when its host's script came to it (`jls -j NAME` found none): nothing in it was applied; the others went on.
         Absent = "absent";
+        /// A unit whose steps hold secrets that could not be put back (no identity opens them, one is not text, or one stands where no plaintext can be written): nothing ran.
+        Secrets = "secrets";
     }
 }
 
@@ -144,6 +146,11 @@ pub(crate) struct Args {
     #[arg(long, value_name = "N", default_value_t = crate::apply::script::JAILS_AT_ONCE, value_parser = at_least_one)]
     pub jail_parallel: usize,
 
+    /// Identities that open the hosts' secrets (docs/secrets.md): only a
+    /// real run decrypts, and only into the script it sends.
+    #[command(flatten)]
+    pub ids: crate::cli::secrets::Identities,
+
     #[command(flatten)]
     pub opts: super::options::CompileArgs,
 }
@@ -179,6 +186,7 @@ pub(crate) fn parse_env(s: &str) -> Result<(String, String), String> {
 
 /// A compiled unit (a host, or a jail run through its host): its steps, how
 /// to reach it, and what a saved plan is stamped with.
+#[derive(Clone)]
 pub(super) struct Planned<'a> {
     pub host: &'a Host,
     pub steps: Vec<Step>,
@@ -196,10 +204,14 @@ pub(super) struct Planned<'a> {
     /// False for a host only some of whose jails were selected: only their
     /// rows run on it, and nothing of its record is pruned.
     pub own: bool,
+    /// The SOPS files of its chain: what a real run opens to put its
+    /// secrets into its script (src/apply/reveal.rs).
+    pub secrets: Vec<std::sync::Arc<crate::secrets::Sealed>>,
 }
 
 /// The units one ssh connection runs (issue 36): a host, then the jails it
 /// runs (docs/apply.md "Jails").
+#[derive(Clone)]
 pub(super) struct Connection<'a> {
     /// The host (see [`Planned::own`]).
     pub host: Planned<'a>,
@@ -387,7 +399,52 @@ fn planned<'a>(
         jail,
         dataset: desired::unit::dataset(c).map(str::to_string),
         own: true,
+        secrets: c.secrets.clone(),
     })
+}
+
+/// The connection as a real run sends it: each unit's tokens replaced by
+/// their plaintexts (its own chain's secrets, opened with the operator's
+/// identities), and the plaintexts its output is cleaned of. A unit whose
+/// steps hold no token needs no identity; one that does and cannot be
+/// opened fails the run before anything is sent.
+pub(super) fn revealed<'a>(
+    c: &Connection<'a>,
+    ids: &[crate::secrets::wrap::Identity],
+) -> Result<(Connection<'a>, Vec<(String, String)>), Failure> {
+    let mut out = c.clone();
+    let mut pairs = Vec::new();
+    let units = std::iter::once(&mut out.host).chain(out.jails.iter_mut());
+    for p in units {
+        if !apply::reveal::needed(&p.steps) {
+            continue;
+        }
+        let mut reveal = apply::reveal::Reveal::default();
+        for sealed in &p.secrets {
+            let opened = crate::secrets::open(sealed, ids).map_err(|d| {
+                vec![d.because(&Diag::new(
+                    Code::Secrets,
+                    format!("{}: its secrets must be opened to apply it", p.host.fqdn),
+                ))]
+            })?;
+            for (s, v) in sealed.secrets.iter().zip(&opened.values) {
+                let text = String::from_utf8(v.to_vec()).map_err(|_| {
+                    vec![
+                        Diag::new(
+                            Code::Secrets,
+                            format!("{}: {} is not text", sealed.file, s.place),
+                        )
+                        .label(&s.span, "this value"),
+                    ]
+                })?;
+                reveal.insert(s.token.clone(), text);
+            }
+        }
+        p.steps = apply::reveal::steps(&p.steps, &reveal)
+            .map_err(|why| vec![Diag::new(Code::Secrets, format!("{}: {why}", p.host.fqdn))])?;
+        pairs.extend(reveal.pairs());
+    }
+    Ok((out, pairs))
 }
 
 pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Outcome, Failure> {
@@ -435,11 +492,17 @@ pub(crate) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
         let units: Vec<&Planned<'_>> = conns.iter().flat_map(Connection::units).collect();
         return dry::run(args, &units, out);
     }
+    let ids = args.ids.load()?;
+    let sent = conns
+        .iter()
+        .map(|c| revealed(c, &ids))
+        .collect::<Result<Vec<_>, Failure>>()?;
     let jobs = conns
         .iter()
-        .map(|c| {
-            let script = connection_script(!args.no_prune, args.jail_parallel, c, None, None)?;
-            Ok(run::Job::of(c, Some(script), None, Vec::new()))
+        .zip(&sent)
+        .map(|(c, (r, pairs))| {
+            let script = connection_script(!args.no_prune, args.jail_parallel, r, None, None)?;
+            Ok(run::Job::of(c, Some(script), None, Vec::new()).cleaned_of(pairs.clone()))
         })
         .collect::<Result<Vec<_>, Failure>>()?;
     let units: Vec<&Planned<'_>> = conns.iter().flat_map(Connection::units).collect();

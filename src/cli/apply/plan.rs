@@ -111,8 +111,14 @@ pub(super) fn apply(
     if args.script {
         return print_script(args, &conns, &held, out);
     }
+    let ids = args.ids.load()?;
+    let sent = conns
+        .iter()
+        .map(|c| super::revealed(c, &ids))
+        .collect::<Result<Vec<_>, Failure>>()?;
     let mut scripts = Vec::with_capacity(conns.len());
     for (i, (c, (host, jails))) in conns.iter().zip(&held).enumerate() {
+        let (r, pairs) = &sent[i];
         let mut taken = fresh[i].iter();
         let host = decide(host, &c.host, &mut taken);
         let jails: Vec<Decided<'_>> = c
@@ -131,7 +137,7 @@ pub(super) fn apply(
                 let prune = saved.as_ref().is_none_or(|(s, _)| s.prune);
                 let mut runs = Vec::new();
                 let mut refused = Vec::new();
-                for (j, d) in c.jails.iter().zip(&jails) {
+                for (j, d) in r.jails.iter().zip(&jails) {
                     match d {
                         Ok(Some((s, sha))) => runs.push((
                             j,
@@ -146,8 +152,8 @@ pub(super) fn apply(
                     }
                 }
                 let script =
-                    super::connection_script(prune, args.jail_parallel, c, guard, Some(&runs))?;
-                Job::of(c, Some(script), None, refused)
+                    super::connection_script(prune, args.jail_parallel, r, guard, Some(&runs))?;
+                Job::of(c, Some(script), None, refused).cleaned_of(pairs.clone())
             }
         };
         scripts.push(job);

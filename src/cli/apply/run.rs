@@ -25,6 +25,9 @@ pub(super) struct Job<'a> {
     /// Its jails, in run order, each with why it is refused without running
     /// (its script is then not in the host's).
     pub jails: Vec<(&'a str, Option<(Status, String)>)>,
+    /// The plaintexts of the secrets its script holds, and their tokens:
+    /// each line the connection prints is cleaned of them.
+    pub redact: Vec<(String, String)>,
 }
 
 impl<'a> Job<'a> {
@@ -55,7 +58,14 @@ impl<'a> Job<'a> {
             refused,
             own: c.host.own,
             jails,
+            redact: Vec::new(),
         }
+    }
+
+    /// The job, its output cleaned of these plaintexts.
+    pub(super) fn cleaned_of(mut self, pairs: Vec<(String, String)>) -> Job<'a> {
+        self.redact = pairs;
+        self
     }
 
     /// How many units the job reports.
@@ -212,6 +222,14 @@ fn one(args: &Args, j: &Job<'_>, json: bool, prefix: bool, emit: &mut dyn FnMut(
                 &args.remote_env,
                 text,
                 &mut |line| {
+                    let cleaned;
+                    let line = match j.redact.is_empty() {
+                        true => line,
+                        false => {
+                            cleaned = crate::apply::reveal::redact(line, &j.redact);
+                            cleaned.as_str()
+                        }
+                    };
                     let (unit, text, event) = d.read(line);
                     let event = event.map(|e| Event::Step(e).line());
                     let name = match unit {

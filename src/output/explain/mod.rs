@@ -183,6 +183,55 @@ fn entry(c: &Compiled, path: &[String]) -> Entry {
         levels,
         items,
         reference,
+        secrets: final_node
+            .and_then(Node::as_str)
+            .map_or_else(Vec::new, |t| secrets(c, t)),
+    }
+}
+
+/// The secrets a value holds (its tokens), each with where it is
+/// encrypted, its type and the keys that can read it: never its value.
+fn secrets(c: &Compiled, text: &str) -> Vec<model::Secret> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find(crate::secrets::TOKEN_OPEN) {
+        let Some(len) = rest[i..].find('›').map(|e| e + '›'.len_utf8()) else {
+            break;
+        };
+        let token = &rest[i..i + len];
+        rest = &rest[i + len..];
+        let found = c
+            .secrets
+            .iter()
+            .find_map(|f| f.secrets.iter().find(|s| s.token == token).map(|s| (f, s)));
+        let Some((file, secret)) = found else {
+            continue;
+        };
+        out.push(model::Secret {
+            token: token.to_string(),
+            at: located(&secret.span).unwrap_or_else(|| file.file.clone()),
+            kind: secret.enc.kind.name(),
+            recipients: file
+                .meta
+                .age
+                .iter()
+                .map(|a| fingerprint(&a.recipient))
+                .collect(),
+        });
+    }
+    out
+}
+
+/// A recipient as `explain` names it: an age key is its own short name; an
+/// SSH key its type and SHA-256 fingerprint, as `ssh-keygen -l` prints it.
+fn fingerprint(recipient: &str) -> String {
+    match ssh_key::PublicKey::from_openssh(recipient) {
+        Ok(k) => format!(
+            "{} {}",
+            k.algorithm(),
+            k.fingerprint(ssh_key::HashAlg::Sha256)
+        ),
+        Err(_) => recipient.to_string(),
     }
 }
 

@@ -40,6 +40,22 @@ pub(crate) struct Entry {
     pub items: Vec<Item>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reference: Option<Reference>,
+    /// The secrets the value holds (docs/secrets.md): never their values.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub secrets: Vec<Secret>,
+}
+
+/// A secret a value holds: its token, where it is encrypted, its recorded
+/// type and who can decrypt it.
+#[derive(Debug, Serialize)]
+pub(crate) struct Secret {
+    pub token: String,
+    /// `file:line:col` of the encrypted value.
+    pub at: String,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// Each recipient: an age key, or an SSH key's type and fingerprint.
+    pub recipients: Vec<String>,
 }
 
 #[derive(Debug, Serialize)]

@@ -53,6 +53,18 @@ fn block(entry: &Entry, out: &mut String) {
     if let Some(at) = &entry.at {
         out.push_str(&format!("  from:     {at}\n"));
     }
+    for s in &entry.secrets {
+        out.push_str(&format!(
+            "  secret:   {} encrypted at {} ({}), to {} recipient(s):\n",
+            s.token,
+            s.at,
+            s.kind,
+            s.recipients.len()
+        ));
+        for r in &s.recipients {
+            out.push_str(&format!("            {r}\n"));
+        }
+    }
     if let Some(cause) = &entry.removed_by {
         out.push_str(&format!("  removed:  by {}\n", describe(cause)));
     }
