@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 
 use super::Step;
-use crate::secrets::TOKEN_OPEN;
+use crate::secrets::{TOKEN_OPEN, holds_token};
 
 /// Tokens and the plaintexts they stand for, for one unit. Its `Debug`
 /// shows the tokens only.
@@ -67,7 +67,7 @@ pub(crate) fn redact(line: &str, pairs: &[(String, String)]) -> String {
 pub(crate) fn needed(steps: &[Step]) -> bool {
     steps
         .iter()
-        .any(|s| s.check.contains(TOKEN_OPEN) || s.change.contains(TOKEN_OPEN))
+        .any(|s| holds_token(&s.check) || holds_token(&s.change))
 }
 
 /// The steps with every token replaced by its plaintext, or why not.
@@ -98,7 +98,7 @@ enum Quoting {
 /// `script` with each token replaced by its plaintext, written for the
 /// single-quoted word it is in.
 pub(crate) fn text(script: &str, reveal: &Reveal) -> Result<String, String> {
-    if !script.contains(TOKEN_OPEN) {
+    if !holds_token(script) {
         return Ok(script.to_string());
     }
     let mut out = String::with_capacity(script.len());

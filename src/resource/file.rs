@@ -175,7 +175,7 @@ pub(crate) fn layout_written(input: &Input<'_>) -> Vec<Resource> {
 
 /// Whether a file's content holds a secret (its token: src/secrets/).
 fn sealed(content: &str) -> bool {
-    content.contains(crate::secrets::TOKEN_OPEN)
+    crate::secrets::holds_token(content)
 }
 
 /// The files of `freebsd.files`, in the order written.

@@ -15,7 +15,7 @@ use crate::shell::{QuoteError, word as w};
 fn sealed(want: &RootPassword) -> bool {
     want.hash
         .as_ref()
-        .is_some_and(|h| h.contains(crate::secrets::TOKEN_OPEN))
+        .is_some_and(|h| crate::secrets::holds_token(h))
 }
 
 /// The note of a secret hash.

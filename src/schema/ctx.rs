@@ -155,7 +155,7 @@ impl Ctx {
             self.push(self.type_error(path, "a string", node));
         }
         match s {
-            Some(t) if t.contains(crate::secrets::TOKEN_OPEN) && !secret_field(path) => {
+            Some(t) if crate::secrets::holds_token(t) && !secret_field(path) => {
                 self.push(
                     Diag::new(
                         Code::Secret,
@@ -200,10 +200,10 @@ impl Ctx {
         let s = self.string(path, node)?;
         // A secret is checked once decrypted, where apply runs
         // (src/secrets/): here it is its token.
-        if secret_field(path)
-            && s.starts_with(crate::secrets::TOKEN_OPEN)
+        if s.starts_with(crate::secrets::TOKEN_OPEN)
             && s.ends_with('›')
             && s.matches(crate::secrets::TOKEN_OPEN).count() == 1
+            && secret_field(path)
         {
             return Some(Located::new(s.to_string(), node.span.clone()));
         }

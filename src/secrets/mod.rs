@@ -34,6 +34,13 @@ pub(crate) use sealed::{Sealed, unseal};
 /// encrypted value of the host's own files.
 pub(crate) const TOKEN_OPEN: &str = "‹secret:";
 
+/// Whether `text` holds a token. Most texts hold no byte 0xE2 (the first
+/// of `‹`), which one pass over the bytes tells before any substring
+/// search: every string the schema reads passes here.
+pub(crate) fn holds_token(text: &str) -> bool {
+    text.as_bytes().contains(&0xE2) && text.contains(TOKEN_OPEN)
+}
+
 crate::diag::codes! {
     /// The codes of secrets.
     pub(crate) enum Code in "secrets" {

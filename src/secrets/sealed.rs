@@ -128,7 +128,7 @@ fn refuse_stray(node: &Node) -> Result<(), Diag> {
         )
         .label(&node.span, "encrypted, but the file has no `sops:` section with its data key")
         .help("a value copied from another file does not decrypt here: set it again with `beryl secrets set`")),
-        Value::Str(s) if s.contains(TOKEN_OPEN) => Err(forged(&node.span)),
+        Value::Str(s) if super::holds_token(s) => Err(forged(&node.span)),
         Value::Seq(items) => items.iter().try_for_each(refuse_stray),
         Value::Map(m) => m.values().try_for_each(|e| refuse_stray(&e.node)),
         _ => Ok(()),
@@ -324,7 +324,7 @@ impl Walk<'_> {
         let comment_refs: Vec<&str> = comments.iter().map(String::as_str).collect();
         let encrypted = self.meta.rules.encrypted(&key_refs, &comment_refs);
         let text = node.as_str();
-        if text.is_some_and(|t| t.contains(TOKEN_OPEN)) {
+        if text.is_some_and(super::holds_token) {
             return Err(forged(&node.span));
         }
         match (encrypted, text) {
