@@ -169,8 +169,8 @@ fn secrets_reach_their_file_on_the_host_and_no_output() {
     );
     keep("apply without identity", &r);
 
-    // With it: the file and root's hash land.
-    let r = run(d, &["apply", HOST, "--yes", "--identity", id]);
+    // With it, the saved plan runs: the file and root's hash land.
+    let r = run(d, &["apply", "--plan", "plan.json", "--identity", id]);
     assert_eq!(r.status, 0, "{}{}", r.stdout, r.stderr);
     keep("apply", &r);
     assert_eq!(
