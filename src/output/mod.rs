@@ -9,6 +9,7 @@ pub(crate) mod graph;
 mod json;
 pub(crate) mod lookup;
 pub(crate) mod reclass;
+pub(crate) mod time;
 
 use crate::diag::Diag;
 use crate::value::{Entry, Map, Node, Span, Value};

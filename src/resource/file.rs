@@ -361,9 +361,10 @@ return "$status""#,
         let Some(have) = s.files.get(&f.path).and_then(|f| f.as_ref()) else {
             return create_file(&f.content, shown);
         };
-        if sealed(&f.content) || have.secret {
-            return super::verdict::judge_sealed_file(have, &f.mode, &f.owner, &f.group);
-        }
+        let shown = match sealed(&f.content) {
+            true => Content::Sealed,
+            false => shown,
+        };
         let verdict = judge_file(
             have,
             (&f.content, shown),
@@ -375,7 +376,8 @@ return "$status""#,
         // There before beryl wrote it (a package's file): never recorded,
         // so never removed.
         let recorded = s.managed.iter().any(|(k, id)| k == "file" && *id == f.path);
-        match f.listed && !recorded {
+        // (A file that holds a secret keeps the note that says so.)
+        match f.listed && !recorded && verdict.note.is_none() {
             true => verdict.with_note(KEPT),
             false => verdict,
         }

@@ -110,6 +110,9 @@ pub(crate) fn change(field: &str, before: &str, after: &str) -> Change {
 pub(crate) enum Content {
     Shown,
     Secret,
+    /// A file that holds a secret (src/secrets/): the facts hold neither
+    /// its content nor its digest, so its content is left to the host.
+    Sealed,
 }
 
 /// What applying a whole file would do, after the `changes` a kind found
@@ -133,6 +136,10 @@ pub(crate) fn judge_file(
         changes.push(change("type", kind, "file"));
         return Verdict::refuse(changes);
     }
+    if shown == Content::Sealed || have.secret {
+        compare_owner_mode(have, mode, owner, group, &mut changes);
+        return Verdict::new(Action::Unknown, changes, None).with_note(SEALED_NOTE);
+    }
     let diff = compare_file(have, content, mode, owner, group, &mut changes);
     // A private file's content is shown by its digest on both sides: no
     // diff of its lines (facts do not even read them).
@@ -147,24 +154,16 @@ pub(crate) fn judge_file(
     Verdict::update(changes, diff)
 }
 
-/// A file that holds a secret, against the host: its mode and owner
-/// compared, its content left to the host (the facts hold neither it nor
-/// its digest), and a link refused as for any file.
-pub(crate) fn judge_sealed_file(
+/// The note of a file that holds a secret.
+pub(crate) const SEALED_NOTE: &str = "it holds a secret: apply compares its content on the host, and no report shows it or its digest";
+
+fn compare_owner_mode(
     have: &state::File,
     mode: &str,
     owner: &str,
     group: &str,
-) -> Verdict {
-    let mut changes = Vec::new();
-    match have.kind {
-        state::Type::Link => changes.push(change("type", "link", "file")),
-        state::Type::Untrusted => changes.push(change("type", "untrusted", "file")),
-        state::Type::File | state::Type::Dir => {}
-    }
-    if !changes.is_empty() {
-        return Verdict::refuse(changes);
-    }
+    changes: &mut Vec<Change>,
+) {
     if have.mode != mode {
         changes.push(change("mode", &have.mode, mode));
     }
@@ -175,11 +174,7 @@ pub(crate) fn judge_sealed_file(
     if ho != wo {
         changes.push(change("owner", &ho, &wo));
     }
-    Verdict::new(Action::Unknown, changes, None).with_note(SEALED_NOTE)
 }
-
-/// The note of a file that holds a secret.
-pub(crate) const SEALED_NOTE: &str = "it holds a secret: apply compares its content on the host, and no report shows it or its digest";
 
 fn compare_file(
     have: &state::File,
@@ -189,16 +184,7 @@ fn compare_file(
     group: &str,
     changes: &mut Vec<Change>,
 ) -> Option<String> {
-    if have.mode != mode {
-        changes.push(change("mode", &have.mode, mode));
-    }
-    let (ho, wo) = (
-        format!("{}:{}", have.owner, have.group),
-        format!("{owner}:{group}"),
-    );
-    if ho != wo {
-        changes.push(change("owner", &ho, &wo));
-    }
+    compare_owner_mode(have, mode, owner, group, changes);
     let want = crate::fsutil::sha256_hex(content);
     if have.sha256 == want {
         return None;
@@ -228,7 +214,7 @@ pub(crate) fn create_file(content: &str, shown: Content) -> Verdict {
                 .to_string();
             Verdict::new(Action::Create, Vec::new(), Some(diff))
         }
-        Content::Secret => {
+        Content::Secret | Content::Sealed => {
             let digest = super::digest_of(content);
             Verdict::new(Action::Create, vec![change("content", "", &digest)], None)
         }

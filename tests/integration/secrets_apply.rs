@@ -20,7 +20,7 @@ use std::path::Path;
 use crate::apply::sshd::{self, SSH_OPTIONS};
 use crate::fakebsd::{FakeBsd, Options};
 use crate::live::sh;
-use crate::support::{Run, args, beryl, beryl_with_env, fixture, skip, tools};
+use crate::support::{Run, age_key, args, beryl, beryl_with_env, fixture, leak_forms, skip, tools};
 
 const HOST: &str = "legacy01";
 const LEVEL: &str = "example.org/legacy01.yml";
@@ -32,20 +32,6 @@ fn run(d: &Path, a: &[&str]) -> Run {
     let mut all = args(a);
     all.extend(args(&SSH_OPTIONS));
     beryl(d, &all)
-}
-
-/// Every form of a secret that must not appear in an output.
-fn forms(secret: &str) -> Vec<String> {
-    use base64::Engine as _;
-    let b64 = base64::engine::general_purpose::STANDARD;
-    let hex: String = secret.bytes().map(|b| format!("{b:02x}")).collect();
-    vec![
-        secret.to_string(),
-        b64.encode(secret),
-        hex.clone(),
-        hex.to_uppercase(),
-        beryl::apply::sha256_hex(secret),
-    ]
 }
 
 #[test]
@@ -69,22 +55,7 @@ fn secrets_reach_their_file_on_the_host_and_no_output() {
         "env ASSUME_ALWAYS_YES=yes pkg bootstrap -y >/dev/null && env ASSUME_ALWAYS_YES=yes pkg install -y sudo nginx >/dev/null && pw useradd admin -m -s /bin/sh && mkdir -p /usr/local/etc/sudoers.d && echo 'admin ALL=(ALL:ALL) NOPASSWD: ALL' > /usr/local/etc/sudoers.d/ops && pw useradd alice -m -s /bin/sh",
     );
     // The secrets: a password a file reads, and root's hash.
-    let key = d.join("age.txt");
-    let out = std::process::Command::new("age-keygen")
-        .arg("-o")
-        .arg(&key)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let public = String::from_utf8(
-        std::process::Command::new("age-keygen")
-            .arg("-y")
-            .arg(&key)
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
+    let (key, public) = age_key(d, "age.txt");
     let level = d.join("inventory").join(LEVEL);
     let text = fs::read_to_string(&level).unwrap().replace(
         "  services:\n",
@@ -99,7 +70,7 @@ fn secrets_reach_their_file_on_the_host_and_no_output() {
         (
             "site.db_password",
             PASSWORD,
-            vec!["--recipient", public.trim()],
+            vec!["--recipient", public.as_str()],
         ),
         ("freebsd.root_password", ROOT_HASH, vec!["--identity", id]),
     ] {
@@ -222,8 +193,8 @@ fn secrets_reach_their_file_on_the_host_and_no_output() {
         outputs.push((f.to_string(), fs::read_to_string(d.join(f)).unwrap()));
     }
     let content = format!("password={PASSWORD}\n");
-    let mut secrets = forms(PASSWORD);
-    secrets.extend(forms(ROOT_HASH));
+    let mut secrets = leak_forms(PASSWORD);
+    secrets.extend(leak_forms(ROOT_HASH));
     secrets.push(beryl::apply::sha256_hex(&content));
     for (what, text) in &outputs {
         for s in &secrets {

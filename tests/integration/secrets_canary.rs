@@ -14,9 +14,10 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 
-use crate::support::{args, beryl, beryl_with_env, copy_tree, facts_digest, repo, tools};
+use crate::support::{
+    age_key, args, beryl, beryl_with_env, copy_tree, facts_digest, leak_forms, repo, tools,
+};
 
 /// The canaries: a short one, a long one, and root's hash.
 const PIN: &str = "k7Q9";
@@ -25,24 +26,11 @@ const ROOT_HASH: &str = "$6$canarySALT2$Yp7nVq0rW8b1oX6c3sZ5dG7fH9jK2lM4nP6qR8sT
 const FILE: &str = "/usr/local/etc/app/api.conf";
 const TEMPLATED: &str = "/usr/local/etc/app/pin.conf";
 
-fn forms(secret: &str) -> Vec<String> {
-    use base64::Engine as _;
-    let b64 = base64::engine::general_purpose::STANDARD;
-    let hex: String = secret.bytes().map(|b| format!("{b:02x}")).collect();
-    vec![
-        secret.to_string(),
-        b64.encode(secret),
-        hex.clone(),
-        hex.to_uppercase(),
-        beryl::apply::sha256_hex(secret),
-    ]
-}
-
 /// Every string no output may hold.
 fn forbidden(pin: &str, token: &str) -> Vec<String> {
     let mut all = Vec::new();
     for s in [pin, token, ROOT_HASH] {
-        all.extend(forms(s));
+        all.extend(leak_forms(s));
     }
     for content in [format!("token={token}\n"), format!("pin={pin}\n")] {
         all.push(beryl::apply::sha256_hex(&content));
@@ -95,26 +83,8 @@ fn no_output_of_any_command_holds_a_secret() {
         return;
     }
     let d = tempfile::tempdir().unwrap();
-    let key = d.path().join("age.txt");
-    assert!(
-        Command::new("age-keygen")
-            .arg("-o")
-            .arg(&key)
-            .output()
-            .unwrap()
-            .status
-            .success()
-    );
-    let public = String::from_utf8(
-        Command::new("age-keygen")
-            .arg("-y")
-            .arg(&key)
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
-    let public = public.trim();
+    let (key, public) = age_key(d.path(), "age.txt");
+    let public = public.as_str();
     let (old, new) = (d.path().join("old"), d.path().join("new"));
     inventory(&old, public, &key, "");
     inventory(&new, public, &key, "-2");
@@ -219,16 +189,7 @@ fn no_output_of_any_command_holds_a_secret() {
         }
     }
     // Error paths.
-    let other = d.path().join("other.txt");
-    assert!(
-        Command::new("age-keygen")
-            .arg("-o")
-            .arg(&other)
-            .output()
-            .unwrap()
-            .status
-            .success()
-    );
+    let (other, _) = age_key(d.path(), "other.txt");
     let o = other.to_str().unwrap();
     for a in [
         vec!["secrets", "check", host_file, "--identity", o],

@@ -12,7 +12,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use crate::support::{args, beryl_with_env, tools};
+use crate::support::{age_key, args, beryl_with_env, tools};
 
 fn git(dir: &Path, a: &[&str]) -> String {
     let out = Command::new("git")
@@ -64,25 +64,7 @@ fn one_edited_secret_changes_its_line_and_the_mac() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
-    let key = d.join("age.txt");
-    assert!(
-        Command::new("age-keygen")
-            .arg("-o")
-            .arg(&key)
-            .output()
-            .unwrap()
-            .status
-            .success()
-    );
-    let public = String::from_utf8(
-        Command::new("age-keygen")
-            .arg("-y")
-            .arg(&key)
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
+    let (key, public) = age_key(d, "age.txt");
     let id = key.to_str().unwrap();
     fs::write(
         d.join("db01.yml"),
@@ -93,7 +75,7 @@ fn one_edited_secret_changes_its_line_and_the_mac() {
         d,
         "app.db.password",
         "first",
-        &["--recipient", public.trim()],
+        &["--recipient", public.as_str()],
     );
     set(d, "app.db.token", "t0k", &["--identity", id]);
     set(d, "app.api.key", "k3y", &["--identity", id]);

@@ -66,11 +66,7 @@ struct Keys {
 }
 
 fn keys(dir: &Path) -> Keys {
-    let age_file = dir.join("age.txt");
-    run(Command::new("age-keygen").arg("-o").arg(&age_file));
-    let age_public = run(Command::new("age-keygen").arg("-y").arg(&age_file))
-        .trim()
-        .to_string();
+    let (age_file, age_public) = crate::support::age_key(dir, "age.txt");
     let ssh_file = dir.join("id_ed25519");
     run(Command::new("ssh-keygen")
         .args(["-q", "-t", "ed25519", "-N", "", "-C", "op@test", "-f"])

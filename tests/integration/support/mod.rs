@@ -32,6 +32,7 @@ mod skip;
 pub mod inventory_gen;
 #[path = "../../../examples/support/reclass_gen.rs"]
 pub mod reclass_gen;
+mod secrets;
 
 pub use case::Case;
 pub use files::{copy_tree, edit, entries, files, mkfifo, repo, write};
@@ -41,4 +42,5 @@ pub use fixture::{
 };
 pub use inventory_gen::rng;
 pub use run::{Run, args, beryl, beryl_command, beryl_with_env, with_stdin};
+pub use secrets::{age_key, leak_forms};
 pub use skip::{is_root, required, shared, skip, skip_peer, tool, tools, which};
