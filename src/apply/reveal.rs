@@ -78,12 +78,29 @@ pub(crate) fn steps(steps: &[Step], reveal: &Reveal) -> Result<Vec<Step>, String
             if s.id.contains(TOKEN_OPEN) {
                 return Err(format!("the step {} is named by a secret", s.id));
             }
+            revealed_value(s, reveal)?;
             let mut s = s.clone();
             s.check = text(&s.check, reveal).map_err(|e| format!("{}: {e}", s.id))?;
             s.change = text(&s.change, reveal).map_err(|e| format!("{}: {e}", s.id))?;
             Ok(s)
         })
         .collect()
+}
+
+/// A secret's plaintext checked as the field it reaches must be, before
+/// anything runs as root with it (the schema checked only its token).
+/// The error never quotes the plaintext.
+fn revealed_value(step: &Step, reveal: &Reveal) -> Result<(), String> {
+    if let crate::resource::Want::RootPassword(rp) = &step.desired
+        && let Some(plain) = rp.hash.as_ref().and_then(|h| reveal.values.get(h))
+        && crate::freebsd::names::password_hash(plain).is_err()
+    {
+        return Err(
+            "root's password hash, once decrypted, is not a crypt(3) hash ($6$…, $5$…, $2b$… or $1$…)"
+                .into(),
+        );
+    }
+    Ok(())
 }
 
 /// Where a place of a shell text is, as sh reads it.
@@ -200,6 +217,22 @@ mod tests {
     fn a_token_of_no_opened_file_is_refused() {
         let err = text(&format!("echo '{T}'"), &Reveal::default()).unwrap_err();
         assert!(err.contains("another host"), "{err}");
+    }
+
+    #[test]
+    fn a_decrypted_root_hash_that_is_no_hash_is_refused_unquoted() {
+        use crate::resource::Want;
+        use crate::resource::root_password::RootPassword;
+        let want = Want::RootPassword(RootPassword {
+            hash: Some(T.into()),
+        });
+        let step = Step::new(want, None).unwrap();
+        let err = steps(std::slice::from_ref(&step), &reveal(&[(T, "hunter2")])).unwrap_err();
+        assert!(
+            err.contains("not a crypt(3) hash") && !err.contains("hunter2"),
+            "{err}"
+        );
+        assert!(steps(&[step], &reveal(&[(T, "$6$salt$abc")])).is_ok());
     }
 
     #[test]
