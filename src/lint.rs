@@ -11,6 +11,7 @@
 //! | `beryl::jail::ip4_duplicate`, `ip6_duplicate`, `mac_duplicate` | ([`Addresses`]) an address or MAC of two hosts' units (a host and its jails) |
 
 mod addresses;
+pub(crate) mod recipients;
 
 use std::collections::HashSet;
 

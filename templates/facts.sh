@@ -433,6 +433,19 @@ if [ -f "$record" ]; then
 fi
 printf ']'
 
+# The host's SSH host key, its public half: a file of secrets for this host
+# is wrapped to it (docs/secrets.md §2, `beryl secrets host-keys`). rc.d/sshd
+# makes it at sshd's first start (libexec/rc/rc.d/sshd @6d13bb0e,
+# sshd_keygen_alg: /etc/ssh/ssh_host_ed25519_key, `sshd_ed25519_enable`
+# defaults to yes). /etc/ssh is root's; a link, or anything but a regular
+# file, is not read. Its first line, at most 1 KiB.
+hk=/etc/ssh/ssh_host_ed25519_key.pub
+if [ -f "$hk" ] && [ ! -L "$hk" ]; then
+	printf ',"host_key":%s' "$(json "$(head -c 1024 "$hk" | head -n 1)")"
+else
+	printf ',"host_key":null'
+fi
+
 # root's password field: `*` when locked; otherwise only a digest of it,
 # or `secret` when the desired hash is a secret (`ids secret`).
 pw=$(awk -F: '$1 == "root" { print $2 }' /etc/master.passwd 2>/dev/null)

@@ -112,7 +112,8 @@ impl<'a> Library<'a> {
     /// A file's secrets taken out (src/secrets/): each encrypted value
     /// becomes its token, and the file's metadata is kept for apply.
     fn unseal(&self, rel: &str, mut node: Node) -> Result<Node, Diag> {
-        if let Some(sealed) = crate::secrets::unseal(&mut node)? {
+        if let Some(mut sealed) = crate::secrets::unseal(&mut node)? {
+            sealed.rel = rel.to_string();
             let mut m = self.sealed.lock().unwrap_or_else(|e| e.into_inner());
             m.insert(rel.to_string(), Arc::new(sealed));
         }

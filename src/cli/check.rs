@@ -1,6 +1,7 @@
 //! `beryl check`: compile hosts and report every error and warning.
 
 use std::io::Write;
+use std::sync::Arc;
 
 use super::context::Progress;
 use super::{Context, Failure, Outcome, write_out};
@@ -9,6 +10,7 @@ use crate::diag::Diags;
 use crate::diag::set::Set;
 use crate::inventory::Host;
 use crate::output::diagnostics::{self, Scope};
+use crate::secrets::Sealed;
 use crate::value::Span;
 
 /// Check hosts (every host by default) and report every error and warning.
@@ -78,7 +80,16 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
     let mut addresses = crate::lint::Addresses::default();
     let mut sides = Vec::new();
     let mut every_host_compiles = true;
+    // The SOPS files the hosts read, each once, with the hosts that read it.
+    let mut sealed: std::collections::BTreeMap<String, (Arc<Sealed>, Vec<String>)> =
+        Default::default();
     for (host, checked) in hosts.iter().zip(checked) {
+        for s in checked.sealed {
+            let e = sealed
+                .entry(s.rel.clone())
+                .or_insert_with(|| (s, Vec::new()));
+            e.1.push(host.fqdn.clone());
+        }
         match checked.used {
             Some((levels, rules_used)) => usage.add(&host.fqdn, &levels, &rules_used),
             None => every_host_compiles = false,
@@ -116,6 +127,18 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
         }
         d
     }));
+    // Who may read each file's secrets (lint/recipients.rs).
+    if !sealed.is_empty() {
+        let readers = crate::lint::recipients::Readers::new(&compiler, &ctx.keys, ctx.limits);
+        for (file, on) in sealed.values() {
+            found.extend(readers.coverage(file).into_iter().map(|mut d| {
+                for fqdn in on {
+                    d.found_on(fqdn);
+                }
+                d
+            }));
+        }
+    }
     let fleet = hosts.len() == inventory.hosts.len();
     // What no host uses can only be told once every host compiles.
     if every_host_compiles {
@@ -189,6 +212,8 @@ struct Checked {
     used: Option<(Vec<MergedDoc>, Vec<Span>)>,
     /// What the checks of a host with its jails need of it.
     side: Option<crate::lint::Side>,
+    /// The SOPS files of its chain, whose recipients are checked once each.
+    sealed: Vec<Arc<Sealed>>,
 }
 
 fn check(host: &Host, compiled: Result<Compiled, Diags>) -> Checked {
@@ -203,12 +228,14 @@ fn check(host: &Host, compiled: Result<Compiled, Diags>) -> Checked {
                 diags,
                 used: Some((c.levels, c.rules_used)),
                 side,
+                sealed: c.secrets,
             }
         }
         Err(diags) => Checked {
             diags,
             used: None,
             side: None,
+            sealed: Vec::new(),
         },
     }
 }

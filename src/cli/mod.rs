@@ -151,7 +151,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Apply(a) => ctx(a.opts.uses()).and_then(|c| apply::run(&c, a, out)),
         Command::Facts(a) => ctx(a.opts.uses()).and_then(|c| facts::run(&c, a, out)),
         Command::Schema(a) => ctx(none).and_then(|c| schema::run(&c, a, out)),
-        Command::Secrets(a) => ctx(none).and_then(|c| secrets::run(&c, a, out)),
+        Command::Secrets(a) => ctx(a.uses()).and_then(|c| secrets::run(&c, a, out)),
         Command::Graph(a) => ctx(Uses {
             inventory: Some(&a.inventory),
             limits: Some(&a.limits),

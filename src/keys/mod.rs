@@ -76,6 +76,8 @@ crate::diag::codes! {
         RsaTooShort = "rsa_too_short";
         /// A key type beryl does not accept.
         UnsupportedType = "unsupported_type";
+        /// A host key file (`<ssh dir>/hosts/FQDN.pub`) that does not hold exactly one key.
+        HostKey = "host_key";
     }
 }
 
@@ -160,12 +162,44 @@ impl KeyStore {
                 .iter()
                 .map(|(line, p)| {
                     let origin = Origin::Inline {
-                        at: crate::value::Span::synthetic(),
+                        at: Span::synthetic(),
                     };
                     (*line, Key::from_parsed(p.clone(), origin).line())
                 })
                 .collect(),
         )
+    }
+
+    /// The SSH host key of the host `fqdn`, from `<dir>/hosts/FQDN.pub`
+    /// (what `beryl secrets host-keys` writes from the host's facts): `None`
+    /// when that file does not exist. It must hold one key, which age can
+    /// wrap to (ssh-ed25519 or ssh-rsa). Read with every check of a key
+    /// file (no link out of the folder, no private key).
+    pub(crate) fn host_key(&self, fqdn: &str) -> Result<Option<Key>, Diag> {
+        let dir = self.dir.join(HOSTS_DIR);
+        let file = format!("{fqdn}.pub");
+        if dir.join(&file).symlink_metadata().is_err() {
+            return Ok(None);
+        }
+        let display = store::join_display(&self.display, HOSTS_DIR);
+        let loaded =
+            store::load(&dir, &display, self.max_file_size, &file).map_err(Problem::unlocated)?;
+        match loaded.keys.as_slice() {
+            [(line, p)] => Ok(Some(Key::from_parsed(
+                p.clone(),
+                Origin::File {
+                    name: fqdn.to_string(),
+                    path: loaded.path.clone(),
+                    line: *line,
+                    at: Span::synthetic(),
+                },
+            ))),
+            _ => Err(Diag::new(
+                Code::HostKey,
+                format!("{} holds {} keys: a host key file holds the host's one key", loaded.path, loaded.keys.len()),
+            )
+            .help("gather it again: `beryl facts --gather HOST --out DIR`, then `beryl secrets host-keys --state-dir DIR`")),
+        }
     }
 
     /// The key file of `name`, read once per store.
@@ -186,6 +220,10 @@ impl KeyStore {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
+
+/// The folder of the key directory that holds hosts' SSH host keys, one
+/// `FQDN.pub` each.
+pub(crate) const HOSTS_DIR: &str = "hosts";
 
 /// How a placeholder entry starts: `beryl init` writes one where a key must go.
 pub(crate) const PLACEHOLDER: &str = "REPLACE-ME";

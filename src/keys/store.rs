@@ -34,6 +34,11 @@ impl Problem {
     pub(super) fn at(&self, span: &Span) -> Diag {
         self.0.clone().label(span, "this ssh_keys entry")
     }
+
+    /// The error itself, for a key file no YAML entry named.
+    pub(super) fn unlocated(self) -> Diag {
+        self.0
+    }
 }
 
 const NAME_MAX: usize = 255;
@@ -191,7 +196,7 @@ fn check_name(name: &str) -> Result<(), Problem> {
 }
 
 /// `display/file`, without doubling a `/`.
-fn join_display(display: &str, file: &str) -> String {
+pub(super) fn join_display(display: &str, file: &str) -> String {
     match display {
         "" => file.to_string(),
         d if d.ends_with('/') => format!("{d}{file}"),

@@ -36,7 +36,7 @@ pub(crate) struct Set<'a> {
     pub key_field: &'a dyn Fn(&[String]) -> Option<&'static str>,
 }
 
-fn edit_error(span: Option<&Span>, message: impl Into<String>) -> Diag {
+pub(super) fn edit_error(span: Option<&Span>, message: impl Into<String>) -> Diag {
     let d = Diag::new(Code::Edit, message);
     match span {
         Some(s) => d.label(s, "here"),
@@ -44,7 +44,7 @@ fn edit_error(span: Option<&Span>, message: impl Into<String>) -> Diag {
     }
 }
 
-fn parse(name: &str, text: &str) -> Result<Node, Diag> {
+pub(super) fn parse(name: &str, text: &str) -> Result<Node, Diag> {
     crate::yaml::parse(&Source::new(name, text.to_string()), &Default::default())
 }
 
@@ -151,7 +151,7 @@ fn keys_of(place: &[String], root: &Node) -> Vec<String> {
 }
 
 /// The text of the line holding byte `offset`, and where it starts.
-fn line_at(text: &str, offset: usize) -> (usize, &str) {
+pub(super) fn line_at(text: &str, offset: usize) -> (usize, &str) {
     let start = text[..offset].rfind('\n').map_or(0, |p| p + 1);
     let end = text[offset..].find('\n').map_or(text.len(), |p| offset + p);
     (start, &text[start..end])
@@ -386,7 +386,7 @@ fn append_metadata(text: &str, recipients: &[Recipient], key: &[u8; 32]) -> Resu
 }
 
 /// The text with the metadata's `lastmodified` and `mac` set for `values`.
-fn write_mac(
+pub(super) fn write_mac(
     text: &str,
     file: &Sealed,
     values: &[Zeroizing<Vec<u8>>],
@@ -416,7 +416,12 @@ fn write_mac(
 
 /// The bytes a scalar is written with, quotes included.
 fn scalar_span(text: &str, node: &Node) -> Span {
-    let mut s = node.span.clone();
+    quoted(text, &node.span)
+}
+
+/// The bytes of the scalar at `span`, quotes included.
+pub(super) fn quoted(text: &str, span: &Span) -> Span {
+    let mut s = span.clone();
     let bytes = text.as_bytes();
     if s.offset > 0
         && matches!(bytes.get(s.offset - 1), Some(b'"' | b'\''))
@@ -429,7 +434,7 @@ fn scalar_span(text: &str, node: &Node) -> Span {
 }
 
 /// Opens `file` with `key` directly: every value decrypts and the MAC holds.
-fn verify(file: &Sealed, key: &[u8; 32]) -> Result<(), Diag> {
+pub(super) fn verify(file: &Sealed, key: &[u8; 32]) -> Result<(), Diag> {
     let mut values = Vec::new();
     for s in &file.secrets {
         let v = s

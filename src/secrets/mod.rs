@@ -19,12 +19,15 @@
 pub(crate) mod edit;
 pub(crate) mod enc;
 pub(crate) mod mac;
+pub(crate) mod reseal;
 pub(crate) mod rules;
 pub(crate) mod sealed;
 pub(crate) mod wrap;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_reseal;
 
 pub(crate) use mac::{Opened, open};
 pub(crate) use sealed::{Sealed, unseal};
@@ -58,8 +61,16 @@ crate::diag::codes! {
         NoIdentity = "no_identity";
         /// A value does not decrypt at its place (moved, altered) or the file's MAC does not match.
         Tampered = "tampered";
-        /// A recipient the file should be encrypted to is missing, or one it is encrypted to is not expected.
+        /// A recipient the inventory expects (a key of a domain whose hosts read the file, the host's own key) is missing from the file's.
         Recipients = "recipients";
+        /// A file with secrets for a host whose SSH host key is unknown (`<ssh dir>/hosts/FQDN.pub`).
+        HostKey = "host_key";
+        /// A file's secrets are also wrapped to a recipient the inventory does not name.
+        ExtraRecipient = "extra_recipient", warning;
+        /// A file was wrapped without a recipient the inventory expects (a host key not gathered yet, a key age cannot wrap to).
+        Incomplete = "incomplete", warning;
+        /// Who may read a file cannot be told from the inventory (no host reads it, a reclass inventory, a class list that does not expand).
+        Readers = "readers";
         /// A `beryl secrets` command cannot change the file as asked.
         Edit = "edit";
     }

@@ -70,6 +70,9 @@ pub(crate) enum Leaf {
 pub(crate) struct Sealed {
     /// The file, as shown.
     pub file: String,
+    /// The file relative to the inventory root, when the class library read
+    /// it (empty for a file read on its own).
+    pub rel: String,
     pub meta: Meta,
     pub secrets: Vec<Secret>,
     pub leaves: Vec<Leaf>,
@@ -82,6 +85,29 @@ pub(crate) struct Sealed {
 /// say is encrypted written in the clear (or the reverse), metadata that
 /// does not parse, a token written by hand.
 pub(crate) fn unseal(root: &mut Node) -> Result<Option<Sealed>, Diag> {
+    Ok(unseal_with(root, None)?.map(|(s, _)| s))
+}
+
+/// A value the file's rules encrypt, written in the clear: what `beryl
+/// secrets edit` encrypts once the editor is closed.
+#[derive(Debug)]
+pub(crate) struct Pending {
+    /// The value's keys joined by `:`, as its additional data.
+    pub aad: String,
+    pub span: Span,
+    pub value: Value,
+}
+
+/// [`unseal`] for a file being edited: a value its rules encrypt may be in
+/// the clear, and is returned to be encrypted rather than refused.
+pub(crate) fn unseal_edited(root: &mut Node) -> Result<Option<(Sealed, Vec<Pending>)>, Diag> {
+    unseal_with(root, Some(Vec::new()))
+}
+
+fn unseal_with(
+    root: &mut Node,
+    pending: Option<Vec<Pending>>,
+) -> Result<Option<(Sealed, Vec<Pending>)>, Diag> {
     let source = root.span.source.clone();
     // Most files hold no secret: one pass over the text decides it.
     if let Some(s) = &source
@@ -107,15 +133,21 @@ pub(crate) fn unseal(root: &mut Node) -> Result<Option<Sealed>, Diag> {
         lines: source.as_ref().map(lines).unwrap_or_default(),
         secrets: Vec::new(),
         leaves: Vec::new(),
+        pending,
     };
     walk.node(root, &mut Vec::new(), &mut Vec::new(), &mut Vec::new())?;
     let (secrets, leaves) = (walk.secrets, walk.leaves);
-    Ok(Some(Sealed {
-        file,
-        meta,
-        secrets,
-        leaves,
-    }))
+    let pending = walk.pending.unwrap_or_default();
+    Ok(Some((
+        Sealed {
+            file,
+            rel: String::new(),
+            meta,
+            secrets,
+            leaves,
+        },
+        pending,
+    )))
 }
 
 /// A file without metadata may hold no ciphertext (it would reach a host as
@@ -227,6 +259,8 @@ struct Walk<'m> {
     lines: Vec<Arc<str>>,
     secrets: Vec<Secret>,
     leaves: Vec<Leaf>,
+    /// For a file being edited, the values to encrypt.
+    pending: Option<Vec<Pending>>,
 }
 
 impl Walk<'_> {
@@ -326,6 +360,15 @@ impl Walk<'_> {
         let text = node.as_str();
         if text.is_some_and(super::holds_token) {
             return Err(forged(&node.span));
+        }
+        let clear = text.is_none_or(|t| !t.is_empty() && Enc::parse(t).is_err());
+        if let (true, true, Some(pending)) = (encrypted, clear, &mut self.pending) {
+            pending.push(Pending {
+                aad: format!("{}:", keys.join(":")),
+                span: node.span.clone(),
+                value: node.value.clone(),
+            });
+            return Ok(());
         }
         match (encrypted, text) {
             // SOPS leaves an empty string as it is.

@@ -8,11 +8,11 @@ use super::wrap::{Identity, Recipient};
 use super::{open, unseal};
 use crate::value::{Node, Source};
 
-const NOW: &str = "2026-12-07T10:00:00Z";
-const LATER: &str = "2026-12-07T11:00:00Z";
+pub(super) const NOW: &str = "2026-12-07T10:00:00Z";
+pub(super) const LATER: &str = "2026-12-07T11:00:00Z";
 
 /// A fresh age key pair, in memory.
-fn keypair() -> (Identity, Recipient) {
+pub(super) fn keypair() -> (Identity, Recipient) {
     let (id, public) = Identity::generate_for_tests();
     (id, Recipient::parse(&public).unwrap())
 }
@@ -25,7 +25,7 @@ fn place(p: &str) -> Vec<String> {
     p.split('.').map(str::to_string).collect()
 }
 
-fn set_value(
+pub(super) fn set_value(
     text: &str,
     at: &str,
     value: &str,
@@ -57,7 +57,7 @@ fn load(text: &str) -> Node {
     .unwrap()
 }
 
-const PLAIN: &str = "\
+pub(super) const PLAIN: &str = "\
 freebsd:
   hostname: db01
   users:

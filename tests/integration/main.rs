@@ -129,6 +129,7 @@ mod secrets;
 mod secrets_apply;
 mod secrets_canary;
 mod secrets_churn;
+mod secrets_recipients;
 mod shell;
 mod sshd_config;
 mod support;

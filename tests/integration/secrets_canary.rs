@@ -16,7 +16,8 @@ use std::fs;
 use std::path::Path;
 
 use crate::support::{
-    age_key, args, beryl, beryl_with_env, copy_tree, facts_digest, leak_forms, repo, tools,
+    age_key, args, beryl, beryl_with_env, copy_tree, facts_digest, key_pair, leak_forms, repo,
+    tools,
 };
 
 /// The canaries: a short one, a long one, and root's hash.
@@ -39,10 +40,26 @@ fn forbidden(pin: &str, token: &str) -> Vec<String> {
 }
 
 /// The example inventory in `root`, host01 holding the canaries (`suffix`
-/// on the values set), encrypted to `public`.
-fn inventory(root: &Path, public: &str, key: &Path, suffix: &str) {
+/// on the values set), encrypted to the recipients the inventory expects:
+/// example.org's keys, the operator key `keys/op` among them (the
+/// identity `key`), and host01's host key `keys/host01.pub`.
+fn inventory(root: &Path, keys: &Path, key: &Path, suffix: &str) {
     copy_tree(&repo().join("inventory"), &root.join("inventory"));
     copy_tree(&repo().join("ssh"), &root.join("ssh"));
+    fs::copy(keys.join("op.pub"), root.join("ssh/op.pub")).unwrap();
+    let domain = root.join("inventory/example.org/_domain.yml");
+    let text = fs::read_to_string(&domain).unwrap();
+    fs::write(
+        &domain,
+        text.replacen("ssh_keys:\n", "ssh_keys:\n  - op\n", 1),
+    )
+    .unwrap();
+    fs::create_dir_all(root.join("ssh/hosts")).unwrap();
+    fs::copy(
+        keys.join("host01.pub"),
+        root.join("ssh/hosts/host01.example.org.pub"),
+    )
+    .unwrap();
     fs::write(
         root.join("inventory/templates/canary.conf.j2"),
         "pin={{ site.pin }}\n",
@@ -64,7 +81,8 @@ fn inventory(root: &Path, public: &str, key: &Path, suffix: &str) {
     let pin = format!("{PIN}{suffix}");
     let token = format!("{TOKEN}{suffix}");
     for (place, value, extra) in [
-        ("site.pin", pin.as_str(), vec!["--recipient", public]),
+        // The first needs no key: the recipients are the inventory's.
+        ("site.pin", pin.as_str(), vec![]),
         ("site.api_token", token.as_str(), vec!["--identity", id]),
         ("freebsd.root_password", ROOT_HASH, vec!["--identity", id]),
     ] {
@@ -73,25 +91,31 @@ fn inventory(root: &Path, public: &str, key: &Path, suffix: &str) {
         let r = beryl_with_env(root, &args(&a), &[], Some(value));
         assert_eq!(r.status, 0, "{}", r.stderr);
         assert!(r.stdout.is_empty() || !r.stdout.contains(value));
+        assert!(!r.stderr.contains("incomplete"), "{}", r.stderr);
     }
 }
 
 #[test]
 fn no_output_of_any_command_holds_a_secret() {
     let test = "no_output_of_any_command_holds_a_secret";
-    if !tools(&["age-keygen"], test) {
+    if !tools(&["age-keygen", "ssh-keygen"], test) {
         return;
     }
     let d = tempfile::tempdir().unwrap();
-    let (key, public) = age_key(d.path(), "age.txt");
-    let public = public.as_str();
+    let keys = d.path().join("keys");
+    fs::create_dir(&keys).unwrap();
+    let key = keys.join("op");
+    key_pair(&keys, "op");
+    key_pair(&keys, "host01");
     let (old, new) = (d.path().join("old"), d.path().join("new"));
-    inventory(&old, public, &key, "");
-    inventory(&new, public, &key, "-2");
+    inventory(&old, &keys, &key, "");
+    inventory(&new, &keys, &key, "-2");
     copy_tree(&repo().join("ssh"), &d.path().join("ssh"));
+    fs::copy(keys.join("op.pub"), d.path().join("ssh/op.pub")).unwrap();
     let id = key.to_str().unwrap();
     let mut forbidden = forbidden(PIN, TOKEN);
     forbidden.extend(self::forbidden(&format!("{PIN}-2"), &format!("{TOKEN}-2")));
+    forbidden.extend(leak_forms(&format!("{PIN}-2x")));
     let render_dir = new.join("out");
     let r = render_dir.to_str().unwrap();
     let plan = new.join("plan.json");
@@ -149,6 +173,8 @@ fn no_output_of_any_command_holds_a_secret() {
         vec!["secrets", "show", host_file],
         vec!["secrets", "check", host_file],
         vec!["secrets", "check", host_file, "--identity", id],
+        vec!["secrets", "check", "--identity", id],
+        vec!["secrets", "rekey", "--identity", id],
     ] {
         let run = runs(&new, &a, &mut outputs);
         assert!(run.status <= 1, "{a:?}: {}{}", run.stdout, run.stderr);
@@ -188,6 +214,46 @@ fn no_output_of_any_command_holds_a_secret() {
             );
         }
     }
+    // An edit in an editor: the pin changed, its line only.
+    let editor = d.path().join("editor.sh");
+    fs::write(
+        &editor,
+        format!("#!/bin/sh\nsed -i 's/\"{PIN}-2\"/\"{PIN}-2x\"/' \"$1\"\n"),
+    )
+    .unwrap();
+    fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let before = fs::read_to_string(new.join(host_file)).unwrap();
+    let run = beryl_with_env(
+        &new,
+        &args(&["secrets", "edit", host_file, "--identity", id]),
+        &[
+            ("EDITOR".into(), editor.display().to_string()),
+            ("VISUAL".into(), String::new()),
+        ],
+        None,
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    outputs.push((
+        "secrets edit".into(),
+        format!("{}{}", run.stdout, run.stderr),
+    ));
+    let after = fs::read_to_string(new.join(host_file)).unwrap();
+    let changed: Vec<&str> = after.lines().filter(|l| !before.contains(l)).collect();
+    assert_eq!(changed.len(), 3, "{changed:?}");
+    // A host key not known: `check` fails closed, and says how to gather it.
+    let host_key_file = new.join("ssh/hosts/host01.example.org.pub");
+    fs::rename(&host_key_file, d.path().join("away.pub")).unwrap();
+    let run = runs(&new, &["check"], &mut outputs);
+    assert_eq!(run.status, 2, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("beryl::secrets::host_key")
+            && run
+                .stderr
+                .contains("beryl facts --gather host01.example.org"),
+        "{}",
+        run.stderr
+    );
+    fs::rename(d.path().join("away.pub"), &host_key_file).unwrap();
     // Error paths.
     let (other, _) = age_key(d.path(), "other.txt");
     let o = other.to_str().unwrap();

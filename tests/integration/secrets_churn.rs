@@ -4,6 +4,9 @@
 //! the value's `ENC[…]` line, then the MAC and its date, which the MAC is
 //! bound to. `git diff` names exactly those three keys. Setting a new value
 //! adds its `# sops:enc` line and its value, and changes the same two.
+//! `beryl secrets edit`, the value changed in the editor (a script here),
+//! counts the same 3 and 3; a plain value edited there, 1 and 1: every
+//! ciphertext, the MAC and its date are kept.
 //!
 //! Needs git and age-keygen; skips with a notice without them, unless
 //! BERYL_REQUIRE_TOOLS is set.
@@ -29,15 +32,20 @@ fn git(dir: &Path, a: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// Sets a value at the next second of the clock: `lastmodified` is to
-/// the second, and the test counts its line among the changed ones.
-fn set(dir: &Path, place: &str, value: &str, extra: &[&str]) {
+/// Waits for the next second of the clock: `lastmodified` is to the
+/// second, and the test counts its line among the changed ones.
+fn next_second() {
     let second =
         |t: std::time::SystemTime| t.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
     let start = second(std::time::SystemTime::now());
     while second(std::time::SystemTime::now()) == start {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+}
+
+/// Sets a value at the next second of the clock.
+fn set(dir: &Path, place: &str, value: &str, extra: &[&str]) {
+    next_second();
     let mut a = vec!["secrets", "set", "db01.yml", place];
     a.extend(extra);
     let r = beryl_with_env(dir, &args(&a), &[], Some(value));
@@ -108,4 +116,38 @@ fn one_edited_secret_changes_its_line_and_the_mac() {
         &["--type", "int", "--identity", id],
     );
     assert_eq!(git(d, &["diff", "--numstat"]).trim(), "4\t2\tdb01.yml");
+    git(d, &["commit", "-q", "-am", "port"]);
+
+    // In an editor: the `sed` script edits the decrypted view.
+    let edit = |script: &str| {
+        next_second();
+        let editor = d.join("editor.sh");
+        fs::write(&editor, format!("#!/bin/sh\nsed -i '{script}' \"$1\"\n")).unwrap();
+        fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        let r = beryl_with_env(
+            d,
+            &args(&["secrets", "edit", "db01.yml", "--identity", id]),
+            &[
+                ("EDITOR".into(), editor.display().to_string()),
+                ("VISUAL".into(), String::new()),
+            ],
+            None,
+        );
+        assert_eq!(r.status, 0, "{}", r.stderr);
+        r.stdout
+    };
+    assert_eq!(edit("s/\"k3y\"/\"k3y-rotated\"/"), "db01.yml: written\n");
+    assert_eq!(git(d, &["diff", "--numstat"]).trim(), "3\t3\tdb01.yml");
+    let diff = git(d, &["diff", "-U0"]);
+    assert_eq!(
+        changed_keys(&diff),
+        ["key", "key", "lastmodified", "mac", "lastmodified", "mac"],
+        "{diff}"
+    );
+    git(d, &["commit", "-q", "-am", "key rotated in an editor"]);
+    edit("s/user: app/user: app2/");
+    assert_eq!(git(d, &["diff", "--numstat"]).trim(), "1\t1\tdb01.yml");
+    git(d, &["commit", "-q", "-am", "a plain value"]);
+    assert_eq!(edit("s/nothing//"), "db01.yml: no change\n");
+    assert_eq!(git(d, &["diff", "--numstat"]).trim(), "");
 }

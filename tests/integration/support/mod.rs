@@ -42,5 +42,5 @@ pub use fixture::{
 };
 pub use inventory_gen::rng;
 pub use run::{Run, args, beryl, beryl_command, beryl_with_env, with_stdin};
-pub use secrets::{age_key, leak_forms};
+pub use secrets::{age_key, key_pair, leak_forms, operator_key};
 pub use skip::{is_root, required, shared, skip, skip_peer, tool, tools, which};
