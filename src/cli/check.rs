@@ -80,6 +80,8 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
     let mut addresses = crate::lint::Addresses::default();
     let mut sides = Vec::new();
     let mut every_host_compiles = true;
+    // The files each host read, for the recipients of secrets.
+    let mut read: Vec<(&Host, Vec<String>)> = Vec::new();
     // The SOPS files the hosts read, each once, with the hosts that read it.
     let mut sealed: std::collections::BTreeMap<String, (Arc<Sealed>, Vec<String>)> =
         Default::default();
@@ -91,7 +93,10 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
             e.1.push(host.fqdn.clone());
         }
         match checked.used {
-            Some((levels, rules_used)) => usage.add(&host.fqdn, &levels, &rules_used),
+            Some((levels, rules_used)) => {
+                read.push((host, levels.iter().map(|l| l.file.clone()).collect()));
+                usage.add(&host.fqdn, &levels, &rules_used);
+            }
             None => every_host_compiles = false,
         }
         sides.extend(checked.side);
@@ -129,7 +134,11 @@ pub(super) fn run(ctx: &Context, args: &Args, out: &mut dyn Write) -> Result<Out
     }));
     // Who may read each file's secrets (lint/recipients.rs).
     if !sealed.is_empty() {
-        let readers = crate::lint::recipients::Readers::new(&compiler, &ctx.keys, ctx.limits);
+        let mut readers = crate::lint::recipients::Readers::new(&compiler, &ctx.keys, ctx.limits);
+        // Every host compiled: what each read is known.
+        if every_host_compiles && hosts.len() == inventory.hosts.len() {
+            readers = readers.knowing(read);
+        }
         for (file, on) in sealed.values() {
             found.extend(readers.coverage(file).into_iter().map(|mut d| {
                 for fqdn in on {

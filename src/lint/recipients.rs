@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 
 use crate::compile::Compiler;
 use crate::diag::{Diag, Diags};
-use crate::inventory::{Flavor, LevelKind};
+use crate::inventory::{Flavor, Host};
 use crate::keys::{Key, KeyStore, Origin};
 use crate::limits::Limits;
 use crate::secrets::{Code, Sealed};
@@ -91,6 +91,22 @@ impl<'a> Readers<'a> {
         }
     }
 
+    /// The files each host reads, when the caller compiled every host of
+    /// the inventory (`beryl check`): the classes need not be expanded
+    /// again. `read` gives, for each host, the files of its compiled chain.
+    pub(crate) fn knowing<'h>(
+        self,
+        read: impl IntoIterator<Item = (&'h Host, Vec<String>)>,
+    ) -> Self {
+        let per_host = read
+            .into_iter()
+            .map(|(h, files)| (h, Some(files)))
+            .collect();
+        let reach = self.build(per_host);
+        let _ = self.files.set(reach);
+        self
+    }
+
     fn reach(&self) -> &Reach {
         self.files.get_or_init(|| {
             use rayon::prelude::*;
@@ -98,30 +114,40 @@ impl<'a> Readers<'a> {
             let per_host: Vec<_> = inv
                 .hosts
                 .par_iter()
-                .map(|h| (h, self.compiler.class_files(h)))
+                .map(|h| {
+                    let classes = self.compiler.class_files(h).ok();
+                    (
+                        h,
+                        classes.map(|c| c.into_iter().map(|(rel, _)| rel).collect()),
+                    )
+                })
                 .collect();
-            let mut reach = Reach::default();
-            for (host, classes) in per_host {
-                let mut add = |rel: &str, own: bool| {
-                    let r = reach.by_file.entry(rel.to_string()).or_default();
-                    r.domains.insert(host.domain.clone());
-                    if own {
-                        r.owner = Some(host.parent.clone().unwrap_or_else(|| host.fqdn.clone()));
-                    }
-                };
-                for level in inv.chain(host) {
-                    add(
-                        &level.file.rel,
-                        matches!(level.kind, LevelKind::Host | LevelKind::Jail),
-                    );
-                }
-                match classes {
-                    Ok(files) => files.iter().for_each(|(rel, _)| add(rel, false)),
-                    Err(_) => reach.unexpanded.push(host.fqdn.clone()),
-                }
-            }
-            reach
+            self.build(per_host)
         })
+    }
+
+    /// Which hosts read which files: each host's chain, and the files given
+    /// with it (its classes; `None` when they do not expand).
+    fn build(&self, per_host: Vec<(&Host, Option<Vec<String>>)>) -> Reach {
+        let inv = self.compiler.inventory();
+        let mut reach = Reach::default();
+        for (host, more) in per_host {
+            let mut add = |rel: &str| {
+                let r = reach.by_file.entry(rel.to_string()).or_default();
+                r.domains.insert(host.domain.clone());
+                if rel == host.file.rel {
+                    r.owner = Some(host.parent.clone().unwrap_or_else(|| host.fqdn.clone()));
+                }
+            };
+            for level in inv.chain(host) {
+                add(&level.file.rel);
+            }
+            match more {
+                Some(files) => files.iter().for_each(|rel| add(rel)),
+                None => reach.unexpanded.push(host.fqdn.clone()),
+            }
+        }
+        reach
     }
 
     /// The recipients the inventory expects for the file `rel` (relative to
