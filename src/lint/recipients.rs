@@ -19,6 +19,7 @@ use crate::diag::{Diag, Diags};
 use crate::inventory::{Flavor, Host};
 use crate::keys::{Key, KeyStore, Origin};
 use crate::limits::Limits;
+use crate::secrets::wrap::bare;
 use crate::secrets::{Code, Sealed};
 use crate::syntax::prefix;
 use crate::value::Span;
@@ -266,7 +267,7 @@ impl<'a> Readers<'a> {
             .meta
             .age
             .iter()
-            .map(|s| (normal(&s.recipient), s.recipient.as_str()))
+            .map(|s| (bare(&s.recipient), s.recipient.as_str()))
             .collect();
         let mut out = Vec::new();
         if let Some(host) = &expected.unknown_host {
@@ -342,22 +343,12 @@ fn recipient(key: &Key) -> String {
     format!("{} {}", key.algorithm, key.base64)
 }
 
-/// A recipient as written in a file, as compared: an age key as it is, an
-/// SSH key without its comment.
-pub(crate) fn normal(recipient: &str) -> String {
-    let t = recipient.trim();
-    match t.starts_with("age1") {
-        true => t.to_string(),
-        false => t.split_whitespace().take(2).collect::<Vec<_>>().join(" "),
-    }
-}
-
 /// A recipient for a message: an age key as it is, an SSH key as its type
 /// and fingerprint (as `ssh-keygen -l` shows it).
 fn shown(recipient: &str) -> String {
-    match Key::inline(&normal(recipient), &Span::synthetic()) {
+    match Key::inline(&bare(recipient), &Span::synthetic()) {
         Ok(k) => format!("{} {}", k.algorithm, k.fingerprint()),
-        Err(_) => normal(recipient),
+        Err(_) => bare(recipient),
     }
 }
 

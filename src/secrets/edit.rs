@@ -12,7 +12,7 @@ use super::Code;
 use super::enc::{Enc, Kind, canonical, check_type};
 use super::mac::{data_key, mac_hex, open};
 use super::sealed::{Sealed, unseal};
-use super::wrap::{Identity, Recipient, wrap};
+use super::wrap::{Identity, Recipient, bare, wrap};
 use crate::diag::Diag;
 use crate::value::{Node, Source, Span, Value};
 
@@ -469,14 +469,18 @@ pub(crate) fn rekey(
     let Some(sealed) = unseal(&mut tree)? else {
         return Ok(None);
     };
-    let have: Vec<&str> = sealed
-        .meta
-        .age
-        .iter()
-        .map(|s| s.recipient.as_str())
-        .collect();
-    let want: Vec<&str> = recipients.iter().map(|r| r.text.as_str()).collect();
-    if have == want {
+    if recipients.is_empty() {
+        return Err(edit_error(
+            Some(&sealed.meta.span),
+            "no recipients: the file would open for no one",
+        ));
+    }
+    // The same keys in another order, or with comments: nothing to do.
+    let have: std::collections::BTreeSet<String> =
+        sealed.meta.age.iter().map(|s| bare(&s.recipient)).collect();
+    let want: std::collections::BTreeSet<String> =
+        recipients.iter().map(|r| bare(&r.text)).collect();
+    if have == want && have.len() == sealed.meta.age.len() {
         return Ok(None);
     }
     let key = data_key(&sealed, ids)?;

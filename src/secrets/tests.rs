@@ -271,3 +271,16 @@ fn rekey_rewraps_the_data_key_and_keeps_every_value() {
     assert!(open(&sealed, &[id1]).is_err(), "the old recipient is gone");
     assert_eq!(&open(&sealed, &[id2]).unwrap().values[0][..], b"hunter2");
 }
+
+#[test]
+fn rekey_to_nobody_is_refused_and_the_same_keys_in_another_order_change_nothing() {
+    let (id1, r1) = keypair();
+    let (_, r2) = keypair();
+    let both = [r1, r2];
+    let text = set_value(PLAIN, "app.db.password", "hunter2", &both, &[], NOW).unwrap();
+    let ids = std::slice::from_ref(&id1);
+    let e = rekey("host.yml", &text, &[], ids).unwrap_err();
+    assert!(e.message.contains("no recipients"), "{}", e.message);
+    let [a, b] = both;
+    assert!(rekey("host.yml", &text, &[b, a], ids).unwrap().is_none());
+}

@@ -61,6 +61,16 @@ impl Recipient {
     }
 }
 
+/// A recipient as compared: an age key as it is, an SSH key's type and
+/// blob without its comment.
+pub(crate) fn bare(recipient: &str) -> String {
+    let t = recipient.trim();
+    match t.starts_with("age1") {
+        true => t.to_string(),
+        false => t.split_whitespace().take(2).collect::<Vec<_>>().join(" "),
+    }
+}
+
 /// An identity the operator named: what unwraps a data key.
 pub(crate) struct Identity {
     /// The file it came from, for messages.
