@@ -1,5 +1,6 @@
-//! Fleet-wide warnings: what the inventory holds that no host uses. Only a
-//! run over many hosts can tell, so `beryl check` asks, after compiling.
+//! Fleet-wide checks: what the inventory holds that no host uses, and who
+//! may read each file's secrets ([`recipients`]). Only a run over many
+//! hosts can tell, so `beryl check` asks, after compiling.
 //!
 //! Entry point: [`Usage`]: each compiled host is added, then
 //! [`Usage::warnings`] reports
