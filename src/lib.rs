@@ -40,6 +40,7 @@ pub mod jsonschema;
 pub mod keys;
 pub mod limits;
 mod lint;
+mod lsp;
 pub mod merge;
 mod outdir;
 pub mod output;

@@ -14,6 +14,7 @@ mod hosts;
 pub(crate) mod init;
 mod keys;
 pub(crate) mod lookup;
+mod lsp;
 pub(crate) mod man;
 mod merge;
 pub(crate) mod options;
@@ -93,6 +94,7 @@ pub(crate) enum Command {
     Schema(schema::Args),
     Secrets(secrets::Args),
     Graph(graph::Args),
+    Lsp(lsp::Args),
     Reclass(reclass::Args),
     Init(init::Args),
     Completions(completions::Args),
@@ -122,7 +124,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         }
     };
     let reporter = Reporter::new(cli.color);
-    let mut out = std::io::stdout().lock();
+    let mut out = Stdout::default();
     let out = &mut out;
     // Each command's context holds the option groups it reads (options.rs),
     // and shares the warnings of the hosts it compiles with this function.
@@ -152,6 +154,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Command::Facts(a) => ctx(a.opts.uses()).and_then(|c| facts::run(&c, a, out)),
         Command::Schema(a) => ctx(none).and_then(|c| schema::run(&c, a, out)),
         Command::Secrets(a) => ctx(a.uses()).and_then(|c| secrets::run(&c, a, out)),
+        Command::Lsp(a) => ctx(a.opts.uses()).and_then(|c| lsp::run(&c, a, out)),
         Command::Graph(a) => ctx(Uses {
             inventory: Some(&a.inventory),
             limits: Some(&a.limits),
@@ -183,6 +186,26 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             diags.extend(errors);
             reporter.print(&diags);
             ExitCode::from(2)
+        }
+    }
+}
+
+/// Standard output, locked at its first write: a command that never writes
+/// through it (`lsp`, whose own thread writes the protocol) leaves it free.
+#[derive(Default)]
+struct Stdout(Option<std::io::StdoutLock<'static>>);
+
+impl Write for Stdout {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .get_or_insert_with(|| std::io::stdout().lock())
+            .write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match &mut self.0 {
+            Some(lock) => lock.flush(),
+            None => Ok(()),
         }
     }
 }
@@ -240,6 +263,7 @@ mod tests {
         ("schema", &[]),
         ("secrets", &[]),
         ("graph", &[INVENTORY, LIMITS]),
+        ("lsp", &[INVENTORY, KEYS, LIMITS]),
         ("reclass", &[LIMITS]),
         ("init", &[]),
         ("completions", &[]),

@@ -116,6 +116,7 @@ mod jails_live;
 mod keys;
 mod live;
 mod lookup;
+mod lsp;
 mod outputs;
 mod paths;
 mod plan;

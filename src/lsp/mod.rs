@@ -1,0 +1,131 @@
+//! `beryl lsp`: a language server over stdio (docs/editors.md), on
+//! rust-analyzer's synchronous scaffold (`lsp-server`, `lsp-types`).
+//!
+//! Entry point: [`serve`]. Built so far (issue 38, in progress): hover in
+//! a host's or a jail's own file, which shows `beryl explain` for the key
+//! or value under the cursor on that host: its effective value, the level
+//! that wins and what it overrode. It reads the files as saved: an unsaved
+//! buffer is not compiled yet, and a hover says which file it read.
+
+mod hover;
+mod position;
+
+use lsp_server::{Connection, ErrorCode, Message, Request, Response};
+use lsp_types::{HoverProviderCapability, ServerCapabilities};
+
+use crate::inventory::Inventory;
+use crate::keys::KeyStore;
+use crate::limits::Limits;
+
+/// What the server reads: the inventory root, the key directory, the
+/// limits, as the command line gave them.
+pub(crate) struct Setup {
+    pub inventory: std::path::PathBuf,
+    pub inventory_display: String,
+    pub keys: KeyStore,
+    pub limits: Limits,
+}
+
+impl Setup {
+    /// The inventory as it is on disk now.
+    fn inventory(&self) -> Result<Inventory, String> {
+        Inventory::discover_with(&self.inventory, &self.inventory_display, &self.limits).map_err(
+            |d| {
+                d.iter()
+                    .map(|d| d.message.clone())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            },
+        )
+    }
+}
+
+/// The local path of a `file://` URI (RFC 8089, no host or `localhost`),
+/// its `%XX` escapes decoded; `None` for another scheme or a bad escape.
+pub(crate) fn file_path(uri: &str) -> Option<std::path::PathBuf> {
+    use std::os::unix::ffi::OsStringExt;
+    let rest = uri.strip_prefix("file://")?;
+    let rest = rest.strip_prefix("localhost").unwrap_or(rest);
+    if !rest.starts_with('/') {
+        return None;
+    }
+    let bytes = rest.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' => {
+                let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 3;
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    Some(std::ffi::OsString::from_vec(out).into())
+}
+
+/// The server's capabilities.
+fn capabilities() -> ServerCapabilities {
+    ServerCapabilities {
+        hover_provider: Some(HoverProviderCapability::Simple(true)),
+        ..Default::default()
+    }
+}
+
+/// Serves `conn` until the client shuts it down: `Ok` after a clean
+/// shutdown, the protocol error otherwise. A request the server cannot
+/// answer gets an error response; nothing a client sends makes it panic.
+pub(crate) fn serve(conn: &Connection, setup: &Setup) -> Result<(), String> {
+    let caps = serde_json::to_value(capabilities()).map_err(|e| e.to_string())?;
+    conn.initialize(caps).map_err(|e| e.to_string())?;
+    for msg in &conn.receiver {
+        match msg {
+            Message::Request(req) => {
+                if conn.handle_shutdown(&req).map_err(|e| e.to_string())? {
+                    return Ok(());
+                }
+                let resp = answer(setup, req);
+                conn.sender.send(resp.into()).map_err(|e| e.to_string())?;
+            }
+            Message::Notification(_) | Message::Response(_) => {}
+        }
+    }
+    Err("the client closed the connection without `shutdown`".into())
+}
+
+/// The response to one request.
+fn answer(setup: &Setup, req: Request) -> Response {
+    use lsp_types::request::{HoverRequest, Request as _};
+    match req.method.as_str() {
+        HoverRequest::METHOD => match serde_json::from_value(req.params) {
+            Ok(params) => match hover::hover(setup, &params) {
+                Ok(h) => Response::new_ok(req.id, h),
+                Err(why) => Response::new_err(req.id, ErrorCode::RequestFailed as i32, why),
+            },
+            Err(e) => Response::new_err(req.id, ErrorCode::InvalidParams as i32, e.to_string()),
+        },
+        other => Response::new_err(
+            req.id,
+            ErrorCode::MethodNotFound as i32,
+            format!("beryl lsp does not answer `{other}`"),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_file_uri_is_a_path() {
+        let p = |u: &str| super::file_path(u).map(|p| p.display().to_string());
+        assert_eq!(p("file:///a/b%20c.yml").as_deref(), Some("/a/b c.yml"));
+        assert_eq!(p("file://localhost/x").as_deref(), Some("/x"));
+        assert_eq!(p("file:///%C3%A9").as_deref(), Some("/é"));
+        assert_eq!(p("https://x/y"), None);
+        assert_eq!(p("file:///%zz"), None);
+        assert_eq!(p("file://host/x"), None);
+    }
+}

@@ -1,0 +1,123 @@
+//! Places in a buffer: an LSP position (a line and a UTF-16 column) as a
+//! byte offset, and the path of the key or value written at an offset.
+
+use crate::value::{Node, Value};
+
+/// The byte offset of an LSP position in `text`: its line's start, plus
+/// the bytes of the line's first `character` UTF-16 code units (clamped to
+/// the line's end). `None` past the last line.
+pub(crate) fn offset(text: &str, line: u32, character: u32) -> Option<usize> {
+    let mut start = 0;
+    for _ in 0..line {
+        start += text[start..].find('\n')? + 1;
+    }
+    let end = text[start..].find('\n').map_or(text.len(), |p| start + p);
+    let mut units = 0u32;
+    for (i, c) in text[start..end].char_indices() {
+        if units >= character {
+            return Some(start + i);
+        }
+        units += c.len_utf16() as u32;
+    }
+    Some(end)
+}
+
+/// The byte range a node's text covers, its children's included.
+fn extent(node: &Node) -> (usize, usize) {
+    let mut lo = node.span.offset;
+    let mut hi = node.span.offset + node.span.len;
+    let mut widen = |(a, b): (usize, usize)| {
+        lo = lo.min(a);
+        hi = hi.max(b);
+    };
+    match &node.value {
+        Value::Map(m) => m.values().for_each(|e| {
+            widen((e.key_span.offset, e.key_span.offset));
+            widen(extent(&e.node));
+        }),
+        Value::Seq(items) => items.iter().for_each(|i| widen(extent(i))),
+        _ => {}
+    }
+    (lo, hi)
+}
+
+/// The path of the key or value at `at` in a document, as `explain` reads
+/// it: keys without their `~`/`=` prefix, a list item by its `name` when it
+/// has one, else by its position. Empty when `at` is on no key or value.
+pub(crate) fn path_at(root: &Node, at: usize) -> Vec<String> {
+    let mut path = Vec::new();
+    let mut node = root;
+    loop {
+        let next = match &node.value {
+            Value::Map(m) => m.iter().find_map(|(k, e)| {
+                let key_end = e.key_span.offset + e.key_span.len;
+                let (_, end) = extent(&e.node);
+                let within = at >= e.key_span.offset && at < end.max(key_end);
+                within.then(|| {
+                    let key = crate::syntax::prefix::split(k).0.to_string();
+                    (key, (at >= key_end).then_some(&e.node))
+                })
+            }),
+            Value::Seq(items) => items.iter().enumerate().find_map(|(i, item)| {
+                let (start, end) = extent(item);
+                (at >= start && at < end).then(|| {
+                    let name = item.get("name").and_then(Node::as_str);
+                    (
+                        name.map_or_else(|| i.to_string(), str::to_string),
+                        Some(item),
+                    )
+                })
+            }),
+            _ => None,
+        };
+        match next {
+            Some((seg, Some(child))) => {
+                path.push(seg);
+                node = child;
+            }
+            Some((seg, None)) => {
+                path.push(seg);
+                return path;
+            }
+            None => return path,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::Source;
+
+    fn doc(text: &str) -> Node {
+        crate::yaml::parse(&Source::new("f.yml", text.to_string()), &Default::default()).unwrap()
+    }
+
+    #[test]
+    fn a_position_is_a_byte_offset_counted_in_utf16() {
+        let text = "a: é😀x\nb: 2\n";
+        assert_eq!(offset(text, 0, 0), Some(0));
+        // `é` is one UTF-16 unit and two bytes, `😀` two units and four bytes.
+        assert_eq!(offset(text, 0, 4), Some(5));
+        assert_eq!(offset(text, 0, 6), Some(9));
+        assert_eq!(offset(text, 0, 99), Some(10));
+        assert_eq!(offset(text, 1, 3), Some(14));
+        assert_eq!(offset(text, 5, 0), None);
+    }
+
+    #[test]
+    fn the_path_at_a_key_a_value_and_a_named_item() {
+        let text = "freebsd:\n  ~users:\n    - name: alice\n      shell: /bin/sh\n    - uid: 7\n  hostname: db01\n";
+        let root = doc(text);
+        let at = |needle: &str| text.find(needle).unwrap() + 1;
+        assert_eq!(path_at(&root, at("hostname")), ["freebsd", "hostname"]);
+        assert_eq!(path_at(&root, at("db01")), ["freebsd", "hostname"]);
+        assert_eq!(
+            path_at(&root, at("/bin/sh")),
+            ["freebsd", "users", "alice", "shell"]
+        );
+        assert_eq!(path_at(&root, at("users")), ["freebsd", "users"]);
+        assert_eq!(path_at(&root, at("uid")), ["freebsd", "users", "1", "uid"]);
+        assert!(path_at(&root, text.len() + 5).is_empty());
+    }
+}
