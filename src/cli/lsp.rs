@@ -10,9 +10,11 @@ use crate::diag::{Common, Diag};
 /// For editors, beside yaml-language-server (which keeps the JSON Schema's
 /// completion, `beryl schema`). Hover in a host's or a jail's own file
 /// shows `beryl explain` for the key or value under the cursor on that
-/// host, from the files as saved. More is coming (issue 38): hover in
-/// shared levels and classes, definitions, references, diagnostics as you
-/// type. docs/editors.md sets it up in Neovim.
+/// host; in a file many hosts read, what the line does on each of them.
+/// Go to definition leads from a class name, a key name, a template or a
+/// file's source to its file. From the files as saved. More is coming
+/// (issue 38): references, diagnostics as you type. docs/editors.md sets
+/// it up in Neovim.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
     beryl lsp\n  \
@@ -25,6 +27,7 @@ pub(crate) struct Args {
 pub(super) fn run(ctx: &Context, _args: &Args, _out: &mut dyn Write) -> Result<Outcome, Failure> {
     let setup = crate::lsp::Setup {
         inventory: ctx.inventory_dir.clone(),
+        ssh_dir: ctx.ssh_dir.clone(),
         inventory_display: ctx.inventory_dir.display().to_string(),
         keys: crate::keys::KeyStore::new(
             &ctx.ssh_dir,

@@ -1,37 +1,34 @@
-//! Hover: `beryl explain` for the key or value under the cursor, in a
-//! host's (or a jail's) own file, on that host.
+//! Hover: what the key or value under the cursor becomes. In a host's (or
+//! a jail's) own file, `beryl explain` on that host. In a file many hosts
+//! read (`_default.yml`, a domain, a group, a class), the hosts it reaches
+//! and, for each, whether this file's line wins there, and if not what
+//! does, grouped: "reaches 4 hosts; wins on 3; replaced on db01 (by …)".
+
+use std::collections::BTreeMap;
 
 use lsp_types::{Hover, HoverContents, HoverParams, MarkupContent, MarkupKind};
 
 use super::{Setup, position};
+use crate::compile::Compiler;
+use crate::inventory::{Host, Inventory, LevelFile};
+use crate::output::explain;
 use crate::value::Source;
 
 /// The hover at a position; `None` where there is nothing to say (a file
-/// that is not a host's, a place on no key).
+/// no host reads, a place on no key).
 pub(crate) fn hover(setup: &Setup, params: &HoverParams) -> Result<Option<Hover>, String> {
     let doc = &params.text_document_position_params;
     let Some(file) = super::file_path(doc.text_document.uri.as_str()) else {
         return Ok(None);
     };
     let inventory = setup.inventory()?;
-    let Ok(file) = file.canonicalize() else {
+    let Some(level) = level_of(&inventory, &file) else {
         return Ok(None);
     };
-    let Some(host) = inventory
-        .hosts
-        .iter()
-        .find(|h| h.file.path.canonicalize().is_ok_and(|p| p == file))
-    else {
-        return Ok(None);
-    };
-    let text = crate::yaml::read_text(
-        &host.file.path,
-        &host.file.display,
-        setup.limits.max_file_size,
-    )
-    .map_err(|d| d.message)?;
+    let text = crate::yaml::read_text(&level.path, &level.display, setup.limits.max_file_size)
+        .map_err(|d| d.message)?;
     let root = crate::yaml::parse(
-        &Source::new(host.file.display.clone(), text.clone()),
+        &Source::new(level.display.clone(), text.clone()),
         &setup.limits,
     )
     .map_err(|d| d.message)?;
@@ -43,28 +40,138 @@ pub(crate) fn hover(setup: &Setup, params: &HoverParams) -> Result<Option<Hover>
     if path.is_empty() {
         return Ok(None);
     }
-    let compiler = crate::compile::Compiler::new(&inventory, &setup.keys, setup.limits);
-    let shown = match crate::compile::compile(&compiler, host) {
-        Ok(c) => match crate::output::explain::explain(&host.fqdn, &c, &path) {
-            Ok(e) => crate::output::explain::to_text(&e),
-            Err(d) => d.message,
-        },
-        Err(d) => format!(
-            "{} does not compile: {}",
+    let compiler = Compiler::new(&inventory, &setup.keys, setup.limits);
+    let shown = crate::syntax::path::display(&path);
+    let body = match inventory.hosts.iter().find(|h| h.file.rel == level.rel) {
+        Some(host) => format!(
+            "**{shown}** on `{}` (from the files as saved)\n\n```text\n{}```",
             host.fqdn,
-            d.first().map_or("", |d| d.message.as_str())
+            on_host(&compiler, host, &path)
         ),
+        None => match across(&compiler, &level, &path) {
+            Some(summary) => format!("**{shown}** (from the files as saved)\n\n{summary}"),
+            None => return Ok(None),
+        },
     };
     Ok(Some(Hover {
         contents: HoverContents::Markup(MarkupContent {
             kind: MarkupKind::Markdown,
-            value: format!(
-                "**{}** on `{}` (from the files as saved)\n\n```text\n{}```",
-                crate::syntax::path::display(&path),
-                host.fqdn,
-                shown
-            ),
+            value: body,
         }),
         range: None,
     }))
+}
+
+/// The level or class file of the inventory that `file` is.
+fn level_of(inventory: &Inventory, file: &std::path::Path) -> Option<LevelFile> {
+    let file = file.canonicalize().ok()?;
+    let same = |f: &LevelFile| f.path.canonicalize().is_ok_and(|p| p == file);
+    let mut levels: Vec<&LevelFile> = vec![&inventory.default];
+    levels.extend(inventory.domains.iter().map(|d| &d.file));
+    levels.extend(inventory.groups.iter().filter_map(|g| g.file.as_ref()));
+    levels.extend(inventory.hosts.iter().map(|h| &h.file));
+    if let Some(found) = levels.into_iter().find(|f| same(f)) {
+        return Some(found.clone());
+    }
+    crate::classes::files::list(inventory)
+        .into_iter()
+        .map(|(_, f)| f)
+        .find(|f| same(f))
+}
+
+/// `explain` of `path` on `host`, as text.
+fn on_host(compiler: &Compiler<'_>, host: &Host, path: &[String]) -> String {
+    match crate::compile::compile(compiler, host) {
+        Ok(c) => match explain::explain(&host.fqdn, &c, path) {
+            Ok(e) => explain::to_text(&e),
+            Err(d) => format!("{}\n", d.message),
+        },
+        Err(d) => format!(
+            "{} does not compile: {}\n",
+            host.fqdn,
+            d.first().map_or("", |d| d.message.as_str())
+        ),
+    }
+}
+
+/// What `path` of the shared file `level` becomes on each host that reads
+/// it, grouped by outcome; `None` when no host reads it.
+fn across(compiler: &Compiler<'_>, level: &LevelFile, path: &[String]) -> Option<String> {
+    let inventory = compiler.inventory();
+    let reached: Vec<&Host> = inventory
+        .hosts
+        .iter()
+        .filter(|h| {
+            inventory.chain(h).iter().any(|l| l.file.rel == level.rel)
+                || compiler
+                    .class_files(h)
+                    .is_ok_and(|c| c.iter().any(|(rel, _)| *rel == level.rel))
+        })
+        .collect();
+    if reached.is_empty() {
+        return None;
+    }
+    let outcomes = crate::compile::compile_many(compiler, &reached, |host, compiled| {
+        (host.fqdn.clone(), outcome(host, compiled, level, path))
+    });
+    let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (fqdn, o) in outcomes {
+        groups.entry(o).or_default().push(fqdn);
+    }
+    let mut out = format!(
+        "reaches {} {}",
+        reached.len(),
+        if reached.len() == 1 { "host" } else { "hosts" }
+    );
+    // The hosts where this line wins first, then the others by outcome.
+    let wins = groups.remove("wins");
+    if let Some(hosts) = &wins {
+        out.push_str(&format!("; wins on {}", hosts.len()));
+    }
+    out.push('\n');
+    for (what, hosts) in wins
+        .iter()
+        .map(|h| ("wins", h))
+        .chain(groups.iter().map(|(o, h)| (o.as_str(), h)))
+    {
+        out.push_str(&format!(
+            "- {what} on {}\n",
+            crate::diag::set::hosts_list(hosts, 5)
+        ));
+    }
+    Some(out)
+}
+
+/// What this file's line does on one host: `wins`, or its outcome there
+/// and the place of the value that does win.
+fn outcome(
+    host: &Host,
+    compiled: Result<crate::compile::Compiled, crate::diag::Diags>,
+    level: &LevelFile,
+    path: &[String],
+) -> String {
+    let Ok(c) = compiled else {
+        return "does not compile".into();
+    };
+    let e = match explain::explain(&host.fqdn, &c, path) {
+        Ok(e) => e,
+        Err(d) => return d.message,
+    };
+    let Some(entry) = e.entries.first() else {
+        return "not in the config".into();
+    };
+    let mine = entry.levels.iter().find(|l| l.file.ends_with(&level.rel));
+    match mine.map(|l| l.outcome.as_str()) {
+        Some("wins") => "wins".into(),
+        Some(what) => match &entry.at {
+            Some(at) => format!("{what} (the value from {at})"),
+            None => match &entry.removed_by {
+                Some(cause) if !cause.at.contains(&level.rel) => {
+                    format!("{what} (at {})", cause.at)
+                }
+                _ => what.to_string(),
+            },
+        },
+        None => "not set here".into(),
+    }
 }

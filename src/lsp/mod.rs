@@ -1,17 +1,19 @@
 //! `beryl lsp`: a language server over stdio (docs/editors.md), on
 //! rust-analyzer's synchronous scaffold (`lsp-server`, `lsp-types`).
 //!
-//! Entry point: [`serve`]. Built so far (issue 38, in progress): hover in
-//! a host's or a jail's own file, which shows `beryl explain` for the key
-//! or value under the cursor on that host: its effective value, the level
-//! that wins and what it overrode. It reads the files as saved: an unsaved
-//! buffer is not compiled yet, and a hover says which file it read.
+//! Entry point: [`serve`]. Built so far (issue 38, in progress): hover
+//! (hover.rs: `explain` on the host whose file it is, or what a shared
+//! file's line does on each host that reads it) and go to definition
+//! (definition.rs: a table of the names that lead to files). It reads the
+//! files as saved: an unsaved buffer is not compiled yet, and a hover says
+//! so.
 
+mod definition;
 mod hover;
 mod position;
 
 use lsp_server::{Connection, ErrorCode, Message, Request, Response};
-use lsp_types::{HoverProviderCapability, ServerCapabilities};
+use lsp_types::{HoverProviderCapability, OneOf, ServerCapabilities};
 
 use crate::inventory::Inventory;
 use crate::keys::KeyStore;
@@ -21,6 +23,7 @@ use crate::limits::Limits;
 /// limits, as the command line gave them.
 pub(crate) struct Setup {
     pub inventory: std::path::PathBuf,
+    pub ssh_dir: std::path::PathBuf,
     pub inventory_display: String,
     pub keys: KeyStore,
     pub limits: Limits,
@@ -68,10 +71,27 @@ pub(crate) fn file_path(uri: &str) -> Option<std::path::PathBuf> {
     Some(std::ffi::OsString::from_vec(out).into())
 }
 
+/// The `file://` URI of an absolute path, every byte but the unreserved
+/// ones and `/` escaped (RFC 3986).
+pub(crate) fn file_uri(path: &std::path::Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut out = String::from("file://");
+    for &b in path.as_os_str().as_bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                out.push(b as char)
+            }
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
 /// The server's capabilities.
 fn capabilities() -> ServerCapabilities {
     ServerCapabilities {
         hover_provider: Some(HoverProviderCapability::Simple(true)),
+        definition_provider: Some(OneOf::Left(true)),
         ..Default::default()
     }
 }
@@ -99,20 +119,30 @@ pub(crate) fn serve(conn: &Connection, setup: &Setup) -> Result<(), String> {
 
 /// The response to one request.
 fn answer(setup: &Setup, req: Request) -> Response {
-    use lsp_types::request::{HoverRequest, Request as _};
+    use lsp_types::request::{GotoDefinition, HoverRequest, Request as _};
     match req.method.as_str() {
-        HoverRequest::METHOD => match serde_json::from_value(req.params) {
-            Ok(params) => match hover::hover(setup, &params) {
-                Ok(h) => Response::new_ok(req.id, h),
-                Err(why) => Response::new_err(req.id, ErrorCode::RequestFailed as i32, why),
-            },
-            Err(e) => Response::new_err(req.id, ErrorCode::InvalidParams as i32, e.to_string()),
-        },
+        GotoDefinition::METHOD => reply(req, |p| definition::definition(setup, p)),
+        HoverRequest::METHOD => reply(req, |p| hover::hover(setup, p)),
         other => Response::new_err(
             req.id,
             ErrorCode::MethodNotFound as i32,
             format!("beryl lsp does not answer `{other}`"),
         ),
+    }
+}
+
+/// A request's parameters read, `f`'s answer sent: bad parameters are
+/// InvalidParams, `f`'s error RequestFailed.
+fn reply<P: serde::de::DeserializeOwned, R: serde::Serialize>(
+    req: Request,
+    f: impl FnOnce(&P) -> Result<R, String>,
+) -> Response {
+    match serde_json::from_value(req.params) {
+        Ok(params) => match f(&params) {
+            Ok(r) => Response::new_ok(req.id, r),
+            Err(why) => Response::new_err(req.id, ErrorCode::RequestFailed as i32, why),
+        },
+        Err(e) => Response::new_err(req.id, ErrorCode::InvalidParams as i32, e.to_string()),
     }
 }
 
@@ -127,5 +157,11 @@ mod tests {
         assert_eq!(p("https://x/y"), None);
         assert_eq!(p("file:///%zz"), None);
         assert_eq!(p("file://host/x"), None);
+        let path = std::path::Path::new("/a b/é%.yml");
+        assert_eq!(super::file_uri(path), "file:///a%20b/%C3%A9%25.yml");
+        assert_eq!(
+            super::file_path(&super::file_uri(path)).as_deref(),
+            Some(path)
+        );
     }
 }

@@ -22,6 +22,15 @@ pub(crate) fn offset(text: &str, line: u32, character: u32) -> Option<usize> {
     Some(end)
 }
 
+/// A list item's value without the default knockout prefix (`--vim` is
+/// about `vim`).
+fn knocked(value: &str) -> &str {
+    value
+        .strip_prefix(crate::merge::spec::DEFAULT_KNOCKOUT)
+        .filter(|v| !v.is_empty())
+        .unwrap_or(value)
+}
+
 /// The byte range a node's text covers, its children's included.
 fn extent(node: &Node) -> (usize, usize) {
     let mut lo = node.span.offset;
@@ -43,8 +52,15 @@ fn extent(node: &Node) -> (usize, usize) {
 
 /// The path of the key or value at `at` in a document, as `explain` reads
 /// it: keys without their `~`/`=` prefix, a list item by its `name` when it
-/// has one, else by its position. Empty when `at` is on no key or value.
+/// has one, a string item by its value (a knockout `--vim` by `vim`), else
+/// by its position. Empty when `at` is on no key or value.
 pub(crate) fn path_at(root: &Node, at: usize) -> Vec<String> {
+    place_at(root, at).0
+}
+
+/// [`path_at`], with the scalar written at `at` when the cursor is on a
+/// value rather than a key.
+pub(crate) fn place_at(root: &Node, at: usize) -> (Vec<String>, Option<&Node>) {
     let mut path = Vec::new();
     let mut node = root;
     loop {
@@ -61,14 +77,17 @@ pub(crate) fn path_at(root: &Node, at: usize) -> Vec<String> {
             Value::Seq(items) => items.iter().enumerate().find_map(|(i, item)| {
                 let (start, end) = extent(item);
                 (at >= start && at < end).then(|| {
-                    let name = item.get("name").and_then(Node::as_str);
+                    // An item by its name, a scalar by its value (a
+                    // knockout by the value it knocks out), else by position.
+                    let name = (item.get("name").and_then(Node::as_str))
+                        .or_else(|| item.as_str().map(knocked));
                     (
                         name.map_or_else(|| i.to_string(), str::to_string),
                         Some(item),
                     )
                 })
             }),
-            _ => None,
+            _ => return (path, Some(node)),
         };
         match next {
             Some((seg, Some(child))) => {
@@ -77,9 +96,9 @@ pub(crate) fn path_at(root: &Node, at: usize) -> Vec<String> {
             }
             Some((seg, None)) => {
                 path.push(seg);
-                return path;
+                return (path, None);
             }
-            None => return path,
+            None => return (path, None),
         }
     }
 }
@@ -107,7 +126,7 @@ mod tests {
 
     #[test]
     fn the_path_at_a_key_a_value_and_a_named_item() {
-        let text = "freebsd:\n  ~users:\n    - name: alice\n      shell: /bin/sh\n    - uid: 7\n  hostname: db01\n";
+        let text = "freebsd:\n  ~users:\n    - name: alice\n      shell: /bin/sh\n    - uid: 7\n  hostname: db01\n  packages: [--vim, curl, 7]\n";
         let root = doc(text);
         let at = |needle: &str| text.find(needle).unwrap() + 1;
         assert_eq!(path_at(&root, at("hostname")), ["freebsd", "hostname"]);
@@ -118,6 +137,10 @@ mod tests {
         );
         assert_eq!(path_at(&root, at("users")), ["freebsd", "users"]);
         assert_eq!(path_at(&root, at("uid")), ["freebsd", "users", "1", "uid"]);
+        assert_eq!(path_at(&root, at("-vim")), ["freebsd", "packages", "vim"]);
+        assert_eq!(path_at(&root, at("url")), ["freebsd", "packages", "curl"]);
+        let seven = text.find("7]").unwrap();
+        assert_eq!(path_at(&root, seven), ["freebsd", "packages", "2"]);
         assert!(path_at(&root, text.len() + 5).is_empty());
     }
 }

@@ -1,8 +1,12 @@
 //! `beryl lsp` at the protocol level (issue 38, in progress): a scripted
 //! client on the bundled example inventory. A request before `initialize`
 //! is refused with ServerNotInitialized; hover in a host's file shows
-//! `beryl explain` for the key under the cursor on that host; a shared
-//! level gets no hover yet; an unknown method and bad parameters are
+//! `beryl explain` for the key under the cursor on that host, in a shared
+//! level or a class what the line does on each host that reads it (the
+//! knocked-out `--vim` of web/_group.yml, alice's shell there, `raid` in
+//! _default.yml); definition leads from a class name, a key name, a
+//! template and a `source` to their files; an unknown method and bad
+//! parameters are
 //! errors; `shutdown` then `exit` ends it with 0, and input that is not the
 //! protocol ends it with 2 and a message, never a panic.
 
@@ -75,6 +79,10 @@ impl Client {
     fn initialize(&mut self) {
         let r = self.request(1, "initialize", json!({"capabilities": {}}));
         assert_eq!(r["result"]["capabilities"]["hoverProvider"], true, "{r}");
+        assert_eq!(
+            r["result"]["capabilities"]["definitionProvider"], true,
+            "{r}"
+        );
         self.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
     }
 
@@ -133,10 +141,51 @@ fn hover_explains_a_host_files_keys_and_bad_requests_are_answered() {
         .as_str()
         .unwrap_or_default();
     assert!(text.contains("**freebsd.users.alice.groups**"), "{text}");
-    // On a comment: nothing; a shared level: nothing yet.
+    // On a comment: nothing.
     assert_eq!(hover(&mut c, 4, HOST01, 0, 3)["result"], Value::Null);
-    let r = hover(&mut c, 5, "inventory/example.org/web/_group.yml", 8, 4);
-    assert_eq!(r["result"], Value::Null, "{r}");
+    // In shared files: what the line does on each host that reads it.
+    let group = "inventory/example.org/web/_group.yml";
+    let web =
+        "api.host01.example.org, host01.example.org, host02.example.org, www.host01.example.org";
+    for (id, (rel, line, character, wants)) in [
+        (
+            group,
+            29,
+            8,
+            vec![
+                "**freebsd.packages.vim**".to_string(),
+                format!("reaches 4 hosts\n- knocks out vim (written at inventory/_default.yml:76:7) on {web}\n"),
+            ],
+        ),
+        (
+            group,
+            34,
+            14,
+            vec![
+                "**freebsd.users.alice.shell**".to_string(),
+                format!("reaches 4 hosts; wins on 4\n- wins on {web}\n"),
+            ],
+        ),
+        (
+            "inventory/_default.yml",
+            65,
+            4,
+            vec![
+                "reaches 10 hosts; wins on 2\n- wins on host02.example.org, mail.example.org\n".to_string(),
+                "- replaced (the value from inventory/example.net/edge/_group.yml:12:9) on edge01.example.net, edge02.example.net".to_string(),
+            ],
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let r = hover(&mut c, 20 + id as i64, rel, line, character);
+        let text = r["result"]["contents"]["value"].as_str().unwrap_or_default();
+        for want in wants {
+            assert!(text.contains(&want), "{rel}:{line}: {want}\n{text}");
+        }
+    }
+    assert_eq!(hover(&mut c, 5, group, 0, 4)["result"], Value::Null);
     // Not a file of the inventory, and not a file at all.
     assert_eq!(hover(&mut c, 6, "Cargo.toml", 0, 0)["result"], Value::Null);
     let r = c.request(
@@ -155,6 +204,65 @@ fn hover_explains_a_host_files_keys_and_bad_requests_are_answered() {
     c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
     let (code, err) = c.end();
     assert_eq!(code, 0, "{err}");
+}
+
+fn definition(c: &mut Client, id: i64, rel: &str, line: u32, character: u32) -> Value {
+    let r = c.request(
+        id,
+        "textDocument/definition",
+        json!({"textDocument": {"uri": uri(rel)}, "position": {"line": line, "character": character}}),
+    );
+    r["result"].clone()
+}
+
+#[test]
+fn definition_goes_from_a_name_to_its_file() {
+    let mut c = Client::start();
+    c.initialize();
+    let real = |rel: &str| {
+        let p = repo().join(rel).canonicalize().unwrap();
+        format!("file://{}", p.display())
+    };
+    // (file, line, column, the file it leads to): a class, a domain key,
+    // a template, a `source` of the files folder.
+    for (id, (rel, line, character, to)) in [
+        (
+            "inventory/example.org/web/_group.yml",
+            6,
+            6,
+            "inventory/_classes/roles/web.yml",
+        ),
+        ("inventory/example.org/_domain.yml", 9, 5, "ssh/ops.pub"),
+        (
+            "inventory/_default.yml",
+            94,
+            18,
+            "inventory/templates/pf.conf.j2",
+        ),
+        (
+            "inventory/example.org/web/_group.yml",
+            40,
+            16,
+            "inventory/files/nginx/nginx.conf",
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let d = definition(&mut c, 2 + id as i64, rel, line, character);
+        assert_eq!(d["uri"], real(to), "{rel}:{line}: {d}");
+        assert_eq!(d["range"]["start"], json!({"line": 0, "character": 0}));
+    }
+    // A key, a name that leads nowhere, a comment: nothing.
+    assert_eq!(
+        definition(&mut c, 10, "inventory/example.org/web/_group.yml", 5, 2),
+        Value::Null
+    );
+    assert_eq!(definition(&mut c, 11, HOST01, 8, 9), Value::Null);
+    assert_eq!(definition(&mut c, 12, HOST01, 0, 2), Value::Null);
+    c.request(13, "shutdown", Value::Null);
+    c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(c.end().0, 0);
 }
 
 #[test]
