@@ -63,7 +63,7 @@ pub(crate) fn hover(setup: &Setup, params: &HoverParams) -> Result<Option<Hover>
 }
 
 /// The level or class file of the inventory that `file` is.
-fn level_of(inventory: &Inventory, file: &std::path::Path) -> Option<LevelFile> {
+pub(super) fn level_of(inventory: &Inventory, file: &std::path::Path) -> Option<LevelFile> {
     let file = file.canonicalize().ok()?;
     let same = |f: &LevelFile| f.path.canonicalize().is_ok_and(|p| p == file);
     let mut levels: Vec<&LevelFile> = vec![&inventory.default];
@@ -94,11 +94,10 @@ fn on_host(compiler: &Compiler<'_>, host: &Host, path: &[String]) -> String {
     }
 }
 
-/// What `path` of the shared file `level` becomes on each host that reads
-/// it, grouped by outcome; `None` when no host reads it.
-fn across(compiler: &Compiler<'_>, level: &LevelFile, path: &[String]) -> Option<String> {
+/// The hosts that read `level`: in their chain, or among their classes.
+pub(super) fn reached<'a>(compiler: &Compiler<'a>, level: &LevelFile) -> Vec<&'a Host> {
     let inventory = compiler.inventory();
-    let reached: Vec<&Host> = inventory
+    inventory
         .hosts
         .iter()
         .filter(|h| {
@@ -107,7 +106,13 @@ fn across(compiler: &Compiler<'_>, level: &LevelFile, path: &[String]) -> Option
                     .class_files(h)
                     .is_ok_and(|c| c.iter().any(|(rel, _)| *rel == level.rel))
         })
-        .collect();
+        .collect()
+}
+
+/// What `path` of the shared file `level` becomes on each host that reads
+/// it, grouped by outcome; `None` when no host reads it.
+fn across(compiler: &Compiler<'_>, level: &LevelFile, path: &[String]) -> Option<String> {
+    let reached = reached(compiler, level);
     if reached.is_empty() {
         return None;
     }

@@ -9,6 +9,7 @@
 //! so.
 
 mod definition;
+mod diagnostics;
 mod hover;
 mod position;
 
@@ -92,6 +93,16 @@ fn capabilities() -> ServerCapabilities {
     ServerCapabilities {
         hover_provider: Some(HoverProviderCapability::Simple(true)),
         definition_provider: Some(OneOf::Left(true)),
+        // Opened and saved documents are checked, from the files as saved:
+        // no change is sent.
+        text_document_sync: Some(lsp_types::TextDocumentSyncCapability::Options(
+            lsp_types::TextDocumentSyncOptions {
+                open_close: Some(true),
+                change: Some(lsp_types::TextDocumentSyncKind::NONE),
+                save: Some(lsp_types::TextDocumentSyncSaveOptions::Supported(true)),
+                ..Default::default()
+            },
+        )),
         ..Default::default()
     }
 }
@@ -102,6 +113,7 @@ fn capabilities() -> ServerCapabilities {
 pub(crate) fn serve(conn: &Connection, setup: &Setup) -> Result<(), String> {
     let caps = serde_json::to_value(capabilities()).map_err(|e| e.to_string())?;
     conn.initialize(caps).map_err(|e| e.to_string())?;
+    let mut published = Published::default();
     for msg in &conn.receiver {
         match msg {
             Message::Request(req) => {
@@ -111,10 +123,74 @@ pub(crate) fn serve(conn: &Connection, setup: &Setup) -> Result<(), String> {
                 let resp = answer(setup, req);
                 conn.sender.send(resp.into()).map_err(|e| e.to_string())?;
             }
-            Message::Notification(_) | Message::Response(_) => {}
+            Message::Notification(n) => {
+                if let Some(uri) = opened_or_saved(&n) {
+                    published.refresh(conn, setup, &uri)?;
+                }
+            }
+            Message::Response(_) => {}
         }
     }
     Err("the client closed the connection without `shutdown`".into())
+}
+
+/// The document a notification opened or saved.
+fn opened_or_saved(n: &lsp_server::Notification) -> Option<String> {
+    use lsp_types::notification::{DidOpenTextDocument, DidSaveTextDocument, Notification as _};
+    let uri = match n.method.as_str() {
+        DidOpenTextDocument::METHOD => &n.params["textDocument"]["uri"],
+        DidSaveTextDocument::METHOD => &n.params["textDocument"]["uri"],
+        _ => return None,
+    };
+    uri.as_str().map(str::to_string)
+}
+
+/// The files each opened or saved document's diagnostics were published
+/// for, so that a diagnostic that went away is cleared.
+#[derive(Default)]
+struct Published(std::collections::HashMap<String, std::collections::BTreeSet<String>>);
+
+impl Published {
+    /// Checks the hosts that read the document `uri` and publishes their
+    /// diagnostics, file by file; a file that had some from this document
+    /// and has none now gets an empty list. A document that is not a file
+    /// of the inventory gets nothing; an inventory that cannot be read is
+    /// said on standard error, where clients log a server's messages.
+    fn refresh(&mut self, conn: &Connection, setup: &Setup, uri: &str) -> Result<(), String> {
+        use lsp_types::notification::{Notification as _, PublishDiagnostics};
+        let Some(file) = file_path(uri) else {
+            return Ok(());
+        };
+        let found = match diagnostics::of(setup, &file) {
+            Ok(Some(found)) => found,
+            Ok(None) => return Ok(()),
+            Err(why) => {
+                eprintln!("beryl lsp: {why}");
+                return Ok(());
+            }
+        };
+        let here = std::env::current_dir().map_err(|e| e.to_string())?;
+        let mut now = std::collections::BTreeMap::new();
+        for (path, diags) in found {
+            let full = here.join(&path);
+            let full = full.canonicalize().unwrap_or(full);
+            now.insert(file_uri(&full), diags);
+        }
+        for gone in self.0.get(uri).into_iter().flatten() {
+            now.entry(gone.clone()).or_default();
+        }
+        let mut kept = std::collections::BTreeSet::new();
+        for (target, diags) in now {
+            if !diags.is_empty() {
+                kept.insert(target.clone());
+            }
+            let params = serde_json::json!({"uri": target, "diagnostics": diags});
+            let n = lsp_server::Notification::new(PublishDiagnostics::METHOD.to_string(), params);
+            conn.sender.send(n.into()).map_err(|e| e.to_string())?;
+        }
+        self.0.insert(uri.to_string(), kept);
+        Ok(())
+    }
 }
 
 /// The response to one request.

@@ -24,9 +24,14 @@ struct Client {
 
 impl Client {
     fn start() -> Client {
+        Client::start_in(&repo())
+    }
+
+    /// A server started in `dir`, which holds `inventory/` and `ssh/`.
+    fn start_in(dir: &std::path::Path) -> Client {
         let mut child = Command::new(env!("CARGO_BIN_EXE_beryl"))
             .arg("lsp")
-            .current_dir(repo())
+            .current_dir(dir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -74,6 +79,17 @@ impl Client {
         let r = self.recv();
         assert_eq!(r["id"], id, "{r}");
         r
+    }
+
+    /// The diagnostics the server publishes next for `uri` (skipping those
+    /// of other files).
+    fn diagnostics_for(&mut self, uri: &str) -> Vec<Value> {
+        loop {
+            let m = self.recv();
+            if m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri {
+                return m["params"]["diagnostics"].as_array().unwrap().clone();
+            }
+        }
     }
 
     fn initialize(&mut self) {
@@ -261,6 +277,54 @@ fn definition_goes_from_a_name_to_its_file() {
     assert_eq!(definition(&mut c, 11, HOST01, 8, 9), Value::Null);
     assert_eq!(definition(&mut c, 12, HOST01, 0, 2), Value::Null);
     c.request(13, "shutdown", Value::Null);
+    c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(c.end().0, 0);
+}
+
+#[test]
+fn a_saved_error_is_published_at_its_line_and_goes_when_fixed() {
+    let d = tempfile::tempdir().unwrap();
+    crate::support::copy_tree(&repo().join("inventory"), &d.path().join("inventory"));
+    crate::support::copy_tree(&repo().join("ssh"), &d.path().join("ssh"));
+    let group = d.path().join("inventory/example.org/web/_group.yml");
+    let group_uri = format!("file://{}", group.canonicalize().unwrap().display());
+    let mut c = Client::start_in(d.path());
+    c.initialize();
+    let notify = |c: &mut Client, method: &str| {
+        c.send(json!({"jsonrpc": "2.0", "method": method, "params": {"textDocument": {"uri": group_uri, "languageId": "yaml", "version": 1, "text": ""}}}));
+    };
+    notify(&mut c, "textDocument/didOpen");
+    assert_eq!(c.diagnostics_for(&group_uri), Vec::<Value>::new());
+    // A saved error: at its line, with its code and the hosts it fails.
+    let text = std::fs::read_to_string(&group).unwrap();
+    assert!(text.contains("\nfreebsd:\n"));
+    std::fs::write(
+        &group,
+        text.replacen("\nfreebsd:\n", "\nfreebsd:\n  raid: raid5\n", 1),
+    )
+    .unwrap();
+    let line = text[..text.find("\nfreebsd:\n").unwrap()]
+        .matches('\n')
+        .count() as u64
+        + 2;
+    notify(&mut c, "textDocument/didSave");
+    let found = c.diagnostics_for(&group_uri);
+    assert_eq!(found.len(), 1, "{found:?}");
+    let d0 = &found[0];
+    assert_eq!(d0["severity"], 1, "{d0}");
+    assert_eq!(d0["source"], "beryl");
+    assert!(d0["code"].as_str().unwrap().starts_with("beryl::"), "{d0}");
+    assert_eq!(d0["range"]["start"]["line"], line, "{d0}");
+    assert!(d0["message"].as_str().unwrap().contains("raid5"), "{d0}");
+    // host01 sets its own raid, and jails take none: host02 alone fails.
+    let message = d0["message"].as_str().unwrap();
+    assert!(message.ends_with("(on host02.example.org)"), "{d0}");
+    assert_eq!(d0["code"], "beryl::schema::raid", "{d0}");
+    // Fixed and saved: the list is empty again.
+    std::fs::write(&group, &text).unwrap();
+    notify(&mut c, "textDocument/didSave");
+    assert_eq!(c.diagnostics_for(&group_uri), Vec::<Value>::new());
+    c.request(90, "shutdown", Value::Null);
     c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
     assert_eq!(c.end().0, 0);
 }

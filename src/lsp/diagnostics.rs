@@ -1,0 +1,116 @@
+//! Diagnostics: `beryl check`'s errors and warnings for the hosts that
+//! read a file, each at the place it names, in every file it names, as LSP
+//! diagnostics. Worked out when a file is opened or saved (from the files
+//! as saved), for the hosts that read it.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+use lsp_types::{Diagnostic, DiagnosticSeverity, NumberOrString, Position, Range};
+
+use super::Setup;
+use crate::compile::Compiler;
+use crate::diag::Diag;
+use crate::value::Span;
+
+/// The diagnostics of the hosts that read `file`, by the file each is in
+/// (a path as the inventory shows it, relative to the server's directory);
+/// `None` when `file` is no level or class file of the inventory.
+pub(crate) fn of(
+    setup: &Setup,
+    file: &std::path::Path,
+) -> Result<Option<BTreeMap<PathBuf, Vec<Diagnostic>>>, String> {
+    let inventory = setup.inventory()?;
+    let Some(level) = super::hover::level_of(&inventory, file) else {
+        return Ok(None);
+    };
+    let compiler = Compiler::new(&inventory, &setup.keys, setup.limits);
+    let hosts = super::hover::reached(&compiler, &level);
+    let found = crate::compile::compile_many(&compiler, &hosts, |host, compiled| {
+        let diags = match compiled {
+            Ok(c) => {
+                let mut d = c.diags.clone();
+                if let Err(e) = crate::validate::host(&host.fqdn, &c) {
+                    d.extend(e);
+                }
+                d
+            }
+            Err(d) => d,
+        };
+        (host.fqdn.clone(), diags)
+    });
+    // Each diagnostic once, with the hosts it was found on.
+    type Key = (PathBuf, (u32, u32, u32, u32), String, bool, String);
+    let mut seen: BTreeMap<Key, BTreeSet<String>> = BTreeMap::new();
+    for (fqdn, diags) in found {
+        for d in diags {
+            for (path, range) in places(&d) {
+                let key = (path, range, d.code.to_string(), d.is_error(), text(&d));
+                seen.entry(key).or_default().insert(fqdn.clone());
+            }
+        }
+    }
+    let mut out: BTreeMap<PathBuf, Vec<Diagnostic>> = BTreeMap::new();
+    for ((path, (l0, c0, l1, c1), code, error, message), on) in seen {
+        let severity = match error {
+            true => DiagnosticSeverity::ERROR,
+            false => DiagnosticSeverity::WARNING,
+        };
+        let on: Vec<String> = on.into_iter().collect();
+        out.entry(path).or_default().push(Diagnostic {
+            range: Range::new(Position::new(l0, c0), Position::new(l1, c1)),
+            severity: Some(severity),
+            code: Some(NumberOrString::String(code)),
+            source: Some("beryl".into()),
+            message: format!("{message}\n(on {})", crate::diag::set::hosts_list(&on, 3)),
+            ..Default::default()
+        });
+    }
+    // A file with none gets an empty list: what was there is gone.
+    out.entry(PathBuf::from(&level.display)).or_default();
+    Ok(Some(out))
+}
+
+/// The message of a diagnostic with its labels and help, as one text.
+fn text(d: &Diag) -> String {
+    let mut t = d.message.clone();
+    for (_, label) in d.labels() {
+        if !label.is_empty() {
+            t.push_str(&format!("\n  {label}"));
+        }
+    }
+    if let Some(help) = &d.help {
+        t.push_str(&format!("\nhelp: {help}"));
+    }
+    t
+}
+
+/// Each file a diagnostic points at, and where: `(line, character)` from
+/// and to, in UTF-16 units.
+fn places(d: &Diag) -> Vec<(PathBuf, (u32, u32, u32, u32))> {
+    d.labels()
+        .iter()
+        .filter_map(|(span, _)| {
+            let source = span.source.as_ref()?;
+            Some((PathBuf::from(&source.name), range(&source.text, span)))
+        })
+        .collect()
+}
+
+/// A span as an LSP range.
+fn range(text: &str, span: &Span) -> (u32, u32, u32, u32) {
+    let at = |offset: usize| {
+        let mut offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let before = &text[..offset];
+        let line = before.matches('\n').count() as u32;
+        let start = before.rfind('\n').map_or(0, |p| p + 1);
+        let character: usize = before[start..].chars().map(char::len_utf16).sum();
+        (line, character as u32)
+    };
+    let (l0, c0) = at(span.offset);
+    let (l1, c1) = at(span.offset + span.len);
+    (l0, c0, l1, c1)
+}
