@@ -117,6 +117,7 @@ mod keys;
 mod live;
 mod lookup;
 mod lsp;
+mod lsp_nvim;
 mod outputs;
 mod paths;
 mod plan;
