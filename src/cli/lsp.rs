@@ -12,9 +12,10 @@ use crate::diag::{Common, Diag};
 /// shows `beryl explain` for the key or value under the cursor on that
 /// host; in a file many hosts read, what the line does on each of them.
 /// Go to definition leads from a class name, a key name, a template or a
-/// file's source to its file. From the files as saved. More is coming
-/// (issue 38): references, diagnostics as you type. docs/editors.md sets
-/// it up in Neovim.
+/// file's source to its file; references list every file that writes the
+/// key under the cursor; `beryl check`'s diagnostics for the hosts that
+/// read a file are published when it is opened or saved. From the files
+/// as saved. docs/editors.md sets it up in Neovim.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
     beryl lsp\n  \

@@ -97,20 +97,8 @@ fn places(d: &Diag) -> Vec<(PathBuf, (u32, u32, u32, u32))> {
         .collect()
 }
 
-/// A span as an LSP range.
+/// A span as an LSP range, as a sortable key.
 fn range(text: &str, span: &Span) -> (u32, u32, u32, u32) {
-    let at = |offset: usize| {
-        let mut offset = offset.min(text.len());
-        while !text.is_char_boundary(offset) {
-            offset -= 1;
-        }
-        let before = &text[..offset];
-        let line = before.matches('\n').count() as u32;
-        let start = before.rfind('\n').map_or(0, |p| p + 1);
-        let character: usize = before[start..].chars().map(char::len_utf16).sum();
-        (line, character as u32)
-    };
-    let (l0, c0) = at(span.offset);
-    let (l1, c1) = at(span.offset + span.len);
-    (l0, c0, l1, c1)
+    let r = super::position::range(text, span);
+    (r.start.line, r.start.character, r.end.line, r.end.character)
 }

@@ -4,7 +4,9 @@
 //! Entry point: [`serve`]. Built so far (issue 38, in progress): hover
 //! (hover.rs: `explain` on the host whose file it is, or what a shared
 //! file's line does on each host that reads it) and go to definition
-//! (definition.rs: a table of the names that lead to files). It reads the
+//! (definition.rs: a table of the names that lead to files), references
+//! (references.rs: where else a path is written, or a class named),
+//! diagnostics on open and save (diagnostics.rs). It reads the
 //! files as saved: an unsaved buffer is not compiled yet, and a hover says
 //! so.
 
@@ -12,6 +14,7 @@ mod definition;
 mod diagnostics;
 mod hover;
 mod position;
+mod references;
 
 use lsp_server::{Connection, ErrorCode, Message, Request, Response};
 use lsp_types::{HoverProviderCapability, OneOf, ServerCapabilities};
@@ -93,6 +96,7 @@ fn capabilities() -> ServerCapabilities {
     ServerCapabilities {
         hover_provider: Some(HoverProviderCapability::Simple(true)),
         definition_provider: Some(OneOf::Left(true)),
+        references_provider: Some(OneOf::Left(true)),
         // Opened and saved documents are checked, from the files as saved:
         // no change is sent.
         text_document_sync: Some(lsp_types::TextDocumentSyncCapability::Options(
@@ -195,10 +199,11 @@ impl Published {
 
 /// The response to one request.
 fn answer(setup: &Setup, req: Request) -> Response {
-    use lsp_types::request::{GotoDefinition, HoverRequest, Request as _};
+    use lsp_types::request::{GotoDefinition, HoverRequest, References, Request as _};
     match req.method.as_str() {
         GotoDefinition::METHOD => reply(req, |p| definition::definition(setup, p)),
         HoverRequest::METHOD => reply(req, |p| hover::hover(setup, p)),
+        References::METHOD => reply(req, |p| references::references(setup, p)),
         other => Response::new_err(
             req.id,
             ErrorCode::MethodNotFound as i32,

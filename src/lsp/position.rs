@@ -31,6 +31,22 @@ fn knocked(value: &str) -> &str {
         .unwrap_or(value)
 }
 
+/// The LSP range of a span of `text`: lines, and columns in UTF-16 units.
+pub(crate) fn range(text: &str, span: &crate::value::Span) -> lsp_types::Range {
+    let at = |offset: usize| {
+        let mut offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let before = &text[..offset];
+        let line = before.matches('\n').count() as u32;
+        let start = before.rfind('\n').map_or(0, |p| p + 1);
+        let character: usize = before[start..].chars().map(char::len_utf16).sum();
+        lsp_types::Position::new(line, character as u32)
+    };
+    lsp_types::Range::new(at(span.offset), at(span.offset + span.len))
+}
+
 /// The byte range a node's text covers, its children's included.
 fn extent(node: &Node) -> (usize, usize) {
     let mut lo = node.span.offset;
@@ -103,6 +119,33 @@ pub(crate) fn place_at(root: &Node, at: usize) -> (Vec<String>, Option<&Node>) {
     }
 }
 
+/// Where `path` (as [`path_at`] names it) is written in a document: the
+/// span of its key, or of its list item. `None` when the document does not
+/// write it.
+pub(crate) fn find<'a>(root: &'a Node, path: &[String]) -> Option<&'a crate::value::Span> {
+    let (first, rest) = path.split_first()?;
+    let (span, node) = match &root.value {
+        Value::Map(m) => m
+            .iter()
+            .find(|(k, _)| crate::syntax::prefix::split(k).0 == first)
+            .map(|(_, e)| (&e.key_span, &e.node))?,
+        Value::Seq(items) => items
+            .iter()
+            .enumerate()
+            .find(|(i, item)| {
+                let name = (item.get("name").and_then(Node::as_str))
+                    .or_else(|| item.as_str().map(knocked));
+                name.map_or_else(|| i.to_string() == *first, |n| n == first)
+            })
+            .map(|(_, item)| (&item.span, item))?,
+        _ => return None,
+    };
+    match rest.is_empty() {
+        true => Some(span),
+        false => find(node, rest),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,5 +185,17 @@ mod tests {
         let seven = text.find("7]").unwrap();
         assert_eq!(path_at(&root, seven), ["freebsd", "packages", "2"]);
         assert!(path_at(&root, text.len() + 5).is_empty());
+        // And back: where each path is written.
+        for needle in ["hostname", "shell", "--vim", "uid"] {
+            let path = path_at(&root, at(needle));
+            let span = find(&root, &path).unwrap();
+            assert!(
+                text[span.offset..].starts_with(needle.trim_start_matches('-'))
+                    || text[span.offset..].starts_with(needle),
+                "{needle}: {path:?}"
+            );
+        }
+        let missing: Vec<String> = ["freebsd", "users", "bob"].map(String::from).to_vec();
+        assert!(find(&root, &missing).is_none());
     }
 }

@@ -282,6 +282,50 @@ fn definition_goes_from_a_name_to_its_file() {
 }
 
 #[test]
+fn references_are_every_place_a_key_is_written_or_a_class_named() {
+    let mut c = Client::start();
+    c.initialize();
+    let refs = |c: &mut Client, id: i64, rel: &str, line: u32, character: u32| {
+        let r = c.request(
+            id,
+            "textDocument/references",
+            json!({"textDocument": {"uri": uri(rel)}, "position": {"line": line, "character": character}, "context": {"includeDeclaration": true}}),
+        );
+        let mut found: Vec<String> = r["result"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{r}"))
+            .iter()
+            .map(|l| {
+                let path = l["uri"].as_str().unwrap().to_string();
+                let rel = path
+                    .rsplit_once("/inventory/")
+                    .map_or(path.clone(), |(_, r)| r.to_string());
+                format!(
+                    "{rel}:{}",
+                    l["range"]["start"]["line"].as_u64().unwrap() + 1
+                )
+            })
+            .collect();
+        found.sort();
+        found
+    };
+    // alice's shell in web/_group.yml: _default.yml and the group write it
+    // (host01.yml's shell is dave's, a jail's another user's).
+    assert_eq!(
+        refs(&mut c, 2, "inventory/example.org/web/_group.yml", 34, 8),
+        ["_default.yml:112", "example.org/web/_group.yml:35",]
+    );
+    // The class roles.web: the one list that names it.
+    assert_eq!(
+        refs(&mut c, 3, "inventory/example.org/web/_group.yml", 6, 6),
+        ["example.org/web/_group.yml:7"]
+    );
+    c.request(4, "shutdown", Value::Null);
+    c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(c.end().0, 0);
+}
+
+#[test]
 fn a_saved_error_is_published_at_its_line_and_goes_when_fixed() {
     let d = tempfile::tempdir().unwrap();
     crate::support::copy_tree(&repo().join("inventory"), &d.path().join("inventory"));
