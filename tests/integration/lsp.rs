@@ -326,6 +326,55 @@ fn references_are_every_place_a_key_is_written_or_a_class_named() {
 }
 
 #[test]
+fn a_secret_hovers_as_its_token() {
+    if !crate::support::tools(&["age-keygen"], "a_secret_hovers_as_its_token") {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    crate::support::copy_tree(&repo().join("inventory"), &d.path().join("inventory"));
+    crate::support::copy_tree(&repo().join("ssh"), &d.path().join("ssh"));
+    let (_, public) = crate::support::age_key(d.path(), "age.txt");
+    let plain = "Hover-canary-4417";
+    let r = crate::support::beryl_with_env(
+        d.path(),
+        &crate::support::args(&[
+            "secrets",
+            "set",
+            HOST01,
+            "site.api_token",
+            "--recipient",
+            &public,
+        ]),
+        &[],
+        Some(plain),
+    );
+    assert_eq!(r.status, 0, "{}", r.stderr);
+    let file = d.path().join(HOST01);
+    let text = std::fs::read_to_string(&file).unwrap();
+    let line = text
+        .lines()
+        .position(|l| l.contains("api_token: ENC["))
+        .unwrap() as u32;
+    let mut c = Client::start_in(d.path());
+    c.initialize();
+    let r = c.request(
+        2,
+        "textDocument/hover",
+        json!({"textDocument": {"uri": format!("file://{}", file.canonicalize().unwrap().display())}, "position": {"line": line, "character": 6}}),
+    );
+    let shown = r["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(shown.contains("site.api_token = \"‹secret:"), "{r}");
+    for leak in crate::support::leak_forms(plain) {
+        assert!(!r.to_string().contains(&leak), "{leak}: {r}");
+    }
+    c.request(3, "shutdown", Value::Null);
+    c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(c.end().0, 0);
+}
+
+#[test]
 fn a_saved_error_is_published_at_its_line_and_goes_when_fixed() {
     let d = tempfile::tempdir().unwrap();
     crate::support::copy_tree(&repo().join("inventory"), &d.path().join("inventory"));
