@@ -75,7 +75,17 @@ pub(crate) fn definition(
             .find(|p| p.is_file()),
         Target::Data(dir) => Some(setup.inventory.join(dir).join(value)).filter(|p| p.is_file()),
     };
-    let Some(found) = found.and_then(|p| p.canonicalize().ok()) else {
+    // A name leads only into its own folder: `../` or a link out of it
+    // leads nowhere, as the compile refuses it.
+    let within = match target {
+        Target::Class => setup.inventory.clone(),
+        Target::Key => setup.ssh_dir.clone(),
+        Target::Data(dir) => setup.inventory.join(dir),
+    };
+    let Some(found) = found
+        .and_then(|p| p.canonicalize().ok())
+        .filter(|p| within.canonicalize().is_ok_and(|w| p.starts_with(w)))
+    else {
         return Ok(None);
     };
     let uri: Uri = super::file_uri(&found)

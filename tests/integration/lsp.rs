@@ -269,6 +269,28 @@ fn definition_goes_from_a_name_to_its_file() {
         assert_eq!(d["uri"], real(to), "{rel}:{line}: {d}");
         assert_eq!(d["range"]["start"], json!({"line": 0, "character": 0}));
     }
+    // A template outside templates/ (`../`) leads nowhere.
+    let d = tempfile::tempdir().unwrap();
+    crate::support::copy_tree(&repo().join("inventory"), &d.path().join("inventory"));
+    crate::support::copy_tree(&repo().join("ssh"), &d.path().join("ssh"));
+    let default = d.path().join("inventory/_default.yml");
+    let text = std::fs::read_to_string(&default).unwrap();
+    std::fs::write(
+        &default,
+        text.replace("template: pf.conf.j2", "template: ../_default.yml"),
+    )
+    .unwrap();
+    let mut outside = Client::start_in(d.path());
+    outside.initialize();
+    let r = outside.request(
+        2,
+        "textDocument/definition",
+        json!({"textDocument": {"uri": format!("file://{}", default.canonicalize().unwrap().display())}, "position": {"line": 94, "character": 18}}),
+    );
+    assert_eq!(r["result"], Value::Null, "{r}");
+    outside.request(3, "shutdown", Value::Null);
+    outside.send(json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(outside.end().0, 0);
     // A key, a name that leads nowhere, a comment: nothing.
     assert_eq!(
         definition(&mut c, 10, "inventory/example.org/web/_group.yml", 5, 2),
