@@ -4,7 +4,8 @@
 
 use lsp_types::{GotoDefinitionParams, GotoDefinitionResponse, Location, Position, Range, Uri};
 
-use super::{Setup, position};
+use super::position;
+use super::world::World;
 use crate::value::Source;
 
 /// What a name leads to.
@@ -36,9 +37,10 @@ fn matches(pattern: &[&str], path: &[String]) -> bool {
 
 /// The definition of the name under the cursor, when it names a file.
 pub(crate) fn definition(
-    setup: &Setup,
+    world: &World<'_>,
     params: &GotoDefinitionParams,
 ) -> Result<Option<GotoDefinitionResponse>, String> {
+    let setup = world.setup;
     let doc = &params.text_document_position_params;
     let Some(file) = super::file_path(doc.text_document.uri.as_str()) else {
         return Ok(None);
@@ -62,13 +64,10 @@ pub(crate) fn definition(
         return Ok(None);
     };
     let found = match target {
-        Target::Class => {
-            let inventory = setup.inventory()?;
-            crate::classes::files::list(&inventory)
-                .into_iter()
-                .find(|(n, _)| n == value)
-                .map(|(_, f)| f.path)
-        }
+        Target::Class => crate::classes::files::list(world.inventory)
+            .into_iter()
+            .find(|(n, _)| n == value)
+            .map(|(_, f)| f.path),
         Target::Key => crate::keys::key_files(value)
             .into_iter()
             .map(|f| setup.ssh_dir.join(f))

@@ -8,8 +8,7 @@ use std::path::PathBuf;
 
 use lsp_types::{Diagnostic, DiagnosticSeverity, NumberOrString, Position, Range};
 
-use super::Setup;
-use crate::compile::Compiler;
+use super::world::World;
 use crate::diag::Diag;
 use crate::value::Span;
 
@@ -17,28 +16,29 @@ use crate::value::Span;
 /// (a path as the inventory shows it, relative to the server's directory);
 /// `None` when `file` is no level or class file of the inventory.
 pub(crate) fn of(
-    setup: &Setup,
+    world: &World<'_>,
     file: &std::path::Path,
 ) -> Result<Option<BTreeMap<PathBuf, Vec<Diagnostic>>>, String> {
-    let inventory = setup.inventory()?;
-    let Some(level) = super::hover::level_of(&inventory, file) else {
+    let Some(level) = world.level_of(file) else {
         return Ok(None);
     };
-    let compiler = Compiler::new(&inventory, &setup.keys, setup.limits);
-    let hosts = super::hover::reached(&compiler, &level);
-    let found = crate::compile::compile_many(&compiler, &hosts, |host, compiled| {
-        let diags = match compiled {
-            Ok(c) => {
-                let mut d = c.diags.clone();
-                if let Err(e) = crate::validate::host(&host.fqdn, &c) {
-                    d.extend(e);
+    let hosts = world.reached(&level);
+    let found = world
+        .compiled_many(&hosts)
+        .into_iter()
+        .map(|(host, compiled)| {
+            let diags = match compiled {
+                Ok(c) => {
+                    let mut d = c.diags.clone();
+                    if let Err(e) = crate::validate::host(&host.fqdn, &c) {
+                        d.extend(e);
+                    }
+                    d
                 }
-                d
-            }
-            Err(d) => d,
-        };
-        (host.fqdn.clone(), diags)
-    });
+                Err(d) => d,
+            };
+            (host.fqdn.clone(), diags)
+        });
     // Each diagnostic once, with the hosts it was found on.
     type Key = (PathBuf, (u32, u32, u32, u32), String, bool, String);
     let mut seen: BTreeMap<Key, BTreeSet<String>> = BTreeMap::new();

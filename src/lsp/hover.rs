@@ -8,21 +8,22 @@ use std::collections::BTreeMap;
 
 use lsp_types::{Hover, HoverContents, HoverParams, MarkupContent, MarkupKind};
 
-use super::{Setup, position};
-use crate::compile::Compiler;
-use crate::inventory::{Host, Inventory, LevelFile};
+use super::position;
+use super::world::World;
+use crate::inventory::{Host, LevelFile};
 use crate::output::explain;
 use crate::value::Source;
 
 /// The hover at a position; `None` where there is nothing to say (a file
 /// no host reads, a place on no key).
-pub(crate) fn hover(setup: &Setup, params: &HoverParams) -> Result<Option<Hover>, String> {
+pub(crate) fn hover(world: &World<'_>, params: &HoverParams) -> Result<Option<Hover>, String> {
+    let setup = world.setup;
     let doc = &params.text_document_position_params;
     let Some(file) = super::file_path(doc.text_document.uri.as_str()) else {
         return Ok(None);
     };
-    let inventory = setup.inventory()?;
-    let Some(level) = level_of(&inventory, &file) else {
+    let inventory = world.inventory;
+    let Some(level) = world.level_of(&file) else {
         return Ok(None);
     };
     let text = crate::yaml::read_text(&level.path, &level.display, setup.limits.max_file_size)
@@ -40,15 +41,14 @@ pub(crate) fn hover(setup: &Setup, params: &HoverParams) -> Result<Option<Hover>
     if path.is_empty() {
         return Ok(None);
     }
-    let compiler = Compiler::new(&inventory, &setup.keys, setup.limits);
     let shown = crate::syntax::path::display(&path);
     let body = match inventory.hosts.iter().find(|h| h.file.rel == level.rel) {
         Some(host) => format!(
             "**{shown}** on `{}` (from the files as saved)\n\n```text\n{}```",
             host.fqdn,
-            on_host(&compiler, host, &path)
+            on_host(world, host, &path)
         ),
-        None => match across(&compiler, &level, &path) {
+        None => match across(world, &level, &path) {
             Some(summary) => format!("**{shown}** (from the files as saved)\n\n{summary}"),
             None => return Ok(None),
         },
@@ -62,26 +62,9 @@ pub(crate) fn hover(setup: &Setup, params: &HoverParams) -> Result<Option<Hover>
     }))
 }
 
-/// The level or class file of the inventory that `file` is.
-pub(super) fn level_of(inventory: &Inventory, file: &std::path::Path) -> Option<LevelFile> {
-    let file = file.canonicalize().ok()?;
-    let same = |f: &LevelFile| f.path.canonicalize().is_ok_and(|p| p == file);
-    let mut levels: Vec<&LevelFile> = vec![&inventory.default];
-    levels.extend(inventory.domains.iter().map(|d| &d.file));
-    levels.extend(inventory.groups.iter().filter_map(|g| g.file.as_ref()));
-    levels.extend(inventory.hosts.iter().map(|h| &h.file));
-    if let Some(found) = levels.into_iter().find(|f| same(f)) {
-        return Some(found.clone());
-    }
-    crate::classes::files::list(inventory)
-        .into_iter()
-        .map(|(_, f)| f)
-        .find(|f| same(f))
-}
-
 /// `explain` of `path` on `host`, as text.
-fn on_host(compiler: &Compiler<'_>, host: &Host, path: &[String]) -> String {
-    match crate::compile::compile(compiler, host) {
+fn on_host(world: &World<'_>, host: &Host, path: &[String]) -> String {
+    match world.compiled(host) {
         Ok(c) => match explain::explain(&host.fqdn, &c, path) {
             Ok(e) => explain::to_text(&e),
             Err(d) => format!("{}\n", d.message),
@@ -94,31 +77,16 @@ fn on_host(compiler: &Compiler<'_>, host: &Host, path: &[String]) -> String {
     }
 }
 
-/// The hosts that read `level`: in their chain, or among their classes.
-pub(super) fn reached<'a>(compiler: &Compiler<'a>, level: &LevelFile) -> Vec<&'a Host> {
-    let inventory = compiler.inventory();
-    inventory
-        .hosts
-        .iter()
-        .filter(|h| {
-            inventory.chain(h).iter().any(|l| l.file.rel == level.rel)
-                || compiler
-                    .class_files(h)
-                    .is_ok_and(|c| c.iter().any(|(rel, _)| *rel == level.rel))
-        })
-        .collect()
-}
-
 /// What `path` of the shared file `level` becomes on each host that reads
 /// it, grouped by outcome; `None` when no host reads it.
-fn across(compiler: &Compiler<'_>, level: &LevelFile, path: &[String]) -> Option<String> {
-    let reached = reached(compiler, level);
+fn across(world: &World<'_>, level: &LevelFile, path: &[String]) -> Option<String> {
+    let reached = world.reached(level);
     if reached.is_empty() {
         return None;
     }
-    let outcomes = crate::compile::compile_many(compiler, &reached, |host, compiled| {
-        (host.fqdn.clone(), outcome(host, compiled, level, path))
-    });
+    let outcomes: Vec<(String, String)> = (world.compiled_many(&reached).into_iter())
+        .map(|(host, compiled)| (host.fqdn.clone(), outcome(host, compiled, level, path)))
+        .collect();
     let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (fqdn, o) in outcomes {
         groups.entry(o).or_default().push(fqdn);
@@ -151,7 +119,7 @@ fn across(compiler: &Compiler<'_>, level: &LevelFile, path: &[String]) -> Option
 /// and the place of the value that does win.
 fn outcome(
     host: &Host,
-    compiled: Result<crate::compile::Compiled, crate::diag::Diags>,
+    compiled: Result<std::sync::Arc<crate::compile::Compiled>, crate::diag::Diags>,
     level: &LevelFile,
     path: &[String],
 ) -> String {

@@ -6,7 +6,8 @@
 //! file's line does on each host that reads it) and go to definition
 //! (definition.rs: a table of the names that lead to files), references
 //! (references.rs: where else a path is written, or a class named),
-//! diagnostics on open and save (diagnostics.rs). It reads the
+//! diagnostics on open and save (diagnostics.rs), all from one
+//! [`world::World`] between two saves. It reads the
 //! files as saved: an unsaved buffer is not compiled yet, and a hover says
 //! so.
 
@@ -15,6 +16,7 @@ mod diagnostics;
 mod hover;
 mod position;
 mod references;
+mod world;
 
 use lsp_server::{Connection, ErrorCode, Message, Request, Response};
 use lsp_types::{HoverProviderCapability, OneOf, ServerCapabilities};
@@ -114,24 +116,59 @@ fn capabilities() -> ServerCapabilities {
 /// Serves `conn` until the client shuts it down: `Ok` after a clean
 /// shutdown, the protocol error otherwise. A request the server cannot
 /// answer gets an error response; nothing a client sends makes it panic.
+/// Each save starts a new [`world::World`]: the inventory discovered again,
+/// every host compiled again when asked.
 pub(crate) fn serve(conn: &Connection, setup: &Setup) -> Result<(), String> {
     let caps = serde_json::to_value(capabilities()).map_err(|e| e.to_string())?;
     conn.initialize(caps).map_err(|e| e.to_string())?;
     let mut published = Published::default();
+    let mut saved: Option<String> = None;
+    loop {
+        let inventory = setup.inventory();
+        let built = inventory.as_ref().map(|i| world::World::new(setup, i));
+        let world = match &built {
+            Ok(w) => Ok(w),
+            Err(why) => Err(why.as_str()),
+        };
+        if let Some(uri) = saved.take() {
+            published.refresh(conn, world, &uri)?;
+        }
+        match session(conn, world, &mut published)? {
+            Some(uri) => saved = Some(uri),
+            None => return Ok(()),
+        }
+    }
+}
+
+/// Answers requests with one world until a document is saved (its URI is
+/// returned) or the client shuts down (`None`).
+fn session(
+    conn: &Connection,
+    world: Result<&world::World<'_>, &str>,
+    published: &mut Published,
+) -> Result<Option<String>, String> {
+    use lsp_types::notification::{DidSaveTextDocument, Notification as _};
     for msg in &conn.receiver {
         match msg {
             Message::Request(req) => {
                 if conn.handle_shutdown(&req).map_err(|e| e.to_string())? {
-                    return Ok(());
+                    return Ok(None);
                 }
-                let resp = answer(setup, req);
+                let resp = match world {
+                    Ok(w) => answer(w, req),
+                    Err(why) => Response::new_err(
+                        req.id,
+                        ErrorCode::RequestFailed as i32,
+                        format!("the inventory: {why}"),
+                    ),
+                };
                 conn.sender.send(resp.into()).map_err(|e| e.to_string())?;
             }
-            Message::Notification(n) => {
-                if let Some(uri) = opened_or_saved(&n) {
-                    published.refresh(conn, setup, &uri)?;
-                }
-            }
+            Message::Notification(n) => match opened_or_saved(&n) {
+                Some(uri) if n.method == DidSaveTextDocument::METHOD => return Ok(Some(uri)),
+                Some(uri) => published.refresh(conn, world, &uri)?,
+                None => {}
+            },
             Message::Response(_) => {}
         }
     }
@@ -160,12 +197,20 @@ impl Published {
     /// and has none now gets an empty list. A document that is not a file
     /// of the inventory gets nothing; an inventory that cannot be read is
     /// said on standard error, where clients log a server's messages.
-    fn refresh(&mut self, conn: &Connection, setup: &Setup, uri: &str) -> Result<(), String> {
+    fn refresh(
+        &mut self,
+        conn: &Connection,
+        world: Result<&world::World<'_>, &str>,
+        uri: &str,
+    ) -> Result<(), String> {
         use lsp_types::notification::{Notification as _, PublishDiagnostics};
         let Some(file) = file_path(uri) else {
             return Ok(());
         };
-        let found = match diagnostics::of(setup, &file) {
+        let Ok(world) = world.map_err(|why| eprintln!("beryl lsp: the inventory: {why}")) else {
+            return Ok(());
+        };
+        let found = match diagnostics::of(world, &file) {
             Ok(Some(found)) => found,
             Ok(None) => return Ok(()),
             Err(why) => {
@@ -198,12 +243,12 @@ impl Published {
 }
 
 /// The response to one request.
-fn answer(setup: &Setup, req: Request) -> Response {
+fn answer(world: &world::World<'_>, req: Request) -> Response {
     use lsp_types::request::{GotoDefinition, HoverRequest, References, Request as _};
     match req.method.as_str() {
-        GotoDefinition::METHOD => reply(req, |p| definition::definition(setup, p)),
-        HoverRequest::METHOD => reply(req, |p| hover::hover(setup, p)),
-        References::METHOD => reply(req, |p| references::references(setup, p)),
+        GotoDefinition::METHOD => reply(req, |p| definition::definition(world, p)),
+        HoverRequest::METHOD => reply(req, |p| hover::hover(world, p)),
+        References::METHOD => reply(req, |p| references::references(world, p)),
         other => Response::new_err(
             req.id,
             ErrorCode::MethodNotFound as i32,

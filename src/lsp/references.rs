@@ -4,6 +4,7 @@
 
 use lsp_types::{Location, ReferenceParams, Uri};
 
+use super::world::World;
 use super::{Setup, position};
 use crate::inventory::{Inventory, LevelFile};
 use crate::value::{Node, Source, Span};
@@ -46,15 +47,16 @@ fn location(file: &LevelFile, text: &str, span: &Span) -> Option<Location> {
 
 /// The references of the path or class name under the cursor.
 pub(crate) fn references(
-    setup: &Setup,
+    world: &World<'_>,
     params: &ReferenceParams,
 ) -> Result<Option<Vec<Location>>, String> {
     let doc = &params.text_document_position;
     let Some(file) = super::file_path(doc.text_document.uri.as_str()) else {
         return Ok(None);
     };
-    let inventory = setup.inventory()?;
-    let Some(level) = super::hover::level_of(&inventory, &file) else {
+    let setup = world.setup;
+    let inventory = world.inventory;
+    let Some(level) = world.level_of(&file) else {
         return Ok(None);
     };
     let Some((text, root)) = parsed(setup, &level) else {
@@ -74,7 +76,7 @@ pub(crate) fn references(
         _ => None,
     };
     let mut out = Vec::new();
-    for f in files(&inventory) {
+    for f in files(inventory) {
         let Some((text, root)) = parsed(setup, &f) else {
             continue;
         };
