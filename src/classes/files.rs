@@ -19,6 +19,17 @@ pub(crate) fn list(inventory: &Inventory) -> Vec<(String, LevelFile)> {
     out
 }
 
+/// Every file of the inventory a chain can read: `_default`, the domains,
+/// the groups, the hosts and jails, then the class files, in that order.
+pub(crate) fn every(inventory: &Inventory) -> Vec<LevelFile> {
+    let mut all = vec![inventory.default.clone()];
+    all.extend(inventory.domains.iter().map(|d| d.file.clone()));
+    all.extend(inventory.groups.iter().filter_map(|g| g.file.clone()));
+    all.extend(inventory.hosts.iter().map(|h| h.file.clone()));
+    all.extend(list(inventory).into_iter().map(|(_, f)| f));
+    all
+}
+
 fn walk(
     path: &Path,
     under: &str,

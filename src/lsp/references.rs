@@ -6,22 +6,8 @@ use lsp_types::{Location, ReferenceParams, Uri};
 
 use super::world::World;
 use super::{Setup, position};
-use crate::inventory::{Inventory, LevelFile};
+use crate::inventory::LevelFile;
 use crate::value::{Node, Source, Span};
-
-/// Every level and class file of the inventory, in the layout's order.
-fn files(inventory: &Inventory) -> Vec<LevelFile> {
-    let mut all = vec![inventory.default.clone()];
-    all.extend(inventory.domains.iter().map(|d| d.file.clone()));
-    all.extend(inventory.groups.iter().filter_map(|g| g.file.clone()));
-    all.extend(inventory.hosts.iter().map(|h| h.file.clone()));
-    all.extend(
-        crate::classes::files::list(inventory)
-            .into_iter()
-            .map(|(_, f)| f),
-    );
-    all
-}
 
 fn parsed(setup: &Setup, file: &LevelFile) -> Option<(String, Node)> {
     let text =
@@ -76,7 +62,7 @@ pub(crate) fn references(
         _ => None,
     };
     let mut out = Vec::new();
-    for f in files(inventory) {
+    for f in crate::classes::files::every(inventory) {
         let Some((text, root)) = parsed(setup, &f) else {
             continue;
         };

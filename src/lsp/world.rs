@@ -40,12 +40,7 @@ impl<'a> World<'a> {
     pub(crate) fn level_of(&self, file: &std::path::Path) -> Option<LevelFile> {
         let file = file.canonicalize().ok()?;
         let levels = self.levels.get_or_init(|| {
-            let inv = self.inventory;
-            let mut all: Vec<LevelFile> = vec![inv.default.clone()];
-            all.extend(inv.domains.iter().map(|d| d.file.clone()));
-            all.extend(inv.groups.iter().filter_map(|g| g.file.clone()));
-            all.extend(inv.hosts.iter().map(|h| h.file.clone()));
-            all.extend(crate::classes::files::list(inv).into_iter().map(|(_, f)| f));
+            let all = crate::classes::files::every(self.inventory);
             all.into_iter()
                 .filter_map(|f| Some((f.path.canonicalize().ok()?, f)))
                 .collect()

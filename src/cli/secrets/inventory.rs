@@ -52,14 +52,8 @@ impl Inventory {
             return Ok(files.to_vec());
         }
         let inv = self.get()?;
-        let mut all = vec![&inv.default];
-        all.extend(inv.domains.iter().map(|d| &d.file));
-        all.extend(inv.groups.iter().filter_map(|g| g.file.as_ref()));
-        all.extend(inv.hosts.iter().map(|h| &h.file));
-        let classes = crate::classes::files::list(inv);
-        all.extend(classes.iter().map(|(_, f)| f));
         let mut out = Vec::new();
-        for f in all {
+        for f in crate::classes::files::every(inv) {
             let text = crate::yaml::read_text(&f.path, &f.display, ctx.limits.max_file_size)
                 .map_err(|d| vec![d])?;
             if text.lines().any(|l| l.starts_with("sops:")) {
