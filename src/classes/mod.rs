@@ -91,6 +91,8 @@ pub(crate) struct Library<'a> {
     read_warnings: Mutex<HashMap<String, Diags>>,
     /// The SOPS files read, by `rel`: their secrets, for apply to open.
     sealed: Mutex<HashMap<String, Arc<crate::secrets::Sealed>>>,
+    /// Unsaved texts read instead of their files (the language server's).
+    overlay: Option<Arc<crate::inventory::Overlay>>,
 }
 
 impl<'a> Library<'a> {
@@ -106,7 +108,15 @@ impl<'a> Library<'a> {
             index: OnceLock::new(),
             read_warnings: Mutex::new(HashMap::new()),
             sealed: Mutex::new(HashMap::new()),
+            overlay: None,
         }
+    }
+
+    /// The same library, reading each file of `overlay` from its text
+    /// there rather than from the disk.
+    pub(crate) fn with_overlay(mut self, overlay: Arc<crate::inventory::Overlay>) -> Self {
+        self.overlay = Some(overlay);
+        self
     }
 
     /// A file's secrets taken out (src/secrets/): each encrypted value
@@ -136,9 +146,15 @@ impl<'a> Library<'a> {
                 node: l.node.clone(),
                 warnings: l.warnings.clone(),
             });
-        let loaded = match document {
-            Some(loaded) => loaded,
-            None => crate::yaml::load_file_as(
+        let unsaved = (self.overlay.as_ref()).and_then(|o| o.get(&file.rel));
+        let loaded = match (document, unsaved) {
+            (Some(loaded), _) => loaded,
+            (None, Some(text)) => crate::yaml::parse_as(
+                &crate::value::Source::new(file.display.clone(), text.clone()),
+                &self.limits,
+                self.layout.schema,
+            )?,
+            (None, None) => crate::yaml::load_file_as(
                 &file.path,
                 &file.display,
                 &self.limits,
@@ -305,8 +321,7 @@ impl<'a> Library<'a> {
             rel: format!("{}/{rel}", dir.rel),
             display,
         };
-        let node = crate::yaml::load_file(&file.path, &file.display, &self.limits)?;
-        let node = self.unseal(&file.rel, node)?;
+        let node = self.read(&file)?;
         crate::inventory::levels::check(LevelKind::Class, &node)?;
         let unit = Arc::new(self.split(&Arc::new(node), name)?);
         Ok(Some(Arc::new(Class {

@@ -14,8 +14,9 @@ use crate::diag::{Common, Diag};
 /// Go to definition leads from a class name, a key name, a template or a
 /// file's source to its file; references list every file that writes the
 /// key under the cursor; `beryl check`'s diagnostics for the hosts that
-/// read a file are published when it is opened or saved. From the files
-/// as saved. docs/editors.md sets it up in Neovim.
+/// read a file are published when it is opened, changed or saved: an
+/// unsaved buffer's text stands in for its file. docs/editors.md sets it
+/// up in Neovim.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
     beryl lsp\n  \

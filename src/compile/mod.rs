@@ -265,6 +265,13 @@ impl<'a> Compiler<'a> {
         self
     }
 
+    /// The same compiler, reading each file of `overlay` from its text
+    /// there (an editor's unsaved buffer) rather than from the disk.
+    pub(crate) fn with_overlay(mut self, overlay: Arc<crate::inventory::Overlay>) -> Self {
+        self.library = self.library.with_overlay(overlay);
+        self
+    }
+
     /// The engine's semantics in force.
     pub fn dialect(&self) -> &Dialect {
         &self.dialect

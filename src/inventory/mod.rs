@@ -21,12 +21,14 @@
 mod discover;
 pub(crate) mod levels;
 pub(crate) mod listed;
+mod overlay;
 mod reach;
 pub mod reclass;
 pub(crate) mod revision;
 pub(crate) mod settings;
 
 pub(crate) use discover::label_problem;
+pub(crate) use overlay::Overlay;
 pub(crate) use reach::Reach;
 pub use reclass::{Flavor, ReclassOptions};
 pub(crate) use settings::{SETTINGS_STEM, Settings};

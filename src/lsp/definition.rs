@@ -46,7 +46,13 @@ pub(crate) fn definition(
         return Ok(None);
     };
     let name = file.display().to_string();
-    let Ok(text) = crate::yaml::read_text(&file, &name, setup.limits.max_file_size) else {
+    let text = match world.level_of(&file) {
+        Some(level) => world.text(&level),
+        None => crate::yaml::read_text(&file, &name, setup.limits.max_file_size)
+            .map(std::sync::Arc::from)
+            .map_err(|d| d.message),
+    };
+    let Ok(text) = text else {
         return Ok(None);
     };
     let Ok(root) = crate::yaml::parse(&Source::new(name, text.clone()), &setup.limits) else {

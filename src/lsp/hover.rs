@@ -26,8 +26,7 @@ pub(crate) fn hover(world: &World<'_>, params: &HoverParams) -> Result<Option<Ho
     let Some(level) = world.level_of(&file) else {
         return Ok(None);
     };
-    let text = crate::yaml::read_text(&level.path, &level.display, setup.limits.max_file_size)
-        .map_err(|d| d.message)?;
+    let text = world.text(&level)?;
     let root = crate::yaml::parse(
         &Source::new(level.display.clone(), text.clone()),
         &setup.limits,
@@ -44,12 +43,13 @@ pub(crate) fn hover(world: &World<'_>, params: &HoverParams) -> Result<Option<Ho
     let shown = crate::syntax::path::display(&path);
     let body = match inventory.hosts.iter().find(|h| h.file.rel == level.rel) {
         Some(host) => format!(
-            "**{shown}** on `{}` (from the files as saved)\n\n```text\n{}```",
+            "**{shown}** on `{}` ({})\n\n```text\n{}```",
             host.fqdn,
+            world.basis(),
             on_host(world, host, &path)
         ),
         None => match across(world, &level, &path) {
-            Some(summary) => format!("**{shown}** (from the files as saved)\n\n{summary}"),
+            Some(summary) => format!("**{shown}** ({})\n\n{summary}", world.basis()),
             None => return Ok(None),
         },
     };

@@ -6,19 +6,21 @@
 //! file's line does on each host that reads it) and go to definition
 //! (definition.rs: a table of the names that lead to files), references
 //! (references.rs: where else a path is written, or a class named),
-//! diagnostics on open and save (diagnostics.rs), all from one
-//! [`world::World`] between two saves. It reads the
-//! files as saved: an unsaved buffer is not compiled yet, and a hover says
-//! so.
+//! diagnostics on open, on each change of a buffer and on save
+//! (diagnostics.rs), all from one [`world::World`] (world.rs) per state of
+//! the editor's buffers: an unsaved buffer's text stands in for its file
+//! (`inventory::Overlay`), and a hover says when one does. The loop is
+//! session.rs.
 
 mod definition;
 mod diagnostics;
 mod hover;
 mod position;
 mod references;
+mod session;
 mod world;
 
-use lsp_server::{Connection, ErrorCode, Message, Request, Response};
+use lsp_server::{Connection, ErrorCode, Request, Response};
 use lsp_types::{HoverProviderCapability, OneOf, ServerCapabilities};
 
 use crate::inventory::Inventory;
@@ -99,12 +101,12 @@ fn capabilities() -> ServerCapabilities {
         hover_provider: Some(HoverProviderCapability::Simple(true)),
         definition_provider: Some(OneOf::Left(true)),
         references_provider: Some(OneOf::Left(true)),
-        // Opened and saved documents are checked, from the files as saved:
-        // no change is sent.
+        // Each change sends the whole text (YAML files are small): the
+        // world is rebuilt over it, and the diagnostics with it.
         text_document_sync: Some(lsp_types::TextDocumentSyncCapability::Options(
             lsp_types::TextDocumentSyncOptions {
                 open_close: Some(true),
-                change: Some(lsp_types::TextDocumentSyncKind::NONE),
+                change: Some(lsp_types::TextDocumentSyncKind::FULL),
                 save: Some(lsp_types::TextDocumentSyncSaveOptions::Supported(true)),
                 ..Default::default()
             },
@@ -116,134 +118,14 @@ fn capabilities() -> ServerCapabilities {
 /// Serves `conn` until the client shuts it down: `Ok` after a clean
 /// shutdown, the protocol error otherwise. A request the server cannot
 /// answer gets an error response; nothing a client sends makes it panic.
-/// Each save starts a new [`world::World`]: the inventory discovered again,
-/// every host compiled again when asked.
 pub(crate) fn serve(conn: &Connection, setup: &Setup) -> Result<(), String> {
     let caps = serde_json::to_value(capabilities()).map_err(|e| e.to_string())?;
     conn.initialize(caps).map_err(|e| e.to_string())?;
-    let mut published = Published::default();
-    let mut saved: Option<String> = None;
-    loop {
-        let inventory = setup.inventory();
-        let built = inventory.as_ref().map(|i| world::World::new(setup, i));
-        let world = match &built {
-            Ok(w) => Ok(w),
-            Err(why) => Err(why.as_str()),
-        };
-        if let Some(uri) = saved.take() {
-            published.refresh(conn, world, &uri)?;
-        }
-        match session(conn, world, &mut published)? {
-            Some(uri) => saved = Some(uri),
-            None => return Ok(()),
-        }
-    }
-}
-
-/// Answers requests with one world until a document is saved (its URI is
-/// returned) or the client shuts down (`None`).
-fn session(
-    conn: &Connection,
-    world: Result<&world::World<'_>, &str>,
-    published: &mut Published,
-) -> Result<Option<String>, String> {
-    use lsp_types::notification::{DidSaveTextDocument, Notification as _};
-    for msg in &conn.receiver {
-        match msg {
-            Message::Request(req) => {
-                if conn.handle_shutdown(&req).map_err(|e| e.to_string())? {
-                    return Ok(None);
-                }
-                let resp = match world {
-                    Ok(w) => answer(w, req),
-                    Err(why) => Response::new_err(
-                        req.id,
-                        ErrorCode::RequestFailed as i32,
-                        format!("the inventory: {why}"),
-                    ),
-                };
-                conn.sender.send(resp.into()).map_err(|e| e.to_string())?;
-            }
-            Message::Notification(n) => match opened_or_saved(&n) {
-                Some(uri) if n.method == DidSaveTextDocument::METHOD => return Ok(Some(uri)),
-                Some(uri) => published.refresh(conn, world, &uri)?,
-                None => {}
-            },
-            Message::Response(_) => {}
-        }
-    }
-    Err("the client closed the connection without `shutdown`".into())
-}
-
-/// The document a notification opened or saved.
-fn opened_or_saved(n: &lsp_server::Notification) -> Option<String> {
-    use lsp_types::notification::{DidOpenTextDocument, DidSaveTextDocument, Notification as _};
-    let uri = match n.method.as_str() {
-        DidOpenTextDocument::METHOD => &n.params["textDocument"]["uri"],
-        DidSaveTextDocument::METHOD => &n.params["textDocument"]["uri"],
-        _ => return None,
-    };
-    uri.as_str().map(str::to_string)
-}
-
-/// The files each opened or saved document's diagnostics were published
-/// for, so that a diagnostic that went away is cleared.
-#[derive(Default)]
-struct Published(std::collections::HashMap<String, std::collections::BTreeSet<String>>);
-
-impl Published {
-    /// Checks the hosts that read the document `uri` and publishes their
-    /// diagnostics, file by file; a file that had some from this document
-    /// and has none now gets an empty list. A document that is not a file
-    /// of the inventory gets nothing; an inventory that cannot be read is
-    /// said on standard error, where clients log a server's messages.
-    fn refresh(
-        &mut self,
-        conn: &Connection,
-        world: Result<&world::World<'_>, &str>,
-        uri: &str,
-    ) -> Result<(), String> {
-        use lsp_types::notification::{Notification as _, PublishDiagnostics};
-        let Some(file) = file_path(uri) else {
-            return Ok(());
-        };
-        let Ok(world) = world.map_err(|why| eprintln!("beryl lsp: the inventory: {why}")) else {
-            return Ok(());
-        };
-        let found = match diagnostics::of(world, &file) {
-            Ok(Some(found)) => found,
-            Ok(None) => return Ok(()),
-            Err(why) => {
-                eprintln!("beryl lsp: {why}");
-                return Ok(());
-            }
-        };
-        let here = std::env::current_dir().map_err(|e| e.to_string())?;
-        let mut now = std::collections::BTreeMap::new();
-        for (path, diags) in found {
-            let full = here.join(&path);
-            let full = full.canonicalize().unwrap_or(full);
-            now.insert(file_uri(&full), diags);
-        }
-        for gone in self.0.get(uri).into_iter().flatten() {
-            now.entry(gone.clone()).or_default();
-        }
-        let mut kept = std::collections::BTreeSet::new();
-        for (target, diags) in now {
-            if !diags.is_empty() {
-                kept.insert(target.clone());
-            }
-            let params = serde_json::json!({"uri": target, "diagnostics": diags});
-            let n = lsp_server::Notification::new(PublishDiagnostics::METHOD.to_string(), params);
-            conn.sender.send(n.into()).map_err(|e| e.to_string())?;
-        }
-        self.0.insert(uri.to_string(), kept);
-        Ok(())
-    }
+    session::run(conn, setup)
 }
 
 /// The response to one request.
-fn answer(world: &world::World<'_>, req: Request) -> Response {
+pub(super) fn answer(world: &world::World<'_>, req: Request) -> Response {
     use lsp_types::request::{GotoDefinition, HoverRequest, References, Request as _};
     match req.method.as_str() {
         GotoDefinition::METHOD => reply(req, |p| definition::definition(world, p)),

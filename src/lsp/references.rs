@@ -4,19 +4,16 @@
 
 use lsp_types::{Location, ReferenceParams, Uri};
 
+use super::position;
 use super::world::World;
-use super::{Setup, position};
 use crate::inventory::LevelFile;
 use crate::value::{Node, Source, Span};
+use std::sync::Arc;
 
-fn parsed(setup: &Setup, file: &LevelFile) -> Option<(String, Node)> {
-    let text =
-        crate::yaml::read_text(&file.path, &file.display, setup.limits.max_file_size).ok()?;
-    let root = crate::yaml::parse(
-        &Source::new(file.display.clone(), text.clone()),
-        &setup.limits,
-    )
-    .ok()?;
+fn parsed(world: &World<'_>, file: &LevelFile) -> Option<(Arc<str>, Node)> {
+    let text = world.text(file).ok()?;
+    let source = Source::new(file.display.clone(), text.clone());
+    let root = crate::yaml::parse(&source, &world.setup.limits).ok()?;
     Some((text, root))
 }
 
@@ -40,12 +37,11 @@ pub(crate) fn references(
     let Some(file) = super::file_path(doc.text_document.uri.as_str()) else {
         return Ok(None);
     };
-    let setup = world.setup;
     let inventory = world.inventory;
     let Some(level) = world.level_of(&file) else {
         return Ok(None);
     };
-    let Some((text, root)) = parsed(setup, &level) else {
+    let Some((text, root)) = parsed(world, &level) else {
         return Ok(None);
     };
     let Some(offset) = position::offset(&text, doc.position.line, doc.position.character) else {
@@ -63,7 +59,7 @@ pub(crate) fn references(
     };
     let mut out = Vec::new();
     for f in crate::classes::files::every(inventory) {
-        let Some((text, root)) = parsed(setup, &f) else {
+        let Some((text, root)) = parsed(world, &f) else {
             continue;
         };
         let spans: Vec<&Span> = match &class {

@@ -1,57 +1,135 @@
-//! What the server knows between two saves: the inventory as discovered,
-//! one compiler (its parsed files and class library), and each host
-//! compiled once. A saved file starts a new world (mod.rs `serve`): the
-//! files as saved are what every answer reads, and nothing older.
+//! What the server knows while no buffer changes: the inventory as
+//! discovered (its files listed once, [`Files`]), the editor's unsaved
+//! buffers ([`Overlay`]), one compiler reading them over the disk (its
+//! parsed files and class library), and each host compiled once. A change
+//! or a save starts a new world (session.rs): every answer reads the files
+//! as the editor has them, and nothing older.
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::Setup;
 use crate::compile::{Compiled, Compiler};
 use crate::diag::Diags;
-use crate::inventory::{Host, Inventory, LevelFile};
+use crate::inventory::{Host, Inventory, LevelFile, Overlay};
 
 type Cell = Arc<OnceLock<Result<Arc<Compiled>, Diags>>>;
 
-pub(crate) struct World<'a> {
-    pub setup: &'a Setup,
-    pub inventory: &'a Inventory,
-    pub compiler: Compiler<'a>,
-    compiled: Mutex<HashMap<String, Cell>>,
-    /// Every level and class file by its resolved path, listed once.
-    levels: OnceLock<HashMap<std::path::PathBuf, LevelFile>>,
-    /// The hosts that read each file, by its `rel`, worked out once.
-    readers: OnceLock<HashMap<String, Vec<usize>>>,
-}
+/// The hosts that read each file, by its `rel` (indices into the hosts).
+pub(crate) type Readers = HashMap<String, Vec<usize>>;
 
-impl<'a> World<'a> {
-    pub(crate) fn new(setup: &'a Setup, inventory: &'a Inventory) -> Self {
-        Self {
-            setup,
-            inventory,
-            compiler: Compiler::new(inventory, &setup.keys, setup.limits),
-            compiled: Mutex::new(HashMap::new()),
-            levels: OnceLock::new(),
-            readers: OnceLock::new(),
-        }
-    }
+/// The inventory's level and class files by resolved path, listed once per
+/// discovery: a buffer's text cannot add or remove one.
+#[derive(Default)]
+pub(crate) struct Files(OnceLock<HashMap<PathBuf, LevelFile>>);
 
-    /// The level or class file of the inventory at `file`.
-    pub(crate) fn level_of(&self, file: &std::path::Path) -> Option<LevelFile> {
+impl Files {
+    /// The level or class file of `inventory` at `file`.
+    pub(crate) fn level_of(&self, inventory: &Inventory, file: &Path) -> Option<LevelFile> {
         let file = file.canonicalize().ok()?;
-        let levels = self.levels.get_or_init(|| {
-            let all = crate::classes::files::every(self.inventory);
+        let levels = self.0.get_or_init(|| {
+            let all = crate::classes::files::every(inventory);
             all.into_iter()
                 .filter_map(|f| Some((f.path.canonicalize().ok()?, f)))
                 .collect()
         });
         levels.get(&file).cloned()
     }
+}
+
+/// What one world inherits from the one before it: the readers of every
+/// file, when the change cannot have changed them, else of the changed
+/// file alone (a file's own text never changes which hosts read it).
+#[derive(Default)]
+pub(crate) struct Inherited {
+    pub all: Option<Arc<Readers>>,
+    pub one: Option<(String, Vec<usize>)>,
+}
+
+pub(crate) struct World<'a> {
+    pub setup: &'a Setup,
+    pub inventory: &'a Inventory,
+    files: &'a Files,
+    /// The unsaved buffers the compiler reads instead of their files.
+    pub overlay: Arc<Overlay>,
+    pub compiler: Compiler<'a>,
+    compiled: Mutex<HashMap<String, Cell>>,
+    readers: OnceLock<Arc<Readers>>,
+    /// The readers of the file whose change started this world.
+    changed: Option<(String, Vec<usize>)>,
+}
+
+impl<'a> World<'a> {
+    pub(crate) fn new(
+        setup: &'a Setup,
+        inventory: &'a Inventory,
+        files: &'a Files,
+        overlay: Arc<Overlay>,
+        inherited: Inherited,
+    ) -> Self {
+        let readers = OnceLock::new();
+        if let Some(all) = inherited.all {
+            let _ = readers.set(all);
+        }
+        Self {
+            setup,
+            inventory,
+            files,
+            compiler: Compiler::new(inventory, &setup.keys, setup.limits)
+                .with_overlay(overlay.clone()),
+            overlay,
+            compiled: Mutex::new(HashMap::new()),
+            readers,
+            changed: inherited.one,
+        }
+    }
+
+    /// The level or class file of the inventory at `file`.
+    pub(crate) fn level_of(&self, file: &Path) -> Option<LevelFile> {
+        self.files.level_of(self.inventory, file)
+    }
+
+    /// The text of `level` as the editor has it: its unsaved buffer, else
+    /// the file.
+    pub(crate) fn text(&self, level: &LevelFile) -> Result<Arc<str>, String> {
+        match self.overlay.get(&level.rel) {
+            Some(text) => Ok(text.clone()),
+            None => {
+                crate::yaml::read_text(&level.path, &level.display, self.setup.limits.max_file_size)
+                    .map(Arc::from)
+                    .map_err(|d| d.message)
+            }
+        }
+    }
+
+    /// What the answers read, in words: "the files as saved", or the
+    /// unsaved buffers too.
+    pub(crate) fn basis(&self) -> String {
+        let unsaved: Vec<String> = self.overlay.files().map(str::to_string).collect();
+        match unsaved.as_slice() {
+            [] => "from the files as saved".into(),
+            files => format!(
+                "with the unsaved changes of {}",
+                crate::diag::set::hosts_list(files, 3)
+            ),
+        }
+    }
 
     /// The hosts that read `level`: in their chain, or among their classes.
     pub(crate) fn reached(&self, level: &LevelFile) -> Vec<&'a Host> {
         let inv = self.inventory;
-        let readers = self.readers.get_or_init(|| {
+        let known: &[usize] = match &self.changed {
+            Some((rel, hosts)) if *rel == level.rel => hosts,
+            _ => (self.readers().get(&level.rel)).map_or(&[][..], Vec::as_slice),
+        };
+        known.iter().map(|&i| &inv.hosts[i]).collect()
+    }
+
+    /// The readers of every file, worked out once per world.
+    pub(crate) fn readers(&self) -> &Arc<Readers> {
+        let inv = self.inventory;
+        self.readers.get_or_init(|| {
             use rayon::prelude::*;
             let per_host: Vec<Vec<String>> = (inv.hosts.par_iter())
                 .map(|h| {
@@ -63,7 +141,7 @@ impl<'a> World<'a> {
                     files
                 })
                 .collect();
-            let mut by_file: HashMap<String, Vec<usize>> = HashMap::new();
+            let mut by_file: Readers = HashMap::new();
             for (i, files) in per_host.into_iter().enumerate() {
                 for f in files {
                     let hosts = by_file.entry(f).or_default();
@@ -72,11 +150,24 @@ impl<'a> World<'a> {
                     }
                 }
             }
-            by_file
-        });
-        (readers.get(&level.rel).into_iter().flatten())
-            .map(|&i| &inv.hosts[i])
-            .collect()
+            Arc::new(by_file)
+        })
+    }
+
+    /// What the world after a change to `rel` inherits: every file's
+    /// readers when the change kept the file's `classes` (which alone
+    /// decide who reads what), else the changed file's own.
+    pub(crate) fn inherit(&self, rel: &str, kept_classes: bool) -> Inherited {
+        let all = self.readers.get().cloned();
+        let one = match (&all, &self.changed) {
+            (Some(all), _) => all.get(rel).map(|h| (rel.to_string(), h.clone())),
+            (None, Some((r, h))) if r == rel => Some((r.clone(), h.clone())),
+            (None, _) => None,
+        };
+        Inherited {
+            all: all.filter(|_| kept_classes),
+            one,
+        }
     }
 
     /// The host compiled, once per world.

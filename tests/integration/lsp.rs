@@ -465,3 +465,77 @@ fn input_that_is_not_the_protocol_ends_the_server_with_a_message() {
     assert_eq!(code, 2, "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+#[test]
+fn an_unsaved_change_is_checked_as_typed_and_the_disk_is_left_alone() {
+    let d = tempfile::tempdir().unwrap();
+    crate::support::copy_tree(&repo().join("inventory"), &d.path().join("inventory"));
+    crate::support::copy_tree(&repo().join("ssh"), &d.path().join("ssh"));
+    let group = d.path().join("inventory/example.org/web/_group.yml");
+    let group_uri = format!("file://{}", group.canonicalize().unwrap().display());
+    let text = std::fs::read_to_string(&group).unwrap();
+    let mut c = Client::start_in(d.path());
+    c.initialize();
+    let doc = |version: i64| json!({"uri": group_uri, "version": version});
+    c.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": group_uri, "languageId": "yaml", "version": 1, "text": text}}}));
+    assert_eq!(c.diagnostics_for(&group_uri), Vec::<Value>::new());
+    let change = |c: &mut Client, version: i64, text: &str| {
+        c.send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": doc(version), "contentChanges": [{"text": text}]}}));
+    };
+    // Three comment lines above and an error under `freebsd:`, typed and
+    // not saved: the error is at its line in the buffer, not on the disk.
+    let typed = format!(
+        "# one\n# two\n# three\n{}",
+        text.replacen("\nfreebsd:\n", "\nfreebsd:\n  raid: raid5\n", 1)
+    );
+    let line = typed[..typed.find("  raid: raid5").unwrap()]
+        .matches('\n')
+        .count();
+    change(&mut c, 2, "# half-typed\n");
+    change(&mut c, 3, &typed);
+    // The half-typed text is taken with the next change when both are
+    // waiting, or checked first (an empty list) when the server was quicker.
+    let mut found = c.diagnostics_for(&group_uri);
+    if found.is_empty() {
+        found = c.diagnostics_for(&group_uri);
+    }
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["code"], "beryl::schema::raid", "{found:?}");
+    assert_eq!(found[0]["range"]["start"]["line"], line, "{found:?}");
+    assert!(
+        (found[0]["message"].as_str().unwrap()).ends_with("(on host02.example.org)"),
+        "{found:?}"
+    );
+    assert_eq!(std::fs::read_to_string(&group).unwrap(), text);
+    // A hover reads the buffer, and says so.
+    let r = c.request(
+        2,
+        "textDocument/hover",
+        json!({"textDocument": {"uri": group_uri}, "position": {"line": line, "character": 4}}),
+    );
+    let shown = r["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        shown.starts_with(
+            "**freebsd.raid** (with the unsaved changes of example.org/web/_group.yml)"
+        ),
+        "{r}"
+    );
+    // YAML that does not parse: one error where the parser stopped.
+    change(&mut c, 4, &format!("{typed}\n  - [unclosed\n"));
+    let found = c.diagnostics_for(&group_uri);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["severity"], 1, "{found:?}");
+    // Back to the text on the disk: nothing.
+    change(&mut c, 5, &text);
+    assert_eq!(c.diagnostics_for(&group_uri), Vec::<Value>::new());
+    // Typed again, then closed without saving: the disk counts again.
+    change(&mut c, 6, &typed);
+    assert_eq!(c.diagnostics_for(&group_uri).len(), 1);
+    c.send(json!({"jsonrpc": "2.0", "method": "textDocument/didClose", "params": {"textDocument": {"uri": group_uri}}}));
+    assert_eq!(c.diagnostics_for(&group_uri), Vec::<Value>::new());
+    c.request(90, "shutdown", Value::Null);
+    c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(c.end().0, 0);
+}
