@@ -117,11 +117,25 @@ impl<'a> World<'a> {
     }
 
     /// The hosts that read `level`: in their chain, or among their classes.
+    /// A file of the chains (`_default.yml`, a domain, a group, a host) is
+    /// read by the hosts whose chain holds it, which discovery knows; only
+    /// a class needs every host's classes, worked out once.
     pub(crate) fn reached(&self, level: &LevelFile) -> Vec<&'a Host> {
         let inv = self.inventory;
         let known: &[usize] = match &self.changed {
             Some((rel, hosts)) if *rel == level.rel => hosts,
-            _ => (self.readers().get(&level.rel)).map_or(&[][..], Vec::as_slice),
+            _ => match self.readers.get() {
+                Some(all) => all.get(&level.rel).map_or(&[][..], Vec::as_slice),
+                None => {
+                    let chained: Vec<&Host> = (inv.hosts.iter())
+                        .filter(|h| inv.chain(h).iter().any(|l| l.file.rel == level.rel))
+                        .collect();
+                    if !chained.is_empty() {
+                        return chained;
+                    }
+                    (self.readers().get(&level.rel)).map_or(&[][..], Vec::as_slice)
+                }
+            },
         };
         known.iter().map(|&i| &inv.hosts[i]).collect()
     }
