@@ -8,15 +8,19 @@ use std::collections::BTreeMap;
 
 use lsp_types::{Hover, HoverContents, HoverParams, MarkupContent, MarkupKind};
 
-use super::position;
 use super::world::World;
+use super::{Prefs, position};
 use crate::inventory::{Host, LevelFile};
 use crate::output::explain;
 use crate::value::Source;
 
 /// The hover at a position; `None` where there is nothing to say (a file
 /// no host reads, a place on no key).
-pub(crate) fn hover(world: &World<'_>, params: &HoverParams) -> Result<Option<Hover>, String> {
+pub(crate) fn hover(
+    world: &World<'_>,
+    prefs: &Prefs,
+    params: &HoverParams,
+) -> Result<Option<Hover>, String> {
     let setup = world.setup;
     let doc = &params.text_document_position_params;
     let Some(file) = super::file_path(doc.text_document.uri.as_str()) else {
@@ -49,7 +53,11 @@ pub(crate) fn hover(world: &World<'_>, params: &HoverParams) -> Result<Option<Ho
             on_host(world, host, &path)
         ),
         None => match across(world, &level, &path) {
-            Some(summary) => format!("**{shown}** ({})\n\n{summary}", world.basis()),
+            Some(summary) => format!(
+                "**{shown}** ({})\n\n{summary}{}",
+                world.basis(),
+                preview(world, prefs, &level, &path)
+            ),
             None => return Ok(None),
         },
     };
@@ -60,6 +68,49 @@ pub(crate) fn hover(world: &World<'_>, params: &HoverParams) -> Result<Option<Ho
         }),
         range: None,
     }))
+}
+
+/// The host a file is seen as: its own (a host's or jail's file), else the
+/// preview host when it reads the file, else the first host that does.
+pub(super) fn seen_as<'a>(world: &World<'a>, prefs: &Prefs, level: &LevelFile) -> Option<&'a Host> {
+    let inventory = world.inventory;
+    if let Some(own) = inventory.hosts.iter().find(|h| h.file.rel == level.rel) {
+        return Some(own);
+    }
+    let reached = world.reached(level);
+    let preview = (prefs.preview.as_deref()).and_then(|p| world.host_named(p).ok());
+    match preview {
+        Some(p) if reached.iter().any(|h| h.fqdn == p.fqdn) => Some(p),
+        _ => reached.first().copied(),
+    }
+}
+
+/// What `path` is on the preview host, when one is chosen: `explain` on
+/// it, or that it does not read the file.
+pub(super) fn preview(
+    world: &World<'_>,
+    prefs: &Prefs,
+    level: &LevelFile,
+    path: &[String],
+) -> String {
+    let Some(asked) = prefs.preview.as_deref() else {
+        return String::new();
+    };
+    let host = match world.host_named(asked) {
+        Ok(host) => host,
+        Err(why) => return format!("\n\npreview host: {why}"),
+    };
+    if !world.reached(level).iter().any(|h| h.fqdn == host.fqdn) {
+        return format!(
+            "\n\n**as `{}`** (preview): it does not read this file",
+            host.fqdn
+        );
+    }
+    format!(
+        "\n\n**as `{}`** (preview)\n\n```text\n{}```",
+        host.fqdn,
+        on_host(world, host, path)
+    )
 }
 
 /// `explain` of `path` on `host`, as text.

@@ -15,6 +15,7 @@
 mod definition;
 mod diagnostics;
 mod hover;
+mod inlay;
 mod position;
 mod references;
 mod session;
@@ -95,12 +96,35 @@ pub(crate) fn file_uri(path: &std::path::Path) -> String {
     out
 }
 
+/// What the editor chose: in `initializationOptions`
+/// (`{"inlayHints": true, "preview": "host01"}`), and the preview host
+/// with the command `beryl.preview`.
+#[derive(Debug, Default, Clone, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Prefs {
+    /// Inlay hints of the effective value: off unless asked for.
+    #[serde(default)]
+    pub inlay_hints: bool,
+    /// The host whose exact values hovers and hints in a shared file show
+    /// (a selector naming one host, as `beryl render` takes).
+    #[serde(default)]
+    pub preview: Option<String>,
+}
+
+/// The command that sets or clears the preview host.
+pub(crate) const PREVIEW: &str = "beryl.preview";
+
 /// The server's capabilities.
-fn capabilities() -> ServerCapabilities {
+fn capabilities(prefs: &Prefs) -> ServerCapabilities {
     ServerCapabilities {
         hover_provider: Some(HoverProviderCapability::Simple(true)),
         definition_provider: Some(OneOf::Left(true)),
         references_provider: Some(OneOf::Left(true)),
+        inlay_hint_provider: prefs.inlay_hints.then_some(OneOf::Left(true)),
+        execute_command_provider: Some(lsp_types::ExecuteCommandOptions {
+            commands: vec![PREVIEW.to_string()],
+            ..Default::default()
+        }),
         // Each change sends the whole text (YAML files are small): the
         // world is rebuilt over it, and the diagnostics with it.
         text_document_sync: Some(lsp_types::TextDocumentSyncCapability::Options(
@@ -119,17 +143,31 @@ fn capabilities() -> ServerCapabilities {
 /// shutdown, the protocol error otherwise. A request the server cannot
 /// answer gets an error response; nothing a client sends makes it panic.
 pub(crate) fn serve(conn: &Connection, setup: &Setup) -> Result<(), String> {
-    let caps = serde_json::to_value(capabilities()).map_err(|e| e.to_string())?;
-    conn.initialize(caps).map_err(|e| e.to_string())?;
-    session::run(conn, setup)
+    let (id, params) = conn.initialize_start().map_err(|e| e.to_string())?;
+    // Options that are not ours, or not of these types, are left aside.
+    let prefs: Prefs = (params.get("initializationOptions").cloned())
+        .and_then(|o| serde_json::from_value(o).ok())
+        .unwrap_or_default();
+    let result = serde_json::json!({
+        "capabilities": capabilities(&prefs),
+        "serverInfo": {"name": "beryl", "version": env!("CARGO_PKG_VERSION")},
+    });
+    conn.initialize_finish(id, result)
+        .map_err(|e| e.to_string())?;
+    session::run(conn, setup, prefs)
 }
 
 /// The response to one request.
-pub(super) fn answer(world: &world::World<'_>, req: Request) -> Response {
-    use lsp_types::request::{GotoDefinition, HoverRequest, References, Request as _};
+pub(super) fn answer(world: &world::World<'_>, prefs: &Prefs, req: Request) -> Response {
+    use lsp_types::request::{
+        GotoDefinition, HoverRequest, InlayHintRequest, References, Request as _,
+    };
     match req.method.as_str() {
-        GotoDefinition::METHOD => reply(req, |p| definition::definition(world, p)),
-        HoverRequest::METHOD => reply(req, |p| hover::hover(world, p)),
+        GotoDefinition::METHOD => reply(req, |p| definition::definition(world, prefs, p)),
+        HoverRequest::METHOD => reply(req, |p| hover::hover(world, prefs, p)),
+        InlayHintRequest::METHOD if prefs.inlay_hints => {
+            reply(req, |p| inlay::hints(world, prefs, p))
+        }
         References::METHOD => reply(req, |p| references::references(world, p)),
         other => Response::new_err(
             req.id,

@@ -15,9 +15,10 @@ use lsp_types::notification::{
     DidChangeTextDocument, DidCloseTextDocument, DidOpenTextDocument, DidSaveTextDocument,
     Notification as _, PublishDiagnostics,
 };
+use lsp_types::request::{ExecuteCommand, Request as _};
 
 use super::world::{Files, Inherited, World};
-use super::{Setup, file_path, file_uri};
+use super::{Prefs, Setup, file_path, file_uri};
 use crate::inventory::{Inventory, Overlay};
 
 /// An open document: its text as the editor has it, and whether that
@@ -30,6 +31,7 @@ struct Buffer {
 /// What the loop keeps across worlds.
 #[derive(Default)]
 struct State {
+    prefs: Prefs,
     buffers: HashMap<String, Buffer>,
     published: Published,
     /// A message read while taking changes together, handled next.
@@ -47,8 +49,11 @@ enum End {
 }
 
 /// Serves an initialized connection until the client shuts it down.
-pub(super) fn run(conn: &Connection, setup: &Setup) -> Result<(), String> {
-    let mut state = State::default();
+pub(super) fn run(conn: &Connection, setup: &Setup, prefs: Prefs) -> Result<(), String> {
+    let mut state = State {
+        prefs,
+        ..State::default()
+    };
     let mut pending: Option<String> = None;
     loop {
         let inventory = setup.inventory();
@@ -177,6 +182,46 @@ impl State {
         })
     }
 
+    /// Runs a command: `beryl.preview` with a host (a selector naming one)
+    /// makes it the preview host; with no argument, or `null`, clears it.
+    fn command(&mut self, world: Result<&World<'_>, &str>, req: lsp_server::Request) -> Response {
+        let fail = |id, code: ErrorCode, why: String| Response::new_err(id, code as i32, why);
+        let params: lsp_types::ExecuteCommandParams = match serde_json::from_value(req.params) {
+            Ok(p) => p,
+            Err(e) => return fail(req.id, ErrorCode::InvalidParams, e.to_string()),
+        };
+        if params.command != super::PREVIEW {
+            let why = format!("beryl lsp has no command `{}`", params.command);
+            return fail(req.id, ErrorCode::InvalidParams, why);
+        }
+        let asked = match params.arguments.as_slice() {
+            [] | [serde_json::Value::Null] => None,
+            [serde_json::Value::String(s)] => Some(s.clone()),
+            _ => {
+                let why = format!(
+                    "{} takes one host name, or none to clear it",
+                    super::PREVIEW
+                );
+                return fail(req.id, ErrorCode::InvalidParams, why);
+            }
+        };
+        let Some(asked) = asked else {
+            self.prefs.preview = None;
+            return Response::new_ok(req.id, "no preview host");
+        };
+        let found = match world {
+            Ok(w) => w.host_named(&asked),
+            Err(why) => Err(format!("the inventory: {why}")),
+        };
+        match found {
+            Ok(host) => {
+                self.prefs.preview = Some(host.fqdn.clone());
+                Response::new_ok(req.id, format!("previewing as {}", host.fqdn))
+            }
+            Err(why) => fail(req.id, ErrorCode::InvalidParams, why),
+        }
+    }
+
     /// Takes the changes to the same document already waiting after one:
     /// the next other message is held for the next world.
     fn take_changes(&mut self, conn: &Connection, end: End) -> Result<End, String> {
@@ -221,7 +266,8 @@ fn session(
                     return Ok(End::Shutdown);
                 }
                 let resp = match world {
-                    Ok(w) => super::answer(w, req),
+                    _ if req.method == ExecuteCommand::METHOD => state.command(world, req),
+                    Ok(w) => super::answer(w, &state.prefs, req),
                     Err(why) => Response::new_err(
                         req.id,
                         ErrorCode::RequestFailed as i32,

@@ -184,6 +184,22 @@ impl<'a> World<'a> {
         }
     }
 
+    /// The one host `selector` names (as `beryl render` takes it), or why
+    /// not.
+    pub(crate) fn host_named(&self, selector: &str) -> Result<&'a Host, String> {
+        let inv = self.inventory;
+        let classes = |i: usize| self.compiler.classes(&inv.hosts[i]);
+        let universe = crate::select::Universe::from(inv);
+        match crate::select::one(&universe, selector, "lsp", &classes) {
+            Ok(i) => Ok(&inv.hosts[i]),
+            Err(d) => Err(d
+                .iter()
+                .map(|d| d.message.as_str())
+                .collect::<Vec<_>>()
+                .join("; ")),
+        }
+    }
+
     /// The host compiled, once per world.
     pub(crate) fn compiled(&self, host: &Host) -> Result<Arc<Compiled>, Diags> {
         let cell = {

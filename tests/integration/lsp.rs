@@ -74,9 +74,14 @@ impl Client {
         serde_json::from_slice(&body).unwrap()
     }
 
+    /// The response to a request; diagnostics published meanwhile (of
+    /// other files, after those a test waited for) are passed over.
     fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        let r = self.recv();
+        let mut r = self.recv();
+        while r["method"] == "textDocument/publishDiagnostics" {
+            r = self.recv();
+        }
         assert_eq!(r["id"], id, "{r}");
         r
     }
@@ -97,6 +102,12 @@ impl Client {
         assert_eq!(r["result"]["capabilities"]["hoverProvider"], true, "{r}");
         assert_eq!(
             r["result"]["capabilities"]["definitionProvider"], true,
+            "{r}"
+        );
+        // Inlay hints are off unless asked for.
+        assert_eq!(
+            r["result"]["capabilities"].get("inlayHintProvider"),
+            None,
             "{r}"
         );
         self.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
@@ -535,6 +546,124 @@ fn an_unsaved_change_is_checked_as_typed_and_the_disk_is_left_alone() {
     assert_eq!(c.diagnostics_for(&group_uri).len(), 1);
     c.send(json!({"jsonrpc": "2.0", "method": "textDocument/didClose", "params": {"textDocument": {"uri": group_uri}}}));
     assert_eq!(c.diagnostics_for(&group_uri), Vec::<Value>::new());
+    c.request(90, "shutdown", Value::Null);
+    c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(c.end().0, 0);
+}
+
+#[test]
+fn a_preview_host_inlay_hints_and_the_definition_of_a_reference() {
+    let mut c = Client::start();
+    let r = c.request(
+        1,
+        "initialize",
+        json!({"capabilities": {}, "initializationOptions": {"inlayHints": true}}),
+    );
+    assert_eq!(
+        r["result"]["capabilities"]["inlayHintProvider"], true,
+        "{r}"
+    );
+    assert_eq!(
+        r["result"]["capabilities"]["executeCommandProvider"]["commands"],
+        json!(["beryl.preview"]),
+        "{r}"
+    );
+    c.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    let group = "inventory/example.org/web/_group.yml";
+    let preview = |c: &mut Client, id: i64, args: Value| {
+        c.request(
+            id,
+            "workspace/executeCommand",
+            json!({"command": "beryl.preview", "arguments": args}),
+        )
+    };
+    // alice's shell in the web group, as host02 sees it.
+    let r = preview(&mut c, 2, json!(["host02"]));
+    assert_eq!(r["result"], "previewing as host02.example.org", "{r}");
+    let shown = hover(&mut c, 3, group, 34, 14);
+    let shown = shown["result"]["contents"]["value"].as_str().unwrap();
+    assert!(shown.contains("reaches 4 hosts; wins on 4"), "{shown}");
+    assert!(
+        shown.contains(
+            "**as `host02.example.org`** (preview)\n\n```text\nfreebsd.users.alice.shell = \"/usr/local/bin/bash\""
+        ),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("inventory/example.org/web/_group.yml:35:14  \"/usr/local/bin/bash\"  wins"),
+        "{shown}"
+    );
+    // A host that does not read the file, one that does not exist, none.
+    preview(&mut c, 4, json!(["mail"]));
+    let shown = hover(&mut c, 5, group, 34, 14);
+    assert!(
+        (shown["result"]["contents"]["value"].as_str().unwrap())
+            .ends_with("**as `mail.example.org`** (preview): it does not read this file"),
+        "{shown}"
+    );
+    let r = preview(&mut c, 6, json!(["nosuch"]));
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert_eq!(r["error"]["message"], "unknown host `nosuch`", "{r}");
+    let r = preview(&mut c, 7, json!([1, 2]));
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert_eq!(preview(&mut c, 8, json!([]))["result"], "no preview host");
+    let shown = hover(&mut c, 9, group, 34, 14);
+    assert!(
+        !shown["result"]["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("(preview)"),
+        "{shown}"
+    );
+    // Hints in host01.yml: only where the line alone does not tell.
+    let hints = |c: &mut Client, id: i64, rel: &str| {
+        let r = c.request(
+            id,
+            "textDocument/inlayHint",
+            json!({"textDocument": {"uri": uri(rel)}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 999, "character": 0}}}),
+        );
+        r["result"].as_array().cloned().unwrap_or_default()
+    };
+    let found = hints(&mut c, 10, HOST01);
+    let at = |line: u64| {
+        found
+            .iter()
+            .find(|h| h["position"]["line"] == line)
+            .map(|h| h["label"].as_str().unwrap().to_string())
+    };
+    assert_eq!(
+        at(52).as_deref(),
+        Some(
+            "→ \"host01: owned by platform team, contact ops@example.org\" (a reference, resolved after merging; wins)"
+        ),
+        "{found:?}"
+    );
+    assert!(
+        at(27).is_some_and(|l| l.contains("duplicate dropped: \"nginx\"")),
+        "{found:?}"
+    );
+    assert_eq!(at(8), None, "raid10 wins as written: {found:?}");
+    // A shared file has hints only as the preview host.
+    assert_eq!(hints(&mut c, 11, group), Vec::<Value>::new());
+    preview(&mut c, 12, json!(["host02"]));
+    let found = hints(&mut c, 13, group);
+    assert!(
+        found.iter().any(|h| h["label"]
+            .as_str()
+            .unwrap()
+            .contains("knocks out vim (written at inventory/_default.yml:76:7)")),
+        "{found:?}"
+    );
+    // `${site.owner}` leads to where it is written; `${_beryl_.fqdn}` is
+    // computed and leads nowhere.
+    let r = definition(&mut c, 14, HOST01, 52, 27);
+    assert_eq!(
+        r,
+        json!([{"uri": uri("inventory/_default.yml"), "range": {"start": {"line": 18, "character": 9}, "end": {"line": 18, "character": 9}}}]),
+        "{r}"
+    );
+    let r = definition(&mut c, 15, "inventory/_default.yml", 27, 14);
+    assert_eq!(r, Value::Null, "{r}");
     c.request(90, "shutdown", Value::Null);
     c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
     assert_eq!(c.end().0, 0);

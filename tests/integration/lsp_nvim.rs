@@ -3,7 +3,10 @@
 //! example inventory: hover in host01.yml (raid) and in web/_group.yml (the
 //! knocked-out `--vim`, alice's shell), definition of the class
 //! `roles.web`, no diagnostic on opening, an error written and saved that
-//! appears at its line for host02, and goes once fixed and saved.
+//! appears at its line for host02, and goes once fixed and saved; the same
+//! error typed and not saved, which appears and goes when undone; alice's
+//! shell as the preview hosts host01 and host02 see it; `${_beryl_.fqdn}`
+//! as host01 sees it, and the definition of `${site.owner}`.
 //!
 //! Needs nvim; skips with a notice without it, unless BERYL_REQUIRE_TOOLS
 //! is set.
@@ -86,4 +89,48 @@ fn neovim_hovers_defines_and_sees_a_saved_error_come_and_go() {
         "{seen}"
     );
     assert_eq!(seen["diagnostics_fixed"], serde_json::json!([]), "{seen}");
+    // Typed, not saved: the same error, from the buffer; undone: gone.
+    let unsaved = &seen["diagnostics_unsaved"][0];
+    assert_eq!(unsaved["line"], seen["error_line"], "{seen}");
+    assert_eq!(unsaved["code"], "beryl::schema::raid", "{seen}");
+    assert_eq!(seen["modified"], true, "{seen}");
+    assert_eq!(seen["diagnostics_undone"], serde_json::json!([]), "{seen}");
+    assert!(
+        !std::fs::read_to_string(root.join("inventory/example.org/web/_group.yml"))
+            .unwrap()
+            .contains("raid5")
+    );
+    // As host01 and as host02: the group's shell wins on both, and the
+    // chain each shows ends with its own file.
+    assert_eq!(seen["preview_host01"], "previewing as host01.example.org");
+    assert_eq!(seen["preview_host02"], "previewing as host02.example.org");
+    for (key, own) in [("shell_host01", "host01"), ("shell_host02", "host02")] {
+        let shown = text(key);
+        assert!(
+            shown.contains(&format!("**as `{own}.example.org`** (preview)")),
+            "{key}: {seen}"
+        );
+        assert!(
+            shown.contains("freebsd.users.alice.shell = \"/usr/local/bin/bash\""),
+            "{key}: {seen}"
+        );
+        assert!(
+            shown.contains(&format!("inventory/example.org/web/{own}.yml ")),
+            "{key}: {seen}"
+        );
+    }
+    // `${_beryl_.fqdn}` as host01 sees it.
+    assert!(
+        text("hover_fqdn").contains("monitoring.target = \"host01.example.org:9100\""),
+        "{seen}"
+    );
+    assert_eq!(
+        seen["definition_owner"]["uri"],
+        format!("file://{}", root.join("inventory/_default.yml").display()),
+        "{seen}"
+    );
+    assert_eq!(
+        seen["definition_owner"]["range"]["start"]["line"], 18,
+        "{seen}"
+    );
 }

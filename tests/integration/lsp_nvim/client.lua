@@ -2,7 +2,8 @@
 -- later), run headless by tests/integration/lsp_nvim.rs: it opens files of
 -- a copy of the example inventory, attaches `beryl lsp`, asks for hovers
 -- and definitions, writes an error into a group file and saves it, then
--- fixes it and saves again, and writes what it saw as JSON.
+-- fixes it and saves again, types it again without saving and undoes it,
+-- hovers as a preview host, and writes what it saw as JSON.
 local beryl, root, out = os.getenv("BERYL"), os.getenv("ROOT"), os.getenv("OUT")
 local seen = {}
 
@@ -62,6 +63,32 @@ seen.diagnostics_error = diagnostics(group, 1)
 vim.api.nvim_buf_set_lines(group, freebsd, freebsd + 1, false, {})
 vim.cmd("write")
 seen.diagnostics_fixed = diagnostics(group, 0)
+
+-- The same error typed and not saved: it appears; undone: it goes. The
+-- file on the disk is never written.
+vim.api.nvim_buf_set_lines(group, freebsd, freebsd, false, { "  raid: raid5" })
+seen.diagnostics_unsaved = diagnostics(group, 1)
+seen.modified = vim.api.nvim_buf_get_option(group, "modified")
+vim.api.nvim_buf_set_lines(group, freebsd, freebsd + 1, false, {})
+seen.diagnostics_undone = diagnostics(group, 0)
+
+-- alice's shell in the group as host01 and as host02 see it; a reference
+-- in _default.yml as host01 sees it, and where `${site.owner}` is written.
+local function preview(name)
+  local r = vim.lsp.buf_request_sync(group, "workspace/executeCommand",
+    { command = "beryl.preview", arguments = { name } }, 20000) or {}
+  return (r[id] or {}).result
+end
+local function text(h) return h and h.contents and h.contents.value or vim.NIL end
+seen.preview_host01 = preview("host01")
+seen.shell_host01 = text(ask(group, "textDocument/hover", 34, 14))
+seen.preview_host02 = preview("host02")
+seen.shell_host02 = text(ask(group, "textDocument/hover", 34, 14))
+preview("host01")
+local default = open("inventory/_default.yml")
+seen.hover_fqdn = text(ask(default, "textDocument/hover", 27, 14))
+local owner = ask(host, "textDocument/definition", 52, 27)
+seen.definition_owner = owner and owner[1] or vim.NIL
 
 local f = io.open(out, "w")
 f:write(vim.fn.json_encode(seen))
