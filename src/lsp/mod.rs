@@ -144,6 +144,15 @@ fn capabilities(prefs: &Prefs) -> ServerCapabilities {
 /// answer gets an error response; nothing a client sends makes it panic.
 pub(crate) fn serve(conn: &Connection, setup: &Setup) -> Result<(), String> {
     let (id, params) = conn.initialize_start().map_err(|e| e.to_string())?;
+    // The server works in the client's root, where `-i inventory` and
+    // `--ssh-dir ssh` are, whatever directory the editor started it in.
+    let root = (params.get("rootUri").and_then(|u| u.as_str()))
+        .or_else(|| params["workspaceFolders"][0]["uri"].as_str())
+        .and_then(file_path)
+        .filter(|p| p.is_dir());
+    if let Some(root) = root {
+        std::env::set_current_dir(&root).map_err(|e| format!("{}: {e}", root.display()))?;
+    }
     // Options that are not ours, or not of these types, are left aside.
     let prefs: Prefs = (params.get("initializationOptions").cloned())
         .and_then(|o| serde_json::from_value(o).ok())

@@ -668,3 +668,28 @@ fn a_preview_host_inlay_hints_and_the_definition_of_a_reference() {
     c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
     assert_eq!(c.end().0, 0);
 }
+
+#[test]
+fn the_server_works_in_the_clients_root_whatever_directory_it_started_in() {
+    let elsewhere = tempfile::tempdir().unwrap();
+    let mut c = Client::start_in(elsewhere.path());
+    let root = format!("file://{}", repo().display());
+    let r = c.request(
+        1,
+        "initialize",
+        json!({"capabilities": {}, "rootUri": root}),
+    );
+    assert_eq!(r["result"]["capabilities"]["hoverProvider"], true, "{r}");
+    c.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    let shown = hover(&mut c, 2, HOST01, 8, 4);
+    assert!(
+        (shown["result"]["contents"]["value"]
+            .as_str()
+            .unwrap_or_default())
+        .contains("inventory/example.org/web/host01.yml:9:9  \"raid10\"  wins"),
+        "{shown}"
+    );
+    c.request(90, "shutdown", Value::Null);
+    c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(c.end().0, 0);
+}
