@@ -10,13 +10,16 @@ use crate::diag::{Common, Diag};
 /// For editors, beside yaml-language-server (which keeps the JSON Schema's
 /// completion, `beryl schema`). Hover in a host's or a jail's own file
 /// shows `beryl explain` for the key or value under the cursor on that
-/// host; in a file many hosts read, what the line does on each of them.
-/// Go to definition leads from a class name, a key name, a template or a
-/// file's source to its file; references list every file that writes the
-/// key under the cursor; `beryl check`'s diagnostics for the hosts that
-/// read a file are published when it is opened, changed or saved: an
-/// unsaved buffer's text stands in for its file. docs/editors.md sets it
-/// up in Neovim.
+/// host; in a file many hosts read, what the line does on each of them,
+/// and on a preview host chosen with the command `beryl.preview`. Go to
+/// definition leads from a class name, a key name, a template, a file's
+/// source or a `${path}` reference to where it is written; references list
+/// every file that writes the key under the cursor; `beryl check`'s
+/// diagnostics for the hosts that read a file are published as it is
+/// typed: an unsaved buffer's text stands in for its file. Inlay hints of
+/// the effective value with `initializationOptions` `{"inlayHints":
+/// true}`. Paths are relative to the client's root folder. docs/editors.md
+/// sets it up in Neovim, Helix and VS Code.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
     beryl lsp\n  \
