@@ -67,6 +67,9 @@ pub(crate) fn definition(
         return Ok(Some(GotoDefinitionResponse::Array(found)));
     }
     let (path, node) = position::place_at(&root, offset);
+    if let Some(found) = named_path(&path).and_then(|keys| written_at(world, prefs, &file, &keys)) {
+        return Ok(Some(GotoDefinitionResponse::Array(found)));
+    }
     let (Some(value), Some((_, target))) = (
         node.and_then(|n| n.as_str()),
         NAMES.iter().find(|(p, _)| matches(p, &path)),
@@ -137,9 +140,39 @@ fn reference(
 ) -> Option<Vec<Location>> {
     let written = reference_at(text, offset)?;
     let keys = world.compiler.dialect().refs.keys(written).ok()?;
+    written_at(world, prefs, file, &keys)
+}
+
+/// The config path a name names.
+type NamedPath = fn(&str) -> Vec<String>;
+
+/// Names that are paths of the config: a pattern of the path under the
+/// cursor (`*` any one key or item, on a key or its value), and the path
+/// it names, from its last key.
+const PATHS: &[(&[&str], NamedPath)] = &[
+    // A file's `notify: {nginx: reload}`: the service it notifies.
+    (&["freebsd", "files", "*", "notify", "*"], |name| {
+        ["freebsd", "services", name].map(str::to_string).to_vec()
+    }),
+];
+
+/// The path a name under the cursor names, by [`PATHS`].
+fn named_path(path: &[String]) -> Option<Vec<String>> {
+    let (_, to) = PATHS.iter().find(|(p, _)| matches(p, path))?;
+    Some(to(path.last()?))
+}
+
+/// Where `keys` is written on the host `file` is seen as: the place that
+/// wins first, then every other level that writes it.
+fn written_at(
+    world: &World<'_>,
+    prefs: &Prefs,
+    file: &std::path::Path,
+    keys: &[String],
+) -> Option<Vec<Location>> {
     let host = super::hover::seen_as(world, prefs, &world.level_of(file)?)?;
     let compiled = world.compiled(host).ok()?;
-    let e = crate::output::explain::explain(&host.fqdn, &compiled, &keys).ok()?;
+    let e = crate::output::explain::explain(&host.fqdn, &compiled, keys).ok()?;
     let entry = e.entries.first()?;
     let mut places: Vec<String> = entry.at.iter().cloned().collect();
     for level in &entry.levels {

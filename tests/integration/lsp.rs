@@ -664,6 +664,13 @@ fn a_preview_host_inlay_hints_and_the_definition_of_a_reference() {
     );
     let r = definition(&mut c, 15, "inventory/_default.yml", 27, 14);
     assert_eq!(r, Value::Null, "{r}");
+    // A file's `notify: {nginx: reload}` leads to the service nginx, on the
+    // key and on its value.
+    for (id, character) in [(16, 9), (17, 16)] {
+        let r = definition(&mut c, id, group, 43, character);
+        assert_eq!(r[0]["uri"], uri(group), "{r}");
+        assert_eq!(r[0]["range"]["start"]["line"], 48, "{r}");
+    }
     c.request(90, "shutdown", Value::Null);
     c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
     assert_eq!(c.end().0, 0);
