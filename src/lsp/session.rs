@@ -42,8 +42,8 @@ struct State {
 enum End {
     /// A document was saved (its URI): the inventory is discovered again.
     Saved(String),
-    /// A document's text changed (its URI, and its text before).
-    Changed(String, Option<Arc<str>>),
+    /// The text of a document of the inventory changed (its URI).
+    Changed(String),
     /// The client shut the server down.
     Shutdown,
 }
@@ -77,9 +77,9 @@ pub(super) fn run(conn: &Connection, setup: &Setup, prefs: Prefs) -> Result<(), 
                     pending = Some(uri);
                     break;
                 }
-                End::Changed(uri, before) => {
+                End::Changed(uri) => {
                     inherited = match world {
-                        Ok(w) => inherit(w, &state, &uri, before.as_deref()),
+                        Ok(w) => inherit(w, &uri),
                         Err(_) => Inherited::default(),
                     };
                     pending = Some(uri);
@@ -89,37 +89,32 @@ pub(super) fn run(conn: &Connection, setup: &Setup, prefs: Prefs) -> Result<(), 
     }
 }
 
-/// What the world after a change to `uri` (whose text was `before`)
-/// inherits from `world`.
-fn inherit(world: &World<'_>, state: &State, uri: &str, before: Option<&str>) -> Inherited {
-    let Some(level) = file_path(uri).and_then(|p| world.level_of(&p)) else {
-        return Inherited::default();
-    };
-    let before = match before {
-        Some(text) => Some(Arc::from(text)),
-        None => world.text(&level).ok(),
-    };
-    let after = state.buffers.get(uri).map(|b| b.text.clone());
-    let limits = &world.setup.limits;
-    let classes = |text: Option<Arc<str>>| {
-        let root = crate::yaml::parse(&crate::value::Source::new("", text?), limits).ok()?;
-        let list = root
-            .get(crate::syntax::root::CLASSES)
-            .and_then(|c| c.as_seq());
-        Some(list.map(|l| {
-            l.iter()
-                .map(|i| i.as_str().map(str::to_string))
-                .collect::<Vec<_>>()
-        }))
-    };
-    let (before, after) = (classes(before), classes(after));
-    world.inherit(&level.rel, before.is_some() && before == after)
+/// What the world after a change to `uri` inherits from `world`.
+fn inherit(world: &World<'_>, uri: &str) -> Inherited {
+    match file_path(uri).and_then(|p| world.level_of(&p)) {
+        Some(level) => world.inherit(&level.rel),
+        None => Inherited::default(),
+    }
+}
+
+/// Whether `uri` is a file of the inventory (or the inventory cannot be
+/// read, when any change may be what mends it).
+fn of_inventory(world: Result<&World<'_>, &str>, uri: &str) -> bool {
+    match world {
+        Ok(w) => file_path(uri).and_then(|p| w.level_of(&p)).is_some(),
+        Err(_) => true,
+    }
 }
 
 impl State {
-    /// The unsaved buffers of files of the inventory, by their `rel`.
+    /// The unsaved buffers of files of the inventory, by their `rel`. A
+    /// single-file inventory is read as saved: its documents were parsed at
+    /// discovery.
     fn overlay(&self, inventory: &Inventory, files: &Files) -> Overlay {
         let mut overlay = Overlay::default();
+        if inventory.documents.is_some() {
+            return overlay;
+        }
         for (uri, b) in self.buffers.iter().filter(|(_, b)| b.unsaved) {
             if let Some(level) = file_path(uri).and_then(|p| files.level_of(inventory, &p)) {
                 overlay.insert(level.rel, b.text.clone());
@@ -161,11 +156,9 @@ impl State {
                     text: Arc::from(text),
                     unsaved: true,
                 };
-                let before = self.buffers.insert(uri.clone(), buffer);
-                Some(End::Changed(
-                    uri,
-                    before.filter(|b| b.unsaved).map(|b| b.text),
-                ))
+                self.buffers.insert(uri.clone(), buffer);
+                // Another file of the workspace changes nothing here.
+                of_inventory(world, &uri).then_some(End::Changed(uri))
             }
             DidSaveTextDocument::METHOD => {
                 if let Some(b) = self.buffers.get_mut(&uri) {
@@ -175,7 +168,7 @@ impl State {
             }
             DidCloseTextDocument::METHOD => match self.buffers.remove(&uri) {
                 // Closed unsaved: the file is what counts again.
-                Some(b) if b.unsaved => Some(End::Changed(uri, Some(b.text))),
+                Some(b) if b.unsaved && of_inventory(world, &uri) => Some(End::Changed(uri)),
                 _ => None,
             },
             _ => None,
@@ -225,7 +218,7 @@ impl State {
     /// Takes the changes to the same document already waiting after one:
     /// the next other message is held for the next world.
     fn take_changes(&mut self, conn: &Connection, end: End) -> Result<End, String> {
-        let End::Changed(uri, before) = &end else {
+        let End::Changed(uri) = &end else {
             return Ok(end);
         };
         while let Ok(msg) = conn.receiver.try_recv() {
@@ -242,7 +235,7 @@ impl State {
                 }
             }
         }
-        Ok(End::Changed(uri.clone(), before.clone()))
+        Ok(End::Changed(uri.clone()))
     }
 }
 

@@ -38,12 +38,10 @@ impl Files {
     }
 }
 
-/// What one world inherits from the one before it: the readers of every
-/// file, when the change cannot have changed them, else of the changed
-/// file alone (a file's own text never changes which hosts read it).
+/// What one world inherits from the one before it: the readers of the
+/// changed file (a file's own text never changes which hosts read it).
 #[derive(Default)]
 pub(crate) struct Inherited {
-    pub all: Option<Arc<Readers>>,
     pub one: Option<(String, Vec<usize>)>,
 }
 
@@ -68,10 +66,6 @@ impl<'a> World<'a> {
         overlay: Arc<Overlay>,
         inherited: Inherited,
     ) -> Self {
-        let readers = OnceLock::new();
-        if let Some(all) = inherited.all {
-            let _ = readers.set(all);
-        }
         Self {
             setup,
             inventory,
@@ -80,7 +74,7 @@ impl<'a> World<'a> {
                 .with_overlay(overlay.clone()),
             overlay,
             compiled: Mutex::new(HashMap::new()),
-            readers,
+            readers: OnceLock::new(),
             changed: inherited.one,
         }
     }
@@ -145,12 +139,17 @@ impl<'a> World<'a> {
         let inv = self.inventory;
         self.readers.get_or_init(|| {
             use rayon::prelude::*;
+            let every = every_class(inv);
             let per_host: Vec<Vec<String>> = (inv.hosts.par_iter())
                 .map(|h| {
                     let mut files: Vec<String> =
                         inv.chain(h).iter().map(|l| l.file.rel.clone()).collect();
-                    if let Ok(c) = self.compiler.class_files(h) {
-                        files.extend(c.into_iter().map(|(rel, _)| rel));
+                    match self.compiler.class_files(h) {
+                        Ok(c) => files.extend(c.into_iter().map(|(rel, _)| rel)),
+                        // Classes that cannot be listed (a class that does
+                        // not load): the host counts as a reader of every
+                        // class, so that the broken one shows its error.
+                        Err(_) => files.extend(every.iter().cloned()),
                     }
                     files
                 })
@@ -168,20 +167,18 @@ impl<'a> World<'a> {
         })
     }
 
-    /// What the world after a change to `rel` inherits: every file's
-    /// readers when the change kept the file's `classes` (which alone
-    /// decide who reads what), else the changed file's own.
-    pub(crate) fn inherit(&self, rel: &str, kept_classes: bool) -> Inherited {
-        let all = self.readers.get().cloned();
-        let one = match (&all, &self.changed) {
+    /// What the world after a change to `rel` inherits: the changed file's
+    /// own readers (its text never changes who reads it). The others' are
+    /// worked out again when asked: a change can change them in ways its
+    /// own `classes` list does not show (a class name holding `${…}`, a
+    /// class that stops loading).
+    pub(crate) fn inherit(&self, rel: &str) -> Inherited {
+        let one = match (self.readers.get(), &self.changed) {
+            (_, Some((r, h))) if r == rel => Some((r.clone(), h.clone())),
             (Some(all), _) => all.get(rel).map(|h| (rel.to_string(), h.clone())),
-            (None, Some((r, h))) if r == rel => Some((r.clone(), h.clone())),
             (None, _) => None,
         };
-        Inherited {
-            all: all.filter(|_| kept_classes),
-            one,
-        }
+        Inherited { one }
     }
 
     /// The one host `selector` names (as `beryl render` takes it), or why
@@ -218,4 +215,11 @@ impl<'a> World<'a> {
         use rayon::prelude::*;
         hosts.par_iter().map(|h| (*h, self.compiled(h))).collect()
     }
+}
+
+/// The `rel` of every class file of the inventory.
+fn every_class(inventory: &Inventory) -> Vec<String> {
+    (crate::classes::files::list(inventory).into_iter())
+        .map(|(_, f)| f.rel)
+        .collect()
 }

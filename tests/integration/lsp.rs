@@ -239,6 +239,8 @@ fn definition(c: &mut Client, id: i64, rel: &str, line: u32, character: u32) -> 
         "textDocument/definition",
         json!({"textDocument": {"uri": uri(rel)}, "position": {"line": line, "character": character}}),
     );
+    // No definition is `null`, never an error.
+    assert_eq!(r.get("error"), None, "{r}");
     r["result"].clone()
 }
 
@@ -622,6 +624,8 @@ fn a_preview_host_inlay_hints_and_the_definition_of_a_reference() {
             "textDocument/inlayHint",
             json!({"textDocument": {"uri": uri(rel)}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 999, "character": 0}}}),
         );
+        // No hints is `null` or `[]`, never an error.
+        assert_eq!(r.get("error"), None, "{r}");
         r["result"].as_array().cloned().unwrap_or_default()
     };
     let found = hints(&mut c, 10, HOST01);
@@ -696,6 +700,58 @@ fn the_server_works_in_the_clients_root_whatever_directory_it_started_in() {
         .contains("inventory/example.org/web/host01.yml:9:9  \"raid10\"  wins"),
         "{shown}"
     );
+    c.request(90, "shutdown", Value::Null);
+    c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(c.end().0, 0);
+}
+
+#[test]
+fn a_broken_class_keeps_its_error_while_typed_and_other_files_change_nothing() {
+    let d = tempfile::tempdir().unwrap();
+    crate::support::copy_tree(&repo().join("inventory"), &d.path().join("inventory"));
+    crate::support::copy_tree(&repo().join("ssh"), &d.path().join("ssh"));
+    let class = d.path().join("inventory/_classes/roles/web.yml");
+    let extra = d.path().join("inventory/_classes/extra.yml");
+    std::fs::write(&extra, "# a class no host includes\n").unwrap();
+    let file_uri = |p: &std::path::Path| format!("file://{}", p.canonicalize().unwrap().display());
+    let (class_uri, extra_uri) = (file_uri(&class), file_uri(&extra));
+    let text = std::fs::read_to_string(&class).unwrap();
+    let mut c = Client::start_in(d.path());
+    c.initialize();
+    c.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": class_uri, "languageId": "yaml", "version": 1, "text": text}}}));
+    assert_eq!(c.diagnostics_for(&class_uri), Vec::<Value>::new());
+    let change = |c: &mut Client, uri: &str, version: i64, text: &str| {
+        c.send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]}}));
+    };
+    change(&mut c, &class_uri, 2, &format!("{text}\n  - [unclosed\n"));
+    assert_eq!(c.diagnostics_for(&class_uri).len(), 1);
+    // A hover in another class works out every file's readers while this
+    // one does not load; typed again, its error is still shown.
+    c.request(
+        2,
+        "textDocument/hover",
+        json!({"textDocument": {"uri": extra_uri}, "position": {"line": 0, "character": 2}}),
+    );
+    change(
+        &mut c,
+        &class_uri,
+        3,
+        &format!("{text}\n  - [unclosed, still\n"),
+    );
+    let found = c.diagnostics_for(&class_uri);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["severity"], 1, "{found:?}");
+    // A file outside the inventory, changed: no world ends, nothing is
+    // published; the next answer comes at once.
+    let notes = d.path().join("notes.yml");
+    std::fs::write(&notes, "a: 1\n").unwrap();
+    change(&mut c, &file_uri(&notes), 2, "a: 2\n");
+    let r = c.request(
+        3,
+        "textDocument/hover",
+        json!({"textDocument": {"uri": file_uri(&notes)}, "position": {"line": 0, "character": 0}}),
+    );
+    assert_eq!(r["result"], Value::Null, "{r}");
     c.request(90, "shutdown", Value::Null);
     c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
     assert_eq!(c.end().0, 0);
