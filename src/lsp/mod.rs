@@ -16,6 +16,7 @@ mod definition;
 mod diagnostics;
 mod hover;
 mod inlay;
+mod places;
 mod position;
 mod references;
 mod session;

@@ -7,7 +7,7 @@ use lsp_types::{Location, ReferenceParams, Uri};
 use super::position;
 use super::world::World;
 use crate::inventory::LevelFile;
-use crate::value::{Node, Source, Span};
+use crate::value::{Node, Source, Span, Value};
 use std::sync::Arc;
 
 fn parsed(world: &World<'_>, file: &LevelFile) -> Option<(Arc<str>, Node)> {
@@ -57,12 +57,20 @@ pub(crate) fn references(
         ([c, _], Some(name)) if c == crate::syntax::root::CLASSES => Some(name.to_string()),
         _ => None,
     };
+    // An export (a path under a root `exports:`): the queries that read it
+    // too (`$[ exports.http_port … ]`).
+    let export = match path.split_first() {
+        Some((root, rest)) if root == crate::syntax::root::EXPORTS && !rest.is_empty() => {
+            Some(format!("exports.{}", crate::syntax::path::display(rest)))
+        }
+        _ => None,
+    };
     let mut out = Vec::new();
     for f in crate::classes::files::every(inventory) {
         let Some((text, root)) = parsed(world, &f) else {
             continue;
         };
-        let spans: Vec<&Span> = match &class {
+        let mut spans: Vec<&Span> = match &class {
             Some(name) => (root
                 .get(crate::syntax::root::CLASSES)
                 .and_then(Node::as_seq))
@@ -73,7 +81,52 @@ pub(crate) fn references(
             .collect(),
             None => position::find(&root, &path).into_iter().collect(),
         };
+        if let Some(export) = &export {
+            queries_naming(&root, export, &mut spans);
+        }
         out.extend(spans.into_iter().filter_map(|s| location(&f, &text, s)));
     }
     Ok(Some(out))
+}
+
+/// Every inventory query (`$[ … ]`) under `node` that names the export
+/// path `export` (`exports.http_port`), as a whole word.
+fn queries_naming<'n>(node: &'n Node, export: &str, out: &mut Vec<&'n Span>) {
+    match &node.value {
+        Value::Map(m) => m
+            .iter()
+            .for_each(|(_, e)| queries_naming(&e.node, export, out)),
+        Value::Seq(items) => items.iter().for_each(|i| queries_naming(i, export, out)),
+        Value::Str(s) if s.trim_start().starts_with("$[") && names(s, export) => {
+            out.push(&node.span)
+        }
+        _ => {}
+    }
+}
+
+/// Whether `query` holds `path` as a whole path: not `exports.ip` in
+/// `exports.ipv6`; a query of a path below it (`exports.net.ip` for
+/// `exports.net`) reads it too.
+fn names(query: &str, path: &str) -> bool {
+    query.match_indices(path).any(|(at, _)| {
+        let before = query[..at].chars().next_back();
+        let after = query[at + path.len()..].chars().next();
+        let part = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
+        !before.is_some_and(|c| part(c) || c == '.') && !after.is_some_and(part)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_query_names_an_export_as_a_whole_path() {
+        let q = "$[ exports.http_port if exports.role == web ]";
+        assert!(super::names(q, "exports.http_port"));
+        assert!(super::names(q, "exports.role"));
+        assert!(!super::names(q, "exports.http"));
+        assert!(!super::names("$[ exports.ipv6 ]", "exports.ip"));
+        assert!(!super::names("$[ myexports.ip ]", "exports.ip"));
+        // A path below the export reads it too.
+        assert!(super::names("$[ exports.net.ip ]", "exports.net"));
+    }
 }

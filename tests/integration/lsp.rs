@@ -756,3 +756,52 @@ fn a_broken_class_keeps_its_error_while_typed_and_other_files_change_nothing() {
     c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
     assert_eq!(c.end().0, 0);
 }
+
+#[test]
+fn a_query_leads_to_its_exports_an_export_to_its_queries_a_pattern_to_its_rule() {
+    let mut c = Client::start();
+    c.initialize();
+    let edge = "inventory/example.net/edge/_group.yml";
+    let web = "inventory/_classes/roles/web.yml";
+    let at = |rel: &str, line: u64, character: u64| json!({"uri": uri(rel), "range": {"start": {"line": line, "character": character}, "end": {"line": line, "character": character}}});
+    // edge's `$[ exports.http_port if exports.role == web ]`: every value
+    // it gathers was exported at one place, roles/web.yml's http_port.
+    assert_eq!(definition(&mut c, 2, edge, 7, 20), json!([at(web, 11, 13)]));
+    // `monitoring.checks: append` in `merge:`: the rule in force is
+    // _default.yml's own (no level above writes that pattern).
+    let default = "inventory/_default.yml";
+    assert_eq!(
+        definition(&mut c, 3, default, 14, 4),
+        json!([at(default, 14, 2)])
+    );
+    // References of the export http_port: the query that reads it, and
+    // where it is written.
+    let r = c.request(
+        4,
+        "textDocument/references",
+        json!({"textDocument": {"uri": uri(web)}, "position": {"line": 11, "character": 4}, "context": {"includeDeclaration": true}}),
+    );
+    let mut found: Vec<String> = (r["result"].as_array().unwrap().iter())
+        .map(|l| {
+            let path = l["uri"]
+                .as_str()
+                .unwrap()
+                .rsplit("inventory/")
+                .next()
+                .unwrap();
+            format!(
+                "{path}:{}",
+                l["range"]["start"]["line"].as_u64().unwrap() + 1
+            )
+        })
+        .collect();
+    found.sort();
+    assert_eq!(
+        found,
+        ["_classes/roles/web.yml:12", "example.net/edge/_group.yml:8"],
+        "{r}"
+    );
+    c.request(90, "shutdown", Value::Null);
+    c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(c.end().0, 0);
+}
