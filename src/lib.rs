@@ -26,6 +26,7 @@ static TEST_ALLOCATOR: limits::heap::Budgeted<std::alloc::System> =
     limits::heap::Budgeted(std::alloc::System);
 
 pub mod apply;
+mod check;
 mod classes;
 pub mod cli;
 pub mod compile;

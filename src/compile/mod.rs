@@ -160,7 +160,7 @@ pub struct Compiled {
 }
 
 /// One document of a host's chain.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct MergedDoc {
     /// The file, relative to the inventory root.
     pub file: String,

@@ -31,10 +31,6 @@ const NAMES: &[(&[&str], Target)] = &[
     (&["freebsd", "files", "*", "source"], Target::Data("files")),
 ];
 
-pub(super) fn matches(pattern: &[&str], path: &[String]) -> bool {
-    pattern.len() == path.len() && pattern.iter().zip(path).all(|(p, s)| *p == "*" || p == s)
-}
-
 /// The definition of the name under the cursor, when it names a file.
 pub(crate) fn definition(
     world: &World<'_>,
@@ -76,7 +72,7 @@ pub(crate) fn definition(
     }
     let (Some(value), Some((_, target))) = (
         node.and_then(|n| n.as_str()),
-        NAMES.iter().find(|(p, _)| matches(p, &path)),
+        NAMES.iter().find(|(p, _)| position::matches(p, &path)),
     ) else {
         return Ok(None);
     };

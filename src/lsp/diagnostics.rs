@@ -23,31 +23,33 @@ pub(crate) fn of(
         return Ok(None);
     };
     let hosts = world.reached(&level);
-    let found = world
-        .compiled_many(&hosts)
-        .into_iter()
-        .map(|(host, compiled)| {
-            let diags = match compiled {
-                Ok(c) => {
-                    let mut d = c.diags.clone();
-                    if let Err(e) = crate::validate::host(&host.fqdn, &c) {
-                        d.extend(e);
-                    }
-                    d
-                }
-                Err(d) => d,
-            };
-            (host.fqdn.clone(), diags)
-        });
+    // `beryl check` of those hosts: each compiled once per world, checked
+    // on the worker threads.
+    let checked: Vec<_> = {
+        use rayon::prelude::*;
+        (world.compiled_many(&hosts).into_par_iter())
+            .map(|(host, c)| (host, crate::check::host(host, c.as_deref())))
+            .collect()
+    };
+    let mut check =
+        crate::check::Check::new(&world.compiler, &world.setup.keys, world.setup.limits);
+    for (host, checked) in checked {
+        check.add(host, checked);
+    }
+    let found = check.finish(|extra| {
+        (world.compiled_many(extra).into_iter())
+            .filter_map(|(host, c)| Some(crate::lint::Side::of(&host.fqdn, c.ok()?.as_ref())))
+            .collect()
+    });
     // Each diagnostic once, with the hosts it was found on.
     type Key = (PathBuf, (u32, u32, u32, u32), String, bool, String);
     let mut seen: BTreeMap<Key, BTreeSet<String>> = BTreeMap::new();
-    for (fqdn, diags) in found {
-        for d in diags {
-            for (path, range) in places(&d) {
-                let key = (path, range, d.code.to_string(), d.is_error(), text(&d));
-                seen.entry(key).or_default().insert(fqdn.clone());
-            }
+    for d in found {
+        for (path, range) in places(&d) {
+            let key = (path, range, d.code.to_string(), d.is_error(), text(&d));
+            seen.entry(key)
+                .or_default()
+                .extend(d.hosts().iter().cloned());
         }
     }
     let mut out: BTreeMap<PathBuf, Vec<Diagnostic>> = BTreeMap::new();

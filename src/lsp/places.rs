@@ -140,7 +140,7 @@ const PATHS: &[(&[&str], NamedPath)] = &[
 fn named_path(path: &[String]) -> Option<Vec<String>> {
     let (_, to) = PATHS
         .iter()
-        .find(|(p, _)| super::definition::matches(p, path))?;
+        .find(|(p, _)| super::position::matches(p, path))?;
     Some(to(path.last()?))
 }
 

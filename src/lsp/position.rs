@@ -66,6 +66,12 @@ fn extent(node: &Node) -> (usize, usize) {
     (lo, hi)
 }
 
+/// Whether `path` (as [`path_at`] names it) matches `pattern`, where `*`
+/// is any one key or item.
+pub(crate) fn matches(pattern: &[&str], path: &[String]) -> bool {
+    pattern.len() == path.len() && pattern.iter().zip(path).all(|(p, s)| *p == "*" || p == s)
+}
+
 /// The path of the key or value at `at` in a document, as `explain` reads
 /// it: keys without their `~`/`=` prefix, a list item by its `name` when it
 /// has one, a string item by its value (a knockout `--vim` by `vim`), else

@@ -805,3 +805,39 @@ fn a_query_leads_to_its_exports_an_export_to_its_queries_a_pattern_to_its_rule()
     c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
     assert_eq!(c.end().0, 0);
 }
+
+#[test]
+fn the_diagnostics_are_beryl_checks_of_the_hosts_that_read_the_file() {
+    // Two jails of host01 given one address: a finding of the host with its
+    // jails as a unit, which no jail's own check sees.
+    let d = tempfile::tempdir().unwrap();
+    crate::support::copy_tree(&repo().join("inventory"), &d.path().join("inventory"));
+    crate::support::copy_tree(&repo().join("ssh"), &d.path().join("ssh"));
+    let www = d
+        .path()
+        .join("inventory/example.org/web/host01.jails/www.yml");
+    let www_uri = format!("file://{}", www.canonicalize().unwrap().display());
+    let text = std::fs::read_to_string(&www).unwrap();
+    assert!(text.contains("ip4: [192.0.2.21/24]"));
+    let mut c = Client::start_in(d.path());
+    c.initialize();
+    c.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": www_uri, "languageId": "yaml", "version": 1, "text": text}}}));
+    assert_eq!(c.diagnostics_for(&www_uri), Vec::<Value>::new());
+    let typed = text.replace("ip4: [192.0.2.21/24]", "ip4: [192.0.2.22/24]");
+    c.send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": www_uri, "version": 2}, "contentChanges": [{"text": typed}]}}));
+    let found = c.diagnostics_for(&www_uri);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["code"], "beryl::jail::ip4_duplicate", "{found:?}");
+    let line = typed[..typed.find("ip4: [192.0.2.22/24]").unwrap()]
+        .matches('\n')
+        .count();
+    assert_eq!(found[0]["range"]["start"]["line"], line, "{found:?}");
+    let message = found[0]["message"].as_str().unwrap();
+    assert!(
+        message.ends_with("(on host01.example.org, www.host01.example.org)"),
+        "{message}"
+    );
+    c.request(90, "shutdown", Value::Null);
+    c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(c.end().0, 0);
+}
