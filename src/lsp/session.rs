@@ -138,11 +138,18 @@ impl State {
         Ok(match n.method.as_str() {
             DidOpenTextDocument::METHOD => {
                 let text = doc["text"].as_str().unwrap_or_default();
+                // A buffer restored unsaved differs from its file from the
+                // start.
+                let on_disk = file_path(&uri).and_then(|p| std::fs::read_to_string(p).ok());
                 let buffer = Buffer {
                     text: Arc::from(text),
-                    unsaved: false,
+                    unsaved: on_disk.as_deref() != Some(text),
                 };
+                let unsaved = buffer.unsaved;
                 self.buffers.insert(uri.clone(), buffer);
+                if unsaved && of_inventory(world, &uri) {
+                    return Ok(Some(End::Changed(uri)));
+                }
                 self.published.refresh(conn, world, &uri)?;
                 None
             }

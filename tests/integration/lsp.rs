@@ -419,7 +419,8 @@ fn a_saved_error_is_published_at_its_line_and_goes_when_fixed() {
     let mut c = Client::start_in(d.path());
     c.initialize();
     let notify = |c: &mut Client, method: &str| {
-        c.send(json!({"jsonrpc": "2.0", "method": method, "params": {"textDocument": {"uri": group_uri, "languageId": "yaml", "version": 1, "text": ""}}}));
+        let text = std::fs::read_to_string(&group).unwrap();
+        c.send(json!({"jsonrpc": "2.0", "method": method, "params": {"textDocument": {"uri": group_uri, "languageId": "yaml", "version": 1, "text": text}}}));
     };
     notify(&mut c, "textDocument/didOpen");
     assert_eq!(c.diagnostics_for(&group_uri), Vec::<Value>::new());
@@ -837,6 +838,27 @@ fn the_diagnostics_are_beryl_checks_of_the_hosts_that_read_the_file() {
         message.ends_with("(on host01.example.org, www.host01.example.org)"),
         "{message}"
     );
+    c.request(90, "shutdown", Value::Null);
+    c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(c.end().0, 0);
+}
+
+#[test]
+fn a_buffer_restored_unsaved_is_checked_from_its_text() {
+    let d = tempfile::tempdir().unwrap();
+    crate::support::copy_tree(&repo().join("inventory"), &d.path().join("inventory"));
+    crate::support::copy_tree(&repo().join("ssh"), &d.path().join("ssh"));
+    let group = d.path().join("inventory/example.org/web/_group.yml");
+    let group_uri = format!("file://{}", group.canonicalize().unwrap().display());
+    let text = std::fs::read_to_string(&group).unwrap();
+    let typed = text.replacen("\nfreebsd:\n", "\nfreebsd:\n  raid: raid5\n", 1);
+    let mut c = Client::start_in(d.path());
+    c.initialize();
+    // An editor reopening a session opens the buffer with its unsaved text.
+    c.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": group_uri, "languageId": "yaml", "version": 7, "text": typed}}}));
+    let found = c.diagnostics_for(&group_uri);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["code"], "beryl::schema::raid", "{found:?}");
     c.request(90, "shutdown", Value::Null);
     c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
     assert_eq!(c.end().0, 0);
