@@ -41,6 +41,15 @@ pub(crate) fn of(
             .filter_map(|(host, c)| Some(crate::lint::Side::of(&host.fqdn, c.ok()?.as_ref())))
             .collect()
     });
+    // A rule in force for none of these hosts is news only in the file
+    // being edited: elsewhere (`_default.yml`) other hosts may use it.
+    let unused = crate::lint::Code::RuleUnused.as_str();
+    let found = found.into_iter().filter(|d| {
+        d.code != unused
+            || places(d)
+                .iter()
+                .any(|(p, _)| p.as_path() == std::path::Path::new(&level.display))
+    });
     // Each diagnostic once, with the hosts it was found on.
     type Key = (PathBuf, (u32, u32, u32, u32), String, bool, String);
     let mut seen: BTreeMap<Key, BTreeSet<String>> = BTreeMap::new();
@@ -64,7 +73,10 @@ pub(crate) fn of(
             severity: Some(severity),
             code: Some(NumberOrString::String(code)),
             source: Some("beryl".into()),
-            message: format!("{message}\n(on {})", crate::diag::set::hosts_list(&on, 3)),
+            message: match on.is_empty() {
+                true => message,
+                false => format!("{message}\n(on {})", crate::diag::set::hosts_list(&on, 3)),
+            },
             ..Default::default()
         });
     }

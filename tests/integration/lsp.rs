@@ -863,3 +863,60 @@ fn a_buffer_restored_unsaved_is_checked_from_its_text() {
     c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
     assert_eq!(c.end().0, 0);
 }
+
+#[test]
+fn a_rule_the_files_hosts_never_use_is_a_warning_in_that_file_only() {
+    let d = tempfile::tempdir().unwrap();
+    crate::support::copy_tree(&repo().join("inventory"), &d.path().join("inventory"));
+    crate::support::copy_tree(&repo().join("ssh"), &d.path().join("ssh"));
+    let mail = d.path().join("inventory/example.org/mail.yml");
+    let mail_uri = format!("file://{}", mail.canonicalize().unwrap().display());
+    let text = std::fs::read_to_string(&mail).unwrap();
+    assert!(!text.contains("merge:"));
+    // A rule of _default.yml in force on host01 only (its motd): `beryl
+    // check mail` warns of it, and the editor of mail.yml does not.
+    let default = d.path().join("inventory/_default.yml");
+    let rules = std::fs::read_to_string(&default).unwrap();
+    assert!(rules.contains("\nmerge:\n"));
+    std::fs::write(
+        &default,
+        rules.replacen("\nmerge:\n", "\nmerge:\n  motd: replace\n", 1),
+    )
+    .unwrap();
+    let check = crate::support::beryl(d.path(), &crate::support::args(&["check", "mail"]));
+    assert!(
+        check.stderr.contains("beryl::merge::rule_unused"),
+        "{}",
+        check.stderr
+    );
+    let mut c = Client::start_in(d.path());
+    c.initialize();
+    c.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": mail_uri, "languageId": "yaml", "version": 1, "text": text}}}));
+    let mut published = Vec::new();
+    loop {
+        let m = c.recv();
+        if m["method"] == "textDocument/publishDiagnostics" {
+            published.push(m["params"].clone());
+            if m["params"]["uri"] == mail_uri {
+                break;
+            }
+        }
+    }
+    assert!(
+        !published
+            .iter()
+            .any(|p| p.to_string().contains("rule_unused")),
+        "{published:?}"
+    );
+    assert_eq!(published.last().unwrap()["diagnostics"], json!([]));
+    let typed = format!("merge:\n  nothing.here: append\n{text}");
+    c.send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": mail_uri, "version": 2}, "contentChanges": [{"text": typed}]}}));
+    let found = c.diagnostics_for(&mail_uri);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["code"], "beryl::merge::rule_unused", "{found:?}");
+    assert_eq!(found[0]["severity"], 2, "{found:?}");
+    assert_eq!(found[0]["range"]["start"]["line"], 1, "{found:?}");
+    c.request(90, "shutdown", Value::Null);
+    c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(c.end().0, 0);
+}
