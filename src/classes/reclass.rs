@@ -16,10 +16,14 @@ use crate::value::{Entry, Map, Node, Span, Value};
 pub(crate) const KEYS: &[&str] = &[
     "classes",
     "applications",
-    "parameters",
+    PARAMETERS,
     "exports",
     "environment",
 ];
+
+/// The key of a reclass file whose mapping is the data merged: a node's
+/// config is its parameters.
+pub(crate) const PARAMETERS: &str = "parameters";
 
 /// The deepest folder of classes walked (a guard against link loops).
 const MAX_DEPTH: usize = 64;

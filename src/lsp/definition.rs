@@ -65,6 +65,7 @@ pub(crate) fn definition(
         text: &text,
         offset,
         path: &path,
+        config: world.config_path(&path),
         node,
     };
     if let Some(found) = places::of(world, prefs, &cursor) {

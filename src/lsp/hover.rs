@@ -40,7 +40,9 @@ pub(crate) fn hover(
     let Some(offset) = position::offset(&text, at.line, at.character) else {
         return Ok(None);
     };
-    let path = position::path_at(&root, offset);
+    let Some(path) = world.config_path(&position::path_at(&root, offset)) else {
+        return Ok(None);
+    };
     if path.is_empty() {
         return Ok(None);
     }

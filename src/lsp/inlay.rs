@@ -46,7 +46,10 @@ pub(crate) fn hints(
     let mut found = Vec::new();
     leaves(&root, &mut Vec::new(), 0, &mut found);
     let mut out = Vec::new();
-    for (path, offset) in found {
+    for (written, offset) in found {
+        let Some(path) = world.config_path(&written) else {
+            continue;
+        };
         let end = line_end(&text, offset);
         if end.line < params.range.start.line || end.line > params.range.end.line {
             continue;

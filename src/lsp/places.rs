@@ -23,8 +23,11 @@ pub(super) struct Cursor<'a> {
     pub file: &'a std::path::Path,
     pub text: &'a str,
     pub offset: usize,
-    /// The path of the key or value under the cursor (position.rs).
+    /// The path of the key or value under the cursor (position.rs), as
+    /// the file writes it.
     pub path: &'a [String],
+    /// That path in the config (`World::config_path`), when it is one.
+    pub config: Option<Vec<String>>,
     /// The value under the cursor, when it is on one rather than a key.
     pub node: Option<&'a Node>,
 }
@@ -46,12 +49,11 @@ const LEADS: &[fn(&World<'_>, &Cursor<'_>) -> Option<Lead>] = &[
         let keys = world.compiler.dialect().refs.keys(written).ok()?;
         Some(Lead::Written(keys))
     },
-    |_, c| named_path(c.path).map(Lead::Written),
+    |_, c| named_path(c.config.as_deref()?).map(Lead::Written),
     |_, c| {
         let query = c.node?.as_str()?.trim_start();
-        query
-            .starts_with("$[")
-            .then(|| Lead::Exported(c.path.to_vec()))
+        let config = c.config.clone()?;
+        query.starts_with("$[").then_some(Lead::Exported(config))
     },
     |_, c| match c.path {
         [merge, pattern] if merge == crate::syntax::root::MERGE => {

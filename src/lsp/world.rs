@@ -84,6 +84,23 @@ impl<'a> World<'a> {
         self.files.level_of(self.inventory, file)
     }
 
+    /// The config path of a path as a file writes it: the same in beryl's
+    /// layout; under reclass, a key under `parameters` (a node's config is
+    /// its parameters, classes/reclass.rs), and nothing for reclass's
+    /// other keys (`classes`, `applications`, `environment`).
+    pub(crate) fn config_path(&self, written: &[String]) -> Option<Vec<String>> {
+        if self.inventory.flavor.reclass().is_none() {
+            return Some(written.to_vec());
+        }
+        match written {
+            [top, rest @ ..] if top == crate::classes::reclass::PARAMETERS && !rest.is_empty() => {
+                Some(rest.to_vec())
+            }
+            [top, _, ..] if top == crate::syntax::root::EXPORTS => Some(written.to_vec()),
+            _ => None,
+        }
+    }
+
     /// The text of `level` as the editor has it: its unsaved buffer, else
     /// the file.
     pub(crate) fn text(&self, level: &LevelFile) -> Result<Arc<str>, String> {

@@ -29,8 +29,13 @@ impl Client {
 
     /// A server started in `dir`, which holds `inventory/` and `ssh/`.
     fn start_in(dir: &std::path::Path) -> Client {
+        Client::start_with(dir, &["lsp"])
+    }
+
+    /// A server started in `dir` with these arguments.
+    fn start_with(dir: &std::path::Path, args: &[&str]) -> Client {
         let mut child = Command::new(env!("CARGO_BIN_EXE_beryl"))
-            .arg("lsp")
+            .args(args)
             .current_dir(dir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -916,6 +921,45 @@ fn a_rule_the_files_hosts_never_use_is_a_warning_in_that_file_only() {
     assert_eq!(found[0]["code"], "beryl::merge::rule_unused", "{found:?}");
     assert_eq!(found[0]["severity"], 2, "{found:?}");
     assert_eq!(found[0]["range"]["start"]["line"], 1, "{found:?}");
+    c.request(90, "shutdown", Value::Null);
+    c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(c.end().0, 0);
+}
+
+#[test]
+fn on_a_reclass_root_a_key_under_parameters_is_a_config_path() {
+    let root = repo().join("tests/fixtures/reclass/basic");
+    let mut c = Client::start_with(&root, &["-i", ".", "lsp"]);
+    c.initialize();
+    let file = |rel: &str| format!("file://{}", root.join(rel).display());
+    let hover = |c: &mut Client, id: i64, rel: &str, line: u32, character: u32| {
+        let r = c.request(
+            id,
+            "textDocument/hover",
+            json!({"textDocument": {"uri": file(rel)}, "position": {"line": line, "character": character}}),
+        );
+        assert_eq!(r.get("error"), None, "{r}");
+        r["result"]["contents"]["value"]
+            .as_str()
+            .map(str::to_string)
+    };
+    // A node's `parameters.users.alice.shell` is its config's
+    // `users.alice.shell`.
+    let shown = hover(&mut c, 2, "nodes/db01.yml", 5, 14).unwrap();
+    assert!(
+        shown.starts_with("**users.alice.shell** on `db01`"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("users.alice.shell = \"/bin/sh\"\n  from:     nodes/db01.yml:6:20"),
+        "{shown}"
+    );
+    // A class's parameter, across the nodes that read it.
+    let shown = hover(&mut c, 3, "classes/common.yml", 7, 4).unwrap();
+    assert!(shown.starts_with("**motd**"), "{shown}");
+    assert!(shown.contains("reaches "), "{shown}");
+    // reclass's own keys are no config path.
+    assert_eq!(hover(&mut c, 4, "classes/common.yml", 3, 4), None);
     c.request(90, "shutdown", Value::Null);
     c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
     assert_eq!(c.end().0, 0);
