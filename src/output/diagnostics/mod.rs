@@ -170,11 +170,14 @@ struct Summary {
 }
 
 fn summary(set: &Set, scope: &Scope<'_>) -> Summary {
+    // Of the hosts checked: a jail's finding also names its host, which
+    // may not be one of them (`check www.host01…`: 1 of 1 failed, not 2).
     let mut failed: Vec<&String> = set
         .items
         .iter()
         .filter(|i| i.diag.is_error())
         .flat_map(|i| i.diag.hosts())
+        .filter(|h| scope.hosts.contains(h))
         .collect();
     failed.sort();
     failed.dedup();
@@ -228,6 +231,24 @@ pub(crate) fn summary_line(set: &Set, scope: &Scope<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_failed_hosts_are_of_those_checked() {
+        let mut d = Diag::new(crate::diag::Common::Io, "x");
+        d.found_on("www.host01");
+        d.found_on("host01");
+        let set = Set::new(vec![d]);
+        let hosts = ["www.host01".to_string()];
+        let scope = Scope {
+            hosts: &hosts,
+            fleet: false,
+            own_file: &|_| None,
+        };
+        assert_eq!(
+            summary_line(&set, &scope),
+            "checked 1 host: 1 error, 1 of 1 host failed\n"
+        );
+    }
 
     #[test]
     fn the_end_of_a_span() {
