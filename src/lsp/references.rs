@@ -58,10 +58,11 @@ pub(crate) fn references(
         _ => None,
     };
     // An export (a path under a root `exports:`): the queries that read it
-    // too (`$[ exports.http_port … ]`).
-    let export = match path.split_first() {
-        Some((root, rest)) if root == crate::syntax::root::EXPORTS && !rest.is_empty() => {
-            Some(format!("exports.{}", crate::syntax::path::display(rest)))
+    // too, the path written as the dialect writes it (`$[ exports.http_port
+    // … ]`, reclass's `$[ exports:address ]`).
+    let export = match path.first() {
+        Some(root) if root == crate::syntax::root::EXPORTS && path.len() > 1 => {
+            Some(world.compiler.dialect().refs.show(&path))
         }
         _ => None,
     };
@@ -112,7 +113,7 @@ fn names(query: &str, path: &str) -> bool {
         let before = query[..at].chars().next_back();
         let after = query[at + path.len()..].chars().next();
         let part = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
-        !before.is_some_and(|c| part(c) || c == '.') && !after.is_some_and(part)
+        !before.is_some_and(|c| part(c) || c == '.' || c == ':') && !after.is_some_and(part)
     })
 }
 
@@ -128,5 +129,8 @@ mod tests {
         assert!(!super::names("$[ myexports.ip ]", "exports.ip"));
         // A path below the export reads it too.
         assert!(super::names("$[ exports.net.ip ]", "exports.net"));
+        // reclass's delimiter.
+        assert!(super::names("$[ exports:address ]", "exports:address"));
+        assert!(!super::names("$[ exports:address6 ]", "exports:address"));
     }
 }
