@@ -23,6 +23,7 @@ pub(crate) fn of(
         return Ok(None);
     };
     let hosts = world.reached(&level);
+    let no_reader = hosts.is_empty();
     // `beryl check` of those hosts: each compiled once per world, checked
     // on the worker threads.
     let checked: Vec<_> = {
@@ -80,8 +81,12 @@ pub(crate) fn of(
             ..Default::default()
         });
     }
-    // A file with none gets an empty list: what was there is gone.
-    out.entry(PathBuf::from(&level.display)).or_default();
+    // A file with none gets an empty list: what was there is gone. A file
+    // no host reads checked nothing, and clears nothing (an unused class
+    // keeps the warning a check of the whole fleet put there).
+    if !no_reader {
+        out.entry(PathBuf::from(&level.display)).or_default();
+    }
     Ok(Some(out))
 }
 

@@ -964,3 +964,42 @@ fn on_a_reclass_root_a_key_under_parameters_is_a_config_path() {
     c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
     assert_eq!(c.end().0, 0);
 }
+
+#[test]
+fn opening_a_class_no_host_includes_keeps_the_fleets_warning_on_it() {
+    let d = tempfile::tempdir().unwrap();
+    crate::support::copy_tree(&repo().join("inventory"), &d.path().join("inventory"));
+    crate::support::copy_tree(&repo().join("ssh"), &d.path().join("ssh"));
+    let unused = d.path().join("inventory/_classes/unused.yml");
+    std::fs::write(&unused, "# no host includes this class\n").unwrap();
+    let file_uri = |p: &std::path::Path| format!("file://{}", p.canonicalize().unwrap().display());
+    let (default, unused) = (d.path().join("inventory/_default.yml"), file_uri(&unused));
+    let mut c = Client::start_in(d.path());
+    c.initialize();
+    let open = |c: &mut Client, path: &std::path::Path| {
+        let text = std::fs::read_to_string(path).unwrap();
+        c.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": file_uri(path), "languageId": "yaml", "version": 1, "text": text}}}));
+    };
+    // _default.yml reaches every host: the whole fleet's check, which
+    // warns that no host includes the class.
+    open(&mut c, &default);
+    let found = c.diagnostics_for(&unused);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0]["code"], "beryl::classes::unused", "{found:?}");
+    // Opening the class (no host reads it) publishes nothing over it.
+    open(&mut c, &d.path().join("inventory/_classes/unused.yml"));
+    c.send(json!({"jsonrpc": "2.0", "id": 5, "method": "textDocument/hover", "params": {"textDocument": {"uri": unused}, "position": {"line": 0, "character": 0}}}));
+    loop {
+        let m = c.recv();
+        assert!(
+            !(m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == unused),
+            "{m}"
+        );
+        if m["id"] == 5 {
+            break;
+        }
+    }
+    c.request(90, "shutdown", Value::Null);
+    c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(c.end().0, 0);
+}
