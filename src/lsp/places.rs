@@ -6,6 +6,8 @@
 //!   that wins first, then every other level that writes it;
 //! - a name that is a config path (a file's `notify: {nginx: reload}`: the
 //!   service `freebsd.services.nginx`), the same way;
+//! - an export (a key under a root `exports:`): where it is written in
+//!   the chain, the place that wins first;
 //! - an inventory query (`$[ … ]`): where each value it gathered was
 //!   exported, each place once;
 //! - a `merge:` pattern: the rule in force for that pattern, the highest
@@ -50,6 +52,13 @@ const LEADS: &[fn(&World<'_>, &Cursor<'_>) -> Option<Lead>] = &[
         Some(Lead::Written(keys))
     },
     |_, c| named_path(c.config.as_deref()?).map(Lead::Written),
+    // An export: where it is written in the chain, the winning place first.
+    |_, c| match c.config.as_deref()? {
+        [root, _, ..] if root == crate::syntax::root::EXPORTS => {
+            Some(Lead::Written(c.config.clone()?))
+        }
+        _ => None,
+    },
     |_, c| {
         let query = c.node?.as_str()?.trim_start();
         let config = c.config.clone()?;

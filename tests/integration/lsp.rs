@@ -773,6 +773,8 @@ fn a_query_leads_to_its_exports_an_export_to_its_queries_a_pattern_to_its_rule()
     // edge's `$[ exports.http_port if exports.role == web ]`: every value
     // it gathers was exported at one place, roles/web.yml's http_port.
     assert_eq!(definition(&mut c, 2, edge, 7, 20), json!([at(web, 11, 13)]));
+    // The export itself: where it is written in its host's chain.
+    assert_eq!(definition(&mut c, 5, web, 11, 4), json!([at(web, 11, 13)]));
     // `monitoring.checks: append` in `merge:`: the rule in force is
     // _default.yml's own (no level above writes that pattern).
     let default = "inventory/_default.yml";
