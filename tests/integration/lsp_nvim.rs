@@ -1,7 +1,8 @@
 //! `beryl lsp` in a real client (issue 38): Neovim's built-in LSP client
 //! (Debian's `nvim`, headless) runs lsp_nvim/client.lua on a copy of the
 //! example inventory: hover in host01.yml (raid) and in web/_group.yml (the
-//! knocked-out `--vim`, alice's shell), definition of the class
+//! knocked-out `--vim`, alice's shell), the references of alice's shell,
+//! definition of the class
 //! `roles.web`, no diagnostic on opening, an error written and saved that
 //! appears at its line for host02, and goes once fixed and saved; the same
 //! error typed and not saved, which appears and goes when undone; alice's
@@ -77,6 +78,14 @@ fn neovim_hovers_defines_and_sees_a_saved_error_come_and_go() {
         "{seen}"
     );
     assert_eq!(seen["diagnostics_open"], serde_json::json!([]), "{seen}");
+    assert_eq!(
+        seen["references_shell"],
+        serde_json::json!([
+            "inventory/_default.yml:112",
+            "inventory/example.org/web/_group.yml:35"
+        ]),
+        "{seen}"
+    );
     let error = &seen["diagnostics_error"][0];
     assert_eq!(error["line"], seen["error_line"], "{seen}");
     assert_eq!(error["code"], "beryl::schema::raid", "{seen}");

@@ -53,6 +53,19 @@ seen.hover_shell = s and s.contents and s.contents.value or vim.NIL
 local d = ask(group, "textDocument/definition", 6, 6)
 seen.definition_class = d and (d.uri or (d[1] and d[1].uri)) or vim.NIL
 seen.diagnostics_open = diagnostics(group, 0)
+-- Every place alice's shell is written.
+local rp = {
+  textDocument = { uri = vim.uri_from_bufnr(group) },
+  position = { line = 34, character = 8 },
+  context = { includeDeclaration = true },
+}
+local rr = vim.lsp.buf_request_sync(group, "textDocument/references", rp, 20000) or {}
+local places = {}
+for _, l in ipairs((rr[id] or {}).result or {}) do
+  table.insert(places, vim.uri_to_fname(l.uri):sub(#root + 2) .. ":" .. (l.range.start.line + 1))
+end
+table.sort(places)
+seen.references_shell = places
 
 -- An error, saved: it appears; fixed and saved: it goes.
 local freebsd = vim.fn.search("^freebsd:$")
