@@ -2,8 +2,7 @@
 //! (Debian's `nvim`, headless) runs lsp_nvim/client.lua on a copy of the
 //! example inventory: hover in host01.yml (raid) and in web/_group.yml (the
 //! knocked-out `--vim`, alice's shell), the references of alice's shell,
-//! definition of the class
-//! `roles.web`, no diagnostic on opening, an error written and saved that
+//! definition of the class `roles.web`, no diagnostic on opening, an error written and saved that
 //! appears at its line for host02, and goes once fixed and saved; the same
 //! error typed and not saved, which appears and goes when undone; alice's
 //! shell as the preview hosts host01 and host02 see it; `${_beryl_.fqdn}`
