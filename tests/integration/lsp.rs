@@ -118,6 +118,23 @@ impl Client {
         self.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
     }
 
+    /// Opens a document with its text.
+    fn open(&mut self, uri: &str, version: i64, text: &str) {
+        self.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri, "languageId": "yaml", "version": version, "text": text}}}));
+    }
+
+    /// Sends a document's whole new text, unsaved.
+    fn change(&mut self, uri: &str, version: i64, text: &str) {
+        self.send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]}}));
+    }
+
+    /// Shuts the server down cleanly: `shutdown`, `exit`, exit code 0.
+    fn finish(mut self) {
+        self.request(90, "shutdown", Value::Null);
+        self.send(json!({"jsonrpc": "2.0", "method": "exit"}));
+        assert_eq!(self.end().0, 0);
+    }
+
     /// Waits for the server to end: its exit code and standard error.
     fn end(mut self) -> (i32, String) {
         drop(self.child.stdin.take());
@@ -131,6 +148,19 @@ impl Client {
             .unwrap();
         (status.code().unwrap_or(-1), err)
     }
+}
+
+/// A copy of the example inventory and its keys, to change.
+fn example() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    crate::support::copy_tree(&repo().join("inventory"), &d.path().join("inventory"));
+    crate::support::copy_tree(&repo().join("ssh"), &d.path().join("ssh"));
+    d
+}
+
+/// The `file://` URI of an existing file, resolved as the server sees it.
+fn file_uri(path: &std::path::Path) -> String {
+    format!("file://{}", path.canonicalize().unwrap().display())
 }
 
 fn uri(rel: &str) -> String {
@@ -288,9 +318,7 @@ fn definition_goes_from_a_name_to_its_file() {
         assert_eq!(d["range"]["start"], json!({"line": 0, "character": 0}));
     }
     // A template outside templates/ (`../`) leads nowhere.
-    let d = tempfile::tempdir().unwrap();
-    crate::support::copy_tree(&repo().join("inventory"), &d.path().join("inventory"));
-    crate::support::copy_tree(&repo().join("ssh"), &d.path().join("ssh"));
+    let d = example();
     let default = d.path().join("inventory/_default.yml");
     let text = std::fs::read_to_string(&default).unwrap();
     std::fs::write(
@@ -303,12 +331,10 @@ fn definition_goes_from_a_name_to_its_file() {
     let r = outside.request(
         2,
         "textDocument/definition",
-        json!({"textDocument": {"uri": format!("file://{}", default.canonicalize().unwrap().display())}, "position": {"line": 94, "character": 18}}),
+        json!({"textDocument": {"uri": file_uri(&default)}, "position": {"line": 94, "character": 18}}),
     );
     assert_eq!(r["result"], Value::Null, "{r}");
-    outside.request(3, "shutdown", Value::Null);
-    outside.send(json!({"jsonrpc": "2.0", "method": "exit"}));
-    assert_eq!(outside.end().0, 0);
+    outside.finish();
     // A key, a name that leads nowhere, a comment: nothing.
     assert_eq!(
         definition(&mut c, 10, "inventory/example.org/web/_group.yml", 5, 2),
@@ -316,9 +342,7 @@ fn definition_goes_from_a_name_to_its_file() {
     );
     assert_eq!(definition(&mut c, 11, HOST01, 8, 9), Value::Null);
     assert_eq!(definition(&mut c, 12, HOST01, 0, 2), Value::Null);
-    c.request(13, "shutdown", Value::Null);
-    c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
-    assert_eq!(c.end().0, 0);
+    c.finish();
 }
 
 #[test]
@@ -360,9 +384,7 @@ fn references_are_every_place_a_key_is_written_or_a_class_named() {
         refs(&mut c, 3, "inventory/example.org/web/_group.yml", 6, 6),
         ["example.org/web/_group.yml:7"]
     );
-    c.request(4, "shutdown", Value::Null);
-    c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
-    assert_eq!(c.end().0, 0);
+    c.finish();
 }
 
 #[test]
@@ -370,9 +392,7 @@ fn a_secret_hovers_as_its_token() {
     if !crate::support::tools(&["age-keygen"], "a_secret_hovers_as_its_token") {
         return;
     }
-    let d = tempfile::tempdir().unwrap();
-    crate::support::copy_tree(&repo().join("inventory"), &d.path().join("inventory"));
-    crate::support::copy_tree(&repo().join("ssh"), &d.path().join("ssh"));
+    let d = example();
     let (_, public) = crate::support::age_key(d.path(), "age.txt");
     let plain = "Hover-canary-4417";
     let r = crate::support::beryl_with_env(
@@ -400,7 +420,7 @@ fn a_secret_hovers_as_its_token() {
     let r = c.request(
         2,
         "textDocument/hover",
-        json!({"textDocument": {"uri": format!("file://{}", file.canonicalize().unwrap().display())}, "position": {"line": line, "character": 6}}),
+        json!({"textDocument": {"uri": file_uri(&file)}, "position": {"line": line, "character": 6}}),
     );
     let shown = r["result"]["contents"]["value"]
         .as_str()
@@ -409,18 +429,14 @@ fn a_secret_hovers_as_its_token() {
     for leak in crate::support::leak_forms(plain) {
         assert!(!r.to_string().contains(&leak), "{leak}: {r}");
     }
-    c.request(3, "shutdown", Value::Null);
-    c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
-    assert_eq!(c.end().0, 0);
+    c.finish();
 }
 
 #[test]
 fn a_saved_error_is_published_at_its_line_and_goes_when_fixed() {
-    let d = tempfile::tempdir().unwrap();
-    crate::support::copy_tree(&repo().join("inventory"), &d.path().join("inventory"));
-    crate::support::copy_tree(&repo().join("ssh"), &d.path().join("ssh"));
+    let d = example();
     let group = d.path().join("inventory/example.org/web/_group.yml");
-    let group_uri = format!("file://{}", group.canonicalize().unwrap().display());
+    let group_uri = file_uri(&group);
     let mut c = Client::start_in(d.path());
     c.initialize();
     let notify = |c: &mut Client, method: &str| {
@@ -458,9 +474,7 @@ fn a_saved_error_is_published_at_its_line_and_goes_when_fixed() {
     std::fs::write(&group, &text).unwrap();
     notify(&mut c, "textDocument/didSave");
     assert_eq!(c.diagnostics_for(&group_uri), Vec::<Value>::new());
-    c.request(90, "shutdown", Value::Null);
-    c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
-    assert_eq!(c.end().0, 0);
+    c.finish();
 }
 
 #[test]
@@ -487,20 +501,15 @@ fn input_that_is_not_the_protocol_ends_the_server_with_a_message() {
 
 #[test]
 fn an_unsaved_change_is_checked_as_typed_and_the_disk_is_left_alone() {
-    let d = tempfile::tempdir().unwrap();
-    crate::support::copy_tree(&repo().join("inventory"), &d.path().join("inventory"));
-    crate::support::copy_tree(&repo().join("ssh"), &d.path().join("ssh"));
+    let d = example();
     let group = d.path().join("inventory/example.org/web/_group.yml");
-    let group_uri = format!("file://{}", group.canonicalize().unwrap().display());
+    let group_uri = file_uri(&group);
     let text = std::fs::read_to_string(&group).unwrap();
     let mut c = Client::start_in(d.path());
     c.initialize();
-    let doc = |version: i64| json!({"uri": group_uri, "version": version});
-    c.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": group_uri, "languageId": "yaml", "version": 1, "text": text}}}));
+    c.open(&group_uri, 1, &text);
     assert_eq!(c.diagnostics_for(&group_uri), Vec::<Value>::new());
-    let change = |c: &mut Client, version: i64, text: &str| {
-        c.send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": doc(version), "contentChanges": [{"text": text}]}}));
-    };
+    let change = |c: &mut Client, version: i64, text: &str| c.change(&group_uri, version, text);
     // Three comment lines above and an error under `freebsd:`, typed and
     // not saved: the error is at its line in the buffer, not on the disk.
     let typed = format!(
@@ -554,9 +563,7 @@ fn an_unsaved_change_is_checked_as_typed_and_the_disk_is_left_alone() {
     assert_eq!(c.diagnostics_for(&group_uri).len(), 1);
     c.send(json!({"jsonrpc": "2.0", "method": "textDocument/didClose", "params": {"textDocument": {"uri": group_uri}}}));
     assert_eq!(c.diagnostics_for(&group_uri), Vec::<Value>::new());
-    c.request(90, "shutdown", Value::Null);
-    c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
-    assert_eq!(c.end().0, 0);
+    c.finish();
 }
 
 #[test]
@@ -681,9 +688,7 @@ fn a_preview_host_inlay_hints_and_the_definition_of_a_reference() {
         assert_eq!(r[0]["uri"], uri(group), "{r}");
         assert_eq!(r[0]["range"]["start"]["line"], 48, "{r}");
     }
-    c.request(90, "shutdown", Value::Null);
-    c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
-    assert_eq!(c.end().0, 0);
+    c.finish();
 }
 
 #[test]
@@ -706,29 +711,22 @@ fn the_server_works_in_the_clients_root_whatever_directory_it_started_in() {
         .contains("inventory/example.org/web/host01.yml:9:9  \"raid10\"  wins"),
         "{shown}"
     );
-    c.request(90, "shutdown", Value::Null);
-    c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
-    assert_eq!(c.end().0, 0);
+    c.finish();
 }
 
 #[test]
 fn a_broken_class_keeps_its_error_while_typed_and_other_files_change_nothing() {
-    let d = tempfile::tempdir().unwrap();
-    crate::support::copy_tree(&repo().join("inventory"), &d.path().join("inventory"));
-    crate::support::copy_tree(&repo().join("ssh"), &d.path().join("ssh"));
+    let d = example();
     let class = d.path().join("inventory/_classes/roles/web.yml");
     let extra = d.path().join("inventory/_classes/extra.yml");
     std::fs::write(&extra, "# a class no host includes\n").unwrap();
-    let file_uri = |p: &std::path::Path| format!("file://{}", p.canonicalize().unwrap().display());
     let (class_uri, extra_uri) = (file_uri(&class), file_uri(&extra));
     let text = std::fs::read_to_string(&class).unwrap();
     let mut c = Client::start_in(d.path());
     c.initialize();
-    c.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": class_uri, "languageId": "yaml", "version": 1, "text": text}}}));
+    c.open(&class_uri, 1, &text);
     assert_eq!(c.diagnostics_for(&class_uri), Vec::<Value>::new());
-    let change = |c: &mut Client, uri: &str, version: i64, text: &str| {
-        c.send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]}}));
-    };
+    let change = |c: &mut Client, uri: &str, version: i64, text: &str| c.change(uri, version, text);
     change(&mut c, &class_uri, 2, &format!("{text}\n  - [unclosed\n"));
     assert_eq!(c.diagnostics_for(&class_uri).len(), 1);
     // A hover in another class works out every file's readers while this
@@ -758,9 +756,7 @@ fn a_broken_class_keeps_its_error_while_typed_and_other_files_change_nothing() {
         json!({"textDocument": {"uri": file_uri(&notes)}, "position": {"line": 0, "character": 0}}),
     );
     assert_eq!(r["result"], Value::Null, "{r}");
-    c.request(90, "shutdown", Value::Null);
-    c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
-    assert_eq!(c.end().0, 0);
+    c.finish();
 }
 
 #[test]
@@ -809,30 +805,26 @@ fn a_query_leads_to_its_exports_an_export_to_its_queries_a_pattern_to_its_rule()
         ["_classes/roles/web.yml:12", "example.net/edge/_group.yml:8"],
         "{r}"
     );
-    c.request(90, "shutdown", Value::Null);
-    c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
-    assert_eq!(c.end().0, 0);
+    c.finish();
 }
 
 #[test]
 fn the_diagnostics_are_beryl_checks_of_the_hosts_that_read_the_file() {
     // Two jails of host01 given one address: a finding of the host with its
     // jails as a unit, which no jail's own check sees.
-    let d = tempfile::tempdir().unwrap();
-    crate::support::copy_tree(&repo().join("inventory"), &d.path().join("inventory"));
-    crate::support::copy_tree(&repo().join("ssh"), &d.path().join("ssh"));
+    let d = example();
     let www = d
         .path()
         .join("inventory/example.org/web/host01.jails/www.yml");
-    let www_uri = format!("file://{}", www.canonicalize().unwrap().display());
+    let www_uri = file_uri(&www);
     let text = std::fs::read_to_string(&www).unwrap();
     assert!(text.contains("ip4: [192.0.2.21/24]"));
     let mut c = Client::start_in(d.path());
     c.initialize();
-    c.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": www_uri, "languageId": "yaml", "version": 1, "text": text}}}));
+    c.open(&www_uri, 1, &text);
     assert_eq!(c.diagnostics_for(&www_uri), Vec::<Value>::new());
     let typed = text.replace("ip4: [192.0.2.21/24]", "ip4: [192.0.2.22/24]");
-    c.send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": www_uri, "version": 2}, "contentChanges": [{"text": typed}]}}));
+    c.change(&www_uri, 2, &typed);
     let found = c.diagnostics_for(&www_uri);
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0]["code"], "beryl::jail::ip4_duplicate", "{found:?}");
@@ -845,39 +837,31 @@ fn the_diagnostics_are_beryl_checks_of_the_hosts_that_read_the_file() {
         message.ends_with("(on host01.example.org, www.host01.example.org)"),
         "{message}"
     );
-    c.request(90, "shutdown", Value::Null);
-    c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
-    assert_eq!(c.end().0, 0);
+    c.finish();
 }
 
 #[test]
 fn a_buffer_restored_unsaved_is_checked_from_its_text() {
-    let d = tempfile::tempdir().unwrap();
-    crate::support::copy_tree(&repo().join("inventory"), &d.path().join("inventory"));
-    crate::support::copy_tree(&repo().join("ssh"), &d.path().join("ssh"));
+    let d = example();
     let group = d.path().join("inventory/example.org/web/_group.yml");
-    let group_uri = format!("file://{}", group.canonicalize().unwrap().display());
+    let group_uri = file_uri(&group);
     let text = std::fs::read_to_string(&group).unwrap();
     let typed = text.replacen("\nfreebsd:\n", "\nfreebsd:\n  raid: raid5\n", 1);
     let mut c = Client::start_in(d.path());
     c.initialize();
     // An editor reopening a session opens the buffer with its unsaved text.
-    c.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": group_uri, "languageId": "yaml", "version": 7, "text": typed}}}));
+    c.open(&group_uri, 7, &typed);
     let found = c.diagnostics_for(&group_uri);
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0]["code"], "beryl::schema::raid", "{found:?}");
-    c.request(90, "shutdown", Value::Null);
-    c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
-    assert_eq!(c.end().0, 0);
+    c.finish();
 }
 
 #[test]
 fn a_rule_the_files_hosts_never_use_is_a_warning_in_that_file_only() {
-    let d = tempfile::tempdir().unwrap();
-    crate::support::copy_tree(&repo().join("inventory"), &d.path().join("inventory"));
-    crate::support::copy_tree(&repo().join("ssh"), &d.path().join("ssh"));
+    let d = example();
     let mail = d.path().join("inventory/example.org/mail.yml");
-    let mail_uri = format!("file://{}", mail.canonicalize().unwrap().display());
+    let mail_uri = file_uri(&mail);
     let text = std::fs::read_to_string(&mail).unwrap();
     assert!(!text.contains("merge:"));
     // A rule of _default.yml in force on host01 only (its motd): `beryl
@@ -898,7 +882,7 @@ fn a_rule_the_files_hosts_never_use_is_a_warning_in_that_file_only() {
     );
     let mut c = Client::start_in(d.path());
     c.initialize();
-    c.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": mail_uri, "languageId": "yaml", "version": 1, "text": text}}}));
+    c.open(&mail_uri, 1, &text);
     let mut published = Vec::new();
     loop {
         let m = c.recv();
@@ -917,15 +901,13 @@ fn a_rule_the_files_hosts_never_use_is_a_warning_in_that_file_only() {
     );
     assert_eq!(published.last().unwrap()["diagnostics"], json!([]));
     let typed = format!("merge:\n  nothing.here: append\n{text}");
-    c.send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": mail_uri, "version": 2}, "contentChanges": [{"text": typed}]}}));
+    c.change(&mail_uri, 2, &typed);
     let found = c.diagnostics_for(&mail_uri);
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0]["code"], "beryl::merge::rule_unused", "{found:?}");
     assert_eq!(found[0]["severity"], 2, "{found:?}");
     assert_eq!(found[0]["range"]["start"]["line"], 1, "{found:?}");
-    c.request(90, "shutdown", Value::Null);
-    c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
-    assert_eq!(c.end().0, 0);
+    c.finish();
 }
 
 #[test]
@@ -962,25 +944,19 @@ fn on_a_reclass_root_a_key_under_parameters_is_a_config_path() {
     assert!(shown.contains("reaches "), "{shown}");
     // reclass's own keys are no config path.
     assert_eq!(hover(&mut c, 4, "classes/common.yml", 3, 4), None);
-    c.request(90, "shutdown", Value::Null);
-    c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
-    assert_eq!(c.end().0, 0);
+    c.finish();
 }
 
 #[test]
 fn opening_a_class_no_host_includes_keeps_the_fleets_warning_on_it() {
-    let d = tempfile::tempdir().unwrap();
-    crate::support::copy_tree(&repo().join("inventory"), &d.path().join("inventory"));
-    crate::support::copy_tree(&repo().join("ssh"), &d.path().join("ssh"));
+    let d = example();
     let unused = d.path().join("inventory/_classes/unused.yml");
     std::fs::write(&unused, "# no host includes this class\n").unwrap();
-    let file_uri = |p: &std::path::Path| format!("file://{}", p.canonicalize().unwrap().display());
     let (default, unused) = (d.path().join("inventory/_default.yml"), file_uri(&unused));
     let mut c = Client::start_in(d.path());
     c.initialize();
     let open = |c: &mut Client, path: &std::path::Path| {
-        let text = std::fs::read_to_string(path).unwrap();
-        c.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": file_uri(path), "languageId": "yaml", "version": 1, "text": text}}}));
+        c.open(&file_uri(path), 1, &std::fs::read_to_string(path).unwrap());
     };
     // _default.yml reaches every host: the whole fleet's check, which
     // warns that no host includes the class.
@@ -1001,7 +977,5 @@ fn opening_a_class_no_host_includes_keeps_the_fleets_warning_on_it() {
             break;
         }
     }
-    c.request(90, "shutdown", Value::Null);
-    c.send(json!({"jsonrpc": "2.0", "method": "exit"}));
-    assert_eq!(c.end().0, 0);
+    c.finish();
 }
