@@ -42,17 +42,18 @@ pub(crate) fn definition(
     let Some(file) = super::file_path(doc.text_document.uri.as_str()) else {
         return Ok(None);
     };
-    let name = file.display().to_string();
-    let text = match world.level_of(&file) {
-        Some(level) => world.text(&level),
-        None => crate::yaml::read_text(&file, &name, setup.limits.max_file_size)
-            .map(std::sync::Arc::from)
-            .map_err(|d| d.message),
+    let parsed = match world.level_of(&file) {
+        Some(level) => world.parsed(&level).ok(),
+        None => {
+            let name = file.display().to_string();
+            let text = crate::yaml::read_text(&file, &name, setup.limits.max_file_size).ok();
+            text.and_then(|text| {
+                let root = crate::yaml::parse(&Source::new(name, text.clone()), &setup.limits);
+                Some((std::sync::Arc::from(text), root.ok()?))
+            })
+        }
     };
-    let Ok(text) = text else {
-        return Ok(None);
-    };
-    let Ok(root) = crate::yaml::parse(&Source::new(name, text.clone()), &setup.limits) else {
+    let Some((text, root)) = parsed else {
         return Ok(None);
     };
     let at = doc.position;

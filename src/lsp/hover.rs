@@ -12,7 +12,6 @@ use super::world::World;
 use super::{Prefs, position};
 use crate::inventory::{Host, LevelFile};
 use crate::output::explain;
-use crate::value::Source;
 
 /// The hover at a position; `None` where there is nothing to say (a file
 /// no host reads, a place on no key).
@@ -21,7 +20,6 @@ pub(crate) fn hover(
     prefs: &Prefs,
     params: &HoverParams,
 ) -> Result<Option<Hover>, String> {
-    let setup = world.setup;
     let doc = &params.text_document_position_params;
     let Some(file) = super::file_path(doc.text_document.uri.as_str()) else {
         return Ok(None);
@@ -30,12 +28,7 @@ pub(crate) fn hover(
     let Some(level) = world.level_of(&file) else {
         return Ok(None);
     };
-    let text = world.text(&level)?;
-    let root = crate::yaml::parse(
-        &Source::new(level.display.clone(), text.clone()),
-        &setup.limits,
-    )
-    .map_err(|d| d.message)?;
+    let (text, root) = world.parsed(&level)?;
     let at = doc.position;
     let Some(offset) = position::offset(&text, at.line, at.character) else {
         return Ok(None);

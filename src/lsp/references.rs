@@ -7,15 +7,7 @@ use lsp_types::{Location, ReferenceParams, Uri};
 use super::position;
 use super::world::World;
 use crate::inventory::LevelFile;
-use crate::value::{Node, Source, Span, Value};
-use std::sync::Arc;
-
-fn parsed(world: &World<'_>, file: &LevelFile) -> Option<(Arc<str>, Node)> {
-    let text = world.text(file).ok()?;
-    let source = Source::new(file.display.clone(), text.clone());
-    let root = crate::yaml::parse(&source, &world.setup.limits).ok()?;
-    Some((text, root))
-}
+use crate::value::{Node, Span, Value};
 
 /// A span of `text` in `file` as a location.
 fn location(file: &LevelFile, text: &str, span: &Span) -> Option<Location> {
@@ -41,7 +33,7 @@ pub(crate) fn references(
     let Some(level) = world.level_of(&file) else {
         return Ok(None);
     };
-    let Some((text, root)) = parsed(world, &level) else {
+    let Some((text, root)) = world.parsed(&level).ok() else {
         return Ok(None);
     };
     let Some(offset) = position::offset(&text, doc.position.line, doc.position.character) else {
@@ -68,7 +60,7 @@ pub(crate) fn references(
     };
     let mut out = Vec::new();
     for f in crate::classes::files::every(inventory) {
-        let Some((text, root)) = parsed(world, &f) else {
+        let Some((text, root)) = world.parsed(&f).ok() else {
             continue;
         };
         let mut spans: Vec<&Span> = match &class {

@@ -13,6 +13,7 @@ use super::Setup;
 use crate::compile::{Compiled, Compiler};
 use crate::diag::Diags;
 use crate::inventory::{Host, Inventory, LevelFile, Overlay};
+use crate::value::Node;
 
 type Cell = Arc<OnceLock<Result<Arc<Compiled>, Diags>>>;
 
@@ -112,6 +113,15 @@ impl<'a> World<'a> {
                     .map_err(|d| d.message)
             }
         }
+    }
+
+    /// The text of `level` as the editor has it, and its YAML; the error
+    /// says why it cannot be read or parsed.
+    pub(crate) fn parsed(&self, level: &LevelFile) -> Result<(Arc<str>, Node), String> {
+        let text = self.text(level)?;
+        let source = crate::value::Source::new(level.display.clone(), text.clone());
+        let root = crate::yaml::parse(&source, &self.setup.limits).map_err(|d| d.message)?;
+        Ok((text, root))
     }
 
     /// What the answers read, in words: "the files as saved", or the
