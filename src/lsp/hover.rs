@@ -24,7 +24,6 @@ pub(crate) fn hover(
     let Some(file) = super::file_path(doc.text_document.uri.as_str()) else {
         return Ok(None);
     };
-    let inventory = world.inventory;
     let Some(level) = world.level_of(&file) else {
         return Ok(None);
     };
@@ -40,7 +39,7 @@ pub(crate) fn hover(
         return Ok(None);
     }
     let shown = crate::syntax::path::display(&path);
-    let body = match inventory.hosts.iter().find(|h| h.file.rel == level.rel) {
+    let body = match world.owner(&level) {
         Some(host) => format!(
             "**{shown}** on `{}` ({})\n\n```text\n{}```",
             host.fqdn,
@@ -63,21 +62,6 @@ pub(crate) fn hover(
         }),
         range: None,
     }))
-}
-
-/// The host a file is seen as: its own (a host's or jail's file), else the
-/// preview host when it reads the file, else the first host that does.
-pub(super) fn seen_as<'a>(world: &World<'a>, prefs: &Prefs, level: &LevelFile) -> Option<&'a Host> {
-    let inventory = world.inventory;
-    if let Some(own) = inventory.hosts.iter().find(|h| h.file.rel == level.rel) {
-        return Some(own);
-    }
-    let reached = world.reached(level);
-    let preview = (prefs.preview.as_deref()).and_then(|p| world.host_named(p).ok());
-    match preview {
-        Some(p) if reached.iter().any(|h| h.fqdn == p.fqdn) => Some(p),
-        _ => reached.first().copied(),
-    }
 }
 
 /// What `path` is on the preview host, when one is chosen: `explain` on

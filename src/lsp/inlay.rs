@@ -11,7 +11,6 @@ use lsp_types::{InlayHint, InlayHintLabel, InlayHintParams, InlayHintTooltip};
 
 use super::world::World;
 use super::{Prefs, position};
-use crate::inventory::Host;
 use crate::output::explain;
 use crate::value::{Node, Source, Value};
 
@@ -30,7 +29,7 @@ pub(crate) fn hints(
     let Some(level) = world.level_of(&file) else {
         return Ok(None);
     };
-    let Some(host) = seen_as(world, prefs, &level) else {
+    let Some(host) = world.seen_as(prefs.preview.as_deref(), &level, false) else {
         return Ok(None);
     };
     let text = world.text(&level)?;
@@ -93,23 +92,6 @@ pub(crate) fn hints(
         });
     }
     Ok(Some(out))
-}
-
-/// The host a file's hints are for: its own, else the preview host when it
-/// reads the file.
-fn seen_as<'a>(
-    world: &World<'a>,
-    prefs: &Prefs,
-    level: &crate::inventory::LevelFile,
-) -> Option<&'a Host> {
-    let inventory = world.inventory;
-    if let Some(own) = inventory.hosts.iter().find(|h| h.file.rel == level.rel) {
-        return Some(own);
-    }
-    let preview = world.host_named(prefs.preview.as_deref()?).ok()?;
-    (world.reached(level).iter())
-        .any(|h| h.fqdn == preview.fqdn)
-        .then_some(preview)
 }
 
 /// Every value a document writes, by the path `explain` reads, with the

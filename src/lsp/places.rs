@@ -75,7 +75,7 @@ const LEADS: &[fn(&World<'_>, &Cursor<'_>) -> Option<Lead>] = &[
 /// The places a cursor leads to; `None` when it leads to none.
 pub(super) fn of(world: &World<'_>, prefs: &Prefs, c: &Cursor<'_>) -> Option<Vec<Location>> {
     let lead = LEADS.iter().find_map(|row| row(world, c))?;
-    let host = super::hover::seen_as(world, prefs, &world.level_of(c.file)?)?;
+    let host = world.seen_as(prefs.preview.as_deref(), &world.level_of(c.file)?, true)?;
     let compiled = world.compiled(host).ok()?;
     let mut places: Vec<String> = Vec::new();
     let mut add = |place: String| {

@@ -208,6 +208,34 @@ impl<'a> World<'a> {
         Inherited { one }
     }
 
+    /// The host whose own file `level` is (a host's or a jail's).
+    pub(crate) fn owner(&self, level: &LevelFile) -> Option<&'a Host> {
+        self.inventory
+            .hosts
+            .iter()
+            .find(|h| h.file.rel == level.rel)
+    }
+
+    /// The host a file is seen as: its owner; else the preview host, when
+    /// it reads the file; else, when `any_reader`, the first host that does.
+    pub(crate) fn seen_as(
+        &self,
+        preview: Option<&str>,
+        level: &LevelFile,
+        any_reader: bool,
+    ) -> Option<&'a Host> {
+        if let Some(own) = self.owner(level) {
+            return Some(own);
+        }
+        let reached = self.reached(level);
+        let preview = preview.and_then(|p| self.host_named(p).ok());
+        match preview {
+            Some(p) if reached.iter().any(|h| h.fqdn == p.fqdn) => Some(p),
+            _ if any_reader => reached.first().copied(),
+            _ => None,
+        }
+    }
+
     /// The one host `selector` names (as `beryl render` takes it), or why
     /// not.
     pub(crate) fn host_named(&self, selector: &str) -> Result<&'a Host, String> {
