@@ -174,6 +174,13 @@ impl Client {
         }
     }
 
+    /// How long the same request takes, `n` times.
+    fn times(&mut self, n: usize, method: &str, params: Value) -> Result<Vec<Duration>, String> {
+        (0..n)
+            .map(|_| self.request(method, params.clone()).map(|r| r.1))
+            .collect()
+    }
+
     /// Waits for the diagnostics of `uri`.
     fn diagnostics(&mut self, uri: &str) -> Result<Vec<Value>, String> {
         loop {
@@ -295,9 +302,7 @@ fn run() -> Result<(), String> {
     );
     let h = &hosts[0];
     let line = line_of(h, "freebsd:")? + 1;
-    let warm = (0..o.n)
-        .map(|_| c.request("textDocument/hover", at(h, line, 4)).map(|r| r.1))
-        .collect::<Result<Vec<_>, _>>()?;
+    let warm = c.times(o.n, "textDocument/hover", at(h, line, 4))?;
     row("hover, host file, again", warm, "");
 
     // The group file that reaches the most hosts.
@@ -315,23 +320,13 @@ fn run() -> Result<(), String> {
         vec![t],
         &format!("{reach} files in the group; `{said}`"),
     );
-    let warm = (0..o.n)
-        .map(|_| {
-            c.request("textDocument/hover", at(&group, gline, 4))
-                .map(|r| r.1)
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let warm = c.times(o.n, "textDocument/hover", at(&group, gline, 4))?;
     row("hover, group file, again", warm, "");
 
     // Definition of a key name.
     let default = inv.join("_default.yml");
     let kline = line_of(&default, "      ssh_keys: [")?;
-    let def = (0..o.n)
-        .map(|_| {
-            c.request("textDocument/definition", at(&default, kline, 17))
-                .map(|r| r.1)
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let def = c.times(o.n, "textDocument/definition", at(&default, kline, 17))?;
     row("definition, ssh_keys name", def, "");
 
     // Diagnostics after an edit of the group, unsaved.
