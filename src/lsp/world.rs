@@ -39,12 +39,10 @@ impl Files {
     }
 }
 
-/// What one world inherits from the one before it: the readers of the
-/// changed file (a file's own text never changes which hosts read it).
-#[derive(Default)]
-pub(crate) struct Inherited {
-    pub one: Option<(String, Vec<usize>)>,
-}
+/// What one world inherits from the one before it: the changed file's
+/// `rel` and its readers (a file's own text never changes which hosts
+/// read it).
+pub(crate) type Inherited = Option<(String, Vec<usize>)>;
 
 pub(crate) struct World<'a> {
     pub setup: &'a Setup,
@@ -56,7 +54,7 @@ pub(crate) struct World<'a> {
     compiled: Mutex<HashMap<String, Cell>>,
     readers: OnceLock<Arc<Readers>>,
     /// The readers of the file whose change started this world.
-    changed: Option<(String, Vec<usize>)>,
+    changed: Inherited,
 }
 
 impl<'a> World<'a> {
@@ -76,7 +74,7 @@ impl<'a> World<'a> {
             overlay,
             compiled: Mutex::new(HashMap::new()),
             readers: OnceLock::new(),
-            changed: inherited.one,
+            changed: inherited,
         }
     }
 
@@ -200,12 +198,11 @@ impl<'a> World<'a> {
     /// own `classes` list does not show (a class name holding `${…}`, a
     /// class that stops loading).
     pub(crate) fn inherit(&self, rel: &str) -> Inherited {
-        let one = match (self.readers.get(), &self.changed) {
+        match (self.readers.get(), &self.changed) {
             (_, Some((r, h))) if r == rel => Some((r.clone(), h.clone())),
             (Some(all), _) => all.get(rel).map(|h| (rel.to_string(), h.clone())),
             (None, _) => None,
-        };
-        Inherited { one }
+        }
     }
 
     /// The host whose own file `level` is (a host's or a jail's).
